@@ -1,0 +1,202 @@
+// The one command path: lock -> begin -> load snapshots for update -> pure transitions ->
+// write snapshots fenced by version, ledger rows (by the body) and outbox rows -> commit ->
+// unlock -> deliver effects. Nothing else writes actor state.
+import { initialTransition, transition } from 'xstate';
+import type { Clock } from '../clock.ts';
+import { longIdFromSequence, shortIdFromSequence } from '../ids.ts';
+import { commandVersionConflictRetriesMax } from '../limits.ts';
+import type { LockService } from '../locks/lock.ts';
+import { LockLostError } from '../locks/lock.ts';
+import type { Metrics } from '../metrics.ts';
+import type { Sql, TransactionSql } from '../storage/database.ts';
+import { lockResource, type ActorKind, type EventOf, type InputOf, type SnapshotOf, type StoredSnapshot } from './actor.ts';
+import * as store from './store.ts';
+
+export class VersionConflictError extends Error {
+  constructor(kind: string, id: string) {
+    super(`actor ${kind}:${id} changed under the command; retrying`);
+  }
+}
+
+export class ActorMissingError extends Error {
+  constructor(kind: string, id: string) {
+    super(`actor ${kind}:${id} was not loaded before it was sent an event`);
+  }
+}
+
+/** Thrown by a command body to roll back everything and answer with a value (a named rejection). */
+export class CommandRejected<V> {
+  constructor(readonly value: V) {}
+}
+
+export function reject<V>(value: V): never {
+  throw new CommandRejected(value);
+}
+
+interface Tracked {
+  kind: ActorKind;
+  id: string;
+  loadedVersion: number | null;
+  snapshot: any;
+  dirty: boolean;
+}
+
+/** What a command body may do inside its transaction. */
+export interface Unit {
+  readonly tx: TransactionSql;
+  readonly now: Date;
+  /** Loads an actor's snapshot (row-locked) or null when it does not exist. */
+  load<K extends ActorKind>(kind: K, id: string): Promise<SnapshotOf<K> | null>;
+  /** Starts a new actor in its machine's initial state. */
+  create<K extends ActorKind>(kind: K, id: string, input: InputOf<K>): SnapshotOf<K>;
+  /** Applies an event to a loaded actor; null when its machine does not take the event in its state. */
+  send<K extends ActorKind>(kind: K, id: string, event: EventOf<K>): SnapshotOf<K> | null;
+  /** Schedules (or replaces) a named durable timer that delivers event to the actor at dueAt. */
+  schedule<K extends ActorKind>(kind: K, id: string, name: string, dueAt: Date, event: EventOf<K>): void;
+  cancelTimer(kind: ActorKind, id: string, name: string): void;
+  /** Queues an effect for after commit (a message, a payout, a webhook). */
+  emit(kind: string, payload: unknown): void;
+  /** A new 10-digit id, unique across the database. */
+  newShortId(salt: string): Promise<string>;
+  /** A new 16-digit id, unique across the database. */
+  newLongId(salt: string): Promise<string>;
+}
+
+export interface CommandRunner {
+  run<R>(name: string, lockRefs: readonly { kind: string; id: string }[], body: (unit: Unit) => Promise<R>): Promise<R>;
+}
+
+export interface CommandRunnerOptions {
+  sql: Sql;
+  locks: LockService;
+  clock: Clock;
+  metrics: Metrics;
+  onCommitted?: (outboxIds: bigint[]) => void;
+}
+
+export function toStored(snapshot: { value: unknown; context: unknown; status: string }): StoredSnapshot {
+  return { value: snapshot.value, context: snapshot.context, status: snapshot.status };
+}
+
+export function restoreSnapshot<K extends ActorKind>(kind: K, stored: StoredSnapshot): SnapshotOf<K> {
+  return kind.machine.resolveState({ value: stored.value as never, context: stored.context as never, status: stored.status as never }) as SnapshotOf<K>;
+}
+
+export function stateName(value: unknown): string {
+  if (typeof value === 'string') return value;
+  return JSON.stringify(value);
+}
+
+const retryableSqlStates = new Set(['40001', '40P01']);
+
+function isRetryable(error: unknown): boolean {
+  if (error instanceof VersionConflictError) return true;
+  const code = (error as { code?: string } | null)?.code;
+  return typeof code === 'string' && retryableSqlStates.has(code);
+}
+
+export function createCommandRunner(options: CommandRunnerOptions): CommandRunner {
+  const { sql, locks, clock, metrics } = options;
+
+  async function attempt<R>(name: string, resources: string[], body: (unit: Unit) => Promise<R>, lockRequestedAt: number): Promise<{ result: R; outboxIds: bigint[] }> {
+    return locks.using(resources, async (hold) => {
+      metrics.lockWait.observe({ command: name }, (performance.now() - lockRequestedAt) / 1000);
+      return sql.begin(async (tx) => {
+        const now = clock.now();
+        const tracked = new Map<string, Tracked>();
+        const timers: ({ op: 'set'; kind: string; id: string; name: string; dueAt: Date; event: unknown } | { op: 'delete'; kind: string; id: string; name: string })[] = [];
+        const effects: { kind: string; payload: unknown }[] = [];
+        const key = (kind: ActorKind, id: string) => `${kind.kind}:${id}`;
+
+        const unit: Unit = {
+          tx,
+          now,
+          async load(kind, id) {
+            const existing = tracked.get(key(kind, id));
+            if (existing) return existing.snapshot;
+            const row = await store.selectActorForUpdate(tx, kind.kind, id);
+            if (!row) return null;
+            const snapshot = restoreSnapshot(kind, row.snapshot);
+            tracked.set(key(kind, id), { kind, id, loadedVersion: row.version, snapshot, dirty: false });
+            return snapshot;
+          },
+          create(kind, id, input) {
+            if (tracked.has(key(kind, id))) throw new Error(`actor ${kind.kind}:${id} created twice in one command`);
+            const [snapshot] = initialTransition(kind.machine, input as never);
+            tracked.set(key(kind, id), { kind, id, loadedVersion: null, snapshot, dirty: true });
+            return snapshot as never;
+          },
+          send(kind, id, event) {
+            const entry = tracked.get(key(kind, id));
+            if (!entry) throw new ActorMissingError(kind.kind, id);
+            if (!entry.snapshot.can(event)) return null;
+            const [next] = transition(kind.machine, entry.snapshot, event as never);
+            entry.snapshot = next;
+            entry.dirty = true;
+            return next as never;
+          },
+          schedule(kind, id, timerName, dueAt, event) {
+            timers.push({ op: 'set', kind: kind.kind, id, name: timerName, dueAt, event });
+          },
+          cancelTimer(kind, id, timerName) {
+            timers.push({ op: 'delete', kind: kind.kind, id, name: timerName });
+          },
+          emit(kind, payload) {
+            effects.push({ kind, payload });
+          },
+          async newShortId(salt) {
+            return shortIdFromSequence(await store.nextShortSequence(tx), salt);
+          },
+          async newLongId(salt) {
+            return longIdFromSequence(await store.nextLongSequence(tx), salt);
+          },
+        };
+
+        const result = await body(unit);
+
+        for (const entry of tracked.values()) {
+          if (!entry.dirty) continue;
+          const stored = toStored(entry.snapshot);
+          const state = stateName(entry.snapshot.value);
+          if (entry.loadedVersion === null) {
+            await store.insertActor(tx, entry.kind.kind, entry.id, state, stored, now);
+          } else {
+            const written = await store.updateActor(tx, entry.kind.kind, entry.id, entry.loadedVersion, state, stored, now);
+            if (!written) throw new VersionConflictError(entry.kind.kind, entry.id);
+          }
+        }
+        for (const timer of timers) {
+          if (timer.op === 'set') await store.upsertTimer(tx, timer.kind, timer.id, timer.name, timer.dueAt, timer.event);
+          else await store.deleteTimer(tx, timer.kind, timer.id, timer.name);
+        }
+        const outboxIds = await store.insertOutbox(tx, effects, now);
+        // The last moment to learn that the lock passed on: after this, commit.
+        if (!hold.isHeld()) throw new LockLostError();
+        return { result, outboxIds };
+      }) as Promise<{ result: R; outboxIds: bigint[] }>;
+    });
+  }
+
+  return {
+    async run(name, lockRefs, body) {
+      const resources = lockRefs.map((ref) => lockResource(ref.kind, ref.id));
+      const startedAt = performance.now();
+      for (let tries = 0; ; tries++) {
+        try {
+          const { result, outboxIds } = await attempt(name, resources, body, performance.now());
+          metrics.commandDuration.observe({ command: name, outcome: 'committed' }, (performance.now() - startedAt) / 1000);
+          if (outboxIds.length > 0) options.onCommitted?.(outboxIds);
+          return result;
+        } catch (error) {
+          if (error instanceof CommandRejected) {
+            metrics.commandDuration.observe({ command: name, outcome: 'rejected' }, (performance.now() - startedAt) / 1000);
+            return error.value as never;
+          }
+          if (isRetryable(error) && tries < commandVersionConflictRetriesMax) continue;
+          metrics.commandDuration.observe({ command: name, outcome: 'failed' }, (performance.now() - startedAt) / 1000);
+          throw error;
+        }
+      }
+    },
+  };
+}

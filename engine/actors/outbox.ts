@@ -1,0 +1,101 @@
+// Effects after commit. Each outbox row is delivered by the handler for its kind, at least once,
+// retried with exponential backoff up to a bounded number of attempts, then parked as failed.
+import type { Clock } from '../clock.ts';
+import type { Logger } from '../logger.ts';
+import { outboxAttemptsMax, outboxBackoffBaseMs, outboxBatchMax, outboxLeaseMs } from '../limits.ts';
+import type { Metrics } from '../metrics.ts';
+import type { Sql } from '../storage/database.ts';
+import * as store from './store.ts';
+
+/** Delivers one effect. Throwing means "try again later". */
+export type EffectHandler = (payload: any, context: { outboxId: bigint; attempt: number }) => Promise<void>;
+
+export interface Outbox {
+  register(kind: string, handler: EffectHandler): void;
+  /** Tries the given rows now (called right after their commit). */
+  kick(ids: bigint[]): void;
+  /** Delivers every due row once; returns how many were attempted. */
+  runOnce(): Promise<number>;
+  /** Delivers until nothing is due (tests and shutdown). */
+  drain(roundsMax?: number): Promise<void>;
+  start(intervalMs: number): void;
+  stop(): Promise<void>;
+}
+
+export function createOutbox(options: { sql: Sql; clock: Clock; logger: Logger; metrics: Metrics }): Outbox {
+  const { sql, clock, logger, metrics } = options;
+  const handlers = new Map<string, EffectHandler>();
+  const inFlight = new Set<Promise<unknown>>();
+  let timer: NodeJS.Timeout | undefined;
+
+  async function deliver(row: store.OutboxRow): Promise<void> {
+    const handler = handlers.get(row.kind);
+    const now = () => clock.now();
+    if (!handler) {
+      await store.markOutboxFailed(sql, row.id, now(), `no handler for ${row.kind}`);
+      logger.error('outbox row has no handler', { outboxId: String(row.id), kind: row.kind });
+      return;
+    }
+    try {
+      await handler(row.payload, { outboxId: row.id, attempt: row.attempts });
+      await store.markOutboxDelivered(sql, row.id, now());
+      metrics.outboxDeliveries.inc({ kind: row.kind, outcome: 'delivered' });
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      if (row.attempts >= outboxAttemptsMax) {
+        await store.markOutboxFailed(sql, row.id, now(), message);
+        metrics.outboxDeliveries.inc({ kind: row.kind, outcome: 'failed' });
+        logger.error('outbox delivery gave up', { outboxId: String(row.id), kind: row.kind, attempts: row.attempts, error: message });
+      } else {
+        const backoffMs = outboxBackoffBaseMs * 2 ** (row.attempts - 1);
+        await store.markOutboxRetry(sql, row.id, new Date(now().getTime() + backoffMs), message);
+        metrics.outboxDeliveries.inc({ kind: row.kind, outcome: 'retry' });
+        logger.warn('outbox delivery failed; will retry', { outboxId: String(row.id), kind: row.kind, attempts: row.attempts, error: message });
+      }
+    }
+  }
+
+  async function leaseAndDeliver(ids?: bigint[]): Promise<number> {
+    const now = clock.now();
+    const rows = await store.leaseOutbox(sql, now, new Date(now.getTime() + outboxLeaseMs), outboxBatchMax, ids);
+    for (const row of rows) await deliver(row);
+    return rows.length;
+  }
+
+  function track<T>(promise: Promise<T>): void {
+    const tracked = promise.catch((error) => logger.error('outbox run failed', { error })).finally(() => inFlight.delete(tracked));
+    inFlight.add(tracked);
+  }
+
+  const outbox: Outbox = {
+    register(kind, handler) {
+      handlers.set(kind, handler);
+    },
+    kick(ids) {
+      track(leaseAndDeliver(ids));
+    },
+    runOnce() {
+      return leaseAndDeliver();
+    },
+    async drain(roundsMax = 50) {
+      await Promise.all([...inFlight]);
+      for (let round = 0; round < roundsMax; round++) {
+        if ((await leaseAndDeliver()) === 0) return;
+      }
+    },
+    start(intervalMs) {
+      const tick = async () => {
+        await leaseAndDeliver().catch((error) => logger.error('outbox run failed', { error }));
+        if (timer) timer = setTimeout(tick, intervalMs);
+      };
+      timer = setTimeout(tick, intervalMs);
+    },
+    async stop() {
+      const current = timer;
+      timer = undefined;
+      if (current) clearTimeout(current);
+      await Promise.all([...inFlight]);
+    },
+  };
+  return outbox;
+}

@@ -1,0 +1,83 @@
+// The environment, parsed once by one schema and frozen. Nothing else reads process.env.
+import { z } from 'zod';
+
+const redisUrlList = z
+  .string()
+  .transform((text) => text.split(',').map((part) => part.trim()).filter(Boolean))
+  .pipe(z.array(z.string().regex(/^rediss?:\/\//, 'each Redis URL must start with redis:// or rediss://')).min(1));
+
+const configSchema = z
+  .object({
+    PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+    HOST: z.string().default('0.0.0.0'),
+    DATABASE_URL: z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, 'DATABASE_URL must start with postgres:// or postgresql://')
+      .optional(),
+    REDIS_URL: redisUrlList.optional(),
+    DATA_DIR: z.string().min(1).default('./data'),
+    CASHLOOP_MODE: z.enum(['sandbox', 'production']).default('sandbox'),
+    CASHLOOP_OPERATOR_KEY: z.string().min(16, 'CASHLOOP_OPERATOR_KEY must be at least 16 characters').optional(),
+    CASHLOOP_PUBLIC_URL: z.string().url().optional(),
+    LOG_LEVEL: z.enum(['error', 'warn', 'info', 'debug']).default('info'),
+    SMTP_URL: z.string().regex(/^smtps?:\/\//).optional(),
+    SMTP_FROM: z.string().default('Cashloop <no-reply@cashloop.local>'),
+    SMS_WEBHOOK_URL: z.string().url().optional(),
+    BANK_CONNECTOR_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(0),
+    BANK_CONNECTOR_FAILURE_RATE: z.coerce.number().min(0).max(1).default(0),
+  })
+  .superRefine((config, context) => {
+    if (config.CASHLOOP_MODE === 'production' && (!config.DATABASE_URL || !config.REDIS_URL)) {
+      context.addIssue({
+        code: 'custom',
+        path: ['CASHLOOP_MODE'],
+        message: 'production mode needs DATABASE_URL and REDIS_URL',
+      });
+    }
+  });
+
+export type Config = Readonly<{
+  port: number;
+  host: string;
+  databaseUrl: string | undefined;
+  redisUrls: readonly string[] | undefined;
+  dataDir: string;
+  mode: 'sandbox' | 'production';
+  operatorKey: string | undefined;
+  publicUrl: string | undefined;
+  logLevel: 'error' | 'warn' | 'info' | 'debug';
+  smtpUrl: string | undefined;
+  smtpFrom: string;
+  smsWebhookUrl: string | undefined;
+  bankConnectorDelayMs: number;
+  bankConnectorFailureRate: number;
+}>;
+
+export class ConfigError extends Error {}
+
+/** Parses an environment (process.env by default) into a frozen Config, or throws ConfigError. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
+  const parsed = configSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => `  ${issue.path.join('.') || 'config'}: ${issue.message}`);
+    throw new ConfigError(`Cashloop cannot start; the configuration is wrong:\n${lines.join('\n')}`);
+  }
+  const value = parsed.data;
+  return Object.freeze({
+    port: value.PORT,
+    host: value.HOST,
+    databaseUrl: value.DATABASE_URL,
+    redisUrls: value.REDIS_URL ? Object.freeze([...value.REDIS_URL]) : undefined,
+    dataDir: value.DATA_DIR,
+    mode: value.CASHLOOP_MODE,
+    operatorKey: value.CASHLOOP_OPERATOR_KEY,
+    publicUrl: value.CASHLOOP_PUBLIC_URL,
+    logLevel: value.LOG_LEVEL,
+    smtpUrl: value.SMTP_URL,
+    smtpFrom: value.SMTP_FROM,
+    smsWebhookUrl: value.SMS_WEBHOOK_URL,
+    bankConnectorDelayMs: value.BANK_CONNECTOR_DELAY_MS,
+    bankConnectorFailureRate: value.BANK_CONNECTOR_FAILURE_RATE,
+  });
+}

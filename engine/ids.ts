@@ -1,0 +1,64 @@
+// Identifiers: decimal-digit strings that are unique by construction (a keyed permutation of a
+// database sequence) and not guessable in order, plus random url-safe secrets.
+import { createHash, createHmac, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
+
+const permutationKey = 'cashloop-id-permutation-v1';
+
+/** Feistel permutation of [0, 2^bits) with an even bit count; cycle-walked into [0, domain). */
+function permute(value: bigint, bits: number, domain: bigint, salt: string): bigint {
+  const half = BigInt(bits / 2);
+  const mask = (1n << half) - 1n;
+  let current = value;
+  for (let walk = 0; walk < 1000; walk++) {
+    let left = current >> half;
+    let right = current & mask;
+    for (let round = 0; round < 4; round++) {
+      const digest = createHmac('sha256', permutationKey).update(`${salt}:${round}:${right}`).digest();
+      const roundValue = digest.readBigUInt64BE(0) & mask;
+      [left, right] = [right, left ^ roundValue];
+    }
+    current = (left << half) | right;
+    if (current < domain) return current;
+  }
+  throw new Error('id permutation failed to cycle-walk into its domain');
+}
+
+/** A 10-digit id (profiles, apps, attempts, invitations) from a sequence number. */
+export function shortIdFromSequence(sequence: bigint, salt: string): string {
+  const domain = 9_000_000_000n;
+  if (sequence < 0n || sequence >= domain) throw new Error(`sequence ${sequence} out of range`);
+  return (1_000_000_000n + permute(sequence, 34, domain, salt)).toString();
+}
+
+/** A 16-digit id (transfers) from a sequence number. */
+export function longIdFromSequence(sequence: bigint, salt: string): string {
+  const domain = 9_000_000_000_000_000n;
+  if (sequence < 0n || sequence >= domain) throw new Error(`sequence ${sequence} out of range`);
+  return (1_000_000_000_000_000n + permute(sequence, 54, domain, salt)).toString();
+}
+
+export function randomSecret(bytes: number): string {
+  return randomBytes(bytes).toString('base64url');
+}
+
+export function randomDigits(count: number): string {
+  let digits = '';
+  for (let index = 0; index < count; index++) digits += String(randomInt(10));
+  return digits;
+}
+
+export function randomHex(bytes: number): string {
+  return randomBytes(bytes).toString('hex');
+}
+
+/** Hash of a high-entropy secret (tokens, app secrets); low-entropy secrets use argon2 instead. */
+export function secretHash(secret: string): string {
+  return createHash('sha256').update(secret).digest('hex');
+}
+
+export function constantTimeEqual(left: string, right: string): boolean {
+  const leftBytes = Buffer.from(left);
+  const rightBytes = Buffer.from(right);
+  if (leftBytes.length !== rightBytes.length) return false;
+  return timingSafeEqual(leftBytes, rightBytes);
+}

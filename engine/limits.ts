@@ -1,0 +1,107 @@
+// Every bound the interface names, and every bound we chose where it is silent (see docs/decisions.md).
+// Units come last in each name.
+
+// Identity and devices
+export const deviceUuidCharsMax = 36;
+export const deviceNameCharsMax = 200;
+export const trustedDeviceMs = 30 * 24 * 60 * 60 * 1000;
+export const loginCharsMax = 200;
+export const usernameCharsMax = 100;
+
+// Tokens (durations are our choices; see docs/decisions.md)
+export const tokenSoftExpirationMs = 15 * 60 * 1000;
+export const tokenHardExpirationMs = 3650 * 24 * 60 * 60 * 1000;
+export const concurrentTokenHardExpirationMs = 15 * 60 * 1000;
+export const refreshFailuresMax = 5;
+export const tokenSecretBytes = 24;
+export const appSecretBytes = 32;
+export const operatorKeyBytes = 32;
+
+// Names, passwords, profile fields
+export const passwordCharsMin = 8;
+export const passwordCharsMax = 100;
+export const personNameCharsMax = 50;
+export const businessNameCharsMax = 100;
+export const dbaCharsMax = 100;
+export const titleCharsMax = 100;
+export const webSiteCharsMax = 100;
+export const businessDescriptionCharsMax = 3000;
+export const profilePhoneCharsMax = 20;
+export const addressLineCharsMax = 50;
+export const addressCityCharsMax = 50;
+export const addressSuiteCharsMax = 20;
+export const addressZipCharsMax = 20;
+export const accessMethodCharsMax = 100;
+export const pinDigits = 4;
+
+// Apps
+export const appNameCharsMax = 100;
+export const appSiteCharsMax = 100;
+export const redirectUriCharsMax = 2000;
+export const redirectUrisMax = 20;
+
+// Invitations
+export const inviteEmailCharsMax = 100;
+export const invitePhoneCharsMax = 100;
+export const inviteExtIdCharsMax = 1024;
+export const inviteUrlTemplateCharsMax = 2000;
+export const inviteSenderFieldCharsMax = 1000;
+
+// Search, history, sync
+export const searchQueryCharsMax = 1000;
+export const searchQueryServiceCharsMin = 3;
+export const searchLimitDefault = 20;
+export const searchLimitMax = 100;
+export const historyLimitDefault = 100;
+export const historyLimitMax = 1000;
+export const historyAppdataFilterCharsMax = 128;
+export const syncLimitDefault = 1000;
+export const syncLimitMax = 1000;
+export const offersFindLimitDefault = 10;
+export const offersFindLimitMax = 100;
+export const redeemersListMax = 100;
+
+// Messages
+export const sendMessageCharsMax = 10_000;
+export const sendMessageSubjectCharsMax = 100;
+export const designMessageCharsMax = 1000;
+export const statusPostCharsMax = 140;
+
+// Transfers
+export const appdataCharsMax = 10_000;
+export const dedupIdCharsMax = 128;
+export const dedupWindowMs = 24 * 60 * 60 * 1000;
+export const paycodeExpiryMsMax = 10 * 365 * 24 * 60 * 60 * 1000 + 3 * 24 * 60 * 60 * 1000;
+export const billPaymentWaitMs = 14 * 24 * 60 * 60 * 1000;
+
+// Designs
+export const designDescriptionCharsMax = 10_000;
+export const planTitleCharsMax = 50;
+export const agreementTermsTextCharsMax = 50;
+
+// Images
+export const defaultImageWidthPxMin = 540;
+export const profileImageWidthPxMin = 250;
+export const iconFitPx = 512;
+
+// Authentication codes
+export const addUidCodeDigitsShort = 6;
+export const addUidCodeDigitsLong = 9;
+
+// HTTP
+export const requestBodyBytesMax = 1024 * 1024;
+export const imageBodyBytesMax = 10 * 1024 * 1024;
+
+// Engine internals
+export const lockTtlMs = 10_000;
+export const lockRetryCount = 200;
+export const lockRetryDelayMs = 10;
+export const lockRetryJitterMs = 10;
+export const commandVersionConflictRetriesMax = 3;
+export const sweeperIntervalMs = 500;
+export const sweeperBatchMax = 50;
+export const outboxIntervalMs = 1000;
+export const outboxBatchMax = 20;
+export const outboxAttemptsMax = 8;
+export const outboxBackoffBaseMs = 1000;
+export const outboxLeaseMs = 30_000;

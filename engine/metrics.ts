@@ -1,0 +1,28 @@
+// Prometheus metrics for the engine and the HTTP edge, in one registry per engine.
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+export interface Metrics {
+  registry: Registry;
+  httpRequests: Counter<'method' | 'route' | 'status'>;
+  httpDuration: Histogram<'method' | 'route'>;
+  commandDuration: Histogram<'command' | 'outcome'>;
+  lockWait: Histogram<'command'>;
+  outboxDeliveries: Counter<'kind' | 'outcome'>;
+  timerDeliveries: Counter<'kind'>;
+}
+
+const latencyBucketsSeconds = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+
+export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metrics {
+  const registry = new Registry();
+  if (options.defaultMetrics) collectDefaultMetrics({ register: registry });
+  return {
+    registry,
+    httpRequests: new Counter({ name: 'cashloop_http_requests_total', help: 'HTTP requests by route and status', labelNames: ['method', 'route', 'status'], registers: [registry] }),
+    httpDuration: new Histogram({ name: 'cashloop_http_request_duration_seconds', help: 'HTTP request latency by route', labelNames: ['method', 'route'], buckets: latencyBucketsSeconds, registers: [registry] }),
+    commandDuration: new Histogram({ name: 'cashloop_command_duration_seconds', help: 'Command path duration (lock, transaction, commit)', labelNames: ['command', 'outcome'], buckets: latencyBucketsSeconds, registers: [registry] }),
+    lockWait: new Histogram({ name: 'cashloop_lock_wait_seconds', help: 'Time spent waiting for command locks', labelNames: ['command'], buckets: latencyBucketsSeconds, registers: [registry] }),
+    outboxDeliveries: new Counter({ name: 'cashloop_outbox_deliveries_total', help: 'Outbox delivery attempts by kind and outcome', labelNames: ['kind', 'outcome'], registers: [registry] }),
+    timerDeliveries: new Counter({ name: 'cashloop_timer_deliveries_total', help: 'Timers delivered by the sweeper', labelNames: ['kind'], registers: [registry] }),
+  };
+}

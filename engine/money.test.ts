@@ -1,0 +1,30 @@
+// Proves that amounts parse and format exactly, and that bad amounts are refused by name.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { formatMinor, parseAmount, parsePositiveAmount } from './money.ts';
+
+test('parses decimal strings into minor units without floating point', () => {
+  assert.equal(parseAmount('0.10', 'USD'), { ok: true, value: { currency: 'USD', minor: 10n } });
+  assert.equal(parseAmount('123456789012345678.99', 'USD'), { ok: true, value: { currency: 'USD', minor: 12345678901234567899n } });
+  assert.equal(parseAmount('5', 'JPY'), { ok: true, value: { currency: 'JPY', minor: 5n } });
+  assert.equal(parseAmount('1.250', 'USD'), { ok: true, value: { currency: 'USD', minor: 125n } });
+  assert.equal(parseAmount('1.234', 'BHD'), { ok: true, value: { currency: 'BHD', minor: 1234n } });
+});
+
+test('refuses what is not an exact amount', () => {
+  assert.equal(parseAmount('1.001', 'USD'), { ok: false, error: 'too_precise' });
+  assert.equal(parseAmount('-1', 'USD'), { ok: false, error: 'invalid_amount' });
+  assert.equal(parseAmount('1e3', 'USD'), { ok: false, error: 'invalid_amount' });
+  assert.equal(parseAmount('0.5', 'JPY'), { ok: false, error: 'too_precise' });
+  assert.equal(parseAmount('1', 'usd'), { ok: false, error: 'invalid_currency' });
+  assert.equal(parsePositiveAmount('0.00', 'USD'), { ok: false, error: 'not_positive' });
+});
+
+test('formats with the currency scale', () => {
+  assert.is(formatMinor(150n, 'USD'), '1.50');
+  assert.is(formatMinor(5n, 'USD'), '0.05');
+  assert.is(formatMinor(100n, 'JPY'), '100');
+  assert.is(formatMinor(-5n, 'USD'), '-0.05');
+});
+
+test.run();

@@ -1,0 +1,65 @@
+// Storage through postgres.js: either a real Postgres at DATABASE_URL, or the embedded default,
+// PGlite with its data in DATA_DIR, served to postgres.js over a loopback socket.
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import postgres from 'postgres';
+import type { Logger } from '../logger.ts';
+
+export type Sql = postgres.Sql<{ bigint: bigint }>;
+export type TransactionSql = postgres.TransactionSql<{ bigint: bigint }>;
+/** Either the pool or a transaction: store functions take this. */
+export type Queryable = Sql | TransactionSql;
+
+export interface Database {
+  sql: Sql;
+  kind: 'postgres' | 'pglite';
+  close(): Promise<void>;
+}
+
+const poolSizeMax = 10;
+
+function connect(url: string, poolSize: number): Sql {
+  return postgres(url, {
+    max: poolSize,
+    onnotice: () => {},
+    types: {
+      bigint: postgres.BigInt,
+    },
+    connection: { application_name: 'cashloop' },
+  }) as unknown as Sql;
+}
+
+export async function openPostgres(url: string, poolSize = poolSizeMax): Promise<Database> {
+  const sql = connect(url, poolSize);
+  await sql`select 1`;
+  return { sql, kind: 'postgres', close: () => sql.end({ timeout: 5 }) };
+}
+
+/** Opens PGlite. With no dataDir the database lives in memory (tests); otherwise on disk. */
+export async function openPglite(dataDir: string | undefined, logger?: Logger): Promise<Database> {
+  const { PGlite } = await import('@electric-sql/pglite');
+  const { PGLiteSocketServer } = await import('@electric-sql/pglite-socket');
+  let location: string | undefined;
+  if (dataDir) {
+    location = path.resolve(dataDir, 'pglite');
+    mkdirSync(location, { recursive: true });
+  }
+  const pglite = await PGlite.create(location ? { dataDir: location } : {});
+  const poolSize = 4;
+  // PGlite serves one backend; the socket server multiplexes. It must accept the whole pool.
+  const server = new PGLiteSocketServer({ db: pglite, host: '127.0.0.1', port: 0, maxConnections: poolSize + 4 });
+  server.addEventListener('error', (event: Event) => logger?.error('pglite socket error', { error: String((event as CustomEvent).detail) }));
+  await server.start();
+  const address = server.getServerConn();
+  const sql = connect(`postgres://postgres@${address}/postgres`, poolSize);
+  await sql`select 1`;
+  return {
+    sql,
+    kind: 'pglite',
+    async close() {
+      await sql.end({ timeout: 5 });
+      await server.stop();
+      await pglite.close();
+    },
+  };
+}

@@ -1,0 +1,101 @@
+// Test harness: each test file gets its own database (a fresh in-memory PGlite, or a new database
+// on the real Postgres at DATABASE_URL) and its own Redis key prefix, so runs never collide.
+import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import postgres from 'postgres';
+import { ManualClock, type Clock } from '../../engine/clock.ts';
+import { loadConfig, type Config } from '../../engine/config.ts';
+import { createEngine, type Engine } from '../../engine/engine.ts';
+import { createLogger } from '../../engine/logger.ts';
+import { createMetrics } from '../../engine/metrics.ts';
+import { openPglite, openPostgres, type Database } from '../../engine/storage/database.ts';
+
+export const environmentConfig: Config = loadConfig();
+export const usesRealServices = Boolean(environmentConfig.databaseUrl);
+
+export interface TestDatabase {
+  database: Database;
+  /** A URL another process can open (real Postgres only). */
+  url: string | undefined;
+  drop(): Promise<void>;
+}
+
+function databaseUrlWithName(base: string, name: string): string {
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+/** A fresh, empty database for one test file. */
+export async function createTestDatabase(): Promise<TestDatabase> {
+  if (!environmentConfig.databaseUrl) {
+    const database = await openPglite(undefined);
+    return { database, url: undefined, drop: () => database.close() };
+  }
+  const name = `cashloop_test_${randomBytes(6).toString('hex')}`;
+  const admin = postgres(environmentConfig.databaseUrl, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create database ${name}`);
+  const url = databaseUrlWithName(environmentConfig.databaseUrl, name);
+  const database = await openPostgres(url);
+  return {
+    database,
+    url,
+    async drop() {
+      await database.close();
+      await admin.unsafe(`drop database if exists ${name} with (force)`);
+      await admin.end();
+    },
+  };
+}
+
+export interface TestEngine {
+  engine: Engine;
+  clock: ManualClock;
+  config: Config;
+  databaseUrl: string | undefined;
+  lockKeyPrefix: string;
+  close(): Promise<void>;
+}
+
+/** An engine on its own fresh database, with a manual clock and quiet logs. */
+export async function createTestEngine(options: { clock?: ManualClock; env?: Record<string, string> } = {}): Promise<TestEngine> {
+  const testDatabase = await createTestDatabase();
+  const clock = options.clock ?? new ManualClock('2026-03-01T12:00:00Z');
+  const config = loadConfig({
+    DATABASE_URL: testDatabase.url,
+    REDIS_URL: environmentConfig.redisUrls?.join(','),
+    CASHLOOP_MODE: 'sandbox',
+    DATA_DIR: '/tmp/cashloop-test',
+    LOG_LEVEL: 'error',
+    ...options.env,
+  });
+  const lockKeyPrefix = `cashloop-test:${randomBytes(4).toString('hex')}:`;
+  const engine = await createEngine({
+    config,
+    clock: clock as Clock,
+    logger: createLogger('error', { silent: true }),
+    metrics: createMetrics(),
+    database: testDatabase.database,
+    lockKeyPrefix,
+  });
+  return {
+    engine,
+    clock,
+    config,
+    databaseUrl: testDatabase.url,
+    lockKeyPrefix,
+    async close() {
+      await engine.sweeper.stop();
+      await engine.outbox.stop();
+      await engine.locks.close();
+      await testDatabase.drop();
+    },
+  };
+}
+
+export async function listen(server: Server): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address() as AddressInfo;
+  return `http://127.0.0.1:${address.port}`;
+}
