@@ -1,0 +1,49 @@
+// Field types for request schemas. Bodies arrive as JSON or as forms (where everything is a
+// string), so booleans, integers and lists accept both shapes and come out typed.
+import { z } from 'zod';
+import { deviceUuidCharsMax } from '../../engine/limits.ts';
+
+const trueWords = new Set(['true', '1', 'yes', 'on']);
+const falseWords = new Set(['false', '0', 'no', 'off', '']);
+
+export const boolField = z
+  .union([z.boolean(), z.string().refine((text) => trueWords.has(text.toLowerCase()) || falseWords.has(text.toLowerCase()), 'must be true or false')])
+  .transform((value) => (typeof value === 'boolean' ? value : trueWords.has(value.toLowerCase())));
+
+export function intField(min: number, max: number) {
+  return z
+    .union([z.number().int(), z.string().regex(/^-?\d{1,15}$/, 'must be an integer')])
+    .transform((value) => (typeof value === 'number' ? value : Number.parseInt(value, 10)))
+    .pipe(z.number().int().min(min).max(max));
+}
+
+/** A list given as a JSON array, repeated form keys, or one space-delimited string. */
+export const stringList = z
+  .union([z.array(z.string()), z.string()])
+  .transform((value) => (Array.isArray(value) ? value : value.split(/[\s,]+/).filter(Boolean)));
+
+/** A decimal amount as a string; exactness is checked against the currency in the engine. */
+export const amountField = z
+  .union([z.string(), z.number()])
+  .transform((value) => String(value).trim())
+  .pipe(z.string().regex(/^\d{1,18}(\.\d{1,18})?$/, 'must be a decimal amount such as 12.50'));
+
+export const currencyField = z.string().regex(/^[A-Z]{3}$/, 'must be 3 uppercase letters');
+
+export const dateField = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD');
+
+export const timestampField = z
+  .string()
+  .refine((text) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?(Z|[+-]\d{2}:?\d{2})?$/.test(text) && !Number.isNaN(Date.parse(text.match(/(Z|[+-]\d{2}:?\d{2})$/) ? text : `${text}Z`)), 'must be an ISO 8601 timestamp');
+
+export function boundedString(max: number, min = 0) {
+  return z.string().min(min, min === 1 ? 'is required' : `must be at least ${min} characters`).max(max, `must be at most ${max} characters`);
+}
+
+export function requiredString(max: number) {
+  return z.string().trim().min(1, 'is required').max(max, `must be at most ${max} characters`);
+}
+
+export const deviceUuidField = z
+  .string()
+  .regex(new RegExp(`^[0-9A-Za-z_-]{1,${deviceUuidCharsMax}}$`), `must be 1 to ${deviceUuidCharsMax} characters of 0-9 a-z A-Z _ -`);

@@ -1,0 +1,189 @@
+// One declaration per route: its method, path, caller, permission and zod request schema.
+// The same declaration validates requests and writes the OpenAPI document.
+import type { Express, NextFunction, Request, Response } from 'express';
+import { z } from 'zod';
+import type { Engine } from '../../engine/engine.ts';
+import { constantTimeEqual } from '../../engine/ids.ts';
+import { readAttemptSecret, readBasicCredentials, readBearerToken } from './credentials.ts';
+import { edgeErrors, httpError, HttpError } from './errors.ts';
+import type { AppPrincipal, Authenticators, TokenPrincipal } from './principals.ts';
+
+export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+export type Caller =
+  | { kind: 'none' }
+  | { kind: 'app'; appPermission?: string }
+  | { kind: 'token'; permission?: string; acceptSoftExpired?: boolean }
+  | { kind: 'attempt' }
+  | { kind: 'operator' };
+
+export interface RouteContext<Input> {
+  input: Input;
+  params: Record<string, string>;
+  /** `appdata.<name>` fields of the request, when the route takes them. */
+  appdata: Record<string, string>;
+  engine: Engine;
+  now: Date;
+  token: TokenPrincipal | undefined;
+  app: AppPrincipal | undefined;
+  attemptSecret: string | undefined;
+  request: Request;
+  response: Response;
+  requestId: string;
+}
+
+/** A response that is not a JSON object: a redirect, HTML, CSV or an image. */
+export class RawResponse {
+  constructor(
+    readonly status: number,
+    readonly contentType: string | null,
+    readonly body: string | Buffer,
+    readonly headers: Record<string, string> = {},
+  ) {}
+  static redirect(location: string): RawResponse {
+    return new RawResponse(302, null, '', { location });
+  }
+}
+
+export interface RouteDefinition<Schema extends z.ZodType = z.ZodType> {
+  method: Method;
+  /** Express path, e.g. /p/:profileId */
+  path: string;
+  summary: string;
+  tags: string[];
+  caller: Caller;
+  input: Schema;
+  /** Accept `appdata.<name>` fields (at most appdataCharsMax characters in all; the engine checks). */
+  appdata?: boolean;
+  /** Also answer POST for a GET route (some real clients POST to /wallet/info). */
+  alsoPost?: boolean;
+  /** The request body is binary (images); the input then sees only the query. */
+  binaryBody?: boolean;
+  handler(context: RouteContext<z.output<Schema>>): Promise<unknown>;
+}
+
+export function defineRoute<Schema extends z.ZodType>(route: RouteDefinition<Schema>): RouteDefinition<Schema> {
+  return route;
+}
+
+const reservedParams = new Set(['version', 'access_token', '__error_ok__']);
+
+function zodInvalid(error: z.ZodError): Record<string, string> {
+  const invalid: Record<string, string> = {};
+  for (const issue of error.issues) {
+    const field = issue.path.length > 0 ? issue.path.join('.') : 'request';
+    if (issue.code === 'unrecognized_keys') {
+      for (const key of issue.keys) invalid[key] ??= 'is not a field of this call';
+      continue;
+    }
+    invalid[field] ??= issue.message === 'Required' || /received undefined/.test(issue.message) ? 'is required' : issue.message;
+  }
+  return invalid;
+}
+
+function gatherParams(request: Request, route: RouteDefinition): Record<string, unknown> {
+  const query = (request.query ?? {}) as Record<string, unknown>;
+  if (request.method === 'GET' || route.binaryBody) return { ...query };
+  const body = request.body;
+  if (body === undefined || body === null) return { ...query };
+  if (typeof body !== 'object' || Array.isArray(body) || Buffer.isBuffer(body)) {
+    throw httpError(edgeErrors, 'malformed_body', { description: 'The request body must be a JSON object or a form.' });
+  }
+  return { ...query, ...(body as Record<string, unknown>) };
+}
+
+async function resolveCaller(route: RouteDefinition, request: Request, params: Record<string, unknown>, authenticators: Authenticators) {
+  const caller = route.caller;
+  let token: TokenPrincipal | undefined;
+  let app: AppPrincipal | undefined;
+  let attemptSecret: string | undefined;
+  if (caller.kind === 'token') {
+    const raw = readBearerToken(request, params);
+    if (!raw) throw httpError(edgeErrors, 'missing_token');
+    const check = await authenticators.authenticateToken(raw);
+    if (!check.ok) throw httpError(edgeErrors, check.error);
+    if (check.principal.softExpired && !caller.acceptSoftExpired) throw httpError(edgeErrors, 'token_expired_soft');
+    if (caller.permission && !check.principal.permissions.has(caller.permission)) {
+      throw httpError(edgeErrors, 'insufficient_scope', { description: `This call needs the ${caller.permission} permission.` });
+    }
+    token = check.principal;
+  } else if (caller.kind === 'app') {
+    const credentials = readBasicCredentials(request);
+    if (!credentials) throw httpError(edgeErrors, 'missing_app_credentials');
+    const check = await authenticators.authenticateApp(credentials.clientId, credentials.clientSecret);
+    if (!check.ok) throw httpError(edgeErrors, check.error);
+    if (caller.appPermission && !check.app.permissions.has(caller.appPermission)) {
+      throw httpError(edgeErrors, 'app_not_permitted', { description: `The app needs the ${caller.appPermission} app permission.` });
+    }
+    app = check.app;
+  } else if (caller.kind === 'attempt') {
+    attemptSecret = readAttemptSecret(request);
+    if (!attemptSecret) throw httpError(edgeErrors, 'missing_attempt_secret');
+  } else if (caller.kind === 'operator') {
+    const raw = readBearerToken(request, {});
+    if (!raw || !constantTimeEqual(raw, authenticators.operatorKey())) throw httpError(edgeErrors, 'operator_unauthorized');
+  }
+  return { token, app, attemptSecret };
+}
+
+function splitParams(route: RouteDefinition, params: Record<string, unknown>) {
+  const version = params.version;
+  if (version !== undefined && String(version) !== '1') {
+    throw httpError(edgeErrors, 'invalid', { invalid: { version: 'must be 1' } });
+  }
+  const fields: Record<string, unknown> = {};
+  const appdata: Record<string, string> = {};
+  for (const [key, value] of Object.entries(params)) {
+    if (reservedParams.has(key)) continue;
+    if (route.appdata && key.startsWith('appdata.') && key.length > 'appdata.'.length) {
+      if (typeof value !== 'string') throw httpError(edgeErrors, 'invalid', { invalid: { [key]: 'must be a string' } });
+      appdata[key.slice('appdata.'.length)] = value;
+      continue;
+    }
+    fields[key] = value;
+  }
+  return { fields, appdata };
+}
+
+function sendResult(response: Response, result: unknown): void {
+  if (result instanceof RawResponse) {
+    for (const [name, value] of Object.entries(result.headers)) response.setHeader(name, value);
+    if (result.contentType) response.type(result.contentType);
+    response.status(result.status).send(result.body);
+    return;
+  }
+  response.status(200).json(result ?? {});
+}
+
+export function mountRoutes(app: Express, engine: Engine, authenticators: Authenticators, routes: RouteDefinition[]): void {
+  for (const route of routes) {
+    const methods: Method[] = route.alsoPost && route.method === 'get' ? ['get', 'post'] : [route.method];
+    const handler = async (request: Request, response: Response) => {
+      const params = gatherParams(request, route);
+      const caller = await resolveCaller(route, request, params, authenticators);
+      const { fields, appdata } = splitParams(route, params);
+      const parsed = route.input.safeParse(fields);
+      if (!parsed.success) throw httpError(edgeErrors, 'invalid', { invalid: zodInvalid(parsed.error) });
+      const result = await route.handler({
+        input: parsed.data,
+        params: request.params as Record<string, string>,
+        appdata,
+        engine,
+        now: engine.clock.now(),
+        ...caller,
+        request,
+        response,
+        requestId: response.locals.requestId,
+      });
+      sendResult(response, result);
+    };
+    for (const method of methods) {
+      app[method](route.path, (request: Request, response: Response, next: NextFunction) => {
+        response.locals.routeKey = `${route.method.toUpperCase()} ${route.path}`;
+        handler(request, response).catch(next);
+      });
+    }
+  }
+}
+
+export { HttpError };

@@ -1,0 +1,123 @@
+// The Express application: parsers with limits, request ids, logging, metrics, the routes of
+// every domain, and one error handler that never leaks a stack trace.
+import { randomUUID } from 'node:crypto';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import type { Engine } from '../engine/engine.ts';
+import { imageBodyBytesMax, requestBodyBytesMax } from '../engine/limits.ts';
+import { edgeErrors, httpError, HttpError } from './http/errors.ts';
+import { buildOpenApi } from './http/openapi.ts';
+import type { Authenticators } from './http/principals.ts';
+import { mountRoutes } from './http/route.ts';
+import { LockUnavailableError } from '../engine/locks/lock.ts';
+import { allRoutes } from './routes/index.ts';
+
+const jsonTypes = ['application/json', 'application/*+json'];
+const formTypes = ['application/x-www-form-urlencoded'];
+const imageTypes = ['image/png', 'image/jpeg', 'image/gif', 'application/octet-stream'];
+
+function hasBody(request: Request): boolean {
+  const length = request.get('content-length');
+  return (length !== undefined && length !== '0') || request.get('transfer-encoding') !== undefined;
+}
+
+function parseErrorToHttp(error: unknown): HttpError | undefined {
+  const type = (error as { type?: string } | null)?.type;
+  if (type === 'entity.parse.failed') return httpError(edgeErrors, 'malformed_body', { description: 'The JSON body could not be parsed.' });
+  if (type === 'entity.too.large') return httpError(edgeErrors, 'payload_too_large');
+  if (type === 'charset.unsupported' || type === 'encoding.unsupported') return httpError(edgeErrors, 'unsupported_media_type');
+  if (type === 'parameters.too.many') return httpError(edgeErrors, 'payload_too_large', { description: 'Too many form fields.' });
+  return undefined;
+}
+
+export function createApp(engine: Engine, authenticators: Authenticators): express.Express {
+  const routes = allRoutes();
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', 'loopback');
+  app.set('query parser', 'simple');
+
+  app.use((request: Request, response: Response, next: NextFunction) => {
+    const requestId = (request.get('x-request-id') ?? '').slice(0, 100) || randomUUID();
+    response.locals.requestId = requestId;
+    response.setHeader('x-request-id', requestId);
+    const startedAt = performance.now();
+    response.on('finish', () => {
+      const route = (response.locals.routeKey as string | undefined) ?? 'unmatched';
+      const seconds = (performance.now() - startedAt) / 1000;
+      engine.metrics.httpRequests.inc({ method: request.method, route, status: String(response.statusCode) });
+      engine.metrics.httpDuration.observe({ method: request.method, route }, seconds);
+      engine.logger.info('request', {
+        requestId,
+        method: request.method,
+        path: request.path,
+        route,
+        status: response.statusCode,
+        durationMs: Math.round(seconds * 1000),
+      });
+    });
+    next();
+  });
+
+  // Bodies: JSON or form everywhere; images only on routes that take them.
+  const binaryPaths = routes.filter((route) => route.binaryBody).map((route) => route.path);
+  app.use((request: Request, _response: Response, next: NextFunction) => {
+    if (!hasBody(request)) return next();
+    const isBinaryRoute = binaryPaths.some((path) => request.path.match(new RegExp(`^${path.replace(/:[A-Za-z_]+/g, '[^/]+')}$`)));
+    if (isBinaryRoute) {
+      if (!request.is(imageTypes)) return next(httpError(edgeErrors, 'unsupported_media_type', { description: 'Send a PNG, JPEG or GIF image.' }));
+      return express.raw({ type: () => true, limit: imageBodyBytesMax })(request, _response, next);
+    }
+    if (request.is(jsonTypes)) return express.json({ limit: requestBodyBytesMax, strict: true })(request, _response, next);
+    if (request.is(formTypes)) return express.urlencoded({ extended: false, limit: requestBodyBytesMax, parameterLimit: 2000 })(request, _response, next);
+    return next(httpError(edgeErrors, 'unsupported_media_type'));
+  });
+
+  const openApi = buildOpenApi(routes, { title: 'Cashloop', version: '1' });
+  app.get('/openapi.json', (_request, response) => {
+    response.locals.routeKey = 'GET /openapi.json';
+    response.json(openApi);
+  });
+  app.get('/healthz', (_request, response) => {
+    response.locals.routeKey = 'GET /healthz';
+    response.json({ status: 'ok' });
+  });
+  app.get('/readyz', async (_request, response) => {
+    response.locals.routeKey = 'GET /readyz';
+    const ready = await engine.ready();
+    response.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'unavailable' });
+  });
+  app.get('/metrics', async (_request, response) => {
+    response.locals.routeKey = 'GET /metrics';
+    response.type(engine.metrics.registry.contentType).send(await engine.metrics.registry.metrics());
+  });
+
+  mountRoutes(app, engine, authenticators, routes);
+
+  // A path that exists under another method answers 405; anything else 404.
+  const matchers = routes.map((route) => ({
+    pattern: new RegExp(`^${route.path.replace(/:[A-Za-z_]+/g, '[^/]+')}/?$`),
+    methods: route.alsoPost && route.method === 'get' ? ['GET', 'HEAD', 'POST'] : route.method === 'get' ? ['GET', 'HEAD'] : [route.method.toUpperCase()],
+  }));
+  app.use((request: Request, response: Response, next: NextFunction) => {
+    const allowed = matchers.filter((matcher) => matcher.pattern.test(request.path)).flatMap((matcher) => matcher.methods);
+    if (allowed.length > 0) {
+      response.setHeader('allow', [...new Set(allowed)].join(', '));
+      return next(httpError(edgeErrors, 'method_not_allowed'));
+    }
+    next(httpError(edgeErrors, 'route_not_found'));
+  });
+
+  app.use((error: unknown, request: Request, response: Response, _next: NextFunction) => {
+    let failure = error instanceof HttpError ? error : parseErrorToHttp(error);
+    if (!failure && error instanceof LockUnavailableError) failure = httpError(edgeErrors, 'lock_unavailable');
+    if (!failure) {
+      engine.logger.error('unhandled error', { requestId: response.locals.requestId, path: request.path, error });
+      response.status(500).json({ error: 'internal_error', error_description: 'The service failed to handle this request.' });
+      return;
+    }
+    const errorOk = '__error_ok__' in ((request.query ?? {}) as object) || (request.body && typeof request.body === 'object' && !Buffer.isBuffer(request.body) && '__error_ok__' in request.body);
+    response.status(failure.status === 400 && errorOk ? 200 : failure.status).json(failure.body);
+  });
+
+  return app;
+}

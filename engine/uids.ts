@@ -1,0 +1,81 @@
+// UIDs: `<type>:<value>`. Emails are lower-cased, phones normalised to E.164, usernames
+// lower-cased; `service:<profile id>` names a profile directly.
+import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js';
+import { loginCharsMax, usernameCharsMax } from './limits.ts';
+
+export type UidType = 'service' | 'username' | 'email' | 'phone' | 'facebook' | 'twitter' | 'linkedin';
+
+export interface ParsedUid {
+  type: UidType;
+  /** Normalised value: the canonical UID is `${type}:${value}`. */
+  value: string;
+  uid: string;
+  /** The human form (formatted phone, email as typed). */
+  original: string;
+  /** The phone's country, or null. */
+  country: string | null;
+}
+
+const emailPattern = /^[^\s@]{1,64}@[^\s@]+\.[^\s@]{2,}$/;
+const usernamePattern = new RegExp(`^[A-Za-z0-9_.-]{1,${usernameCharsMax}}$`);
+const profileIdPattern = /^\d{1,20}$/;
+// For numbers outside any assigned range (test numbers such as 555-0100), the main country.
+const mainCountryByCallingCode: Record<string, string> = { '1': 'US', '7': 'RU', '44': 'GB', '61': 'AU' };
+const externalTypes = new Set(['facebook', 'twitter', 'linkedin']);
+
+function build(type: UidType, value: string, original: string, country: string | null): ParsedUid {
+  return { type, value, uid: `${type}:${value}`, original, country };
+}
+
+export function parseEmail(text: string): ParsedUid | null {
+  const trimmed = text.trim();
+  if (trimmed.length > loginCharsMax || !emailPattern.test(trimmed)) return null;
+  return build('email', trimmed.toLowerCase(), trimmed, null);
+}
+
+/** Parses a phone in E.164 or in the national format of one of the countries (default US). */
+export function parsePhone(text: string, countries: readonly string[] = ['US']): ParsedUid | null {
+  const trimmed = text.trim();
+  if (trimmed.length > loginCharsMax || !/^[+\d\s().-]{4,}$/.test(trimmed)) return null;
+  const tries = trimmed.startsWith('+') ? [undefined] : countries.length > 0 ? countries : ['US'];
+  for (const country of tries) {
+    const phone = parsePhoneNumberFromString(trimmed, country as CountryCode | undefined);
+    if (phone && phone.isPossible()) {
+      const detected = phone.country ?? phone.getPossibleCountries()[0] ?? country ?? mainCountryByCallingCode[phone.countryCallingCode] ?? null;
+      return build('phone', phone.number, phone.formatNational(), detected);
+    }
+  }
+  return null;
+}
+
+/** Parses a login as people type it: an email, a phone number, or a username. */
+export function parseLogin(text: string, countries: readonly string[] = ['US']): ParsedUid | null {
+  const trimmed = text.trim();
+  if (trimmed.length === 0 || trimmed.length > loginCharsMax) return null;
+  if (trimmed.includes(':')) return parseUid(trimmed, countries);
+  if (trimmed.includes('@')) return parseEmail(trimmed);
+  if (/^[+\d\s().-]+$/.test(trimmed)) return parsePhone(trimmed, countries);
+  if (usernamePattern.test(trimmed)) return build('username', trimmed.toLowerCase(), trimmed, null);
+  return null;
+}
+
+/** Parses a typed UID `<type>:<value>`. */
+export function parseUid(text: string, countries: readonly string[] = ['US']): ParsedUid | null {
+  const colon = text.indexOf(':');
+  if (colon <= 0) return null;
+  const type = text.slice(0, colon).toLowerCase();
+  const value = text.slice(colon + 1).trim();
+  if (value.length === 0 || value.length > loginCharsMax) return null;
+  switch (type) {
+    case 'email':
+      return parseEmail(value);
+    case 'phone':
+      return parsePhone(value, countries);
+    case 'username':
+      return usernamePattern.test(value) ? build('username', value.toLowerCase(), value, null) : null;
+    case 'service':
+      return profileIdPattern.test(value) ? build('service', value, value, null) : null;
+    default:
+      return externalTypes.has(type) ? build(type as UidType, value, value, null) : null;
+  }
+}

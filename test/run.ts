@@ -1,0 +1,90 @@
+// Runs every test file (unit tests beside the code, stories in test/) each in its own process,
+// two at a time, and ends with one line: "N passed, N failed".
+// Usage: npm test [-- <substring filter>]
+import { spawn } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+
+const roots = ['engine', 'api', 'cli', 'pos-sim', 'test'];
+const testFilePattern = /\.test\.tsx?$/;
+const concurrency = 2;
+const fileTimeoutMs = 10 * 60 * 1000;
+
+function findTests(directory: string): string[] {
+  let found: string[] = [];
+  let entries: string[] = [];
+  try {
+    entries = readdirSync(directory);
+  } catch {
+    return found;
+  }
+  for (const entry of entries) {
+    if (entry === 'node_modules' || entry.startsWith('.')) continue;
+    const full = path.join(directory, entry);
+    if (statSync(full).isDirectory()) found = found.concat(findTests(full));
+    else if (testFilePattern.test(entry)) found.push(full);
+  }
+  return found;
+}
+
+interface FileResult {
+  file: string;
+  passed: number;
+  failed: number;
+  output: string;
+  durationMs: number;
+}
+
+function runFile(file: string): Promise<FileResult> {
+  const startedAt = Date.now();
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'node_modules/uvu/bin.js', path.dirname(file), `^${path.basename(file).replace(/\./g, '\\.')}$`], {
+      env: { ...process.env, FORCE_COLOR: '0', NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    const timer = setTimeout(() => {
+      output += `\n[test runner] ${file} timed out after ${fileTimeoutMs} ms\n`;
+      child.kill('SIGKILL');
+    }, fileTimeoutMs);
+    child.on('close', (exitCode) => {
+      clearTimeout(timer);
+      const clean = output.replace(/\x1b\[[0-9;]*m/g, '');
+      const total = Number(/Total:\s+(\d+)/.exec(clean)?.[1] ?? 0);
+      const passed = Number(/Passed:\s+(\d+)/.exec(clean)?.[1] ?? 0);
+      const skipped = Number(/Skipped:\s+(\d+)/.exec(clean)?.[1] ?? 0);
+      let failed = total - passed - skipped;
+      // A file that crashed or exited badly counts as a failure even if its counts look clean.
+      if (exitCode !== 0 && failed === 0) failed = 1;
+      if (total === 0 && exitCode === 0) failed = 1;
+      resolve({ file, passed, failed, output: clean, durationMs: Date.now() - startedAt });
+    });
+  });
+}
+
+async function main(): Promise<void> {
+  const filter = process.argv[2];
+  const files = roots.flatMap(findTests).filter((file) => !filter || file.includes(filter)).sort();
+  const queue = [...files];
+  const results: FileResult[] = [];
+  const startedAt = Date.now();
+  async function worker(): Promise<void> {
+    for (let file = queue.shift(); file; file = queue.shift()) {
+      const result = await runFile(file);
+      results.push(result);
+      const mark = result.failed > 0 ? 'FAIL' : 'ok  ';
+      process.stdout.write(`${mark} ${file} (${result.passed} passed, ${result.failed} failed, ${result.durationMs} ms)\n`);
+      if (result.failed > 0) process.stdout.write(result.output.split('\n').map((line) => `     ${line}`).join('\n') + '\n');
+    }
+  }
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  const passed = results.reduce((sum, result) => sum + result.passed, 0);
+  const failed = results.reduce((sum, result) => sum + result.failed, 0);
+  process.stdout.write(`\n${files.length} test files in ${Math.round((Date.now() - startedAt) / 1000)} s\n`);
+  process.stdout.write(`${passed} passed, ${failed} failed\n`);
+  process.exitCode = failed > 0 ? 1 : 0;
+}
+
+await main();
