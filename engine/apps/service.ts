@@ -1,0 +1,104 @@
+// Apps: a client_id (10 digits), a secret kept only as a sha256 hash, app permissions granted
+// for one site, redirect URIs and the public and implicit-grant flags.
+import type { Core } from '../core.ts';
+import { constantTimeEqual, randomSecret, secretHash, shortIdFromSequence } from '../ids.ts';
+import { appSecretBytes } from '../limits.ts';
+import * as store from './store.ts';
+
+/** App permissions (profile access, granted for the app's own site). */
+export const appPermissionNames = ['create_profile', 'get_profile', 'control_profile'] as const;
+export type AppPermission = (typeof appPermissionNames)[number];
+
+export interface AppRecord {
+  clientId: string;
+  name: string;
+  site: string;
+  permissions: string[];
+  redirectUris: string[];
+  isPublic: boolean;
+  implicitGrant: boolean;
+}
+
+export interface AppPrincipal {
+  clientId: string;
+  name: string;
+  site: string;
+  permissions: ReadonlySet<string>;
+  isPublic: boolean;
+}
+
+export type AppCheck = { ok: true; app: AppPrincipal } | { ok: false; error: 'app_not_found' | 'app_credentials_changed' };
+
+export interface CreateAppInput {
+  name: string;
+  permissions: string[];
+  redirectUris: string[];
+  site: string;
+  isPublic: boolean;
+  implicitGrant: boolean;
+}
+
+export interface AppsService {
+  create(input: CreateAppInput): Promise<{ clientId: string; clientSecret: string }>;
+  get(clientId: string): Promise<AppRecord | null>;
+  authenticate(clientId: string, clientSecret: string): Promise<AppCheck>;
+}
+
+function toRecord(row: store.AppRow): AppRecord {
+  return {
+    clientId: row.client_id,
+    name: row.name,
+    site: row.site,
+    permissions: [...row.permissions],
+    redirectUris: [...row.redirect_uris],
+    isPublic: row.is_public,
+    implicitGrant: row.implicit_grant,
+  };
+}
+
+const clientIdPattern = /^\d{10}$/;
+
+export function createAppsService(core: Core): AppsService {
+  const { sql, clock } = core;
+  return {
+    async create(input) {
+      const unknown = input.permissions.filter((permission) => !(appPermissionNames as readonly string[]).includes(permission));
+      if (unknown.length > 0) throw new Error(`unknown app permissions: ${unknown.join(', ')}`);
+      const clientSecret = randomSecret(appSecretBytes);
+      const clientId = await sql.begin(async (tx) => {
+        const id = shortIdFromSequence(await store.nextShortSequence(tx), 'app');
+        await store.insertApp(
+          tx,
+          {
+            client_id: id,
+            name: input.name,
+            secret_hash: secretHash(clientSecret),
+            site: input.site,
+            permissions: [...new Set(input.permissions)],
+            redirect_uris: input.redirectUris,
+            is_public: input.isPublic,
+            implicit_grant: input.implicitGrant,
+          },
+          clock.now(),
+        );
+        return id;
+      });
+      return { clientId: clientId as string, clientSecret };
+    },
+    async get(clientId) {
+      if (!clientIdPattern.test(clientId)) return null;
+      const row = await store.selectApp(sql, clientId);
+      return row ? toRecord(row) : null;
+    },
+    async authenticate(clientId, clientSecret) {
+      if (!clientIdPattern.test(clientId)) return { ok: false, error: 'app_not_found' };
+      const row = await store.selectApp(sql, clientId);
+      if (!row) return { ok: false, error: 'app_not_found' };
+      if (!constantTimeEqual(secretHash(clientSecret), row.secret_hash)) return { ok: false, error: 'app_credentials_changed' };
+      return {
+        ok: true,
+        app: { clientId: row.client_id, name: row.name, site: row.site, permissions: new Set(row.permissions), isPublic: row.is_public },
+      };
+    },
+  };
+}

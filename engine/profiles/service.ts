@@ -1,0 +1,349 @@
+// Profiles (individual and business), their UIDs, managers, features and wallets. A wallet is an
+// actor (kind 'wallet', id = profile id) created in the same command as its profile.
+import type { Unit } from '../actors/command.ts';
+import type { Core } from '../core.ts';
+import type { Queryable } from '../storage/database.ts';
+import { wallet } from './machine.ts';
+import * as store from './store.ts';
+import type { AddressRow, ProfileRow } from './store.ts';
+
+export const profileFeatureNames = ['design_gl', 'bill', 'pull_payment', 'issue_open_loop'] as const;
+export type ProfileFeature = (typeof profileFeatureNames)[number];
+
+export interface Address {
+  public?: boolean;
+  line1?: string;
+  line2?: string;
+  suite?: string;
+  apartment?: string;
+  city?: string;
+  country?: string;
+  state?: string;
+  zip?: string;
+}
+
+export interface ProfileRecord {
+  id: string;
+  isIndividual: boolean;
+  firstName: string;
+  lastName: string;
+  title: string;
+  username: string | null;
+  site: string;
+  passwordHash: string | null;
+  businessName: string | null;
+  dba: string | null;
+  webSite: string | null;
+  descriptionHtml: string | null;
+  phone: string;
+  phonePublic: boolean;
+  businessAddress: Address | null;
+  mailAddress: Address | null;
+  homeAddress: Address | null;
+  preferredCurrency: string;
+  supportPaycode: boolean;
+  createdAt: Date;
+}
+
+export interface CreateIndividualInput {
+  firstName: string;
+  lastName: string;
+  site: string;
+  /** Canonical UIDs, e.g. email:a@b.com, phone:+15555550100. */
+  confirmedUids: string[];
+  passwordHash?: string | null;
+  businessName?: string | null;
+  deviceUuid?: string | null;
+  deviceName?: string | null;
+  phone?: string | null;
+  home?: Address | null;
+  acceptedPolicy?: boolean;
+  weeklyOffers?: boolean;
+}
+
+export interface CreateBusinessInput {
+  site: string;
+  businessName: string;
+  managerProfileId: string | null;
+  dba?: string | null;
+  webSite?: string | null;
+  descriptionHtml?: string | null;
+  business: Address;
+  mail: Address;
+  phone?: string | null;
+  phonePublic?: boolean;
+}
+
+export interface ProfileFlagsUpdate {
+  supportPaycode?: boolean;
+  preferredCurrency?: string;
+  username?: string | null;
+}
+
+export type ListProvider = (db: Queryable, profileId: string) => Promise<unknown[]>;
+
+export class UidTakenError extends Error {
+  constructor(readonly uid: string) {
+    super(`UID ${uid} belongs to another profile`);
+  }
+}
+
+export interface ProfilesService {
+  createIndividualIn(unit: Unit, input: CreateIndividualInput): Promise<{ profileId: string }>;
+  createBusinessIn(unit: Unit, input: CreateBusinessInput): Promise<{ profileId: string }>;
+  get(db: Queryable, profileId: string): Promise<ProfileRecord | null>;
+  /** Finds a profile by canonical UID: service:<id>, username:<name>, email:, phone: and external types. */
+  findByUid(db: Queryable, canonicalUid: string): Promise<ProfileRecord | null>;
+  confirmedUids(db: Queryable, profileId: string): Promise<string[]>;
+  /** Adds a confirmed UID; false when another profile holds it. */
+  addConfirmedUid(db: Queryable, profileId: string, uid: string): Promise<boolean>;
+  removeUid(db: Queryable, profileId: string, uid: string): Promise<boolean>;
+  setPasswordHash(db: Queryable, profileId: string, hash: string | null): Promise<boolean>;
+  managers(db: Queryable, businessId: string): Promise<string[]>;
+  managedBy(db: Queryable, personalProfileId: string): Promise<ProfileRecord[]>;
+  isManager(db: Queryable, businessId: string, personalProfileId: string): Promise<boolean>;
+  addManager(db: Queryable, businessId: string, personalProfileId: string): Promise<void>;
+  attachDevice(db: Queryable, profileId: string, deviceUuid: string, deviceName: string | null): Promise<void>;
+  devices(db: Queryable, profileId: string): Promise<{ deviceUuid: string; deviceName: string | null }[]>;
+  /** The wallet's state (active, suspended, closed), or null when there is none. */
+  walletState(db: Queryable, profileId: string): Promise<string | null>;
+  hasFeature(db: Queryable, profileId: string, feature: string): Promise<boolean>;
+  addFeature(db: Queryable, profileId: string, feature: string): Promise<void>;
+  removeFeature(db: Queryable, profileId: string, feature: string): Promise<boolean>;
+  features(db: Queryable, profileId: string): Promise<string[]>;
+  /** Operator flags; false when the profile is missing; throws UidTakenError for a taken username. */
+  setFlags(db: Queryable, profileId: string, flags: ProfileFlagsUpdate): Promise<boolean>;
+  profileUrl(profileId: string): string;
+  /** The wire Profile (supplement 2.4). */
+  toPublic(record: ProfileRecord): Record<string, unknown>;
+  /** The wire ProfileDetail (supplement 2.5): Profile + holdings, confirmed_uids, accounts. */
+  detail(db: Queryable, profileId: string): Promise<Record<string, unknown>>;
+  registerHoldingsProvider(provider: ListProvider): void;
+  registerAccountsProvider(provider: ListProvider): void;
+}
+
+function toRecord(row: ProfileRow): ProfileRecord {
+  return {
+    id: row.id,
+    isIndividual: row.is_individual,
+    firstName: row.first_name,
+    lastName: row.last_name,
+    title: row.title,
+    username: row.username,
+    site: row.site,
+    passwordHash: row.password_hash,
+    businessName: row.business_name,
+    dba: row.dba,
+    webSite: row.web_site,
+    descriptionHtml: row.description_html,
+    phone: row.phone,
+    phonePublic: row.phone_public,
+    businessAddress: row.business_address,
+    mailAddress: row.mail_address,
+    homeAddress: row.home_address,
+    preferredCurrency: row.preferred_currency,
+    supportPaycode: row.support_paycode,
+    createdAt: row.created_at,
+  };
+}
+
+function cleanAddress(address: Address | null | undefined): AddressRow | null {
+  if (!address) return null;
+  const cleaned: AddressRow = {};
+  for (const [key, value] of Object.entries(address)) if (value !== undefined) (cleaned as Record<string, unknown>)[key] = value;
+  return cleaned;
+}
+
+/** One line for the public `address`: line1, line2, suite, city, state zip, country. */
+export function formatAddress(address: Address): string {
+  const stateZip = [address.state, address.zip].filter(Boolean).join(' ');
+  return [address.line1, address.line2, address.suite, address.city, stateZip, address.country].filter((part) => part && part.length > 0).join(', ');
+}
+
+const uniqueViolation = '23505';
+
+export function createProfilesService(core: Core): ProfilesService {
+  const { clock, config } = core;
+  let holdingsProvider: ListProvider = async () => [];
+  let accountsProvider: ListProvider = async () => [];
+  const baseUrl = (config.publicUrl ?? `http://localhost:${config.port}`).replace(/\/+$/, '');
+
+  async function findByUid(db: Queryable, canonicalUid: string): Promise<ProfileRecord | null> {
+    const colon = canonicalUid.indexOf(':');
+    if (colon <= 0) return null;
+    const type = canonicalUid.slice(0, colon);
+    const value = canonicalUid.slice(colon + 1);
+    let row: ProfileRow | null;
+    if (type === 'service') row = /^\d{10}$/.test(value) ? await store.selectProfile(db, value) : null;
+    else if (type === 'username') row = await store.selectProfileByUsername(db, value.toLowerCase());
+    else row = await store.selectProfileByUid(db, canonicalUid);
+    return row ? toRecord(row) : null;
+  }
+
+  const service: ProfilesService = {
+    async createIndividualIn(unit, input) {
+      const profileId = await unit.newShortId('profile');
+      const firstName = input.firstName.trim();
+      const lastName = input.lastName.trim();
+      await store.insertProfile(
+        unit.tx,
+        {
+          id: profileId,
+          is_individual: true,
+          first_name: firstName,
+          last_name: lastName,
+          title: `${firstName} ${lastName}`.trim(),
+          business_name: input.businessName ?? null,
+          dba: null,
+          web_site: null,
+          description_html: null,
+          username: null,
+          site: input.site,
+          password_hash: input.passwordHash ?? null,
+          phone: input.phone ?? '',
+          phone_public: false,
+          business_address: null,
+          mail_address: null,
+          home_address: cleanAddress(input.home),
+          preferred_currency: '',
+          support_paycode: false,
+          accepted_policy: input.acceptedPolicy ?? false,
+          weekly_offers: input.weeklyOffers ?? true,
+        },
+        unit.now,
+      );
+      for (const uid of input.confirmedUids) {
+        if (!(await store.insertUid(unit.tx, profileId, uid, unit.now))) throw new UidTakenError(uid);
+      }
+      if (input.deviceUuid) await store.upsertDevice(unit.tx, profileId, input.deviceUuid, input.deviceName ?? null, unit.now);
+      unit.create(wallet, profileId, { profileId, isIndividual: true, createdAt: unit.now.toISOString() });
+      return { profileId };
+    },
+
+    async createBusinessIn(unit, input) {
+      const profileId = await unit.newShortId('profile');
+      await store.insertProfile(
+        unit.tx,
+        {
+          id: profileId,
+          is_individual: false,
+          first_name: '',
+          last_name: '',
+          title: input.businessName.trim(),
+          business_name: input.businessName.trim(),
+          dba: input.dba ?? null,
+          web_site: input.webSite ?? null,
+          description_html: input.descriptionHtml ?? null,
+          username: null,
+          site: input.site,
+          password_hash: null,
+          phone: input.phone ?? '',
+          phone_public: input.phonePublic ?? false,
+          business_address: cleanAddress(input.business),
+          mail_address: cleanAddress(input.mail),
+          home_address: null,
+          preferred_currency: '',
+          support_paycode: false,
+          accepted_policy: false,
+          weekly_offers: false,
+        },
+        unit.now,
+      );
+      if (input.managerProfileId) await store.insertManager(unit.tx, profileId, input.managerProfileId, unit.now);
+      unit.create(wallet, profileId, { profileId, isIndividual: false, createdAt: unit.now.toISOString() });
+      return { profileId };
+    },
+
+    async get(db, profileId) {
+      if (!/^\d{10}$/.test(profileId)) return null;
+      const row = await store.selectProfile(db, profileId);
+      return row ? toRecord(row) : null;
+    },
+    findByUid,
+    confirmedUids: (db, profileId) => store.selectUids(db, profileId),
+    addConfirmedUid: (db, profileId, uid) => store.insertUid(db, profileId, uid, clock.now()),
+    removeUid: (db, profileId, uid) => store.deleteUid(db, profileId, uid),
+    setPasswordHash: (db, profileId, hash) => store.updatePasswordHash(db, profileId, hash),
+    managers: (db, businessId) => store.selectManagerIds(db, businessId),
+    async managedBy(db, personalProfileId) {
+      return (await store.selectManagedProfiles(db, personalProfileId)).map(toRecord);
+    },
+    isManager: (db, businessId, personalProfileId) => store.isManager(db, businessId, personalProfileId),
+    addManager: (db, businessId, personalProfileId) => store.insertManager(db, businessId, personalProfileId, clock.now()),
+    attachDevice: (db, profileId, deviceUuid, deviceName) => store.upsertDevice(db, profileId, deviceUuid, deviceName, clock.now()),
+    async devices(db, profileId) {
+      return (await store.selectDevices(db, profileId)).map((row) => ({ deviceUuid: row.device_uuid, deviceName: row.device_name }));
+    },
+    walletState: (db, profileId) => store.selectWalletState(db, profileId),
+    async hasFeature(db, profileId, feature) {
+      return (await store.selectFeatures(db, profileId)).includes(feature);
+    },
+    addFeature: (db, profileId, feature) => store.insertFeature(db, profileId, feature, clock.now()),
+    removeFeature: (db, profileId, feature) => store.deleteFeature(db, profileId, feature),
+    features: (db, profileId) => store.selectFeatures(db, profileId),
+    async setFlags(db, profileId, flags) {
+      try {
+        return await store.updateFlags(db, profileId, {
+          support_paycode: flags.supportPaycode,
+          preferred_currency: flags.preferredCurrency,
+          username: flags.username === undefined ? undefined : flags.username === null ? null : flags.username.toLowerCase(),
+        });
+      } catch (error) {
+        if ((error as { code?: string }).code === uniqueViolation) throw new UidTakenError(`username:${flags.username}`);
+        throw error;
+      }
+    },
+    profileUrl: (profileId) => `${baseUrl}/p/${profileId}/`,
+
+    toPublic(record) {
+      const publicAddress = record.businessAddress && record.businessAddress.public ? record.businessAddress : null;
+      return {
+        id: record.id,
+        title: record.title,
+        username: record.username,
+        is_individual: record.isIndividual,
+        first_name: record.firstName,
+        last_name: record.lastName,
+        url: service.profileUrl(record.id),
+        service_uid: `service:${record.id}`,
+        image24: null,
+        image25: null,
+        image48: null,
+        image50: null,
+        image73: null,
+        image125: null,
+        image250w: null,
+        address: publicAddress ? formatAddress(publicAddress) : '',
+        address_data: publicAddress ? { ...publicAddress } : null,
+        latitude: '',
+        longitude: '',
+        phone: !record.isIndividual && record.phonePublic ? record.phone : '',
+        preferred_currency: record.preferredCurrency,
+        accepted_national_currencies: [],
+        unsupported_national_currencies: [],
+        chain_id: null,
+        support_paycode: record.supportPaycode,
+      };
+    },
+
+    async detail(db, profileId) {
+      const record = await service.get(db, profileId);
+      if (!record) throw new Error(`profile ${profileId} does not exist`);
+      const [holdings, uids, accounts] = [await holdingsProvider(db, profileId), await store.selectUids(db, profileId), await accountsProvider(db, profileId)];
+      return {
+        ...service.toPublic(record),
+        holdings,
+        confirmed_uids: uids.map((uid) => ({ uid })),
+        accounts,
+        service_uid: `service:${record.id}`,
+      };
+    },
+    registerHoldingsProvider(provider) {
+      holdingsProvider = provider;
+    },
+    registerAccountsProvider(provider) {
+      accountsProvider = provider;
+    },
+  };
+  return service;
+}

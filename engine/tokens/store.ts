@@ -1,0 +1,109 @@
+// SQL for access tokens.
+import type { Queryable } from '../storage/database.ts';
+
+export interface TokenRow {
+  id: string;
+  sequence: bigint;
+  client_id: string;
+  profile_id: string;
+  personal_profile_id: string;
+  device_uuid: string | null;
+  device_scoped: boolean;
+  permissions: string[];
+  concurrent: boolean;
+  closed_loop_only: boolean;
+  source: string;
+  oauth_code_id: string | null;
+  issued_at: Date;
+  soft_expires_at: Date;
+  hard_expires_at: Date;
+  first_used_at: Date | null;
+  invalidated_at: Date | null;
+  invalidated_reason: string | null;
+  refresh_failures: number;
+}
+
+export type NewTokenRow = Omit<TokenRow, 'first_used_at' | 'invalidated_at' | 'invalidated_reason' | 'refresh_failures'> & { token_hash: string };
+
+const tokenColumns = (db: Queryable) => db`
+  id, sequence, client_id, profile_id, personal_profile_id, device_uuid, device_scoped, permissions, concurrent,
+  closed_loop_only, source, oauth_code_id, issued_at, soft_expires_at, hard_expires_at, first_used_at, invalidated_at,
+  invalidated_reason, refresh_failures`;
+
+export async function nextTokenSequence(db: Queryable): Promise<bigint> {
+  const rows = await db<{ value: bigint }[]>`select nextval('access_token_sequence')::bigint as value`;
+  return rows[0].value;
+}
+
+export async function insertToken(db: Queryable, row: NewTokenRow): Promise<void> {
+  await db`
+    insert into access_tokens (id, sequence, token_hash, client_id, profile_id, personal_profile_id, device_uuid, device_scoped,
+      permissions, concurrent, closed_loop_only, source, oauth_code_id, issued_at, soft_expires_at, hard_expires_at)
+    values (${row.id}, ${row.sequence}, ${row.token_hash}, ${row.client_id}, ${row.profile_id}, ${row.personal_profile_id},
+      ${row.device_uuid}, ${row.device_scoped}, ${row.permissions}, ${row.concurrent}, ${row.closed_loop_only}, ${row.source},
+      ${row.oauth_code_id}, ${row.issued_at}, ${row.soft_expires_at}, ${row.hard_expires_at})`;
+}
+
+export async function selectTokenByHash(db: Queryable, tokenHash: string): Promise<TokenRow | null> {
+  const rows = await db<TokenRow[]>`select ${tokenColumns(db)} from access_tokens where token_hash = ${tokenHash}`;
+  return rows[0] ?? null;
+}
+
+export async function selectToken(db: Queryable, id: string): Promise<TokenRow | null> {
+  const rows = await db<TokenRow[]>`select ${tokenColumns(db)} from access_tokens where id = ${id}`;
+  return rows[0] ?? null;
+}
+
+export async function selectTokenForUpdate(db: Queryable, id: string): Promise<TokenRow | null> {
+  const rows = await db<TokenRow[]>`select ${tokenColumns(db)} from access_tokens where id = ${id} for update`;
+  return rows[0] ?? null;
+}
+
+/** Marks the first use; true only for the caller that marked it. */
+export async function markFirstUse(db: Queryable, id: string, now: Date): Promise<boolean> {
+  const rows = await db`update access_tokens set first_used_at = ${now} where id = ${id} and first_used_at is null returning id`;
+  return rows.length === 1;
+}
+
+/**
+ * Invalidates the non-concurrent tokens issued before `newer` in its scope: same app, profile and
+ * personal profile, and the same device when the newer token is device scoped.
+ */
+export async function invalidateOlderInScope(db: Queryable, newer: TokenRow, now: Date, reason: string): Promise<number> {
+  const rows = await db`
+    update access_tokens set invalidated_at = ${now}, invalidated_reason = ${reason}
+    where client_id = ${newer.client_id} and profile_id = ${newer.profile_id}
+      and personal_profile_id = ${newer.personal_profile_id}
+      and sequence < ${newer.sequence} and not concurrent and invalidated_at is null
+      and (not ${newer.device_scoped}::boolean or device_uuid is not distinct from ${newer.device_uuid})
+    returning id`;
+  return rows.length;
+}
+
+export async function invalidateToken(db: Queryable, id: string, now: Date, reason: string): Promise<boolean> {
+  const rows = await db`
+    update access_tokens set invalidated_at = ${now}, invalidated_reason = ${reason}
+    where id = ${id} and invalidated_at is null returning id`;
+  return rows.length === 1;
+}
+
+export async function invalidatePersonalAppTokens(db: Queryable, clientId: string, personalProfileId: string, now: Date, reason: string): Promise<number> {
+  const rows = await db`
+    update access_tokens set invalidated_at = ${now}, invalidated_reason = ${reason}
+    where client_id = ${clientId} and personal_profile_id = ${personalProfileId} and invalidated_at is null
+    returning id`;
+  return rows.length;
+}
+
+export async function invalidateOauthCodeTokens(db: Queryable, oauthCodeId: string, now: Date): Promise<number> {
+  const rows = await db`
+    update access_tokens set invalidated_at = ${now}, invalidated_reason = 'oauth_code_reused'
+    where oauth_code_id = ${oauthCodeId} and invalidated_at is null returning id`;
+  return rows.length;
+}
+
+export async function incrementRefreshFailures(db: Queryable, id: string): Promise<number> {
+  const rows = await db<{ refresh_failures: number }[]>`
+    update access_tokens set refresh_failures = refresh_failures + 1 where id = ${id} returning refresh_failures`;
+  return rows[0].refresh_failures;
+}
