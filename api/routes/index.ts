@@ -1,6 +1,9 @@
 // Every domain's routes. Each domain adds its list here, one line each.
 import type { RouteDefinition } from '../http/route.ts';
+import { adminRoutes } from './admin.ts';
+import { profileRoutes } from './profiles.ts';
+import { tokenRoutes } from './tokens.ts';
 
 export function allRoutes(): RouteDefinition[] {
-  return [];
+  return [...profileRoutes, ...tokenRoutes, ...adminRoutes];
 }

@@ -1,0 +1,215 @@
+// The operator admin API (Bearer operator key): apps, profile features, profile flags, wallets,
+// managers and profile reads. The CLI is its client.
+import { z } from 'zod';
+import { appPermissionNames } from '../../engine/apps/service.ts';
+import { appNameCharsMax, appSiteCharsMax, loginCharsMax, redirectUriCharsMax, redirectUrisMax } from '../../engine/limits.ts';
+import { wallet, walletLock } from '../../engine/profiles/machine.ts';
+import { canonicalUidOf, usernamePattern } from '../../engine/profiles/names.ts';
+import { profileFeatureNames, UidTakenError } from '../../engine/profiles/service.ts';
+import { errorTable, httpError } from '../http/errors.ts';
+import { boolField, currencyField, requiredString, stringList } from '../http/fields.ts';
+import { defineRoute, type RouteDefinition } from '../http/route.ts';
+import { profileErrors } from './profiles.ts';
+
+type AdminError = 'app_not_found' | 'wallet_transition_refused';
+const adminErrors = errorTable<AdminError>({
+  app_not_found: { status: 404, error: 'not_found', description: 'No such app.' },
+  wallet_transition_refused: { status: 400, error: 'invalid', description: 'The wallet cannot make that change in its current state.' },
+});
+
+const createAppInput = z
+  .object({
+    name: requiredString(appNameCharsMax),
+    permissions: stringList
+      .pipe(z.array(z.enum(appPermissionNames, { message: `must be among ${appPermissionNames.join(', ')}` })))
+      .optional(),
+    redirect_uris: stringList.pipe(z.array(z.string().url('must be a URL').max(redirectUriCharsMax)).max(redirectUrisMax)).optional(),
+    site: requiredString(appSiteCharsMax).regex(/^[A-Za-z0-9_.-]+$/, 'must be letters, digits, _ . -').optional(),
+    public: boolField.optional(),
+    implicit_grant: boolField.optional(),
+  })
+  .strict();
+
+const featureInput = z.object({ feature: z.enum(profileFeatureNames, { message: `must be one of ${profileFeatureNames.join(', ')}` }) }).strict();
+
+const flagsInput = z
+  .object({
+    support_paycode: boolField.optional(),
+    preferred_currency: z.union([currencyField, z.literal('')]).optional(),
+    username: z.union([z.string().regex(usernamePattern, 'must start with a letter; letters, digits, _ . - up to 100'), z.literal(''), z.null()]).optional(),
+  })
+  .strict();
+
+const walletInput = z.object({ action: z.enum(['suspend', 'unsuspend', 'close']) }).strict();
+const managerInput = z.object({ manager_uid: requiredString(loginCharsMax) }).strict();
+const empty = z.object({}).strict();
+
+export const defaultSite = 'default';
+
+function appView(app: { clientId: string; name: string; site: string; permissions: string[]; redirectUris: string[]; isPublic: boolean; implicitGrant: boolean }) {
+  return {
+    client_id: app.clientId,
+    name: app.name,
+    site: app.site,
+    permissions: app.permissions,
+    redirect_uris: app.redirectUris,
+    public: app.isPublic,
+    implicit_grant: app.implicitGrant,
+  };
+}
+
+export const adminRoutes: RouteDefinition[] = [
+  defineRoute({
+    method: 'post',
+    path: '/admin/apps',
+    summary: 'Creates an app; the answer carries the client secret, shown only once.',
+    tags: ['admin'],
+    caller: { kind: 'operator' },
+    input: createAppInput,
+    async handler({ input, engine }) {
+      const { apps } = engine.services;
+      const created = await apps.create({
+        name: input.name,
+        permissions: input.permissions ?? [],
+        redirectUris: input.redirect_uris ?? [],
+        site: input.site ?? defaultSite,
+        isPublic: input.public ?? false,
+        implicitGrant: input.implicit_grant ?? false,
+      });
+      const app = await apps.get(created.clientId);
+      return { ...appView(app!), client_secret: created.clientSecret };
+    },
+  }),
+
+  defineRoute({
+    method: 'get',
+    path: '/admin/apps/:clientId',
+    summary: 'Reads an app (never its secret).',
+    tags: ['admin'],
+    caller: { kind: 'operator' },
+    input: empty,
+    async handler({ engine, params }) {
+      const app = await engine.services.apps.get(params.clientId);
+      if (!app) throw httpError(adminErrors, 'app_not_found');
+      return appView(app);
+    },
+  }),
+
+  defineRoute({
+    method: 'get',
+    path: '/admin/profiles/:profileId',
+    summary: 'Reads a profile: ProfileDetail plus site, features, managers, managed profiles and wallet state.',
+    tags: ['admin'],
+    caller: { kind: 'operator' },
+    input: empty,
+    async handler({ engine, params }) {
+      const { profiles } = engine.services;
+      const record = await profiles.get(engine.sql, params.profileId);
+      if (!record) throw httpError(profileErrors, 'profile_not_found');
+      return {
+        profile: await profiles.detail(engine.sql, record.id),
+        site: record.site,
+        features: await profiles.features(engine.sql, record.id),
+        managers: await profiles.managers(engine.sql, record.id),
+        managed: (await profiles.managedBy(engine.sql, record.id)).map((managed) => managed.id),
+        wallet_state: await profiles.walletState(engine.sql, record.id),
+      };
+    },
+  }),
+
+  defineRoute({
+    method: 'patch',
+    path: '/admin/profiles/:profileId',
+    summary: 'Sets profile flags: support_paycode, preferred_currency, username (empty or null clears).',
+    tags: ['admin'],
+    caller: { kind: 'operator' },
+    input: flagsInput,
+    async handler({ input, engine, params }) {
+      const { profiles } = engine.services;
+      try {
+        const updated = await profiles.setFlags(engine.sql, params.profileId, {
+          supportPaycode: input.support_paycode,
+          preferredCurrency: input.preferred_currency,
+          username: input.username === undefined ? undefined : input.username || null,
+        });
+        if (!updated) throw httpError(profileErrors, 'profile_not_found');
+      } catch (error) {
+        if (error instanceof UidTakenError) throw httpError(profileErrors, 'username_taken', { invalid: { username: 'is taken' } });
+        throw error;
+      }
+      return profiles.toPublic((await profiles.get(engine.sql, params.profileId))!);
+    },
+  }),
+
+  defineRoute({
+    method: 'post',
+    path: '/admin/profiles/:profileId/features',
+    summary: 'Adds a profile feature (design_gl, bill, pull_payment, issue_open_loop).',
+    tags: ['admin'],
+    caller: { kind: 'operator' },
+    input: featureInput,
+    async handler({ input, engine, params }) {
+      const { profiles } = engine.services;
+      if (!(await profiles.get(engine.sql, params.profileId))) throw httpError(profileErrors, 'profile_not_found');
+      await profiles.addFeature(engine.sql, params.profileId, input.feature);
+      return { features: await profiles.features(engine.sql, params.profileId) };
+    },
+  }),
+
+  defineRoute({
+    method: 'delete',
+    path: '/admin/profiles/:profileId/features/:feature',
+    summary: 'Removes a profile feature.',
+    tags: ['admin'],
+    caller: { kind: 'operator' },
+    input: empty,
+    async handler({ engine, params }) {
+      const { profiles } = engine.services;
+      if (!(await profiles.get(engine.sql, params.profileId))) throw httpError(profileErrors, 'profile_not_found');
+      await profiles.removeFeature(engine.sql, params.profileId, params.feature);
+      return { features: await profiles.features(engine.sql, params.profileId) };
+    },
+  }),
+
+  defineRoute({
+    method: 'post',
+    path: '/admin/profiles/:profileId/managers',
+    summary: 'Adds a managing personal profile to a business.',
+    tags: ['admin'],
+    caller: { kind: 'operator' },
+    input: managerInput,
+    async handler({ input, engine, params }) {
+      const { profiles } = engine.services;
+      const business = await profiles.get(engine.sql, params.profileId);
+      if (!business) throw httpError(profileErrors, 'profile_not_found');
+      const uid = canonicalUidOf(input.manager_uid);
+      const manager = uid ? await profiles.findByUid(engine.sql, uid) : null;
+      if (business.isIndividual || !manager || !manager.isIndividual || manager.site !== business.site) {
+        throw httpError(profileErrors, 'manager_not_found', { invalid: { manager_uid: 'must name a personal profile of the business\'s site' } });
+      }
+      await profiles.addManager(engine.sql, business.id, manager.id);
+      return { managers: await profiles.managers(engine.sql, business.id) };
+    },
+  }),
+
+  defineRoute({
+    method: 'post',
+    path: '/admin/profiles/:profileId/wallet',
+    summary: 'Suspends, unsuspends or closes a wallet.',
+    tags: ['admin'],
+    caller: { kind: 'operator' },
+    input: walletInput,
+    async handler({ input, engine, params }) {
+      const profileId = params.profileId;
+      const state = await engine.commands.run(`wallet.${input.action}`, [walletLock(profileId)], async (unit) => {
+        if (!(await unit.load(wallet, profileId))) return null;
+        const at = unit.now.toISOString();
+        const next = unit.send(wallet, profileId, { type: `wallet.${input.action}`, at } as never);
+        return next ? String(next.value) : 'refused';
+      });
+      if (state === null) throw httpError(profileErrors, 'profile_not_found');
+      if (state === 'refused') throw httpError(adminErrors, 'wallet_transition_refused');
+      return { wallet_state: state };
+    },
+  }),
+];

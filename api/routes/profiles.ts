@@ -1,0 +1,305 @@
+// Profile access for server apps (Basic app authentication): add-individual, add-business,
+// get-by-uid and /p/token; and the public profile reads: /me, /p/<id>, /wallet/info.
+import { z } from 'zod';
+import type { ProfileAccessError } from '../../engine/profiles/errors.ts';
+import { canonicalUidOf, personNameProblem, sanitizeDescription } from '../../engine/profiles/names.ts';
+import type { Address, ProfileRecord } from '../../engine/profiles/service.ts';
+import { limitPermissions } from '../../engine/tokens/service.ts';
+import {
+  addressCityCharsMax,
+  addressLineCharsMax,
+  addressSuiteCharsMax,
+  addressZipCharsMax,
+  businessDescriptionCharsMax,
+  businessNameCharsMax,
+  dbaCharsMax,
+  deviceNameCharsMax,
+  loginCharsMax,
+  profilePhoneCharsMax,
+  webSiteCharsMax,
+} from '../../engine/limits.ts';
+import { edgeErrors, errorTable, httpError } from '../http/errors.ts';
+import { boolField, boundedString, deviceUuidField, requiredString, stringList } from '../http/fields.ts';
+import { defineRoute, type RouteDefinition } from '../http/route.ts';
+import type { Engine } from '../../engine/engine.ts';
+import type { Queryable } from '../../engine/storage/database.ts';
+
+export const profileErrors = errorTable<ProfileAccessError>({
+  profile_not_found: { status: 404, error: 'not_found', description: 'No such profile.' },
+  uid_not_found: { status: 400, error: 'invalid', description: 'No profile with this UID on the app\'s site.' },
+  manager_required: { status: 400, error: 'invalid', description: 'A business needs a managing personal profile (manager_uid).' },
+  manager_not_found: { status: 400, error: 'invalid', description: 'No personal profile with this manager UID on the app\'s site.' },
+  not_manager: { status: 403, description: 'The personal profile does not manage this profile.' },
+  not_available: { status: 403, description: 'The profile is not available.' },
+  app_denied: { status: 403, description: 'This app may not act for that profile.' },
+  username_taken: { status: 400, error: 'invalid', description: 'The username belongs to another profile.' },
+  unknown_feature: { status: 400, error: 'invalid', description: 'No such profile feature.' },
+});
+
+export const personNameField = z.string().superRefine((text, context) => {
+  const problem = personNameProblem(text);
+  if (problem) context.addIssue({ code: 'custom', message: problem });
+}).transform((text) => text.trim());
+
+const countryField = z.string().regex(/^[A-Z]{2}$/, 'must be a two-letter uppercase country code');
+const stateField = z.string().regex(/^[A-Z]{2}$/, 'must be 2 capital letters');
+
+/** The business and mail address object of POST /p/add-business. */
+export const businessAddressField = z
+  .object({
+    public: boolField.optional(),
+    line1: requiredString(addressLineCharsMax),
+    line2: boundedString(addressLineCharsMax).optional(),
+    suite: boundedString(addressSuiteCharsMax).optional(),
+    city: requiredString(addressCityCharsMax),
+    country: countryField,
+    state: stateField.optional(),
+    zip: requiredString(addressZipCharsMax),
+  })
+  .strict()
+  .superRefine((address, context) => {
+    if (address.country === 'US' && !address.state) context.addIssue({ code: 'custom', path: ['state'], message: 'is required in the US' });
+  });
+
+/** The optional home address of POST /p/add-individual; the state stays blank outside the USA. */
+export const homeAddressField = z
+  .object({
+    line1: boundedString(addressLineCharsMax).optional(),
+    line2: boundedString(addressLineCharsMax).optional(),
+    apartment: boundedString(addressSuiteCharsMax).optional(),
+    city: boundedString(addressCityCharsMax).optional(),
+    country: countryField.optional(),
+    state: z.union([stateField, z.literal('')]).optional(),
+    zip: boundedString(addressZipCharsMax).optional(),
+  })
+  .strict()
+  .superRefine((address, context) => {
+    if (address.state && address.country && address.country !== 'US') context.addIssue({ code: 'custom', path: ['state'], message: 'must be blank outside the USA' });
+  });
+
+const mustBeTrue = boolField.refine((value) => value === true, 'must be true');
+
+const addIndividualInput = z
+  .object({
+    first_name: personNameField,
+    last_name: personNameField,
+    business_name: boundedString(businessNameCharsMax).optional(),
+    agreed_terms_and_privacy: mustBeTrue,
+    accepted_policy: boolField.optional(),
+    weekly_offers: boolField.optional(),
+    phone: boundedString(profilePhoneCharsMax).optional(),
+    home: homeAddressField.optional(),
+  })
+  .strict();
+
+const addBusinessInput = z
+  .object({
+    manager_uid: boundedString(loginCharsMax).optional(),
+    business_name: requiredString(businessNameCharsMax),
+    dba: boundedString(dbaCharsMax).optional(),
+    web_site: boundedString(webSiteCharsMax).optional(),
+    description_html: boundedString(businessDescriptionCharsMax).nullable().optional(),
+    business: businessAddressField,
+    mail: businessAddressField,
+    phone: boundedString(profilePhoneCharsMax).optional(),
+    phone_public: boolField.optional(),
+  })
+  .strict();
+
+const getByUidInput = z.object({ uid: requiredString(loginCharsMax) }).strict();
+
+const profileTokenInput = z
+  .object({
+    uid: requiredString(loginCharsMax),
+    manager_uid: boundedString(loginCharsMax).optional(),
+    concurrent: boolField.optional(),
+    device_name: boundedString(deviceNameCharsMax).optional(),
+    device_uuid: deviceUuidField.optional(),
+    permissions: stringList.optional(),
+  })
+  .strict();
+
+const empty = z.object({}).strict();
+
+/** A same-site profile by what the caller typed, or null (unknown, unreadable, or another site's). */
+async function findOnSite(engine: Engine, db: Queryable, text: string, site: string): Promise<ProfileRecord | null> {
+  const uid = canonicalUidOf(text);
+  if (!uid) return null;
+  const profile = await engine.services.profiles.findByUid(db, uid);
+  return profile && profile.site === site ? profile : null;
+}
+
+function fail(code: ProfileAccessError, invalid?: Record<string, string>) {
+  return httpError(profileErrors, code, invalid ? { invalid } : {});
+}
+
+export const profileRoutes: RouteDefinition[] = [
+  defineRoute({
+    method: 'post',
+    path: '/p/add-individual',
+    summary: 'Creates an individual profile (and its wallet) on the app\'s site.',
+    tags: ['profile access'],
+    caller: { kind: 'app', appPermission: 'create_profile' },
+    input: addIndividualInput,
+    async handler({ input, engine, app }) {
+      const { profiles } = engine.services;
+      const { profileId } = await engine.commands.run('profile.add_individual', [], (unit) =>
+        profiles.createIndividualIn(unit, {
+          firstName: input.first_name,
+          lastName: input.last_name,
+          site: app!.site,
+          confirmedUids: [],
+          businessName: input.business_name?.trim() || null,
+          phone: input.phone ?? null,
+          home: (input.home as Address | undefined) ?? null,
+          acceptedPolicy: input.accepted_policy ?? false,
+          weeklyOffers: input.weekly_offers ?? true,
+        }),
+      );
+      const record = await profiles.get(engine.sql, profileId);
+      return { id: profileId, profile: profiles.toPublic(record!) };
+    },
+  }),
+
+  defineRoute({
+    method: 'post',
+    path: '/p/add-business',
+    summary: 'Creates a business profile (and its wallet) managed by a personal profile of the app\'s site.',
+    tags: ['profile access'],
+    caller: { kind: 'app', appPermission: 'create_profile' },
+    input: addBusinessInput,
+    async handler({ input, engine, app }) {
+      const { profiles } = engine.services;
+      if (!input.manager_uid || input.manager_uid.trim() === '') throw fail('manager_required', { manager_uid: 'is required' });
+      const manager = await findOnSite(engine, engine.sql, input.manager_uid, app!.site);
+      if (!manager || !manager.isIndividual) throw fail('manager_not_found', { manager_uid: 'no personal profile with this UID on the app\'s site' });
+      const description = input.description_html ? sanitizeDescription(input.description_html) : null;
+      const { profileId } = await engine.commands.run('profile.add_business', [], (unit) =>
+        profiles.createBusinessIn(unit, {
+          site: app!.site,
+          businessName: input.business_name,
+          managerProfileId: manager.id,
+          dba: input.dba?.trim() || null,
+          webSite: input.web_site?.trim() || null,
+          descriptionHtml: description || null,
+          business: input.business,
+          mail: input.mail,
+          phone: input.phone ?? null,
+          phonePublic: input.phone_public ?? false,
+        }),
+      );
+      const record = await profiles.get(engine.sql, profileId);
+      return { id: profileId, profile: profiles.toPublic(record!) };
+    },
+  }),
+
+  defineRoute({
+    method: 'get',
+    path: '/p/get-by-uid',
+    summary: 'Looks a profile up by UID on the app\'s site; an object without profile when not found.',
+    tags: ['profile access'],
+    caller: { kind: 'app', appPermission: 'get_profile' },
+    input: getByUidInput,
+    async handler({ input, engine, app }) {
+      const { profiles } = engine.services;
+      if (!canonicalUidOf(input.uid)) throw httpError(edgeErrors, 'invalid', { invalid: { uid: 'must be an email, E.164 phone, username or profile ID' } });
+      const profile = await findOnSite(engine, engine.sql, input.uid, app!.site);
+      if (!profile) return {};
+      const uids = await profiles.confirmedUids(engine.sql, profile.id);
+      return { profile: { ...profiles.toPublic(profile), confirmed_uids: uids.map((uid) => ({ uid })) } };
+    },
+  }),
+
+  defineRoute({
+    method: 'post',
+    path: '/p/token',
+    summary: 'Issues a closed-loop token for a profile of the app\'s site (a business needs manager_uid).',
+    tags: ['profile access'],
+    caller: { kind: 'app', appPermission: 'control_profile' },
+    input: profileTokenInput,
+    async handler({ input, engine, app, now }) {
+      const { profiles, tokens } = engine.services;
+      const site = app!.site;
+      return engine.sql.begin(async (tx) => {
+        const profile = await findOnSite(engine, tx, input.uid, site);
+        if (!profile) throw fail('uid_not_found', { uid: 'no profile with this UID on the app\'s site' });
+        if ((await profiles.walletState(tx, profile.id)) !== 'active') throw fail('not_available');
+        let personalProfileId = profile.id;
+        if (!profile.isIndividual) {
+          if (!input.manager_uid || input.manager_uid.trim() === '') throw fail('manager_required', { manager_uid: 'is required for a business' });
+          const manager = await findOnSite(engine, tx, input.manager_uid, site);
+          if (!manager || !manager.isIndividual) throw fail('manager_not_found', { manager_uid: 'no personal profile with this UID on the app\'s site' });
+          if (!(await profiles.isManager(tx, profile.id, manager.id))) throw fail('not_manager');
+          personalProfileId = manager.id;
+        }
+        if (input.device_uuid) await profiles.attachDevice(tx, profile.id, input.device_uuid, input.device_name ?? null);
+        return tokens.issue(tx, {
+          clientId: app!.clientId,
+          profileId: profile.id,
+          personalProfileId,
+          permissions: limitPermissions(input.permissions, tokens.closedLoopPermissions),
+          deviceUuid: input.device_uuid ?? null,
+          concurrent: input.concurrent ?? false,
+          source: 'p_token',
+          now,
+        });
+      });
+    },
+  }),
+
+  defineRoute({
+    method: 'get',
+    path: '/me',
+    summary: 'Public information about the authenticated profile.',
+    tags: ['wallet'],
+    caller: { kind: 'token' },
+    input: empty,
+    async handler({ engine, token }) {
+      const { profiles } = engine.services;
+      const record = await profiles.get(engine.sql, token!.profileId);
+      if (!record) throw fail('profile_not_found');
+      return profiles.toPublic(record);
+    },
+  }),
+
+  defineRoute({
+    method: 'get',
+    path: '/p/:profileId',
+    summary: 'Public information about a profile.',
+    tags: ['wallet'],
+    caller: { kind: 'none' },
+    input: empty,
+    async handler({ engine, params }) {
+      const { profiles } = engine.services;
+      const record = await profiles.get(engine.sql, params.profileId);
+      if (!record) throw fail('profile_not_found');
+      return profiles.toPublic(record);
+    },
+  }),
+
+  defineRoute({
+    method: 'get',
+    path: '/wallet/info',
+    summary: 'The wallet: profile (ProfileDetail), related profiles, and personal_profile when a business was selected.',
+    tags: ['wallet'],
+    caller: { kind: 'token', permission: 'view_wallet' },
+    input: empty,
+    alsoPost: true,
+    async handler({ engine, token }) {
+      const { profiles } = engine.services;
+      const principal = token!;
+      if (!(await profiles.get(engine.sql, principal.profileId))) throw fail('profile_not_found');
+      const profile = await profiles.detail(engine.sql, principal.profileId);
+      const related: Record<string, unknown>[] = [];
+      for (const managed of await profiles.managedBy(engine.sql, principal.personalProfileId)) {
+        if (managed.id !== principal.profileId) related.push(await profiles.detail(engine.sql, managed.id));
+      }
+      const answer: Record<string, unknown> = { profile, related };
+      if (principal.profileId !== principal.personalProfileId) {
+        const personal = await profiles.get(engine.sql, principal.personalProfileId);
+        if (personal) answer.personal_profile = profiles.toPublic(personal);
+      }
+      return answer;
+    },
+  }),
+];
