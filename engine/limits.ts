@@ -105,3 +105,42 @@ export const outboxBatchMax = 20;
 export const outboxAttemptsMax = 8;
 export const outboxBackoffBaseMs = 1000;
 export const outboxLeaseMs = 30_000;
+
+// Authentication (our choices where the interface is silent; see docs/decisions.md)
+export const authnAttemptLifetimeMs = 30 * 60 * 1000;
+export const authnSecretBytes = 20;
+export const authnFactorIdBytes = 4;
+export const authnEmailCodeDigits = 9;
+export const authnSmsCodeDigits = 6;
+export const authnCaptchaAfterFailures = 3;
+export const authnExpireAfterFailures = 6;
+export const authnLoginGuardWindowMs = 60 * 60 * 1000;
+export const authnLoginCaptchaAfterFailures = 3;
+export const authnFactorsPerAttemptMax = 6;
+export const devicePasswordBytes = 24;
+export const invitationLifetimeMs = 30 * 24 * 60 * 60 * 1000;
+export const invitationCodeChars = 8;
+export const invitationCodeCharsMin = 6;
+export const invitationExpireAfterFailures = 5;
+export const invitationAddressesMax = 10;
+export const oauthCodeLifetimeMs = 10 * 60 * 1000;
+export const oauthFlowLifetimeMs = 30 * 60 * 1000;
+export const oauthStateCharsMax = 2000;
+export const profileImageRenditionsPx = [24, 48, 73] as const;
+
+// Ledger (cash, transfers, payouts; see docs/ledger.md and docs/decisions.md)
+export const amountsEntriesMax = 20;
+export const serialNumbersMax = 1000;
+export const sendNotesMax = 5000;
+export const paycodeDigits = 8;
+export const paycodeGenerateTriesMax = 10;
+export const paycodeExpiryMsDefault = 24 * 60 * 60 * 1000;
+export const paycodeCorrectionMs = 10 * 60 * 1000;
+export const holdSecondsMax = 7 * 24 * 60 * 60;
+export const invitationExpireDaysDefault = 30;
+export const invitationExpireDaysMax = 365;
+export const dfiAccountFieldCharsMax = 100;
+export const routingNumberDigits = 9;
+export const accountNumberDigitsMax = 17;
+export const fxRateCharsMax = 25;
+export const payoutFeeMinorExpress = 100n;

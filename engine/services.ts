@@ -3,17 +3,26 @@ import type { Core } from './core.ts';
 import { createAppsService, type AppsService } from './apps/service.ts';
 import { createProfilesService, type ProfilesService } from './profiles/service.ts';
 import { createTokensService, type TokensService } from './tokens/service.ts';
+import { createMessagesService, type MessagesService } from './messages/service.ts';
+import { createInvitationsService, type InvitationsService } from './invitations/service.ts';
+import { createAuthnService, type AuthnService } from './authn/service.ts';
 
 export interface Services {
   core: Core;
   apps: AppsService;
   profiles: ProfilesService;
   tokens: TokensService;
+  messages: MessagesService;
+  invitations: InvitationsService;
+  authn: AuthnService;
 }
 
 export async function createServices(core: Core): Promise<Services> {
   const apps = createAppsService(core);
   const profiles = createProfilesService(core);
   const tokens = createTokensService(core, { profiles });
-  return { core, apps, profiles, tokens };
+  const messages = createMessagesService(core);
+  const invitations = createInvitationsService(core, { messages });
+  const authn = createAuthnService(core, { apps, profiles, tokens, messages, invitations });
+  return { core, apps, profiles, tokens, messages, invitations, authn };
 }

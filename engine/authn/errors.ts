@@ -1,0 +1,22 @@
+// Named outcomes of authentication calls; the API maps each once (api/routes/authn.ts).
+export type AuthnError =
+  | 'invalid'
+  | 'unknown_app'
+  | 'captcha_required'
+  | 'incorrect_code'
+  | 'incorrect_password'
+  | 'attempt_gone'
+  | 'secret_mismatch'
+  | 'not_ready'
+  | 'uid_taken';
+
+export interface AuthnFailure {
+  ok: false;
+  error: AuthnError;
+  invalid?: Record<string, string>;
+  description?: string;
+}
+
+export function failure(error: AuthnError, invalid?: Record<string, string>, description?: string): AuthnFailure {
+  return { ok: false, error, ...(invalid ? { invalid } : {}), ...(description ? { description } : {}) };
+}

@@ -1,0 +1,27 @@
+// SQL for the invitation index: who sent each invitation and which profile accepted it.
+import type { Queryable } from '../storage/database.ts';
+
+export async function insertInvitation(db: Queryable, row: { id: string; clientId: string; extId: string | null }, now: Date): Promise<void> {
+  await db`insert into invitations (id, client_id, ext_id, created_at) values (${row.id}, ${row.clientId}, ${row.extId}, ${now})`;
+}
+
+export async function updateExtId(db: Queryable, id: string, extId: string | null): Promise<void> {
+  await db`update invitations set ext_id = ${extId} where id = ${id}`;
+}
+
+export async function markAccepted(db: Queryable, id: string, profileId: string, now: Date): Promise<void> {
+  const result = await db`update invitations set accepted_profile_id = ${profileId}, accepted_at = ${now} where id = ${id}`;
+  if (result.count !== 1) throw new Error(`invitation ${id} is missing from the index`);
+}
+
+export async function selectAccepted(db: Queryable, profileId: string, clientId: string): Promise<{ id: string; ext_id: string | null } | null> {
+  const rows = await db<{ id: string; ext_id: string | null }[]>`
+    select id, ext_id from invitations where accepted_profile_id = ${profileId} and client_id = ${clientId}
+    order by accepted_at desc limit 1`;
+  return rows[0] ?? null;
+}
+
+export async function selectClientId(db: Queryable, id: string): Promise<string | null> {
+  const rows = await db<{ client_id: string }[]>`select client_id from invitations where id = ${id}`;
+  return rows[0]?.client_id ?? null;
+}

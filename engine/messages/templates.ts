@@ -1,0 +1,49 @@
+// Message texts, named after the site message set (authn-signup-existent, transfer-invitation …).
+// Codes appear only in message bodies, never in subjects, log lines or file names.
+
+export type CodeTemplate =
+  | 'authn-signup-nonexistent'
+  | 'authn-signin-existent'
+  | 'authn-signin-nonexistent'
+  | 'authn-reset-existent'
+  | 'authn-reset-nonexistent'
+  | 'authn-invite-nonexistent'
+  | 'authn-invite-existent'
+  | 'authn-add-ok';
+
+const purposes: Record<CodeTemplate, string> = {
+  'authn-signup-nonexistent': 'to create your wallet',
+  'authn-signin-existent': 'to sign in to your wallet',
+  'authn-signin-nonexistent': '',
+  'authn-reset-existent': 'to reset your wallet password',
+  'authn-reset-nonexistent': '',
+  'authn-invite-nonexistent': 'to accept your invitation',
+  'authn-invite-existent': 'to accept your invitation',
+  'authn-add-ok': 'to add this address to your wallet',
+};
+
+/** Groups a code for reading: 123-456 or 123-456-789. */
+export function formatCode(code: string): string {
+  return code.match(/.{1,3}/g)?.join('-') ?? code;
+}
+
+export function codeMessage(template: CodeTemplate, code: string | null, channel: 'email' | 'sms'): { subject: string; text: string } {
+  if (code === null) {
+    const text = 'Someone tried to use this address with Cashloop, but no wallet uses it. If it was you, sign up instead. Otherwise ignore this message.';
+    return { subject: 'Cashloop sign-in attempt', text };
+  }
+  const text =
+    channel === 'sms'
+      ? `Cashloop code ${formatCode(code)} ${purposes[template]}. Do not share it.`
+      : `Your Cashloop code ${purposes[template]} is ${formatCode(code)}.\n\nIt expires in 30 minutes. Never share it with anyone.`;
+  return { subject: 'Your Cashloop code', text };
+}
+
+export function invitationMessage(input: { senderName: string; orgName: string | null; firstName: string; url: string; code: string; channel: 'email' | 'sms' }): { subject: string; text: string } {
+  const from = input.orgName ? `${input.senderName} (${input.orgName})` : input.senderName;
+  const text =
+    input.channel === 'sms'
+      ? `${from} invited you to Cashloop: ${input.url} code ${input.code}`
+      : `Hello ${input.firstName},\n\n${from} invited you to a Cashloop wallet.\n\nOpen ${input.url}\nYour invitation code: ${input.code}\n`;
+  return { subject: `${from} invited you to Cashloop`, text };
+}
