@@ -3,7 +3,8 @@ import type { RouteDefinition } from '../http/route.ts';
 import { adminRoutes } from './admin.ts';
 import { profileRoutes } from './profiles.ts';
 import { tokenRoutes } from './tokens.ts';
+import { authnRoutes } from './authn.ts';
 
 export function allRoutes(): RouteDefinition[] {
-  return [...profileRoutes, ...tokenRoutes, ...adminRoutes];
+  return [...profileRoutes, ...tokenRoutes, ...adminRoutes, ...authnRoutes];
 }

@@ -1,0 +1,107 @@
+// Proves open-loop sign-up end to end over HTTP in sandbox: email code, phone code, name,
+// password, agreement, following the supplement's decision tree at every step.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { startTestServer, type TestServer } from './support/http.ts';
+import { createAuthnApp, must, revealedCode, type AuthnApp } from './authn-support.ts';
+
+let server: TestServer;
+let app: AuthnApp;
+test.before(async () => {
+  server = await startTestServer();
+  app = await createAuthnApp(server);
+});
+test.after(async () => server.close());
+
+test('sign up with email then phone reaches a token and a profile', async () => {
+  const { client } = server;
+  const start = must(await client.post('/aa/signup', { client_id: app.clientId, device_uuid: 'phone-1', login: 'Pat@Example.com' }));
+  assert.match(start.body.attempt_path, /^\/aa\/\d{10}\/$/);
+  assert.is(start.body.secret.length, 27);
+  assert.match(start.body.factor_id, /^[0-9a-f]{8}$/);
+  assert.is(start.body.code_length, 9);
+  assert.equal(start.body.unauthenticated, { 'email:pat@example.com': { original: 'Pat@Example.com', country: null } });
+  assert.is(start.body.completed_mfa, false);
+  assert.is(start.body.profile_id, null);
+  assert.equal(start.body.signup, { first_name: '', last_name: '', has_password: false, name_checked: false });
+  const auth = { attemptSecret: start.body.secret };
+  const path = start.body.attempt_path;
+
+  const first = must(await client.post(`${path}auth-uid`, { factor_id: start.body.factor_id, code: revealedCode(start) }, { auth }));
+  // Tree 1.1: no factor_id and no profile_id -> add-factor.
+  assert.is(first.body.completed_mfa, false);
+  assert.is(first.body.factor_id, undefined);
+  assert.is(first.body.profile_id, null);
+  assert.equal(first.body.authenticated['email:pat@example.com'], { original: 'Pat@Example.com', country: null, strong: true, used_password: false });
+
+  const sameType = await client.post(`${path}add-factor`, { login: 'other@example.com' }, { auth });
+  assert.is(sameType.status, 400);
+  assert.ok(sameType.body.invalid.login);
+
+  const added = must(await client.post(`${path}add-factor`, { login: '(555) 555-0100', countries: ['US'] }, { auth }));
+  assert.is(added.body.code_length, 6);
+  assert.equal(added.body.unauthenticated, { 'phone:+15555550100': { original: '(555) 555-0100', country: 'US' } });
+  const second = must(await client.post(`${path}auth-uid`, { factor_id: added.body.factor_id, code: revealedCode(added) }, { auth }));
+  assert.is(second.body.completed_mfa, true);
+  assert.is(second.body.signup.name_checked, false);
+
+  const early = await client.post(`${path}signup-finish`, { agreed: true }, { auth });
+  assert.is(early.status, 400);
+  assert.ok(early.body.invalid.first_name);
+
+  const named = must(await client.post(`${path}set-signup-data`, { first_name: 'Pat', last_name: 'Lee' }, { auth }));
+  assert.equal(named.body.signup, { first_name: 'Pat', last_name: 'Lee', has_password: false, name_checked: true });
+  const noPassword = await client.post(`${path}signup-finish`, { agreed: true }, { auth });
+  assert.is(noPassword.status, 400);
+  assert.ok(noPassword.body.invalid.password);
+  const withPassword = must(await client.post(`${path}set-signup-data`, { password: 'correct horse' }, { auth }));
+  assert.is(withPassword.body.signup.has_password, true);
+
+  const notAgreed = await client.post(`${path}signup-finish`, { agreed: false }, { auth });
+  assert.is(notAgreed.status, 400);
+  const finished = must(await client.post(`${path}signup-finish`, { agreed: true }, { auth }));
+  assert.is(finished.body.completed_mfa, true);
+  assert.match(finished.body.profile_id, /^\d{10}$/);
+  assert.is(finished.body.profile_title, 'Pat Lee');
+  assert.is(finished.body.profile.id, finished.body.profile_id);
+  assert.is(finished.body.token.token_type, 'bearer');
+  assert.ok(finished.body.token.scope.includes('send_cash'));
+
+  const info = must(await client.get('/wallet/info', {}, { auth: { bearer: finished.body.token.access_token } }));
+  const uids = info.body.profile.confirmed_uids.map((entry: { uid: string }) => entry.uid).sort();
+  assert.equal(uids, ['email:pat@example.com', 'phone:+15555550100']);
+
+  // A finished attempt is gone.
+  const again = await client.post(`${path}signup-finish`, { agreed: true }, { auth });
+  assert.is(again.status, 410);
+});
+
+test('a sign-up started with a login that already has a wallet is steered into sign-in', async () => {
+  const { client } = server;
+  const start = must(await client.post('/aa/signup', { client_id: app.clientId, device_uuid: 'phone-2', login: 'pat@example.com' }));
+  // Tree 1.3: a profile and no pending code -> sign-in (password).
+  assert.match(start.body.profile_id, /^\d{10}$/);
+  assert.is(start.body.factor_id, undefined);
+  assert.is(start.body.revealed_codes, undefined);
+  const auth = { attemptSecret: start.body.secret };
+  const wrong = await client.post(`${start.body.attempt_path}auth-password`, { password: 'not the password' }, { auth });
+  assert.is(wrong.status, 400);
+  const signedIn = must(await client.post(`${start.body.attempt_path}auth-password`, { password: 'correct horse' }, { auth }));
+  assert.ok(signedIn.body.factor_id);
+  const done = must(await client.post(`${start.body.attempt_path}auth-uid`, { factor_id: signedIn.body.factor_id, code: revealedCode(signedIn) }, { auth }));
+  assert.is(done.body.completed_mfa, true);
+  assert.is(done.body.token.token_type, 'bearer');
+});
+
+test('attempt calls need the attempt secret', async () => {
+  const { client } = server;
+  const start = must(await client.post('/aa/signup', { client_id: app.clientId, device_uuid: 'phone-3', login: 'sam@example.com' }));
+  const missing = await client.post(`${start.body.attempt_path}auth-uid`, { factor_id: start.body.factor_id, code: '1' });
+  assert.is(missing.status, 401);
+  const wrong = await client.post(`${start.body.attempt_path}auth-uid`, { factor_id: start.body.factor_id, code: '1' }, { auth: { attemptSecret: 'not-the-secret' } });
+  assert.is(wrong.status, 401);
+  const unknown = await client.post('/aa/1234567890/auth-uid', { factor_id: 'x', code: '1' }, { auth: { attemptSecret: 'whatever' } });
+  assert.is(unknown.status, 410);
+});
+
+test.run();
