@@ -46,6 +46,8 @@ export interface SignupData {
 export interface AttemptContext {
   intent: Intent;
   clientId: string;
+  /** The app's site: new wallets belong to it. */
+  site: string;
   deviceUuid: string;
   deviceName: string | null;
   /** Requested permissions (they only limit); null for the default set. */

@@ -360,6 +360,7 @@ export function createAuthnService(core: Core, dependencies: AuthnDependencies):
         const created = unit.create(authnAttempt, id, {
           intent: input.intent,
           clientId: app.clientId,
+          site: app.site,
           deviceUuid: input.deviceUuid,
           deviceName: input.deviceName,
           permissions: input.permissions && input.permissions.length > 0 ? [...input.permissions] : null,
@@ -503,14 +504,12 @@ export function createAuthnService(core: Core, dependencies: AuthnDependencies):
         if (!context.completedMfa) return reject(failure('not_ready', { request: 'multi-factor authentication is not complete' }));
         if (!context.signup.nameChecked) return reject(failure('invalid', { first_name: 'is required (set-signup-data)' }));
         if (!context.closedLoop && !context.signup.passwordHash) return reject(failure('invalid', { password: 'is required (set-signup-data)' }));
-        const app = await apps.get(context.clientId);
-        if (!app) return reject(failure('invalid', { client_id: 'is not a known app' }));
         const confirmedUids = Object.entries(context.authenticated).filter(([, factor]) => factor.byCode).map(([uid]) => uid);
         for (const uid of confirmedUids) if (await profiles.findByUid(unit.tx, uid)) return reject(failure('uid_taken', { login: `${uid} belongs to another wallet` }));
         const { profileId } = await profiles.createIndividualIn(unit, {
           firstName: context.signup.firstName,
           lastName: context.signup.lastName,
-          site: app.site,
+          site: context.site,
           confirmedUids,
           passwordHash: context.signup.passwordHash,
           deviceUuid: context.deviceUuid,
@@ -586,6 +585,7 @@ export function createAuthnService(core: Core, dependencies: AuthnDependencies):
         unit.create(authnAttempt, id, {
           intent: 'add-uid',
           clientId: input.clientId,
+          site: '',
           deviceUuid: input.deviceUuid ?? '',
           deviceName: null,
           permissions: null,
