@@ -1,0 +1,140 @@
+// Proves sign-in with a password and one code, sign-in from a trusted device without a code,
+// password reset, and closed-loop sign-in and sign-up with one factor (Basic app auth).
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { startTestServer, type TestServer } from './support/http.ts';
+import { createAuthnApp, must, revealedCode, signUp, type AuthnApp, type SignedUp } from './authn-support.ts';
+
+let server: TestServer;
+let app: AuthnApp;
+let person: SignedUp;
+const mobile = ['view_wallet', 'send_cash', 'receive_cash', 'change_settings', 'mobile_device'];
+
+test.before(async () => {
+  server = await startTestServer();
+  app = await createAuthnApp(server);
+  person = await signUp(server.client, app, { email: 'robin@example.com', phone: '+15555550111', password: 'robin password' });
+});
+test.after(async () => server.close());
+
+test('sign in with the password and one code sent to the phone', async () => {
+  const { client } = server;
+  const start = must(await client.post('/aa/signin', { client_id: app.clientId, device_uuid: 'laptop-1', login: 'robin@example.com', password: 'robin password' }));
+  assert.is(start.body.profile_id, person.profileId);
+  assert.is(start.body.profile_title, 'Pat Lee');
+  assert.is(start.body.completed_mfa, false);
+  assert.equal(start.body.authenticated['email:robin@example.com'], { original: 'robin@example.com', country: null, strong: true, used_password: true });
+  assert.is(start.body.code_length, 6);
+  assert.equal(Object.keys(start.body.unauthenticated), ['phone:+15555550111']);
+  const done = must(await client.post(`${start.body.attempt_path}auth-uid`, { factor_id: start.body.factor_id, code: revealedCode(start) }, { auth: { attemptSecret: start.body.secret } }));
+  assert.is(done.body.completed_mfa, true);
+  assert.is(done.body.profile_id, person.profileId);
+  assert.is(done.body.token.token_type, 'bearer');
+  assert.is(done.body.profile.id, person.profileId);
+  must(await client.get('/wallet/info', {}, { auth: { bearer: done.body.token.access_token } }));
+});
+
+test('a wrong password or an unknown login answers the same 400', async () => {
+  const { client } = server;
+  const wrong = await client.post('/aa/signin', { client_id: app.clientId, device_uuid: 'laptop-1', login: 'robin@example.com', password: 'nope nope' });
+  const unknown = await client.post('/aa/signin', { client_id: app.clientId, device_uuid: 'laptop-1', login: 'nobody@example.com', password: 'nope nope' });
+  assert.is(wrong.status, 400);
+  assert.is(unknown.status, 400);
+  assert.equal(wrong.body, unknown.body);
+});
+
+test('a device trusted for 30 days stands in for the code', async () => {
+  const { client } = server;
+  const start = must(await client.post('/aa/signin', { client_id: app.clientId, device_uuid: 'my-phone', login: '+1 555 555 0111', password: 'robin password', permissions: mobile, trust30: true }));
+  assert.is(start.body.trust30, true);
+  const done = must(await client.post(`${start.body.attempt_path}auth-uid`, { factor_id: start.body.factor_id, code: revealedCode(start) }, { auth: { attemptSecret: start.body.secret } }));
+  assert.is(done.body.completed_mfa, true);
+  assert.ok(done.body.token.scope.includes('mobile_device'));
+
+  const trusted = must(await client.post('/aa/signin', { client_id: app.clientId, device_uuid: 'my-phone', login: 'robin@example.com', password: 'robin password', permissions: mobile }));
+  assert.is(trusted.body.completed_mfa, true);
+  assert.is(trusted.body.factor_id, undefined);
+  assert.is(trusted.body.token.token_type, 'bearer');
+
+  // Another device still needs a code; after 30 days the trusted one does too.
+  const other = must(await client.post('/aa/signin', { client_id: app.clientId, device_uuid: 'other-phone', login: 'robin@example.com', password: 'robin password' }));
+  assert.is(other.body.completed_mfa, false);
+  server.clock.advance(30 * 24 * 60 * 60 * 1000 + 1000);
+  const later = must(await client.post('/aa/signin', { client_id: app.clientId, device_uuid: 'my-phone', login: 'robin@example.com', password: 'robin password', permissions: mobile }));
+  assert.is(later.body.completed_mfa, false);
+  assert.ok(later.body.factor_id);
+});
+
+test('trust30 is refused for a device the app does not declare a personal mobile device', async () => {
+  const answer = await server.client.post('/aa/signin', { client_id: app.clientId, device_uuid: 'kiosk', login: 'robin@example.com', password: 'robin password', trust30: true });
+  assert.is(answer.status, 400);
+  assert.ok(answer.body.invalid.trust30);
+});
+
+test('set-trust after completion trusts the device at once', async () => {
+  const { client } = server;
+  const start = must(await client.post('/aa/signin', { client_id: app.clientId, device_uuid: 'tablet', login: 'robin@example.com', password: 'robin password', permissions: mobile }));
+  const auth = { attemptSecret: start.body.secret };
+  must(await client.post(`${start.body.attempt_path}auth-uid`, { factor_id: start.body.factor_id, code: revealedCode(start) }, { auth }));
+  const trust = must(await client.post(`${start.body.attempt_path}set-trust`, { trust30: true }, { auth }));
+  assert.equal(trust.body, {});
+  const again = must(await client.post('/aa/signin', { client_id: app.clientId, device_uuid: 'tablet', login: 'robin@example.com', password: 'robin password', permissions: mobile }));
+  assert.is(again.body.completed_mfa, true);
+});
+
+test('reset a forgotten password with codes to the email and the phone', async () => {
+  const { client } = server;
+  const start = must(await client.post('/aa/reset', { client_id: app.clientId, device_uuid: 'laptop-2', login: 'robin@example.com' }));
+  assert.is(start.body.code_length, 9);
+  const auth = { attemptSecret: start.body.secret };
+  const path = start.body.attempt_path;
+  const withPassword = await client.post('/aa/reset', { client_id: app.clientId, device_uuid: 'laptop-2', login: 'robin@example.com', password: 'x' });
+  assert.is(withPassword.status, 400);
+  const first = must(await client.post(`${path}auth-uid`, { factor_id: start.body.factor_id, code: revealedCode(start) }, { auth }));
+  assert.is(first.body.completed_mfa, false);
+  assert.equal(Object.keys(first.body.unauthenticated), ['phone:+15555550111']);
+  const early = await client.post(`${path}reset-password`, { password: 'new password 1' }, { auth });
+  assert.is(early.status, 400);
+  const second = must(await client.post(`${path}auth-uid`, { factor_id: first.body.factor_id, code: revealedCode(first) }, { auth }));
+  assert.is(second.body.completed_mfa, true);
+  const short = await client.post(`${path}reset-password`, { password: 'seven77' }, { auth });
+  assert.is(short.status, 400);
+  const reset = must(await client.post(`${path}reset-password`, { password: 'new password 1' }, { auth }));
+  assert.is(reset.body.profile_id, person.profileId);
+  assert.is(reset.body.token.token_type, 'bearer');
+  const old = await client.post('/aa/signin', { client_id: app.clientId, device_uuid: 'laptop-2', login: 'robin@example.com', password: 'robin password' });
+  assert.is(old.status, 400);
+  must(await client.post('/aa/signin', { client_id: app.clientId, device_uuid: 'laptop-2', login: 'robin@example.com', password: 'new password 1' }));
+});
+
+test('a reset for a login without a wallet looks the same but has no code', async () => {
+  const start = must(await server.client.post('/aa/reset', { client_id: app.clientId, device_uuid: 'laptop-3', login: 'ghost@example.com' }));
+  assert.ok(start.body.factor_id);
+  assert.is(start.body.revealed_codes, undefined);
+});
+
+test('closed-loop sign-up and sign-in need one factor and Basic app authentication', async () => {
+  const { client } = server;
+  const noBasic = await client.post('/aa/signup-closed', { device_uuid: 'partner-1', login: 'kim@example.com' });
+  assert.is(noBasic.status, 401);
+  const start = must(await client.post('/aa/signup-closed', { device_uuid: 'partner-1', login: 'kim@example.com' }, { auth: app.basic }));
+  assert.is(start.body.code_length, 9);
+  const auth = { attemptSecret: start.body.secret };
+  const proven = must(await client.post(`${start.body.attempt_path}auth-uid`, { factor_id: start.body.factor_id, code: revealedCode(start) }, { auth }));
+  assert.is(proven.body.completed_mfa, true);
+  assert.is(proven.body.profile_id, null);
+  must(await client.post(`${start.body.attempt_path}set-signup-data`, { first_name: 'Kim', last_name: 'Park' }, { auth }));
+  // Closed-loop sign-up may skip the password (decision tree 2.2).
+  const finished = must(await client.post(`${start.body.attempt_path}signup-finish`, { agreed: true }, { auth }));
+  assert.ok(!finished.body.token.scope.includes('send_to_account'));
+
+  const signin = must(await client.post('/aa/signin-closed', { login: 'kim@example.com', device_uuid: 'partner-2' }, { auth: app.basic }));
+  assert.is(signin.body.completed_mfa, false);
+  assert.equal(Object.keys(signin.body.unauthenticated), ['email:kim@example.com']);
+  const done = must(await client.post(`${signin.body.attempt_path}auth-uid`, { factor_id: signin.body.factor_id, code: revealedCode(signin) }, { auth: { attemptSecret: signin.body.secret } }));
+  assert.is(done.body.completed_mfa, true);
+  assert.is(done.body.profile_id, finished.body.profile_id);
+  assert.is(done.body.token.token_type, 'bearer');
+});
+
+test.run();
