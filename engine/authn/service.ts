@@ -313,6 +313,7 @@ export function createAuthnService(core: Core, dependencies: AuthnDependencies):
             return failure('incorrect_password', { password: 'The login or the password is not correct.' });
           }
           passwordOk = true;
+          await store.clearGuard(unit.tx, guardKey);
           deviceTrusted = await store.isDeviceTrusted(unit.tx, profile.id, input.deviceUuid, unit.now);
           authenticated[login.uid] = { original: login.original, country: login.country, type: login.type, strong: true, usedPassword: true, byCode: false };
         } else if (input.intent === 'accept') {

@@ -1,0 +1,94 @@
+// Proves guessing protection: wrong codes lead to captcha, then to 410, after which even the right
+// code no longer works; wrong passwords at sign-in require captcha; attempts expire by timer.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { authnAttemptLifetimeMs, authnCaptchaAfterFailures, authnExpireAfterFailures, authnLoginCaptchaAfterFailures } from '../engine/limits.ts';
+import { startTestServer, type TestServer } from './support/http.ts';
+import { createAuthnApp, must, revealedCode, signUp, type AuthnApp } from './authn-support.ts';
+
+let server: TestServer;
+let app: AuthnApp;
+let bypass: string;
+test.before(async () => {
+  server = await startTestServer();
+  app = await createAuthnApp(server);
+  const sitekey = must(await server.client.get('/aa/recaptcha_invisible_sitekey'));
+  assert.type(sitekey.body.sitekey, 'string');
+  bypass = sitekey.body.captcha_bypass;
+  assert.type(bypass, 'string');
+});
+test.after(async () => server.close());
+
+function wrongCode(code: string): string {
+  return code.replace(/^./, (digit) => String((Number(digit) + 1) % 10));
+}
+
+test('wrong codes require captcha, then expire the attempt; the right code is then refused', async () => {
+  const { client } = server;
+  const start = must(await client.post('/aa/signup', { client_id: app.clientId, device_uuid: 'guess-1', login: 'guess@example.com' }));
+  const auth = { attemptSecret: start.body.secret };
+  const path = `${start.body.attempt_path}auth-uid`;
+  const right = revealedCode(start);
+  const body = { factor_id: start.body.factor_id, code: wrongCode(right) };
+  for (let failure = 1; failure <= authnCaptchaAfterFailures; failure++) {
+    const answer = await client.post(path, body, { auth });
+    assert.is(answer.status, 400);
+    assert.is(answer.body.error, 'invalid');
+    assert.ok(answer.body.invalid.code);
+  }
+  const needsCaptcha = await client.post(path, { ...body, code: right }, { auth });
+  assert.is(needsCaptcha.status, 400);
+  assert.is(needsCaptcha.body.error, 'captcha_required');
+  const badCaptcha = await client.post(path, { ...body, code: right, 'g-recaptcha-response': 'made-up' }, { auth });
+  assert.is(badCaptcha.body.error, 'captcha_required');
+  for (let failure = authnCaptchaAfterFailures + 1; failure < authnExpireAfterFailures; failure++) {
+    const answer = await client.post(path, { ...body, 'g-recaptcha-response': bypass }, { auth });
+    assert.is(answer.status, 400);
+  }
+  const last = await client.post(path, { ...body, 'g-recaptcha-response': bypass }, { auth });
+  assert.is(last.status, 410);
+  const rightNow = await client.post(path, { factor_id: start.body.factor_id, code: right, 'g-recaptcha-response': bypass }, { auth });
+  assert.is(rightNow.status, 410);
+  const other = await client.post(`${start.body.attempt_path}add-factor`, { login: '+15555550199' }, { auth });
+  assert.is(other.status, 410);
+});
+
+test('captcha_required shows in the AuthnResult once guessing is detected', async () => {
+  const { client } = server;
+  const start = must(await client.post('/aa/signup', { client_id: app.clientId, device_uuid: 'guess-2', login: 'guess2@example.com' }));
+  assert.is(start.body.captcha_required, false);
+  const auth = { attemptSecret: start.body.secret };
+  const right = revealedCode(start);
+  for (let failure = 1; failure <= authnCaptchaAfterFailures; failure++) {
+    await client.post(`${start.body.attempt_path}auth-uid`, { factor_id: start.body.factor_id, code: wrongCode(right) }, { auth });
+  }
+  const solved = must(await client.post(`${start.body.attempt_path}auth-uid`, { factor_id: start.body.factor_id, code: right, 'g-recaptcha-response': bypass }, { auth }));
+  assert.is(solved.body.captcha_required, true);
+});
+
+test('repeated wrong passwords for a login require captcha on sign-in', async () => {
+  const { client } = server;
+  const person = await signUp(client, app, { email: 'guarded@example.com', phone: '+15555550122' });
+  const attempt = (password: string, captcha?: string) =>
+    client.post('/aa/signin', { client_id: app.clientId, device_uuid: 'guess-3', login: person.email, password, ...(captcha ? { 'g-recaptcha-response': captcha } : {}) });
+  for (let failure = 1; failure <= authnLoginCaptchaAfterFailures; failure++) assert.is((await attempt('wrong password')).body.error, 'invalid');
+  const blocked = await attempt(person.password);
+  assert.is(blocked.status, 400);
+  assert.is(blocked.body.error, 'captcha_required');
+  must(await attempt(person.password, bypass));
+  // Success clears the guard.
+  must(await attempt(person.password));
+});
+
+test('an attempt expires after its lifetime through the durable timer', async () => {
+  const { client, engine, clock } = server;
+  const start = must(await client.post('/aa/signup', { client_id: app.clientId, device_uuid: 'guess-4', login: 'slow@example.com' }));
+  clock.advance(authnAttemptLifetimeMs + 1000);
+  assert.ok((await engine.sweeper.runOnce()) >= 1);
+  const rows = await engine.sql<{ state: string }[]>`select state from actors where kind = 'authn_attempt' and id = ${start.body.attempt_path.split('/')[2]}`;
+  assert.is(rows[0].state, 'expired');
+  const late = await client.post(`${start.body.attempt_path}auth-uid`, { factor_id: start.body.factor_id, code: revealedCode(start) }, { auth: { attemptSecret: start.body.secret } });
+  assert.is(late.status, 410);
+});
+
+test.run();
