@@ -4,7 +4,8 @@ import { adminRoutes } from './admin.ts';
 import { profileRoutes } from './profiles.ts';
 import { tokenRoutes } from './tokens.ts';
 import { authnRoutes } from './authn.ts';
+import { invitationRoutes } from './invitations.ts';
 
 export function allRoutes(): RouteDefinition[] {
-  return [...profileRoutes, ...tokenRoutes, ...adminRoutes, ...authnRoutes];
+  return [...profileRoutes, ...tokenRoutes, ...adminRoutes, ...authnRoutes, ...invitationRoutes];
 }
