@@ -8,7 +8,7 @@ import path from 'node:path';
 const roots = ['engine', 'api', 'cli', 'pos-sim', 'test'];
 const testFilePattern = /\.test\.tsx?$/;
 const concurrency = 2;
-const fileTimeoutMs = 10 * 60 * 1000;
+const fileTimeoutMs = 4 * 60 * 1000;
 
 function findTests(directory: string): string[] {
   let found: string[] = [];

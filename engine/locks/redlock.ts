@@ -28,16 +28,26 @@ export function createRedlockLocks(options: RedlockOptions): LockService & { cli
     clients,
     async using(resources, routine) {
       const keys = stableOrder(resources).map((resource) => `${options.keyPrefix}lock:${resource}`);
+      // The routine's own outcome wins over a failed release: a command that committed has
+      // committed, even if its lock expired a moment later.
+      let outcome: { done: true; value: unknown } | { done: true; error: unknown } | { done: false } = { done: false };
       try {
-        return await redlock.using(keys, ttlMs, async (signal, context) =>
-          routine({ isHeld: () => !signal.aborted && Date.now() < context.lock.expiration }),
-        );
+        await redlock.using(keys, ttlMs, async (signal, context) => {
+          try {
+            outcome = { done: true, value: await routine({ isHeld: () => !signal.aborted && Date.now() < context.lock.expiration }) };
+          } catch (error) {
+            outcome = { done: true, error };
+          }
+        });
       } catch (error) {
-        if (error instanceof ResourceLockedError || error instanceof ExecutionError) {
-          throw new LockUnavailableError(resources);
+        if (!outcome.done) {
+          if (error instanceof ResourceLockedError || error instanceof ExecutionError) throw new LockUnavailableError(resources);
+          throw error;
         }
-        throw error;
       }
+      const settled = outcome as unknown as { done: true; value?: unknown; error?: unknown };
+      if ('error' in settled) throw settled.error;
+      return settled.value as never;
     },
     async ping() {
       try {
