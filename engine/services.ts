@@ -6,6 +6,7 @@ import { createTokensService, type TokensService } from './tokens/service.ts';
 import { createMessagesService, type MessagesService } from './messages/service.ts';
 import { createInvitationsService, type InvitationsService } from './invitations/service.ts';
 import { createAuthnService, type AuthnService } from './authn/service.ts';
+import { createOauthService, type OauthService } from './oauth/service.ts';
 
 export interface Services {
   core: Core;
@@ -15,6 +16,7 @@ export interface Services {
   messages: MessagesService;
   invitations: InvitationsService;
   authn: AuthnService;
+  oauth: OauthService;
 }
 
 export async function createServices(core: Core): Promise<Services> {
@@ -24,5 +26,6 @@ export async function createServices(core: Core): Promise<Services> {
   const messages = createMessagesService(core);
   const invitations = createInvitationsService(core, { messages });
   const authn = createAuthnService(core, { apps, profiles, tokens, messages, invitations });
-  return { core, apps, profiles, tokens, messages, invitations, authn };
+  const oauth = createOauthService(core, { apps, authn, tokens });
+  return { core, apps, profiles, tokens, messages, invitations, authn, oauth };
 }

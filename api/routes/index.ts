@@ -5,7 +5,8 @@ import { profileRoutes } from './profiles.ts';
 import { tokenRoutes } from './tokens.ts';
 import { authnRoutes } from './authn.ts';
 import { invitationRoutes } from './invitations.ts';
+import { oauthRoutes } from './oauth.ts';
 
 export function allRoutes(): RouteDefinition[] {
-  return [...profileRoutes, ...tokenRoutes, ...adminRoutes, ...authnRoutes, ...invitationRoutes];
+  return [...profileRoutes, ...tokenRoutes, ...adminRoutes, ...authnRoutes, ...invitationRoutes, ...oauthRoutes];
 }

@@ -70,6 +70,8 @@ export interface AttemptContext {
   completedMfa: boolean;
   factorsIssued: number;
   expiresAt: string;
+  /** Run by the /authorize pages: the token comes from the authorization code, not the attempt. */
+  viaAuthorize?: boolean;
 }
 
 export type AttemptInput = Omit<AttemptContext, 'failures' | 'completedMfa' | 'trust30' | 'factorsIssued' | 'pending'> & {

@@ -58,6 +58,8 @@ export interface StartInput {
   trust30?: boolean;
   captcha?: string;
   permissions?: string[] | null;
+  /** The /authorize pages run the attempt; no token is issued by it. */
+  viaAuthorize?: boolean;
 }
 
 /** How an attempt call proves it belongs to the attempt: its secret, or the server's own flow. */
@@ -242,6 +244,7 @@ export function createAuthnService(core: Core, dependencies: AuthnDependencies):
     await store.clearGuard(unit.tx, `login:${after.login.uid}`);
     await applyTrust(unit, after, after.profileId);
     if (after.inviteId) await invitations.markAcceptedIn(unit, after.inviteId, after.profileId);
+    if (after.viaAuthorize) return {};
     return issueToken(unit, after, after.profileId);
   }
 
@@ -379,6 +382,7 @@ export function createAuthnService(core: Core, dependencies: AuthnDependencies):
           signup,
           trust30: input.trust30 ?? false,
           expiresAt: expiresAt.toISOString(),
+          viaAuthorize: input.viaAuthorize ?? false,
         }) as AttemptSnapshot;
         unit.schedule(authnAttempt, id, 'expire', expiresAt, { type: 'attempt.expire' });
         const empty = { ...created.context, completedMfa: false };

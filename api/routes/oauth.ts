@@ -1,0 +1,204 @@
+// The OAuth 2 authorization pages (GET /authorize and its form posts) and POST /token.
+// Pages are small server-rendered HTML with every value escaped; each form post must carry the
+// flow secret that also sits in an HttpOnly SameSite cookie (double submit against CSRF).
+import type { Request } from 'express';
+import { z } from 'zod';
+import type { FlowOutcome, TokenEndpointError } from '../../engine/oauth/service.ts';
+import { loginCharsMax, passwordCharsMax } from '../../engine/limits.ts';
+import { readBasicCredentials } from '../http/credentials.ts';
+import { errorTable, httpError } from '../http/errors.ts';
+import { boundedString } from '../http/fields.ts';
+import { defineRoute, RawResponse, type RouteDefinition } from '../http/route.ts';
+
+export const tokenEndpointErrors = errorTable<TokenEndpointError>({
+  invalid_request: { status: 400, description: 'The request is missing a parameter or is malformed.' },
+  invalid_client: { status: 400, description: 'The client credentials are not valid.' },
+  invalid_grant: { status: 400, description: 'The authorization code is not valid.' },
+  unauthorized_client: { status: 400, description: 'The app may not use this grant.' },
+  unsupported_grant_type: { status: 400, description: 'Only the authorization_code grant is supported.' },
+  invalid_scope: { status: 400, description: 'The scope is not valid.' },
+});
+
+const cookieName = 'cashloop_authorize';
+
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (character) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[character]!);
+}
+
+const securityHeaders = {
+  'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
+  'x-frame-options': 'DENY',
+  'referrer-policy': 'no-referrer',
+  'cache-control': 'no-store',
+};
+
+function layout(title: string, body: string): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(title)}</title>
+<style>body{font-family:system-ui,sans-serif;max-width:26rem;margin:3rem auto;padding:0 1rem;color:#222}
+label{display:block;margin:.8rem 0 .2rem}input[type=text],input[type=password]{width:100%;padding:.5rem;font-size:1rem;box-sizing:border-box}
+button{margin-top:1rem;padding:.5rem 1.2rem;font-size:1rem}.message{color:#a00}.sandbox{background:#ffd;padding:.5rem}</style>
+</head><body><h1>Cashloop</h1>${body}</body></html>`;
+}
+
+function render(outcome: FlowOutcome, secure: boolean): RawResponse {
+  if (outcome.kind === 'redirect') {
+    return new RawResponse(302, null, '', { location: outcome.location, 'cache-control': 'no-store', 'set-cookie': `${cookieName}=; Path=/authorize; HttpOnly; SameSite=Lax; Max-Age=0${secure ? '; Secure' : ''}` });
+  }
+  if (outcome.kind === 'error') {
+    return new RawResponse(400, 'text/html; charset=utf-8', layout('Cannot sign in', `<p class="message" id="error">${escapeHtml(outcome.message)}</p>`), securityHeaders);
+  }
+  const flow = `<input type="hidden" name="flow" value="${escapeHtml(outcome.flowSecret)}">`;
+  const message = outcome.message ? `<p class="message" id="message">${escapeHtml(outcome.message)}</p>` : '';
+  const app = escapeHtml(outcome.appName);
+  let body: string;
+  if (outcome.page === 'signin') {
+    body = `<p>Sign in to continue to <strong>${app}</strong>.</p>${message}
+<form method="post" action="/authorize/signin">${flow}
+<label for="login">Email, phone or username</label><input type="text" id="login" name="login" autocomplete="username" required>
+<label for="password">Password</label><input type="password" id="password" name="password" autocomplete="current-password" required>
+<button type="submit" id="signin">Sign in</button></form>`;
+  } else if (outcome.page === 'code') {
+    const reveal = outcome.revealedCode ? `<p class="sandbox">Sandbox: the code is <code id="revealed-code">${escapeHtml(outcome.revealedCode)}</code></p>` : '';
+    body = `<p>We sent a code to confirm it is you.</p>${message}${reveal}
+<form method="post" action="/authorize/code">${flow}
+<label for="code">Code</label><input type="text" id="code" name="code" inputmode="numeric" autocomplete="one-time-code" required>
+<button type="submit" id="verify">Continue</button></form>`;
+  } else {
+    const permissions = outcome.flow.scope.map((name) => `<li>${escapeHtml(name)}</li>`).join('');
+    body = `<p><strong>${app}</strong> asks for access to your wallet:</p><ul id="permissions">${permissions}</ul>${message}
+<form method="post" action="/authorize/consent">${flow}
+<button type="submit" name="decision" value="allow" id="allow">Allow</button>
+<button type="submit" name="decision" value="deny" id="deny">Deny</button></form>`;
+  }
+  const cookie = `${cookieName}=${outcome.flowSecret}; Path=/authorize; HttpOnly; SameSite=Lax; Max-Age=1800${secure ? '; Secure' : ''}`;
+  return new RawResponse(200, 'text/html; charset=utf-8', layout('Sign in', body), { ...securityHeaders, 'set-cookie': cookie });
+}
+
+function cookieFlow(request: Request): string | undefined {
+  const header = request.get('cookie') ?? '';
+  for (const part of header.split(';')) {
+    const [name, ...rest] = part.trim().split('=');
+    if (name === cookieName) return rest.join('=');
+  }
+  return undefined;
+}
+
+/** The form's flow secret must equal the cookie's, and a cross-site Origin is refused. */
+function checkedFlow(request: Request, flow: string): string | null {
+  const cookie = cookieFlow(request);
+  const origin = request.get('origin');
+  if (origin && origin !== 'null' && new URL(origin).host !== request.get('host')) return null;
+  if (!cookie || cookie.length !== flow.length || cookie !== flow) return null;
+  return flow;
+}
+
+const forbidden = new RawResponse(403, 'text/html; charset=utf-8', layout('Cannot sign in', '<p class="message">This form has expired or was not sent from this site. Start again from the app.</p>'), securityHeaders);
+
+const flowField = boundedString(100, 1);
+
+export const oauthRoutes: RouteDefinition[] = [
+  defineRoute({
+    method: 'get',
+    path: '/authorize',
+    summary: 'OAuth 2 authorization page (response_type code or token): sign in, prove a code, consent.',
+    tags: ['oauth'],
+    caller: { kind: 'none' },
+    input: z
+      .object({
+        response_type: boundedString(20).optional(),
+        client_id: boundedString(20).optional(),
+        redirect_uri: boundedString(2000).optional(),
+        scope: boundedString(2000).optional(),
+        state: boundedString(2000).optional(),
+        uuid: boundedString(100).optional(),
+        name: boundedString(200).optional(),
+        force_login: boundedString(10).optional(),
+      })
+      .strict(),
+    async handler({ input, engine, request }) {
+      // Every visit signs in afresh (there is no browser session to reuse), so force_login always holds.
+      const outcome = await engine.services.oauth.begin({
+        responseType: input.response_type, clientId: input.client_id, redirectUri: input.redirect_uri, scope: input.scope, state: input.state, uuid: input.uuid, name: input.name,
+      });
+      return render(outcome, request.secure);
+    },
+  }),
+
+  defineRoute({
+    method: 'post',
+    path: '/authorize/signin',
+    summary: 'Authorization page: the sign-in form.',
+    tags: ['oauth'],
+    caller: { kind: 'none' },
+    input: z.object({ flow: flowField, login: boundedString(loginCharsMax, 1), password: boundedString(passwordCharsMax * 4, 1) }).strict(),
+    async handler({ input, engine, request }) {
+      const flow = checkedFlow(request, input.flow);
+      if (!flow) return forbidden;
+      return render(await engine.services.oauth.signin(flow, input.login, input.password), request.secure);
+    },
+  }),
+
+  defineRoute({
+    method: 'post',
+    path: '/authorize/code',
+    summary: 'Authorization page: the code form.',
+    tags: ['oauth'],
+    caller: { kind: 'none' },
+    input: z.object({ flow: flowField, code: boundedString(64, 1) }).strict(),
+    async handler({ input, engine, request }) {
+      const flow = checkedFlow(request, input.flow);
+      if (!flow) return forbidden;
+      return render(await engine.services.oauth.proveCode(flow, input.code), request.secure);
+    },
+  }),
+
+  defineRoute({
+    method: 'post',
+    path: '/authorize/consent',
+    summary: 'Authorization page: the consent form.',
+    tags: ['oauth'],
+    caller: { kind: 'none' },
+    input: z.object({ flow: flowField, decision: z.enum(['allow', 'deny']) }).strict(),
+    async handler({ input, engine, request }) {
+      const flow = checkedFlow(request, input.flow);
+      if (!flow) return forbidden;
+      return render(await engine.services.oauth.consent(flow, input.decision === 'allow'), request.secure);
+    },
+  }),
+
+  defineRoute({
+    method: 'post',
+    path: '/token',
+    summary: 'Exchanges an authorization code for an access token (app credentials by Basic or form).',
+    tags: ['oauth'],
+    caller: { kind: 'none' },
+    input: z
+      .object({
+        grant_type: z.string().max(100).optional(),
+        code: z.string().max(200).optional(),
+        redirect_uri: z.string().max(2000).optional(),
+        client_id: z.string().max(100).optional(),
+        client_secret: z.string().max(200).optional(),
+        scope: z.string().max(2000).optional(),
+      })
+      .strict(),
+    async handler({ input, engine, request }) {
+      const basic = readBasicCredentials(request);
+      if (basic && (input.client_secret !== undefined || (input.client_id !== undefined && input.client_id !== basic.clientId))) {
+        throw httpError(tokenEndpointErrors, 'invalid_request', { description: 'Give the client credentials one way only.' });
+      }
+      const result = await engine.services.oauth.exchange({
+        grantType: input.grant_type,
+        code: input.code,
+        redirectUri: input.redirect_uri,
+        clientId: basic?.clientId ?? input.client_id,
+        clientSecret: basic?.clientSecret ?? input.client_secret,
+        scope: input.scope,
+      });
+      if (!result.ok) throw httpError(tokenEndpointErrors, result.error, { description: result.description });
+      return result.token;
+    },
+  }),
+];
