@@ -7,6 +7,7 @@ import { createMessagesService, type MessagesService } from './messages/service.
 import { createInvitationsService, type InvitationsService } from './invitations/service.ts';
 import { createAuthnService, type AuthnService } from './authn/service.ts';
 import { createOauthService, type OauthService } from './oauth/service.ts';
+import { createSettingsService, type SettingsService } from './settings/service.ts';
 
 export interface Services {
   core: Core;
@@ -17,6 +18,7 @@ export interface Services {
   invitations: InvitationsService;
   authn: AuthnService;
   oauth: OauthService;
+  settings: SettingsService;
 }
 
 export async function createServices(core: Core): Promise<Services> {
@@ -27,5 +29,6 @@ export async function createServices(core: Core): Promise<Services> {
   const invitations = createInvitationsService(core, { messages });
   const authn = createAuthnService(core, { apps, profiles, tokens, messages, invitations });
   const oauth = createOauthService(core, { apps, authn, tokens });
-  return { core, apps, profiles, tokens, messages, invitations, authn, oauth };
+  const settings = createSettingsService(core, { authn, profiles });
+  return { core, apps, profiles, tokens, messages, invitations, authn, oauth, settings };
 }

@@ -6,7 +6,8 @@ import { tokenRoutes } from './tokens.ts';
 import { authnRoutes } from './authn.ts';
 import { invitationRoutes } from './invitations.ts';
 import { oauthRoutes } from './oauth.ts';
+import { settingsRoutes } from './settings.ts';
 
 export function allRoutes(): RouteDefinition[] {
-  return [...profileRoutes, ...tokenRoutes, ...adminRoutes, ...authnRoutes, ...invitationRoutes, ...oauthRoutes];
+  return [...profileRoutes, ...tokenRoutes, ...adminRoutes, ...authnRoutes, ...invitationRoutes, ...oauthRoutes, ...settingsRoutes];
 }

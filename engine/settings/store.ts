@@ -1,0 +1,38 @@
+// SQL for settings: a profile's name (one explicit update of the profiles row) and the square
+// profile image renditions kept in Postgres.
+import type { Queryable } from '../storage/database.ts';
+
+export async function updateIndividualName(db: Queryable, profileId: string, firstName: string, lastName: string): Promise<boolean> {
+  const result = await db`
+    update profiles set first_name = ${firstName}, last_name = ${lastName}, title = ${`${firstName} ${lastName}`}
+    where id = ${profileId} and is_individual`;
+  return result.count === 1;
+}
+
+export async function updateBusinessName(db: Queryable, profileId: string, title: string, dba: string | null): Promise<boolean> {
+  const result = await db`
+    update profiles set title = ${title}, business_name = ${title}, dba = ${dba}
+    where id = ${profileId} and not is_individual`;
+  return result.count === 1;
+}
+
+export async function upsertImage(db: Queryable, profileId: string, sizePx: number, contentType: string, bytes: Buffer, now: Date): Promise<number> {
+  const rows = await db<{ version: number }[]>`
+    insert into profile_images (profile_id, size_px, content_type, bytes, version, updated_at)
+    values (${profileId}, ${sizePx}, ${contentType}, ${bytes}, 1, ${now})
+    on conflict (profile_id, size_px) do update set content_type = excluded.content_type, bytes = excluded.bytes,
+      version = profile_images.version + 1, updated_at = excluded.updated_at
+    returning version`;
+  return rows[0].version;
+}
+
+export async function selectImage(db: Queryable, profileId: string, sizePx: number): Promise<{ content_type: string; bytes: Buffer } | null> {
+  const rows = await db<{ content_type: string; bytes: Buffer }[]>`
+    select content_type, bytes from profile_images where profile_id = ${profileId} and size_px = ${sizePx}`;
+  return rows[0] ?? null;
+}
+
+export async function selectImageVersions(db: Queryable, profileId: string): Promise<Map<number, number>> {
+  const rows = await db<{ size_px: number; version: number }[]>`select size_px, version from profile_images where profile_id = ${profileId} order by size_px`;
+  return new Map(rows.map((row) => [row.size_px, row.version]));
+}
