@@ -1,0 +1,99 @@
+// The benchmark's settings: its own environment, parsed once (the engine's config is the API
+// process's business), and every duration, size and target as a named constant, unit last.
+import { z } from 'zod';
+
+const benchEnvironmentSchema = z.object({
+  BENCH_POSTGRES_URL: z.string().regex(/^postgres(ql)?:\/\//).default('postgres://postgres@127.0.0.1:5432/test'),
+  BENCH_REDIS_URL: z.string().regex(/^rediss?:\/\//).default('redis://127.0.0.1:6379'),
+  BENCH_PGBENCH: z.string().optional(),
+});
+
+export interface BenchPlan {
+  quick: boolean;
+  pgbenchScale: number;
+  pgbenchClients: number;
+  pgbenchThreads: number;
+  pgbenchSeconds: number;
+  pgliteBaselineSeconds: number;
+  pgliteBaselineRows: number;
+  warmupSeconds: number;
+  closedLoopSeconds: number;
+  openLoopSeconds: number;
+  hotWalletSeconds: number;
+  uniformWallets: number;
+  uniformConcurrency: number;
+  hotConcurrency: number;
+  hotRecipients: number;
+  historySmallTransfers: number;
+  historyLargeTransfers: number;
+  historyRequests: number;
+  pgliteWallets: number;
+  pgliteConcurrency: number;
+  pgliteSendSeconds: number;
+}
+
+/** The targets of issue 4, verbatim as numbers. */
+export const targets = Object.freeze({
+  uniformToPgbenchRatioMin: 0.5,
+  openLoopP99MsMax: 25,
+  openLoopLoadFraction: 0.8,
+  hotToUniformRatioMin: 0.25,
+  historyLargeToSmallRatioMax: 1.5,
+});
+
+const fullPlan: BenchPlan = {
+  quick: false,
+  pgbenchScale: 10,
+  pgbenchClients: 8,
+  pgbenchThreads: 2,
+  pgbenchSeconds: 15,
+  pgliteBaselineSeconds: 10,
+  pgliteBaselineRows: 1000,
+  warmupSeconds: 5,
+  closedLoopSeconds: 20,
+  openLoopSeconds: 20,
+  hotWalletSeconds: 15,
+  uniformWallets: 400,
+  uniformConcurrency: 32,
+  hotConcurrency: 32,
+  hotRecipients: 50,
+  historySmallTransfers: 1_000,
+  historyLargeTransfers: 1_000_000,
+  historyRequests: 300,
+  pgliteWallets: 40,
+  pgliteConcurrency: 8,
+  pgliteSendSeconds: 15,
+};
+
+const quickPlan: BenchPlan = {
+  ...fullPlan,
+  quick: true,
+  pgbenchScale: 10,
+  pgbenchSeconds: 5,
+  pgliteBaselineSeconds: 4,
+  warmupSeconds: 2,
+  closedLoopSeconds: 6,
+  openLoopSeconds: 6,
+  hotWalletSeconds: 5,
+  uniformWallets: 100,
+  historyLargeTransfers: 100_000,
+  historyRequests: 100,
+  pgliteWallets: 20,
+  pgliteSendSeconds: 5,
+};
+
+export interface BenchEnvironment {
+  postgresUrl: string;
+  redisUrl: string;
+  pgbench: string | undefined;
+}
+
+export function loadBenchEnvironment(env: Record<string, string | undefined> = process.env): BenchEnvironment {
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
+  const parsed = benchEnvironmentSchema.parse(cleaned);
+  return Object.freeze({ postgresUrl: parsed.BENCH_POSTGRES_URL, redisUrl: parsed.BENCH_REDIS_URL, pgbench: parsed.BENCH_PGBENCH });
+}
+
+export function planFor(argv: readonly string[]): BenchPlan {
+  return Object.freeze(argv.includes('--quick') ? quickPlan : fullPlan);
+}

@@ -1,0 +1,38 @@
+// Bench databases on the real Postgres: each run makes its own (cashloop_bench_<random>,
+// cashloop_pgbench_<random>) and drops it at the end, whatever happened.
+import { randomBytes } from 'node:crypto';
+import postgres from 'postgres';
+
+export interface BenchDatabase {
+  name: string;
+  url: string;
+  drop(): Promise<void>;
+}
+
+export function databaseUrlWithName(base: string, name: string): string {
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+export async function createBenchDatabase(adminUrl: string, prefix: string): Promise<BenchDatabase> {
+  const name = `${prefix}_${randomBytes(5).toString('hex')}`;
+  const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
+  try {
+    await admin.unsafe(`create database ${name}`);
+  } finally {
+    await admin.end();
+  }
+  return {
+    name,
+    url: databaseUrlWithName(adminUrl, name),
+    async drop() {
+      const dropper = postgres(adminUrl, { max: 1, onnotice: () => {} });
+      try {
+        await dropper.unsafe(`drop database if exists ${name} with (force)`);
+      } finally {
+        await dropper.end();
+      }
+    },
+  };
+}

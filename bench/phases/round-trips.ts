@@ -1,0 +1,82 @@
+// Where one send's time goes: a second API process on the same database, reaching Postgres
+// through a counting pass-through, sends one at a time. Postgres round trips per send (minus the
+// background workers' idle polling, measured first), Redis commands per send, and the unloaded
+// latency with the engine's own split (command path, lock wait).
+import { performance } from 'node:perf_hooks';
+import { startApiProcess } from '../lib/api-process.ts';
+import { HttpClient } from '../lib/http-client.ts';
+import { sequential } from '../lib/load.ts';
+import { meanMsBetween } from '../lib/prometheus.ts';
+import { commandDelta, redisCommandCounts, startPostgresCounter } from '../lib/round-trips.ts';
+import { formatMs, type LatencySummary } from '../lib/stats.ts';
+import { CashloopSetup, paths, type Wallet } from '../scenarios/cashloop.ts';
+import { sendAmount } from '../scenarios/sends.ts';
+import { sendRequest } from '../scenarios/cashloop.ts';
+
+export interface SendProfile {
+  sends: number;
+  postgresRoundTripsPerSend: number;
+  redisCommandsPerSend: Record<string, number>;
+  latency: LatencySummary;
+  commandMeanMs: number;
+  lockWaitMeanMs: number;
+  httpMeanMs: number;
+  idleRoundTripsPerSecond: number;
+}
+
+const idleWindowMs = 3000;
+
+export async function profileOneSend(options: { databaseUrl: string; redisUrl: string; dataDir: string; from: Wallet; to: Wallet; sends: number }): Promise<SendProfile> {
+  const target = new URL(options.databaseUrl);
+  const counter = await startPostgresCounter({ host: target.hostname, port: Number(target.port || 5432) });
+  const proxied = new URL(options.databaseUrl);
+  proxied.hostname = '127.0.0.1';
+  proxied.port = String(counter.port);
+  const api = await startApiProcess({ databaseUrl: proxied.toString(), redisUrl: options.redisUrl, dataDir: options.dataDir });
+  const client = new HttpClient(api.baseUrl, 2);
+  try {
+    const setup = new CashloopSetup(client, api.operatorKey);
+    // Warm the process (its first send compiles the path), then watch it idle.
+    await sequential('warm-up', client, { count: 20, source: () => sendRequest(options.from, options.to, sendAmount) });
+    const idleStart = counter.roundTrips();
+    await new Promise((resolve) => setTimeout(resolve, idleWindowMs));
+    const idleRoundTripsPerSecond = (counter.roundTrips() - idleStart) / (idleWindowMs / 1000);
+
+    const metricsBefore = await setup.metricsText();
+    const redisBefore = await redisCommandCounts(options.redisUrl);
+    const roundTripsBefore = counter.roundTrips();
+    const startedAt = performance.now();
+    const run = await sequential('one send at a time', client, { count: options.sends, source: () => sendRequest(options.from, options.to, sendAmount) });
+    const seconds = (performance.now() - startedAt) / 1000;
+    const roundTrips = counter.roundTrips() - roundTripsBefore - idleRoundTripsPerSecond * seconds;
+    const redisAfter = await redisCommandCounts(options.redisUrl);
+    const metricsAfter = await setup.metricsText();
+    if (run.failed > 0) throw new Error(`sends failed while profiling: ${run.failureSamples.join(' / ')}`);
+    const redisPerSend: Record<string, number> = {};
+    for (const [name, count] of commandDelta(redisBefore, redisAfter)) redisPerSend[name] = Number((count / options.sends).toFixed(2));
+    return {
+      sends: options.sends,
+      postgresRoundTripsPerSend: roundTrips / options.sends,
+      redisCommandsPerSend: redisPerSend,
+      latency: run.latency,
+      commandMeanMs: meanMsBetween(metricsBefore, metricsAfter, 'cashloop_command_duration_seconds', { command: 'transfer.send' }).meanMs,
+      lockWaitMeanMs: meanMsBetween(metricsBefore, metricsAfter, 'cashloop_lock_wait_seconds', { command: 'transfer.send' }).meanMs,
+      httpMeanMs: meanMsBetween(metricsBefore, metricsAfter, 'cashloop_http_request_duration_seconds', { route: paths.send }).meanMs,
+      idleRoundTripsPerSecond,
+    };
+  } finally {
+    client.close();
+    await api.stop();
+    await counter.close();
+  }
+}
+
+export function describeProfile(profile: SendProfile): string[] {
+  const redis = Object.entries(profile.redisCommandsPerSend).map(([name, count]) => `${name} ${count}`).join(', ') || 'none';
+  return [
+    `- ${profile.sends} sends one at a time through a second API process: p50 ${formatMs(profile.latency.p50Ms)} ms, p99 ${formatMs(profile.latency.p99Ms)} ms at the client.`,
+    `- Postgres round trips per send (Sync + simple Query messages): **${profile.postgresRoundTripsPerSend.toFixed(1)}** (idle background polling, ${profile.idleRoundTripsPerSecond.toFixed(1)}/s, subtracted).`,
+    `- Redis commands per send: ${redis}.`,
+    `- Engine metrics per send: HTTP ${formatMs(profile.httpMeanMs)} ms, of which the command path (lock + transaction + commit) ${formatMs(profile.commandMeanMs)} ms, lock wait ${formatMs(profile.lockWaitMeanMs)} ms.`,
+  ];
+}

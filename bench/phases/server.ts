@@ -1,0 +1,152 @@
+// The API on real Postgres and Redis, one child process on a fresh database: setup, uniform and
+// hot-wallet sends (closed loop for the maximum, open loop at 80% of it), history at two sizes,
+// the round trips of one send, and the ledger audit. The database is dropped at the end.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import postgres from 'postgres';
+import type { BenchEnvironment, BenchPlan } from '../config.ts';
+import { targets } from '../config.ts';
+import { startApiProcess, type ApiProcess } from '../lib/api-process.ts';
+import { createBenchDatabase } from '../lib/databases.ts';
+import { HttpClient } from '../lib/http-client.ts';
+import type { PhaseResult } from '../lib/load.ts';
+import { meanMsBetween } from '../lib/prometheus.ts';
+import { CashloopSetup, paths, type Wallet } from '../scenarios/cashloop.ts';
+import { compareHistory, historyCalls, recentSyncTs, seedHistory, visibleTransfers, type HistoryComparison } from '../scenarios/history.ts';
+import { constantRate, hotSource, maxRate, uniformSource } from '../scenarios/sends.ts';
+import { profileOneSend, type SendProfile } from './round-trips.ts';
+
+export interface CommandTimes {
+  /** Mean ms inside the command path (lock, transaction, commit) per send. */
+  commandMeanMs: number;
+  /** Mean ms waiting for the wallet lock per send. */
+  lockWaitMeanMs: number;
+  /** Mean ms the HTTP edge saw per request (engine metric). */
+  httpMeanMs: number;
+}
+
+export interface ServerResult {
+  ledgerRoutes: boolean;
+  missing: string[];
+  uniform: (PhaseResult & { times: CommandTimes }) | null;
+  openLoop: (PhaseResult & { scheduledRatePerSecond: number; lateStartsMax: number }) | null;
+  hot: (PhaseResult & { times: CommandTimes }) | null;
+  history: { small: number; large: number; seedSeconds: number; comparisons: HistoryComparison[] } | null;
+  profile: SendProfile | null;
+  audit: { ok: boolean; problems: string[]; totals: unknown[] } | null;
+  wallets: number;
+  notes: string[];
+}
+
+const walletFunding = '100000.00';
+const historyIncrementalBack = 10;
+
+async function commandTimes(setup: CashloopSetup, body: () => Promise<PhaseResult>): Promise<PhaseResult & { times: CommandTimes }> {
+  const before = await setup.metricsText();
+  const result = await body();
+  const after = await setup.metricsText();
+  return {
+    ...result,
+    times: {
+      commandMeanMs: meanMsBetween(before, after, 'cashloop_command_duration_seconds', { command: 'transfer.send' }).meanMs,
+      lockWaitMeanMs: meanMsBetween(before, after, 'cashloop_lock_wait_seconds', { command: 'transfer.send' }).meanMs,
+      httpMeanMs: meanMsBetween(before, after, 'cashloop_http_request_duration_seconds', { route: paths.send }).meanMs,
+    },
+  };
+}
+
+async function templateTransfer(databaseUrl: string): Promise<string | null> {
+  const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} });
+  try {
+    const rows = await sql<{ id: string }[]>`
+      select id from transfers where workflow_type = 'profile_to_profile' and completed order by start_at desc limit 1`;
+    return rows[0]?.id ?? null;
+  } finally {
+    await sql.end();
+  }
+}
+
+export async function runServer(plan: BenchPlan, environment: BenchEnvironment, log: (message: string) => void): Promise<ServerResult> {
+  const database = await createBenchDatabase(environment.postgresUrl, 'cashloop_bench');
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'cashloop-bench-server-'));
+  let api: ApiProcess | null = null;
+  let client: HttpClient | null = null;
+  const result: ServerResult = { ledgerRoutes: false, missing: [], uniform: null, openLoop: null, hot: null, history: null, profile: null, audit: null, wallets: plan.uniformWallets, notes: [] };
+  try {
+    api = await startApiProcess({ databaseUrl: database.url, redisUrl: environment.redisUrl, dataDir });
+    log(`API process ${api.pid} on ${api.baseUrl}, database ${database.name}`);
+    client = new HttpClient(api.baseUrl, Math.max(plan.uniformConcurrency, plan.hotConcurrency) + 8);
+    const setup = new CashloopSetup(client, api.operatorKey);
+    for (const [method, route] of [['POST', paths.send], ['POST', paths.cashIssue], ['POST', paths.cashIssuer], ['GET', paths.history], ['POST', paths.historySync], ['GET', paths.audit]] as const) {
+      if (!(await setup.routeExists(method, route))) result.missing.push(`${method} ${route}`);
+    }
+    result.ledgerRoutes = result.missing.length === 0;
+    if (!result.ledgerRoutes) {
+      result.notes.push(`The ledger's routes are not all there yet (missing: ${result.missing.join(', ')}); send, history and audit phases skipped.`);
+      return result;
+    }
+
+    const app = await setup.createApp();
+    await setup.designateIssuer(app);
+    const wallets = await setup.wallets(app, plan.uniformWallets);
+    const [hot] = await setup.wallets(app, 1, plan.uniformWallets);
+    await setup.fund([...wallets, hot], walletFunding);
+    log(`${wallets.length + 1} wallets funded`);
+
+    const step = async <T>(name: string, body: () => Promise<T>): Promise<T | null> => {
+      try {
+        return await body();
+      } catch (error) {
+        result.notes.push(`${name} failed: ${String((error as Error).stack ?? error).split('\n').slice(0, 4).join(' | ')}`);
+        log(`${name} FAILED: ${String(error)}`);
+        return null;
+      }
+    };
+    const uniform = uniformSource(wallets);
+    await maxRate('warm-up', client, uniform, plan.uniformConcurrency, plan.warmupSeconds);
+    result.uniform = await step('uniform sends', () => commandTimes(setup, () => maxRate('P2P sends, uniform', client!, uniform, plan.uniformConcurrency, plan.closedLoopSeconds)));
+    if (result.uniform) {
+      log(`uniform: ${result.uniform.ratePerSecond.toFixed(0)}/s, p99 ${result.uniform.latency.p99Ms.toFixed(1)} ms, ${result.uniform.failed} failed`);
+      const openRate = Math.max(1, targets.openLoopLoadFraction * result.uniform.ratePerSecond);
+      result.openLoop = await step('open loop sends', () => constantRate('P2P sends, uniform, open loop', client!, uniform, openRate, plan.openLoopSeconds));
+      if (result.openLoop) log(`open loop at ${openRate.toFixed(0)}/s: p99 ${result.openLoop.latency.p99Ms.toFixed(1)} ms`);
+    }
+    const hotRecipients = wallets.slice(0, plan.hotRecipients);
+    result.hot = await step('hot wallet sends', () => commandTimes(setup, () => maxRate('P2P sends, one hot wallet', client!, hotSource(hot, hotRecipients), plan.hotConcurrency, plan.hotWalletSeconds)));
+    if (result.hot) log(`hot wallet: ${result.hot.ratePerSecond.toFixed(0)}/s, p99 ${result.hot.latency.p99Ms.toFixed(1)} ms`);
+
+    result.history = await step('history', () => runHistory(plan, database.url, setup, app, log));
+    result.profile = await step('round trips of one send', () => profileOneSend({ databaseUrl: database.url, redisUrl: environment.redisUrl, dataDir, from: wallets[0], to: wallets[1], sends: plan.quick ? 50 : 200 }));
+    result.audit = await step('audit', () => setup.audit());
+    if (result.audit) log(`audit: ${result.audit.ok ? 'balanced' : `PROBLEMS ${result.audit.problems.join('; ')}`}`);
+    return result;
+  } catch (error) {
+    result.notes.push(`stopped early: ${String((error as Error).stack ?? error).split('\n').slice(0, 4).join(' | ')}`);
+    if (api) result.notes.push(`API process output (tail): ${api.output().slice(-2000)}`);
+    log(`API on Postgres stopped early: ${String(error)}`);
+    return result;
+  } finally {
+    client?.close();
+    await api?.stop();
+    await database.drop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+async function runHistory(plan: BenchPlan, databaseUrl: string, setup: CashloopSetup, app: Awaited<ReturnType<CashloopSetup['createApp']>>, log: (message: string) => void) {
+  const templateId = await templateTransfer(databaseUrl);
+  if (!templateId) throw new Error('no completed P2P transfer to copy for the history seed');
+  const [small, large, other] = await setup.wallets(app, 3, plan.uniformWallets + 1);
+  const endAt = new Date(Date.now() - 60_000);
+  const seededSmall = await seedHistory(databaseUrl, { templateId, reader: small.profileId, other: other.profileId, count: plan.historySmallTransfers, readerNumber: 1, endAt });
+  const seededLarge = await seedHistory(databaseUrl, { templateId, reader: large.profileId, other: other.profileId, count: plan.historyLargeTransfers, readerNumber: 2, endAt });
+  const seedSeconds = seededSmall.seconds + seededLarge.seconds;
+  const smallCount = await visibleTransfers(databaseUrl, small.profileId);
+  const largeCount = await visibleTransfers(databaseUrl, large.profileId);
+  log(`history seeded: ${smallCount} and ${largeCount} transfers in ${seedSeconds.toFixed(1)} s`);
+  const incremental = new Map<string, string>();
+  for (const reader of [small, large] as Wallet[]) incremental.set(reader.profileId, await recentSyncTs(databaseUrl, reader.profileId, historyIncrementalBack));
+  const comparisons = await compareHistory(setup.client, historyCalls(plan.historyRequests, incremental), small, large);
+  return { small: smallCount, large: largeCount, seedSeconds, comparisons };
+}

@@ -1,0 +1,86 @@
+// `npm run bench` (add `-- --quick` for a ~2-minute smoke run): the issue 4 benchmarks.
+// Baselines first (pgbench tpcb-like on the same Postgres, PGlite's single-row update rate), then
+// the API as a child process on a fresh database: P2P sends (uniform and hot wallet, closed and
+// open loop), history at 1,000 and 1,000,000 transfers, round trips of one send, the ledger
+// audit; then the embedded default (PGlite). Writes bench/results/latest.md.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { runPgliteBaseline, type PgliteBaselineResult } from './baselines/pglite.ts';
+import { findPgbench, runPgbench, type PgbenchResult } from './baselines/pgbench.ts';
+import { loadBenchEnvironment, planFor, targets, type BenchEnvironment, type BenchPlan } from './config.ts';
+import { repositoryRoot } from './lib/api-process.ts';
+import { renderMarkdown, type Report } from './report.ts';
+import { runEmbedded, type EmbeddedResult } from './phases/embedded.ts';
+import { runServer, type ServerResult } from './phases/server.ts';
+import { buildReport } from './phases/summary.ts';
+
+export interface RunState {
+  plan: BenchPlan;
+  environment: BenchEnvironment;
+  pgbench: PgbenchResult | null;
+  pglite: PgliteBaselineResult | null;
+  server: ServerResult | null;
+  embedded: EmbeddedResult | null;
+  /** Phases that could not run, and why. */
+  problems: string[];
+  /** Promise rejections nobody handled (PGlite's socket can raise them; see docs/performance.md). */
+  unhandled: string[];
+  startedAt: Date;
+  seconds: number;
+}
+
+function log(message: string): void {
+  process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
+}
+
+async function phase<T>(state: RunState, name: string, body: () => Promise<T>): Promise<T | null> {
+  log(`${name}...`);
+  const startedAt = performance.now();
+  try {
+    const value = await body();
+    log(`${name} done in ${((performance.now() - startedAt) / 1000).toFixed(1)} s`);
+    return value;
+  } catch (error) {
+    const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
+    state.problems.push(`${name}: ${message.split('\n').slice(0, 6).join(' | ')}`);
+    log(`${name} FAILED: ${message}`);
+    return null;
+  }
+}
+
+async function main(): Promise<void> {
+  const plan = planFor(process.argv.slice(2));
+  const environment = loadBenchEnvironment();
+  const state: RunState = { plan, environment, pgbench: null, pglite: null, server: null, embedded: null, problems: [], unhandled: [], startedAt: new Date(), seconds: 0 };
+  process.on('unhandledRejection', (reason) => {
+    state.unhandled.push(String(reason).slice(0, 300));
+    log(`unhandled rejection: ${String(reason).slice(0, 300)}`);
+  });
+  const startedAt = performance.now();
+  log(`${plan.quick ? 'quick' : 'full'} run on ${os.cpus().length} cores`);
+
+  state.pgbench = await phase(state, 'pgbench tpcb-like baseline', () =>
+    runPgbench({ adminUrl: environment.postgresUrl, binary: findPgbench(environment.pgbench), scale: plan.pgbenchScale, clients: plan.pgbenchClients, threads: plan.pgbenchThreads, seconds: plan.pgbenchSeconds }),
+  );
+  state.pglite = await phase(state, 'PGlite single-row update baseline', () =>
+    runPgliteBaseline({ seconds: plan.pgliteBaselineSeconds, rows: plan.pgliteBaselineRows, warmupSeconds: plan.warmupSeconds }),
+  );
+  state.server = await phase(state, 'API on Postgres and Redis', () => runServer(plan, environment, log));
+  state.embedded = await phase(state, 'API on embedded PGlite', () => runEmbedded(plan, log));
+  state.seconds = (performance.now() - startedAt) / 1000;
+
+  const report: Report = buildReport(state);
+  const markdown = renderMarkdown(report);
+  const resultsDirectory = path.join(repositoryRoot, 'bench', 'results');
+  mkdirSync(resultsDirectory, { recursive: true });
+  writeFileSync(path.join(resultsDirectory, plan.quick ? 'latest-quick.md' : 'latest.md'), markdown);
+  process.stdout.write(`\n${markdown}`);
+  log(`finished in ${state.seconds.toFixed(0)} s; wrote bench/results/${plan.quick ? 'latest-quick.md' : 'latest.md'}`);
+  const auditFailed = state.server?.audit && !state.server.audit.ok;
+  process.exitCode = auditFailed || state.problems.length > 0 ? 1 : 0;
+}
+
+void targets;
+await main();

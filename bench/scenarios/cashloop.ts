@@ -1,0 +1,118 @@
+// Setup over the HTTP API, as an operator and an app would do it: an app, an issuer business,
+// individual profiles with tokens, and cash issued to them. Paths live here once.
+import { basic, bearer, HttpClient, prepare, type PreparedRequest } from '../lib/http-client.ts';
+
+export const paths = Object.freeze({
+  apps: '/admin/apps',
+  adminProfile: (profileId: string) => `/admin/profiles/${profileId}`,
+  adminFeatures: (profileId: string) => `/admin/profiles/${profileId}/features`,
+  cashIssuer: '/admin/cash/issuer',
+  cashIssue: '/admin/cash/issue',
+  audit: '/admin/audit',
+  addIndividual: '/p/add-individual',
+  addBusiness: '/p/add-business',
+  profileToken: '/p/token',
+  send: '/wallet/send',
+  history: '/wallet/history',
+  historySync: '/wallet/history_sync',
+  metrics: '/metrics',
+});
+
+export interface Wallet {
+  profileId: string;
+  token: string;
+}
+
+export interface App {
+  clientId: string;
+  clientSecret: string;
+}
+
+const setupConcurrency = 8;
+
+/** Runs jobs with at most `limit` in flight, keeping their order in the answer. */
+export async function inParallel<T, R>(items: readonly T[], limit: number, job: (item: T, index: number) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await job(items[index], index);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}
+
+export class CashloopSetup {
+  constructor(
+    readonly client: HttpClient,
+    readonly operatorKey: string,
+  ) {}
+
+  private operator() {
+    return bearer(this.operatorKey);
+  }
+
+  async createApp(): Promise<App> {
+    const app = await this.client.json('POST', paths.apps, { name: 'Bench app', permissions: ['create_profile', 'get_profile', 'control_profile'] }, this.operator());
+    return { clientId: app.client_id, clientSecret: app.client_secret };
+  }
+
+  async addIndividual(app: App, index: number): Promise<string> {
+    const answer = await this.client.json('POST', paths.addIndividual, { first_name: 'Bench', last_name: `Wallet${index}`, agreed_terms_and_privacy: true }, basic(app.clientId, app.clientSecret));
+    return answer.id;
+  }
+
+  async token(app: App, profileId: string, managerId?: string): Promise<string> {
+    const body: Record<string, unknown> = { uid: `service:${profileId}`, concurrent: true };
+    if (managerId) body.manager_uid = `service:${managerId}`;
+    const answer = await this.client.json('POST', paths.profileToken, body, basic(app.clientId, app.clientSecret));
+    return answer.access_token;
+  }
+
+  async wallets(app: App, count: number, firstIndex = 0): Promise<Wallet[]> {
+    return inParallel(Array.from({ length: count }, (_, index) => firstIndex + index), setupConcurrency, async (index) => {
+      const profileId = await this.addIndividual(app, index);
+      return { profileId, token: await this.token(app, profileId) };
+    });
+  }
+
+  /** A business with issue_open_loop, designated as the operator's open loop issuer. */
+  async designateIssuer(app: App): Promise<string> {
+    const managerId = await this.addIndividual(app, -1);
+    const address = { line1: '1 Main St', city: 'Springfield', country: 'US', state: 'IL', zip: '62701' };
+    const business = await this.client.json('POST', paths.addBusiness, { business_name: 'Bench Reserve', manager_uid: `service:${managerId}`, business: address, mail: address }, basic(app.clientId, app.clientSecret));
+    await this.client.json('POST', paths.adminFeatures(business.id), { feature: 'issue_open_loop' }, this.operator());
+    await this.client.json('POST', paths.cashIssuer, { profile_id: business.id }, this.operator());
+    return business.id;
+  }
+
+  async issue(profileId: string, amount: string, currency = 'USD'): Promise<void> {
+    await this.client.json('POST', paths.cashIssue, { profile_id: profileId, amount, currency }, this.operator());
+  }
+
+  async fund(wallets: readonly Wallet[], amount: string): Promise<void> {
+    await inParallel(wallets, setupConcurrency, (wallet) => this.issue(wallet.profileId, amount));
+  }
+
+  async audit(): Promise<{ ok: boolean; problems: string[]; totals: unknown[] }> {
+    return this.client.json('GET', paths.audit, undefined, this.operator());
+  }
+
+  async metricsText(): Promise<string> {
+    const answer = await this.client.send(prepare('GET', paths.metrics, undefined));
+    return answer.text;
+  }
+
+  /** Whether a route exists (anything but 404 on the path). */
+  async routeExists(method: PreparedRequest['method'], path: string): Promise<boolean> {
+    const answer = await this.client.send(prepare(method, path, method === 'GET' ? undefined : {}));
+    return answer.status !== 404;
+  }
+}
+
+/** A P2P send of `amount` USD of open loop cash. */
+export function sendRequest(from: Wallet, to: Wallet, amount: string): PreparedRequest {
+  return prepare('POST', paths.send, { recipient_uid: `service:${to.profileId}`, amounts: `0-USD-${amount}` }, bearer(from.token));
+}
