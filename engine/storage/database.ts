@@ -49,6 +49,7 @@ export async function openPglite(dataDir: string | undefined, logger?: Logger): 
   // PGlite serves one backend; the socket server multiplexes. It must accept the whole pool.
   const server = new PGLiteSocketServer({ db: pglite, host: '127.0.0.1', port: 0, maxConnections: poolSize + 4 });
   server.addEventListener('error', (event: Event) => logger?.error('pglite socket error', { error: String((event as CustomEvent).detail) }));
+  keepExtendedBatchesTogether(server);
   await server.start();
   const address = server.getServerConn();
   const sql = connect(`postgres://postgres@${address}/postgres`, poolSize);
@@ -61,5 +62,36 @@ export async function openPglite(dataDir: string | undefined, logger?: Logger): 
       await server.stop();
       await pglite.close();
     },
+  };
+}
+
+// Extended-protocol message types that leave a batch open until its Sync.
+const batchOpeners = new Set([0x50, 0x42, 0x44, 0x45, 0x43, 0x48]);
+
+/**
+ * pglite-socket's queue interleaves single messages of different connections outside a
+ * transaction, so two connections' Parse/Bind/Execute batches clobber each other's unnamed
+ * portal ("portal \"\" does not exist"). Its queue already sticks to one connection while a
+ * transaction is open; this makes it also stick until the connection's batch reaches Sync.
+ */
+function keepExtendedBatchesTogether(server: object): void {
+  type QueueDb = {
+    isInTransaction(): boolean;
+    execProtocolRawStream(message: Uint8Array, options: unknown): Promise<unknown>;
+    runExclusive<T>(routine: () => Promise<T>): Promise<T>;
+    exec(query: string): Promise<unknown>;
+  };
+  const queue = (server as { queryQueue?: { db: QueueDb } }).queryQueue;
+  if (!queue) throw new Error('pglite-socket changed: its query queue is missing');
+  const db = queue.db;
+  let batchOpen = false;
+  queue.db = {
+    isInTransaction: () => batchOpen || db.isInTransaction(),
+    execProtocolRawStream: (message, options) => {
+      batchOpen = batchOpeners.has(message[0]);
+      return db.execProtocolRawStream(message, options);
+    },
+    runExclusive: (routine) => db.runExclusive(routine),
+    exec: (query) => db.exec(query),
   };
 }
