@@ -8,6 +8,7 @@ import { createInvitationsService, type InvitationsService } from './invitations
 import { createAuthnService, type AuthnService } from './authn/service.ts';
 import { createOauthService, type OauthService } from './oauth/service.ts';
 import { createSettingsService, type SettingsService } from './settings/service.ts';
+import { createLedgerDomain, type LedgerDomain } from './ledger/domain.ts';
 
 export interface Services {
   core: Core;
@@ -19,6 +20,7 @@ export interface Services {
   authn: AuthnService;
   oauth: OauthService;
   settings: SettingsService;
+  ledger: LedgerDomain;
 }
 
 export async function createServices(core: Core): Promise<Services> {
@@ -30,5 +32,6 @@ export async function createServices(core: Core): Promise<Services> {
   const authn = createAuthnService(core, { apps, profiles, tokens, messages, invitations });
   const oauth = createOauthService(core, { apps, authn, tokens });
   const settings = createSettingsService(core, { authn, profiles });
-  return { core, apps, profiles, tokens, messages, invitations, authn, oauth, settings };
+  const ledger = createLedgerDomain(core, { profiles, invitations });
+  return { core, apps, profiles, tokens, messages, invitations, authn, oauth, settings, ledger };
 }

@@ -1,0 +1,147 @@
+// Pure cash selection: parses the `amounts` parameter and picks which notes (and which parts of
+// notes) pay for it. Specific entries are allocated before `any` entries; `any` takes cash most
+// specific to the recipient first (their own brand cash, then other brand cash, then open loop).
+import { parsePositiveAmount } from '../money.ts';
+import { amountsEntriesMax, serialNumbersMax } from '../limits.ts';
+import type { SendError } from './errors.ts';
+
+export const openLoopId = '0';
+
+export interface Note {
+  serial: bigint;
+  loopId: string;
+  currency: string;
+  issuerId: string;
+  amount: bigint;
+  expiresAt: Date | null;
+}
+
+export interface AmountEntry {
+  loopId: string | 'any';
+  currency: string;
+  minor: bigint;
+}
+
+/** Part (or all) of one note. */
+export interface Pick {
+  serial: bigint;
+  loopId: string;
+  currency: string;
+  issuerId: string;
+  amount: bigint;
+  whole: boolean;
+}
+
+export type Parsed<T> = { ok: true; value: T } | { ok: false; errors: SendError[] };
+
+const amountEntryPattern = /^([0-9]{1,20}|any)-([A-Z]{3})-(\S+)$/;
+
+export function parseAmounts(text: string): Parsed<AmountEntry[]> {
+  const parts = text.trim().split(/\s+/).filter(Boolean);
+  if (parts.length === 0) return { ok: false, errors: [{ code: 'invalid_amounts', field_name: 'amounts', info: { reason: 'empty' } }] };
+  if (parts.length > amountsEntriesMax) return { ok: false, errors: [{ code: 'invalid_amounts', field_name: 'amounts', info: { reason: 'too_many', max: amountsEntriesMax } }] };
+  const entries: AmountEntry[] = [];
+  for (const part of parts) {
+    const match = amountEntryPattern.exec(part);
+    if (!match) return { ok: false, errors: [{ code: 'invalid_amounts', field_name: 'amounts', info: { entry: part, reason: 'expected loop_id-currency-amount' } }] };
+    const parsed = parsePositiveAmount(match[3], match[2]);
+    if (!parsed.ok) return { ok: false, errors: [{ code: 'invalid_amounts', field_name: 'amounts', info: { entry: part, reason: parsed.error } }] };
+    entries.push({ loopId: match[1], currency: match[2], minor: parsed.value.minor });
+  }
+  const currencies = new Set(entries.map((entry) => entry.currency));
+  if (currencies.size > 1) return { ok: false, errors: [{ code: 'mixed_currency', field_name: 'amounts', info: { currencies: [...currencies] } }] };
+  return { ok: true, value: entries };
+}
+
+export function parseSerialNumbers(text: string | undefined): Parsed<bigint[] | null> {
+  if (text === undefined || text.trim() === '') return { ok: true, value: null };
+  const parts = text.trim().split(/[\s,]+/);
+  if (parts.length > serialNumbersMax || parts.some((part) => !/^\d{1,18}$/.test(part))) {
+    return { ok: false, errors: [{ code: 'invalid_serial_numbers', field_name: 'serial_numbers', info: { max: serialNumbersMax } }] };
+  }
+  return { ok: true, value: [...new Set(parts)].map((part) => BigInt(part)) };
+}
+
+/** 0 = most specific to the recipient (their own brand cash), 1 = other brand cash, 2 = open loop. */
+export function specificity(note: Pick | Note, recipientId: string | null): number {
+  if (note.loopId !== openLoopId && recipientId !== null && note.issuerId === recipientId) return 0;
+  if (note.loopId !== openLoopId) return 1;
+  return 2;
+}
+
+function compareNotes(left: Note, right: Note, recipientId: string | null): number {
+  const bySpecificity = specificity(left, recipientId) - specificity(right, recipientId);
+  if (bySpecificity !== 0) return bySpecificity;
+  const leftExpiry = left.expiresAt?.getTime() ?? Number.MAX_SAFE_INTEGER;
+  const rightExpiry = right.expiresAt?.getTime() ?? Number.MAX_SAFE_INTEGER;
+  if (leftExpiry !== rightExpiry) return leftExpiry - rightExpiry;
+  return left.serial < right.serial ? -1 : left.serial > right.serial ? 1 : 0;
+}
+
+export interface AllocationOptions {
+  recipientId: string | null;
+  /** Whether the recipient accepts this cash. */
+  accepts(note: Note): boolean;
+  /** The sender chose to send cash the recipient does not accept. */
+  nonPayment: boolean;
+}
+
+/**
+ * Picks notes for the entries. Never mixes accepted and unaccepted cash in one transfer; `any`
+ * takes only accepted cash unless the sender chose non-payment.
+ */
+export function allocate(notes: readonly Note[], entries: readonly AmountEntry[], options: AllocationOptions): Parsed<Pick[]> {
+  const sorted = [...notes].sort((left, right) => compareNotes(left, right, options.recipientId));
+  const left = new Map<bigint, bigint>(sorted.map((note) => [note.serial, note.amount]));
+  const taken = new Map<bigint, bigint>();
+  const errors: SendError[] = [];
+  const ordered = [...entries.filter((entry) => entry.loopId !== 'any'), ...entries.filter((entry) => entry.loopId === 'any')];
+  for (const entry of ordered) {
+    let needed = entry.minor;
+    for (const note of sorted) {
+      if (needed === 0n) break;
+      if (note.currency !== entry.currency) continue;
+      if (entry.loopId !== 'any' && note.loopId !== entry.loopId) continue;
+      if (entry.loopId === 'any' && !options.nonPayment && !options.accepts(note)) continue;
+      const available = left.get(note.serial)!;
+      if (available === 0n) continue;
+      const part = available < needed ? available : needed;
+      left.set(note.serial, available - part);
+      taken.set(note.serial, (taken.get(note.serial) ?? 0n) + part);
+      needed -= part;
+    }
+    if (needed > 0n) {
+      errors.push({ code: 'insufficient_funds', field_name: 'amounts', info: { loop_id: entry.loopId, currency: entry.currency, missing_minor: String(needed) } });
+    }
+  }
+  if (errors.length > 0) return { ok: false, errors };
+  const picks: Pick[] = sorted
+    .filter((note) => taken.has(note.serial))
+    .map((note) => ({ serial: note.serial, loopId: note.loopId, currency: note.currency, issuerId: note.issuerId, amount: taken.get(note.serial)!, whole: taken.get(note.serial) === note.amount }));
+  const acceptedCount = picks.filter((pick) => options.accepts(sorted.find((note) => note.serial === pick.serial)!)).length;
+  if (acceptedCount > 0 && acceptedCount < picks.length) {
+    return { ok: false, errors: [{ code: 'mixed_acceptance', field_name: 'amounts', info: { reason: 'one transfer cannot mix accepted and unaccepted cash' } }] };
+  }
+  if (acceptedCount === 0 && picks.length > 0 && !options.nonPayment) {
+    return { ok: false, errors: [{ code: 'cash_not_accepted', field_name: 'amounts', info: { reason: 'the recipient does not accept this cash; send it as non_payment' } }] };
+  }
+  return { ok: true, value: picks };
+}
+
+/** Picks the first `amount` of a list of held notes (paycode receipts take part of the escrow). */
+export function takeFirst(notes: readonly Note[], amount: bigint): Pick[] {
+  const picks: Pick[] = [];
+  let needed = amount;
+  for (const note of [...notes].sort((a, b) => (a.serial < b.serial ? -1 : 1))) {
+    if (needed === 0n) break;
+    const part = note.amount < needed ? note.amount : needed;
+    picks.push({ serial: note.serial, loopId: note.loopId, currency: note.currency, issuerId: note.issuerId, amount: part, whole: part === note.amount });
+    needed -= part;
+  }
+  if (needed > 0n) throw new Error(`held notes are short by ${needed}`);
+  return picks;
+}
+
+export function sumPicks(picks: readonly Pick[]): bigint {
+  return picks.reduce((total, pick) => total + pick.amount, 0n);
+}

@@ -1,0 +1,81 @@
+// Cash operations inside a command's transaction: take cash from a wallet, hold it in a transfer's
+// escrow, release it, redeem it; each records its movements. No cash is created or destroyed here
+// except by issue() and redeem(), and both write the ledger totals in the same statement set.
+import { sendNotesMax } from '../limits.ts';
+import type { TransactionSql } from '../storage/database.ts';
+import { allocate, takeFirst, type AllocationOptions, type AmountEntry, type Note, type Parsed, type Pick } from './allocation.ts';
+import * as store from './store.ts';
+import type { Holder, MovementLine } from './store.ts';
+
+export const walletHolder = (profileId: string): Holder => ({ kind: 'wallet', id: profileId });
+export const escrowHolder = (transferId: string): Holder => ({ kind: 'transfer', id: transferId });
+
+/** Groups picks into one movement's loops entries (same loop, currency and issuer summed). */
+export function movementLines(picks: readonly Pick[], number: number, action: string, fromId: string | null, toId: string): MovementLine[] {
+  const byLoop = new Map<string, MovementLine>();
+  for (const pick of picks) {
+    const key = `${pick.loopId}\u0000${pick.currency}\u0000${pick.issuerId}`;
+    const line = byLoop.get(key) ?? { number, action, fromId, toId, loopId: pick.loopId, currency: pick.currency, issuerId: pick.issuerId, amount: 0n };
+    line.amount += pick.amount;
+    byLoop.set(key, line);
+  }
+  return [...byLoop.values()];
+}
+
+/** Selects and allocates a wallet's notes for the entries (row-locked). */
+export async function pickFromWallet(
+  tx: TransactionSql,
+  profileId: string,
+  entries: readonly AmountEntry[],
+  serials: bigint[] | null,
+  options: AllocationOptions,
+): Promise<Parsed<Pick[]>> {
+  const currency = entries[0].currency;
+  const notes = await store.selectNotesForUpdate(tx, walletHolder(profileId), currency, serials, sendNotesMax);
+  if (serials !== null) {
+    const held = new Set(notes.map((note) => note.serial));
+    const missing = serials.filter((serial) => !held.has(serial));
+    if (missing.length > 0) {
+      return { ok: false, errors: [{ code: 'serial_not_held', field_name: 'serial_numbers', info: { serial_numbers: missing.map(String) } }] };
+    }
+  }
+  return allocate(notes, entries, options);
+}
+
+export async function heldNotes(tx: TransactionSql, transferId: string): Promise<Note[]> {
+  return store.selectNotesForUpdate(tx, escrowHolder(transferId), null, null, sendNotesMax);
+}
+
+/**
+ * Releases a transfer's escrow: `amount` (or all) to `toProfileId`, the rest back to the sender.
+ * Returns the picks that went to `toProfileId`.
+ */
+export async function releaseEscrow(tx: TransactionSql, transferId: string, toProfileId: string, senderId: string, amount: bigint | null, at: Date): Promise<Pick[]> {
+  const notes = await heldNotes(tx, transferId);
+  const total = notes.reduce((sum, note) => sum + note.amount, 0n);
+  const taken = amount === null ? total : amount;
+  if (taken > total) throw new Error(`escrow of ${transferId} holds ${total}, asked for ${taken}`);
+  const picks = taken === 0n ? [] : takeFirst(notes, taken);
+  await store.moveNotes(tx, escrowHolder(transferId), walletHolder(toProfileId), picks, at);
+  if (taken < total) {
+    const rest = await heldNotes(tx, transferId);
+    await store.moveNotes(tx, escrowHolder(transferId), walletHolder(senderId), rest.map((note) => ({ ...note, whole: true })), at);
+  }
+  return picks;
+}
+
+/** Redeems `amount` of a transfer's escrow (a bank deposit): notes leave the system, the redeemed total grows. */
+export async function redeemEscrow(tx: TransactionSql, transferId: string, amount: bigint, at: Date): Promise<Pick[]> {
+  const notes = await heldNotes(tx, transferId);
+  const picks = takeFirst(notes, amount);
+  await store.moveNotes(tx, escrowHolder(transferId), { kind: 'redeemed', id: transferId }, picks, at);
+  const byLoop = new Map<string, { loopId: string; currency: string; amount: bigint }>();
+  for (const pick of picks) {
+    const key = `${pick.loopId}\u0000${pick.currency}`;
+    const entry = byLoop.get(key) ?? { loopId: pick.loopId, currency: pick.currency, amount: 0n };
+    entry.amount += pick.amount;
+    byLoop.set(key, entry);
+  }
+  for (const entry of byLoop.values()) await store.addRedeemed(tx, entry.loopId, entry.currency, entry.amount);
+  return picks;
+}

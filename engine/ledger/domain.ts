@@ -1,0 +1,33 @@
+// The cash ledger's services, wired together once: the ledger (issuance, holdings, audit),
+// transfers (send, receive, retract, history) and payouts (bank deposits). Registers the
+// holdings and accounts that ProfileDetail shows, and the invitation effect of invitation transfers.
+import type { Core } from '../core.ts';
+import type { InvitationsService } from '../invitations/service.ts';
+import { createPayoutsService, type PayoutsService } from '../payouts/service.ts';
+import type { ProfilesService } from '../profiles/service.ts';
+import { createTransferQueries, type TransferQueries } from '../transfers/queries.ts';
+import { createTransfersService, type TransfersService } from '../transfers/service.ts';
+import { createLedgerService, type LedgerService } from './service.ts';
+
+export interface LedgerDomain {
+  cash: LedgerService;
+  transfers: TransfersService;
+  queries: TransferQueries;
+  payouts: PayoutsService;
+}
+
+export function createLedgerDomain(core: Core, dependencies: { profiles: ProfilesService; invitations: InvitationsService }): LedgerDomain {
+  const { profiles } = dependencies;
+  const cash = createLedgerService(core, profiles);
+  const transfers = createTransfersService(core, profiles);
+  const queries = createTransferQueries(core, profiles);
+  const payouts = createPayoutsService(core, { profiles, ledger: cash, transfers });
+  profiles.registerHoldingsProvider((db, profileId) => cash.holdings(db, profileId));
+  profiles.registerAccountsProvider((db, profileId) => payouts.accountsJson(db, profileId));
+  // Invitation transfers: the message itself is the invitations domain's; until it takes
+  // transfer invitations, the effect is recorded and acknowledged (see docs/ledger.md).
+  core.outbox.register('transfer.invitation', async (payload: { transferId: string }) => {
+    core.logger.info('invitation transfer waiting for its recipient', { transferId: payload.transferId });
+  });
+  return { cash, transfers, queries, payouts };
+}

@@ -1,0 +1,56 @@
+// Named outcomes of ledger and transfer calls. Each maps to HTTP once, in api/routes/ledger-errors.ts.
+
+/** One entry of InvalidRequest.send_errors (supplement 7.1). */
+export interface SendError {
+  code: SendErrorCode;
+  field_name: string;
+  info: Record<string, unknown>;
+}
+
+export type SendErrorCode =
+  | 'invalid_amounts'
+  | 'invalid_serial_numbers'
+  | 'mixed_currency'
+  | 'insufficient_funds'
+  | 'mixed_acceptance'
+  | 'cash_not_accepted'
+  | 'serial_not_held'
+  | 'recipient_not_found'
+  | 'recipient_is_sender'
+  | 'uid_type_mismatch'
+  | 'sender_uid_not_confirmed'
+  | 'appdata_too_long'
+  | 'currency_not_accepted'
+  | 'invalid_fx';
+
+export type LedgerError =
+  | 'send_failed'
+  | 'transfer_not_found'
+  | 'not_stakeholder'
+  | 'not_waiting'
+  | 'cannot_retract'
+  | 'invalid_reason'
+  | 'wrong_permission'
+  | 'not_initiator'
+  | 'not_recipient'
+  | 'code_not_found'
+  | 'code_already_used'
+  | 'code_limited'
+  | 'paycode_mismatch'
+  | 'account_not_found'
+  | 'offer_not_found'
+  | 'no_issuer'
+  | 'not_issuer'
+  | 'profile_not_found'
+  | 'rate_not_found'
+  | 'invalid_amount';
+
+export type Failure = { ok: false; error: LedgerError; sendErrors?: SendError[]; detail?: string };
+
+export function failure(error: LedgerError, detail?: string): Failure {
+  return detail === undefined ? { ok: false, error } : { ok: false, error, detail };
+}
+
+export function sendFailure(sendErrors: SendError[]): Failure {
+  return { ok: false, error: 'send_failed', sendErrors };
+}

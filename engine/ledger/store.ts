@@ -1,0 +1,306 @@
+// SQL for notes, balances, ledger totals, movements and the audit. Every write that moves cash
+// is one statement that moves the notes and adjusts the balances together.
+import type { Queryable } from '../storage/database.ts';
+import type { Note, Pick } from './allocation.ts';
+
+export type HolderKind = 'wallet' | 'transfer' | 'redeemed';
+export interface Holder {
+  kind: HolderKind;
+  id: string;
+}
+
+interface NoteRow {
+  serial: bigint;
+  loop_id: string;
+  currency: string;
+  issuer_id: string;
+  amount: bigint;
+  expires_at: Date | null;
+}
+
+function toNote(row: NoteRow): Note {
+  return { serial: row.serial, loopId: row.loop_id, currency: row.currency, issuerId: row.issuer_id, amount: row.amount, expiresAt: row.expires_at };
+}
+
+/** The holder's notes in one currency (optionally only the given serials), row-locked. */
+export async function selectNotesForUpdate(tx: Queryable, holder: Holder, currency: string | null, serials: bigint[] | null, limit: number): Promise<Note[]> {
+  const byCurrency = currency === null ? tx`` : tx`and currency = ${currency}`;
+  const bySerial = serials === null ? tx`` : tx`and serial = any(${serials.map(String)}::bigint[])`;
+  const rows = await tx<NoteRow[]>`
+    select serial, loop_id, currency, issuer_id, amount, expires_at from notes
+    where holder_kind = ${holder.kind} and holder_id = ${holder.id} ${byCurrency} ${bySerial}
+    order by serial limit ${limit} for update`;
+  return rows.map(toNote);
+}
+
+export async function nextSerial(tx: Queryable): Promise<bigint> {
+  const rows = await tx<{ serial: bigint }[]>`select nextval('note_serials') as serial`;
+  return rows[0].serial;
+}
+
+/** Creates a note (issuance) and adds it to the wallet balance and the issued total, in one statement. */
+export async function insertIssuedNote(tx: Queryable, note: { holderId: string; loopId: string; currency: string; issuerId: string; amount: bigint; expiresAt: Date | null }, at: Date): Promise<bigint> {
+  const rows = await tx<{ serial: bigint; balance_rows: bigint; total_rows: bigint }[]>`
+    with note as (
+      insert into notes (serial, holder_kind, holder_id, loop_id, currency, issuer_id, amount, expires_at, parent_serial, created_at)
+      values (nextval('note_serials'), 'wallet', ${note.holderId}, ${note.loopId}, ${note.currency}, ${note.issuerId}, ${String(note.amount)}::bigint, ${note.expiresAt}, null, ${at})
+      returning serial),
+    balance as (
+      insert into balances (profile_id, loop_id, currency, amount)
+      values (${note.holderId}, ${note.loopId}, ${note.currency}, ${String(note.amount)}::bigint)
+      on conflict (profile_id, currency, loop_id) do update set amount = balances.amount + excluded.amount
+      returning 1),
+    total as (
+      insert into ledger_totals (loop_id, currency, issued, redeemed)
+      values (${note.loopId}, ${note.currency}, ${String(note.amount)}::bigint, 0)
+      on conflict (loop_id, currency) do update set issued = ledger_totals.issued + excluded.issued
+      returning 1)
+    select (select serial from note) as serial, (select count(*) from balance) as balance_rows, (select count(*) from total) as total_rows`;
+  const row = rows[0];
+  if (row.balance_rows !== 1n || row.total_rows !== 1n) throw new Error('issuance did not touch exactly one balance and one total');
+  return row.serial;
+}
+
+interface BalanceDelta {
+  profileId: string;
+  loopId: string;
+  currency: string;
+  amount: bigint;
+}
+
+function balanceDeltas(from: Holder, to: Holder, picks: readonly Pick[]): BalanceDelta[] {
+  const deltas = new Map<string, BalanceDelta>();
+  const add = (profileId: string, pick: Pick, sign: bigint) => {
+    const key = `${profileId}\u0000${pick.currency}\u0000${pick.loopId}`;
+    const entry = deltas.get(key) ?? { profileId, loopId: pick.loopId, currency: pick.currency, amount: 0n };
+    entry.amount += sign * pick.amount;
+    deltas.set(key, entry);
+  };
+  for (const pick of picks) {
+    if (from.kind === 'wallet') add(from.id, pick, -1n);
+    if (to.kind === 'wallet') add(to.id, pick, 1n);
+  }
+  // A stable order of balance rows, so two opposite sends cannot deadlock.
+  return [...deltas.entries()].sort(([left], [right]) => (left < right ? -1 : left > right ? 1 : 0)).map(([, delta]) => delta).filter((delta) => delta.amount !== 0n);
+}
+
+/**
+ * Moves the picked notes (whole notes change holder; parts are split off into new notes) and
+ * adjusts both wallets' balances, in one statement. Throws when a note was not where expected.
+ */
+export async function moveNotes(tx: Queryable, from: Holder, to: Holder, picks: readonly Pick[], at: Date): Promise<void> {
+  if (picks.length === 0) return;
+  const whole = picks.filter((pick) => pick.whole).map((pick) => String(pick.serial));
+  const parts = picks.filter((pick) => !pick.whole);
+  const deltas = balanceDeltas(from, to, picks);
+  // A debit is an update (a missing or short balance fails); a credit is an upsert. An upsert
+  // cannot carry a debit: Postgres checks the proposed row (negative) before the conflict.
+  const debits = deltas.filter((delta) => delta.amount < 0n);
+  const credits = deltas.filter((delta) => delta.amount > 0n);
+  const rows = await tx<{ whole_rows: bigint; cut_rows: bigint; born_rows: bigint; balance_rows: bigint }[]>`
+    with whole as (
+      update notes set holder_kind = ${to.kind}, holder_id = ${to.id}
+      where serial = any(${whole}::bigint[]) and holder_kind = ${from.kind} and holder_id = ${from.id}
+      returning serial),
+    cut as (
+      update notes n set amount = n.amount - p.part
+      from unnest(${parts.map((pick) => String(pick.serial))}::bigint[], ${parts.map((pick) => String(pick.amount))}::bigint[]) as p(serial, part)
+      where n.serial = p.serial and n.holder_kind = ${from.kind} and n.holder_id = ${from.id} and n.amount > p.part
+      returning n.serial, p.part, n.loop_id, n.currency, n.issuer_id, n.expires_at),
+    born as (
+      insert into notes (serial, holder_kind, holder_id, loop_id, currency, issuer_id, amount, expires_at, parent_serial, created_at)
+      select nextval('note_serials'), ${to.kind}, ${to.id}, loop_id, currency, issuer_id, part, expires_at, serial, ${at} from cut
+      returning serial),
+    debited as (
+      update balances b set amount = b.amount + d.amount
+      from unnest(${debits.map((delta) => delta.profileId)}::text[], ${debits.map((delta) => delta.loopId)}::text[],
+        ${debits.map((delta) => delta.currency)}::text[], ${debits.map((delta) => String(delta.amount))}::bigint[]) as d(profile_id, loop_id, currency, amount)
+      where b.profile_id = d.profile_id and b.currency = d.currency and b.loop_id = d.loop_id
+      returning 1),
+    credited as (
+      insert into balances (profile_id, loop_id, currency, amount)
+      select * from unnest(${credits.map((delta) => delta.profileId)}::text[], ${credits.map((delta) => delta.loopId)}::text[],
+        ${credits.map((delta) => delta.currency)}::text[], ${credits.map((delta) => String(delta.amount))}::bigint[])
+      on conflict (profile_id, currency, loop_id) do update set amount = balances.amount + excluded.amount
+      returning 1)
+    select (select count(*) from whole) as whole_rows, (select count(*) from cut) as cut_rows,
+      (select count(*) from born) as born_rows, (select count(*) from debited) + (select count(*) from credited) as balance_rows`;
+  const row = rows[0];
+  if (row.whole_rows !== BigInt(whole.length) || row.cut_rows !== BigInt(parts.length) || row.born_rows !== BigInt(parts.length) || row.balance_rows !== BigInt(deltas.length)) {
+    throw new Error(`note move touched ${row.whole_rows}/${whole.length} whole, ${row.cut_rows}/${parts.length} cut, ${row.balance_rows}/${deltas.length} balance rows`);
+  }
+}
+
+/** Adds redeemed cash (a bank deposit) to the totals. */
+export async function addRedeemed(tx: Queryable, loopId: string, currency: string, amount: bigint): Promise<void> {
+  const result = await tx`
+    update ledger_totals set redeemed = redeemed + ${String(amount)}::bigint where loop_id = ${loopId} and currency = ${currency}`;
+  if (result.count !== 1) throw new Error(`redeemed total for ${loopId}/${currency} touched ${result.count} rows`);
+}
+
+export interface MovementLine {
+  number: number;
+  action: string;
+  fromId: string | null;
+  toId: string;
+  loopId: string;
+  currency: string;
+  issuerId: string;
+  amount: bigint;
+}
+
+export async function insertMovements(tx: Queryable, transferId: string, lines: readonly MovementLine[], at: Date): Promise<void> {
+  if (lines.length === 0) return;
+  const lineNumbers = new Map<number, number>();
+  const rows = lines.map((line) => {
+    const lineNumber = (lineNumbers.get(line.number) ?? 0) + 1;
+    lineNumbers.set(line.number, lineNumber);
+    return {
+      transfer_id: transferId, number: line.number, line: lineNumber, at, action: line.action, from_id: line.fromId, to_id: line.toId,
+      loop_id: line.loopId, currency: line.currency, issuer_id: line.issuerId, amount: String(line.amount),
+    };
+  });
+  const result = await tx`
+    insert into movements ${tx(rows, 'transfer_id', 'number', 'line', 'at', 'action', 'from_id', 'to_id', 'loop_id', 'currency', 'issuer_id', 'amount')}`;
+  if (result.count !== rows.length) throw new Error(`movements insert touched ${result.count} of ${rows.length} rows`);
+}
+
+export async function nextMovementNumber(tx: Queryable, transferId: string): Promise<number> {
+  const rows = await tx<{ number: number | null }[]>`select max(number) as number from movements where transfer_id = ${transferId}`;
+  return (rows[0].number ?? 0) + 1;
+}
+
+export interface MovementRow {
+  transfer_id: string;
+  number: number;
+  line: number;
+  at: Date;
+  action: string;
+  from_id: string | null;
+  to_id: string;
+  loop_id: string;
+  currency: string;
+  issuer_id: string;
+  amount: bigint;
+}
+
+export async function selectMovements(sql: Queryable, transferIds: readonly string[]): Promise<MovementRow[]> {
+  if (transferIds.length === 0) return [];
+  return sql<MovementRow[]>`
+    select transfer_id, number, line, at, action, from_id, to_id, loop_id, currency, issuer_id, amount from movements
+    where transfer_id = any(${transferIds as string[]}::text[]) order by transfer_id, number, line`;
+}
+
+export interface BalanceRow {
+  loop_id: string;
+  currency: string;
+  amount: bigint;
+}
+
+export async function selectBalances(sql: Queryable, profileId: string): Promise<BalanceRow[]> {
+  return sql<BalanceRow[]>`
+    select loop_id, currency, amount from balances where profile_id = ${profileId} and amount > 0 order by currency, loop_id`;
+}
+
+export async function selectBalance(sql: Queryable, profileId: string, loopId: string, currency: string): Promise<bigint> {
+  const rows = await sql<{ amount: bigint }[]>`
+    select amount from balances where profile_id = ${profileId} and currency = ${currency} and loop_id = ${loopId}`;
+  return rows[0]?.amount ?? 0n;
+}
+
+export interface ExpiringRow {
+  loop_id: string;
+  currency: string;
+  expires_at: Date;
+  amount: bigint;
+}
+
+export async function selectExpiring(sql: Queryable, profileId: string): Promise<ExpiringRow[]> {
+  return sql<ExpiringRow[]>`
+    select loop_id, currency, expires_at, sum(amount)::bigint as amount from notes
+    where holder_kind = 'wallet' and holder_id = ${profileId} and expires_at is not null
+    group by loop_id, currency, expires_at order by expires_at`;
+}
+
+export interface LoopSummaryRow {
+  loop_id: string;
+  currency: string;
+  issuer_id: string;
+  amount: bigint;
+}
+
+/** A wallet's cash by loop, currency and issuer (for presend). */
+export async function selectLoopSummary(sql: Queryable, profileId: string): Promise<LoopSummaryRow[]> {
+  return sql<LoopSummaryRow[]>`
+    select loop_id, currency, issuer_id, sum(amount)::bigint as amount from notes
+    where holder_kind = 'wallet' and holder_id = ${profileId}
+    group by loop_id, currency, issuer_id order by currency, loop_id, issuer_id`;
+}
+
+export async function selectSetting(sql: Queryable, name: string): Promise<string | null> {
+  const rows = await sql<{ value: string }[]>`select value from ledger_settings where name = ${name}`;
+  return rows[0]?.value ?? null;
+}
+
+export async function upsertSetting(sql: Queryable, name: string, value: string): Promise<void> {
+  await sql`insert into ledger_settings (name, value) values (${name}, ${value}) on conflict (name) do update set value = excluded.value`;
+}
+
+export interface AuditRow {
+  loop_id: string;
+  currency: string;
+  issued: bigint;
+  redeemed: bigint;
+  held: bigint;
+  in_flight: bigint;
+  notes_live: bigint;
+  notes_redeemed: bigint;
+  issued_movements: bigint;
+  redeemed_movements: bigint;
+}
+
+/** Every total the audit compares, per loop and currency. */
+export async function selectAuditTotals(sql: Queryable): Promise<AuditRow[]> {
+  return sql<AuditRow[]>`
+    with keys as (
+      select loop_id, currency from ledger_totals
+      union select loop_id, currency from balances
+      union select loop_id, currency from notes)
+    select k.loop_id, k.currency,
+      coalesce((select issued from ledger_totals t where t.loop_id = k.loop_id and t.currency = k.currency), 0)::bigint as issued,
+      coalesce((select redeemed from ledger_totals t where t.loop_id = k.loop_id and t.currency = k.currency), 0)::bigint as redeemed,
+      coalesce((select sum(amount) from balances b where b.loop_id = k.loop_id and b.currency = k.currency), 0)::bigint as held,
+      coalesce((select sum(amount) from notes n where n.loop_id = k.loop_id and n.currency = k.currency and n.holder_kind = 'transfer'), 0)::bigint as in_flight,
+      coalesce((select sum(amount) from notes n where n.loop_id = k.loop_id and n.currency = k.currency and n.holder_kind <> 'redeemed'), 0)::bigint as notes_live,
+      coalesce((select sum(amount) from notes n where n.loop_id = k.loop_id and n.currency = k.currency and n.holder_kind = 'redeemed'), 0)::bigint as notes_redeemed,
+      coalesce((select sum(amount) from movements m where m.loop_id = k.loop_id and m.currency = k.currency and m.action = 'issue' and m.from_id is null), 0)::bigint as issued_movements,
+      coalesce((select sum(amount) from movements m where m.loop_id = k.loop_id and m.currency = k.currency and m.action = 'deposit'), 0)::bigint as redeemed_movements
+    from keys k order by k.currency, k.loop_id`;
+}
+
+/** Wallets whose balance row differs from the sum of their notes. */
+export async function selectBalanceMismatches(sql: Queryable, limit: number): Promise<{ profile_id: string; loop_id: string; currency: string; balance: bigint; notes: bigint }[]> {
+  return sql`
+    with note_sums as (
+      select holder_id as profile_id, loop_id, currency, sum(amount)::bigint as notes from notes
+      where holder_kind = 'wallet' group by holder_id, loop_id, currency)
+    select coalesce(b.profile_id, n.profile_id) as profile_id, coalesce(b.loop_id, n.loop_id) as loop_id,
+      coalesce(b.currency, n.currency) as currency, coalesce(b.amount, 0)::bigint as balance, coalesce(n.notes, 0)::bigint as notes
+    from balances b full outer join note_sums n
+      on n.profile_id = b.profile_id and n.loop_id = b.loop_id and n.currency = b.currency
+    where coalesce(b.amount, 0) <> coalesce(n.notes, 0)
+    limit ${limit}`;
+}
+
+export async function countNegativeBalances(sql: Queryable): Promise<number> {
+  const rows = await sql<{ count: bigint }[]>`select count(*) as count from balances where amount < 0`;
+  return Number(rows[0].count);
+}
+
+/** Notes held in escrow by transfers that are no longer pending. */
+export async function countOrphanHeldNotes(sql: Queryable): Promise<number> {
+  const rows = await sql<{ count: bigint }[]>`
+    select count(*) as count from notes n join transfers t on t.id = n.holder_id
+    where n.holder_kind = 'transfer' and (t.completed or t.canceled)`;
+  return Number(rows[0].count);
+}

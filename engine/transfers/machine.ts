@@ -1,0 +1,156 @@
+// The transfer machine: pure. A transfer starts waiting (for an invited recipient, a payment code,
+// an exchange hold or a bank payout) or completes at once; every activity counts, `end` is set once.
+import { assign, setup } from 'xstate';
+import { defineActorKind } from '../actors/actor.ts';
+
+export type WaitFor = 'none' | 'invite' | 'paycode' | 'hold' | 'payout';
+
+export interface TransferContext {
+  workflowType: string;
+  waitFor: WaitFor;
+  activityCount: number;
+  endAt: string | null;
+  reason: string | null;
+  sentCount: number;
+  paycodeExpiresAt: string | null;
+  holdingUntil: string | null;
+  dfiError: { error: string; message: string } | null;
+  dfiResult: Record<string, unknown> | null;
+}
+
+export interface TransferInput {
+  workflowType: string;
+  waitFor: WaitFor;
+  at: string;
+  paycodeExpiresAt?: string | null;
+  holdingUntil?: string | null;
+}
+
+export type TransferEvent =
+  | { type: 'transfer.invite_accept'; at: string }
+  | { type: 'transfer.invite_refuse'; at: string }
+  | { type: 'transfer.invite_resend'; at: string }
+  | { type: 'transfer.invite_expire'; at: string }
+  | { type: 'transfer.paycode_receive'; at: string }
+  | { type: 'transfer.paycode_correct'; at: string }
+  | { type: 'transfer.paycode_extend'; at: string; expiresAt: string }
+  | { type: 'transfer.paycode_expire'; at: string }
+  | { type: 'transfer.skip'; at: string }
+  | { type: 'transfer.hold_end'; at: string }
+  | { type: 'transfer.payout_succeeded'; at: string; result: Record<string, unknown> }
+  | { type: 'transfer.payout_failed'; at: string; error: string; message: string }
+  | { type: 'transfer.retract'; at: string; reason: string };
+
+export const transferMachine = setup({
+  types: {
+    context: {} as TransferContext,
+    events: {} as TransferEvent,
+    input: {} as TransferInput,
+  },
+  guards: {
+    waitsForInvite: ({ context }) => context.waitFor === 'invite',
+    waitsForPaycode: ({ context }) => context.waitFor === 'paycode',
+    waitsForHold: ({ context }) => context.waitFor === 'hold',
+    waitsForPayout: ({ context }) => context.waitFor === 'payout',
+  },
+  actions: {
+    count: assign({ activityCount: ({ context }) => context.activityCount + 1 }),
+    end: assign({
+      activityCount: ({ context }) => context.activityCount + 1,
+      endAt: ({ context, event }) => context.endAt ?? event.at,
+    }),
+    recordReason: assign({ reason: ({ event }) => (event.type === 'transfer.retract' ? event.reason : null) }),
+    recordRefusal: assign({ reason: () => 'refused' }),
+    recordExpiry: assign({ reason: () => 'expired' }),
+    recordSent: assign({ sentCount: ({ context }) => context.sentCount + 1 }),
+    recordPaycodeExpiry: assign({ paycodeExpiresAt: ({ context, event }) => (event.type === 'transfer.paycode_extend' ? event.expiresAt : context.paycodeExpiresAt) }),
+    recordDfiResult: assign({ dfiResult: ({ event }) => (event.type === 'transfer.payout_succeeded' ? event.result : null) }),
+    recordDfiError: assign({
+      dfiError: ({ event }) => (event.type === 'transfer.payout_failed' ? { error: event.error, message: event.message } : null),
+      reason: () => 'dfi_error',
+    }),
+  },
+}).createMachine({
+  id: 'transfer',
+  context: ({ input }) => ({
+    workflowType: input.workflowType,
+    waitFor: input.waitFor,
+    activityCount: 1,
+    endAt: input.waitFor === 'none' ? input.at : null,
+    reason: null,
+    sentCount: input.waitFor === 'invite' ? 1 : 0,
+    paycodeExpiresAt: input.paycodeExpiresAt ?? null,
+    holdingUntil: input.holdingUntil ?? null,
+    dfiError: null,
+    dfiResult: null,
+  }),
+  initial: 'start',
+  states: {
+    start: {
+      always: [
+        { guard: 'waitsForInvite', target: 'invite' },
+        { guard: 'waitsForPaycode', target: 'paycode' },
+        { guard: 'waitsForHold', target: 'holding' },
+        { guard: 'waitsForPayout', target: 'payout' },
+        { target: 'completed' },
+      ],
+    },
+    invite: {
+      on: {
+        'transfer.invite_accept': { target: 'completed', actions: 'end' },
+        'transfer.invite_refuse': { target: 'canceled', actions: ['recordRefusal', 'end'] },
+        'transfer.invite_expire': { target: 'canceled', actions: ['recordExpiry', 'end'] },
+        'transfer.invite_resend': { actions: ['recordSent', 'count'] },
+        'transfer.retract': { target: 'canceled', actions: ['recordReason', 'end'] },
+      },
+    },
+    paycode: {
+      on: {
+        'transfer.paycode_receive': { target: 'completed', actions: 'end' },
+        'transfer.skip': { target: 'completed', actions: 'end' },
+        'transfer.paycode_extend': { actions: ['recordPaycodeExpiry', 'count'] },
+        'transfer.paycode_expire': { target: 'canceled', actions: ['recordExpiry', 'end'] },
+        'transfer.retract': { target: 'canceled', actions: ['recordReason', 'end'] },
+      },
+    },
+    holding: {
+      on: {
+        'transfer.hold_end': { target: 'payout', actions: 'count' },
+        'transfer.skip': { target: 'payout', actions: 'count' },
+        'transfer.retract': { target: 'canceled', actions: ['recordReason', 'end'] },
+      },
+    },
+    payout: {
+      on: {
+        'transfer.payout_succeeded': { target: 'completed', actions: ['recordDfiResult', 'end'] },
+        'transfer.payout_failed': { target: 'canceled', actions: ['recordDfiError', 'end'] },
+      },
+    },
+    completed: {
+      on: {
+        'transfer.paycode_correct': { actions: 'count' },
+      },
+    },
+    canceled: {},
+  },
+});
+
+export const transfer = defineActorKind('transfer', transferMachine);
+
+export type TransferStateName = 'start' | 'invite' | 'paycode' | 'holding' | 'payout' | 'completed' | 'canceled';
+
+const nextActivities: Record<TransferStateName, string> = {
+  start: 'start',
+  invite: 'invite.wait',
+  paycode: 'paycode.wait',
+  holding: 'hold',
+  payout: 'send_to_dfi',
+  completed: 'completed',
+  canceled: 'canceled',
+};
+
+/** The state fields a transfer shows (supplement 3.1 and 2.10). */
+export function stateFields(state: TransferStateName): { nextActivity: string; completed: boolean; canceled: boolean; runState: string } {
+  const runState = state === 'completed' || state === 'canceled' ? 'ended' : state === 'payout' ? 'running' : 'paused';
+  return { nextActivity: nextActivities[state], completed: state === 'completed', canceled: state === 'canceled', runState };
+}

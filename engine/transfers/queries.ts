@@ -1,0 +1,171 @@
+// Reads of transfers: TransferDetail for stakeholders, history (offset pages over the per-profile
+// view index), history_sync (keyset over (sync_ts, transfer_id)), and presend.
+import type { Core } from '../core.ts';
+import { openLoopId, specificity } from '../ledger/allocation.ts';
+import { failure, type Failure } from '../ledger/errors.ts';
+import * as ledgerStore from '../ledger/store.ts';
+import { formatMinor } from '../money.ts';
+import type { ProfileRecord, ProfilesService } from '../profiles/service.ts';
+import type { Queryable } from '../storage/database.ts';
+import { accepts, type TransfersService } from './service.ts';
+import * as store from './store.ts';
+import { transferDetailJson, transferJson, type PartyInfo } from './views.ts';
+
+export interface HistoryInput {
+  profileId: string;
+  offset: number;
+  limit: number;
+  orderColumn: 'start' | 'timestamp';
+  orderDirection: 'asc' | 'desc';
+  appdata: Record<string, string>;
+}
+
+export interface SyncInput {
+  profileId: string;
+  syncTs: Date;
+  transferId: string | null;
+  limit: number;
+  countRemain: boolean;
+}
+
+export interface TransferQueries {
+  detail(viewerId: string, transferId: string, db?: Queryable): Promise<{ ok: true; transfer: Record<string, unknown> } | Failure>;
+  /** Transfer (list shape) for any stakeholder. */
+  summary(transferId: string): Promise<Record<string, unknown>>;
+  history(input: HistoryInput): Promise<{ results: Record<string, unknown>[]; more: boolean }>;
+  sync(input: SyncInput): Promise<{ results: Record<string, unknown>[]; more: boolean; first_sync_ts: string | null; last_sync_ts: string | null; remain?: number }>;
+  presend(input: { senderId: string; recipientUid: string; senderUid?: string; serialNumbers?: string }, transfers: TransfersService): Promise<{ ok: true; body: Record<string, unknown> } | Failure>;
+  partyInfo(profile: ProfileRecord, uid?: string): PartyInfo;
+}
+
+function steps(row: store.TransferRow): string[] {
+  const list = ['Sent'];
+  if (row.next_activity === 'paycode.wait') list.push('Waiting for a payment code');
+  if (row.next_activity === 'invite.wait') list.push('Waiting for the recipient to accept the invitation');
+  if (row.next_activity === 'hold') list.push('Holding before the exchange');
+  if (row.next_activity === 'send_to_dfi') list.push('Sending to the bank');
+  if (row.completed) list.push('Completed');
+  if (row.canceled) list.push(`Canceled${row.reason ? ` (${row.reason})` : ''}`);
+  return list;
+}
+
+export function createTransferQueries(core: Core, profiles: ProfilesService): TransferQueries {
+  const { sql } = core;
+  const publicUrl = core.config.publicUrl ?? 'http://localhost:8080';
+
+  function partyInfo(profile: ProfileRecord, uid?: string): PartyInfo {
+    const chosen = uid ?? `service:${profile.id}`;
+    const colon = chosen.indexOf(':');
+    return {
+      title: profile.title,
+      screen_name: profile.username ?? '',
+      is_individual: profile.isIndividual,
+      uid_value: chosen.slice(colon + 1),
+      uid_type: chosen.slice(0, colon),
+      original: chosen.slice(colon + 1),
+    };
+  }
+
+  async function parties(db: Queryable, rows: readonly store.TransferRow[]): Promise<Map<string, PartyInfo>> {
+    const ids = new Set<string>();
+    for (const row of rows) {
+      if (row.sender_id) ids.add(row.sender_id);
+      if (row.recipient_id) ids.add(row.recipient_id);
+    }
+    const map = new Map<string, PartyInfo>();
+    await Promise.all([...ids].map(async (id) => {
+      const profile = await profiles.get(db, id);
+      if (profile) map.set(id, partyInfo(profile));
+    }));
+    return map;
+  }
+
+  async function listJson(db: Queryable, rows: store.TransferRow[]): Promise<Record<string, unknown>[]> {
+    const [movements, infos] = await Promise.all([ledgerStore.selectMovements(db, rows.map((row) => row.id)), parties(db, rows)]);
+    const byTransfer = new Map<string, ledgerStore.MovementRow[]>();
+    for (const movement of movements) byTransfer.set(movement.transfer_id, [...(byTransfer.get(movement.transfer_id) ?? []), movement]);
+    return rows.map((row) => transferJson(row, byTransfer.get(row.id) ?? [], infos));
+  }
+
+  return {
+    partyInfo,
+
+    async detail(viewerId, transferId, db = sql) {
+      const row = await store.selectTransfer(db, transferId);
+      if (!row) return failure('transfer_not_found');
+      const stakeholders = await store.selectViewRoles(db, transferId);
+      if (!stakeholders.some((stakeholder) => stakeholder.profile_id === viewerId)) return failure('transfer_not_found');
+      const [movements, infos, paycode] = await Promise.all([
+        ledgerStore.selectMovements(db, [transferId]), parties(db, [row]), store.selectPaycodeByTransfer(db, transferId),
+      ]);
+      return { ok: true, transfer: transferDetailJson(row, movements, infos, { viewerId, paycode, publicUrl, stakeholders, steps: steps(row) }) };
+    },
+
+    async summary(transferId) {
+      const row = await store.selectTransfer(sql, transferId);
+      if (!row) throw new Error(`transfer ${transferId} is missing`);
+      return (await listJson(sql, [row]))[0];
+    },
+
+    async history(input) {
+      const rows = await store.selectHistory(sql, {
+        profileId: input.profileId, orderColumn: input.orderColumn, descending: input.orderDirection === 'desc', offset: input.offset, limit: input.limit, appdata: input.appdata,
+      });
+      const more = rows.length > input.limit;
+      return { results: await listJson(sql, rows.slice(0, input.limit)), more };
+    },
+
+    async sync(input) {
+      const rows = await store.selectSync(sql, input.profileId, input.syncTs, input.transferId, input.limit);
+      const more = rows.length > input.limit;
+      const page = rows.slice(0, input.limit);
+      const body: Awaited<ReturnType<TransferQueries['sync']>> = {
+        results: await listJson(sql, page),
+        more,
+        first_sync_ts: page.length > 0 ? page[0].sync_ts.toISOString() : null,
+        last_sync_ts: page.length > 0 ? page[page.length - 1].sync_ts.toISOString() : null,
+      };
+      if (input.countRemain) {
+        const last = page[page.length - 1];
+        body.remain = last ? await store.countSync(sql, input.profileId, last.sync_ts, last.id) : 0;
+      }
+      return body;
+    },
+
+    async presend(input, transfers) {
+      const resolved = await transfers.resolveRecipient(input.senderId, input.recipientUid, input.senderUid);
+      if (!resolved.ok) return resolved;
+      const recipient = resolved.recipient.profile;
+      const summary = await ledgerStore.selectLoopSummary(sql, input.senderId);
+      const loops = summary
+        .map((row) => ({ row, accepted: accepts({ loopId: row.loop_id, issuerId: row.issuer_id } as never, recipient) }))
+        .sort((left, right) => specificity({ loopId: left.row.loop_id, issuerId: left.row.issuer_id } as never, recipient?.id ?? null) - specificity({ loopId: right.row.loop_id, issuerId: right.row.issuer_id } as never, recipient?.id ?? null))
+        .map(({ row, accepted }) => ({
+          loop_id: row.loop_id,
+          currency: row.currency,
+          issuer_id: row.issuer_id,
+          title: row.loop_id === openLoopId ? row.currency : `Brand cash ${row.loop_id}`,
+          amount: formatMinor(row.amount, row.currency),
+          max_sendable: formatMinor(row.amount, row.currency),
+          missing_agreement: !accepted,
+        }));
+      const recipientInfo = recipient
+        ? partyInfo(recipient, resolved.recipient.uid)
+        : { title: '', screen_name: '', is_individual: true, uid_value: resolved.recipient.uid.slice(resolved.recipient.uid.indexOf(':') + 1), uid_type: resolved.recipient.uid.slice(0, resolved.recipient.uid.indexOf(':')), original: resolved.recipient.uid.slice(resolved.recipient.uid.indexOf(':') + 1) };
+      return {
+        ok: true,
+        body: {
+          must_accept_policy: recipient === null || recipient.isIndividual,
+          loops,
+          any_accepted: loops.every((loop) => !loop.missing_agreement),
+          force_private: false,
+          support_paycode: recipient?.supportPaycode ?? false,
+          message_split: false,
+          recipient_info: recipientInfo,
+          sender_can_send_direct: true,
+          recipient_can_send_direct: recipient ? true : null,
+        },
+      };
+    },
+  };
+}

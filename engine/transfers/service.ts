@@ -1,0 +1,449 @@
+// Sending and receiving cash: P2P sends (one short transaction), payment-code transfers, invitation
+// transfers, retract/skip/accept/refuse/resend, and the timers that end waiting transfers.
+// Every change goes through the one command path; cash moves through engine/ledger/cash.ts.
+import type { Unit } from '../actors/command.ts';
+import { reject } from '../actors/command.ts';
+import type { Core } from '../core.ts';
+import { randomDigits } from '../ids.ts';
+import { openLoopId, parseAmounts, parseSerialNumbers, sumPicks, type AmountEntry, type Note, type Pick } from '../ledger/allocation.ts';
+import { escrowHolder, movementLines, pickFromWallet, releaseEscrow, walletHolder } from '../ledger/cash.ts';
+import { failure, sendFailure, type Failure, type SendError } from '../ledger/errors.ts';
+import * as ledgerStore from '../ledger/store.ts';
+import {
+  appdataCharsMax, dedupWindowMs, invitationExpireDaysDefault, paycodeCorrectionMs, paycodeDigits, paycodeExpiryMsDefault, paycodeExpiryMsMax,
+  paycodeGenerateTriesMax,
+} from '../limits.ts';
+import { formatMinor, parsePositiveAmount } from '../money.ts';
+import type { ProfileRecord, ProfilesService } from '../profiles/service.ts';
+import { parseUid } from '../uids.ts';
+import { stateFields, transfer, type TransferEvent, type TransferStateName, type WaitFor } from './machine.ts';
+import * as store from './store.ts';
+
+export const senderInitiatedReasons = new Set([
+  'wrong_amount', 'wrong_recipient', 'invalid_address', 'never_got_invitation', 'refused', 'too_long', 'recipient_unable', 'wrong_payment_form',
+  'unable_to_sign_up', 'not_available', 'computer_error', 'other',
+]);
+export const recipientInitiatedReasons = new Set([
+  'wrong_amount', 'wrong_recipient', 'invalid_address', 'never_got_invitation', 'canceled', 'too_long', 'sender_unable', 'wrong_payment_form',
+  'unable_to_sign_up', 'not_available', 'computer_error', 'other',
+]);
+const recipientInitiatedWorkflows = new Set(['bill']);
+
+export interface SendInput {
+  senderId: string;
+  senderPersonalId: string | null;
+  recipientUid: string;
+  senderUid?: string;
+  amounts: string;
+  serialNumbers?: string;
+  private: boolean;
+  nonPayment: boolean;
+  message?: string;
+  messageSubject?: string;
+  requireRecipientEmail: boolean;
+  invitationType?: string;
+  invitationCodeLength?: number;
+  invitationExpireDays?: number;
+  appdata: Record<string, string>;
+  dedupId?: string;
+}
+
+export type SendResult = { ok: true; transferId: string; duplicate: boolean } | Failure;
+
+export interface ReceiveInput {
+  recipientId: string;
+  paycode: string;
+  currency: string;
+  amount: string;
+  totalDue?: string;
+  totalTax?: string;
+}
+
+export type TransferResult = { ok: true; transferId: string } | Failure;
+
+/** Total characters of appdata names and values. */
+export function appdataChars(appdata: Record<string, string>): number {
+  return Object.entries(appdata).reduce((total, [name, value]) => total + name.length + value.length, 0);
+}
+
+/** Whether the recipient accepts this cash: open loop always; brand cash when the recipient is a person or its issuer. */
+export function accepts(note: Pick | Note, recipient: ProfileRecord | null): boolean {
+  if (note.loopId === openLoopId) return true;
+  if (recipient === null) return true;
+  return recipient.isIndividual || note.issuerId === recipient.id;
+}
+
+const externalUidTypes = new Set(['facebook', 'twitter', 'linkedin']);
+
+export interface ResolvedRecipient {
+  uid: string;
+  profile: ProfileRecord | null;
+}
+
+export interface TransfersService {
+  resolveRecipient(senderId: string, recipientUid: string, senderUid: string | undefined): Promise<{ ok: true; recipient: ResolvedRecipient; senderUid: string } | Failure>;
+  send(input: SendInput): Promise<SendResult>;
+  receive(input: ReceiveInput): Promise<{ ok: true; transferId: string; amountReceived: bigint } | Failure>;
+  retract(input: { callerId: string; permissions: ReadonlySet<string>; transferId: string; reason: string }): Promise<TransferResult>;
+  skip(input: { callerId: string; transferId: string }): Promise<TransferResult>;
+  changePaycodeExpiration(input: { callerId: string; transferId: string; paycode: string; expireSeconds: number }): Promise<TransferResult>;
+  accept(input: { callerId: string; transferId: string }): Promise<TransferResult>;
+  refuse(input: { callerId: string; transferId: string }): Promise<TransferResult>;
+  resend(input: { callerId: string; transferId: string }): Promise<TransferResult>;
+  /** Applies an event to a loaded transfer and writes its new state; the building block of every change. */
+  applyIn(unit: Unit, transferId: string, event: TransferEvent, change?: Partial<store.TransferChange>): Promise<boolean>;
+}
+
+export function createTransfersService(core: Core, profiles: ProfilesService): TransfersService {
+  const { sql, commands } = core;
+
+  async function resolveRecipient(senderId: string, recipientUid: string, senderUid: string | undefined) {
+    const parsed = parseUid(recipientUid);
+    if (!parsed) return sendFailure([{ code: 'recipient_not_found', field_name: 'recipient_uid', info: { reason: 'not a UID' } }]);
+    let chosenSenderUid = `service:${senderId}`;
+    if (senderUid !== undefined) {
+      const parsedSender = parseUid(senderUid);
+      const confirmed = await profiles.confirmedUids(sql, senderId);
+      if (!parsedSender || (parsedSender.uid !== chosenSenderUid && !confirmed.includes(parsedSender.uid))) {
+        return sendFailure([{ code: 'sender_uid_not_confirmed', field_name: 'sender_uid', info: {} }]);
+      }
+      chosenSenderUid = parsedSender.uid;
+    }
+    const senderType = chosenSenderUid.slice(0, chosenSenderUid.indexOf(':'));
+    if ((externalUidTypes.has(parsed.type) || externalUidTypes.has(senderType)) && parsed.type !== senderType) {
+      return sendFailure([{ code: 'uid_type_mismatch', field_name: 'recipient_uid', info: { sender_uid_type: senderType, recipient_uid_type: parsed.type } }]);
+    }
+    const profile = await profiles.findByUid(sql, parsed.uid);
+    if (!profile && parsed.type !== 'email' && parsed.type !== 'phone') {
+      return sendFailure([{ code: 'recipient_not_found', field_name: 'recipient_uid', info: { uid: parsed.uid } }]);
+    }
+    if (profile && profile.id === senderId) return sendFailure([{ code: 'recipient_is_sender', field_name: 'recipient_uid', info: {} }]);
+    // Usernames resolve to the service UID of their profile.
+    const uid = profile && (parsed.type === 'username' || parsed.type === 'service') ? `service:${profile.id}` : parsed.uid;
+    return { ok: true as const, recipient: { uid, profile }, senderUid: chosenSenderUid };
+  }
+
+  async function newPaycode(unit: Unit, row: { transferId: string; senderId: string; recipientId: string; currency: string; amount: bigint; expiresAt: Date }): Promise<void> {
+    for (let tries = 0; tries < paycodeGenerateTriesMax; tries++) {
+      if (await store.insertPaycode(unit.tx, { code: randomDigits(paycodeDigits), ...row }, unit.now)) return;
+    }
+    throw new Error('could not find a free payment code');
+  }
+
+  async function applyIn(unit: Unit, transferId: string, event: TransferEvent, change: Partial<store.TransferChange> = {}): Promise<boolean> {
+    const next = unit.send(transfer, transferId, event);
+    if (!next) return false;
+    await store.updateTransfer(unit.tx, transferId, {
+      state: stateFields(next.value as TransferStateName),
+      endAt: next.context.endAt ? new Date(next.context.endAt) : null,
+      activityCount: next.context.activityCount,
+      reason: next.context.reason,
+      ...change,
+    }, unit.now);
+    return true;
+  }
+
+  /** Loads a transfer actor and its row inside a command; rejects when missing. */
+  async function loadIn(unit: Unit, transferId: string) {
+    const snapshot = await unit.load(transfer, transferId);
+    const row = await store.selectTransfer(unit.tx, transferId);
+    if (!snapshot || !row) return reject(failure('transfer_not_found'));
+    return { snapshot, row, state: snapshot.value as TransferStateName };
+  }
+
+  async function send(input: SendInput): Promise<SendResult> {
+    // Checks that need no lock come first, in a fixed order.
+    const amounts = parseAmounts(input.amounts);
+    if (!amounts.ok) return sendFailure(amounts.errors);
+    const serials = parseSerialNumbers(input.serialNumbers);
+    if (!serials.ok) return sendFailure(serials.errors);
+    if (appdataChars(input.appdata) > appdataCharsMax) {
+      return sendFailure([{ code: 'appdata_too_long', field_name: 'appdata', info: { max: appdataCharsMax } }]);
+    }
+    if (input.dedupId !== undefined) {
+      const existing = await findDuplicate(input.senderId, input.dedupId);
+      if (existing) return { ok: true, transferId: existing, duplicate: true };
+    }
+    const resolved = await resolveRecipient(input.senderId, input.recipientUid, input.senderUid);
+    if (!resolved.ok) return resolved;
+    const recipient = resolved.recipient.profile;
+    let waitFor: WaitFor = 'none';
+    if (!recipient) waitFor = 'invite';
+    else if (input.requireRecipientEmail && !(await profiles.confirmedUids(sql, recipient.id)).some((uid) => uid.startsWith('email:'))) waitFor = 'invite';
+    else if (!recipient.isIndividual && recipient.supportPaycode) waitFor = 'paycode';
+    const entries: AmountEntry[] = amounts.value;
+    const currency = entries[0].currency;
+
+    const result = await commands.run('transfer.send', [{ kind: 'wallet', id: input.senderId }], async (unit) => {
+      const transferId = await unit.newLongId('transfer');
+      const at = unit.now;
+      if (input.dedupId !== undefined && !(await store.claimDedup(unit.tx, input.senderId, input.dedupId, transferId, at, new Date(at.getTime() - dedupWindowMs)))) {
+        return reject({ ok: false as const, error: 'duplicate' as const });
+      }
+      const picked = await pickFromWallet(unit.tx, input.senderId, entries, serials.value, {
+        recipientId: recipient?.id ?? null,
+        accepts: (note) => accepts(note, recipient),
+        nonPayment: input.nonPayment,
+      });
+      if (!picked.ok) return reject(sendFailure(picked.errors));
+      const picks = picked.value;
+      const amount = sumPicks(picks);
+      const nonPayment = picks.some((pick) => !accepts(pick, recipient));
+      const workflowType = nonPayment ? 'non_payment' : 'profile_to_profile';
+      const paycodeExpiresAt = waitFor === 'paycode' ? new Date(at.getTime() + paycodeExpiryMsDefault) : null;
+      const snapshot = unit.create(transfer, transferId, { workflowType, waitFor, at: at.toISOString(), paycodeExpiresAt: paycodeExpiresAt?.toISOString() ?? null });
+      const views = [{ profileId: input.senderId, role: 'sender' }];
+      if (recipient && waitFor !== 'invite') views.push({ profileId: recipient.id, role: 'recipient' });
+      const details: Record<string, unknown> = {};
+      if (waitFor === 'invite') {
+        const expireDays = input.invitationExpireDays ?? invitationExpireDaysDefault;
+        const expiresAt = new Date(at.getTime() + expireDays * 24 * 60 * 60 * 1000);
+        details.sent_count = 1;
+        details.alarms = [{ name: 'alarm.expire_invitation', timestamp: expiresAt.toISOString() }];
+        details.invitation_type = input.invitationType ?? 'link';
+        unit.schedule(transfer, transferId, 'invite_expire', expiresAt, { type: 'transfer.invite_expire', at: expiresAt.toISOString() });
+        unit.emit('transfer.invitation', { transferId, senderId: input.senderId, recipientUid: resolved.recipient.uid, invitationType: details.invitation_type, codeLength: input.invitationCodeLength ?? null });
+      }
+      await store.insertTransfer(unit.tx, {
+        id: transferId, workflowType, senderId: input.senderId, senderUid: resolved.senderUid,
+        recipientId: waitFor === 'invite' ? null : (recipient?.id ?? null), recipientUid: resolved.recipient.uid,
+        senderPersonalId: input.senderPersonalId, recipientPersonalId: recipient && recipient.isIndividual && waitFor === 'none' ? recipient.id : null,
+        currency, amount, at, state: stateFields(snapshot.value as TransferStateName), endAt: snapshot.context.endAt ? at : null,
+        activityCount: snapshot.context.activityCount, private: input.private, message: input.message ?? null, messageSubject: input.messageSubject ?? null,
+        appdata: input.appdata, details,
+      }, views);
+      if (waitFor === 'none') {
+        await ledgerStore.moveNotes(unit.tx, walletHolder(input.senderId), walletHolder(recipient!.id), picks, at);
+        await ledgerStore.insertMovements(unit.tx, transferId, movementLines(picks, 1, 'move', input.senderId, recipient!.id), at);
+      } else {
+        await ledgerStore.moveNotes(unit.tx, walletHolder(input.senderId), escrowHolder(transferId), picks, at);
+      }
+      if (waitFor === 'paycode') {
+        await newPaycode(unit, { transferId, senderId: input.senderId, recipientId: recipient!.id, currency, amount, expiresAt: paycodeExpiresAt! });
+        unit.schedule(transfer, transferId, 'paycode_expire', paycodeExpiresAt!, { type: 'transfer.paycode_expire', at: paycodeExpiresAt!.toISOString() });
+      }
+      return { ok: true as const, transferId, duplicate: false };
+    });
+    if ((result as { error?: string }).error === 'duplicate') {
+      const existing = await store.selectDedup(sql, input.senderId, input.dedupId!);
+      if (!existing) throw new Error('dedup key vanished');
+      return { ok: true, transferId: existing, duplicate: true };
+    }
+    return result as SendResult;
+  }
+
+  async function findDuplicate(senderId: string, dedupId: string): Promise<string | null> {
+    const rows = await store.selectDedupRow(sql, senderId, dedupId);
+    if (!rows) return null;
+    return rows.created_at.getTime() >= core.clock.now().getTime() - dedupWindowMs ? rows.transfer_id : null;
+  }
+
+  /** Moves `amount` of the currency between two wallets inside a command (paycode corrections). */
+  async function moveBetweenWallets(unit: Unit, fromId: string, toId: string, currency: string, amount: bigint, recipient: ProfileRecord | null): Promise<Pick[] | null> {
+    const picked = await pickFromWallet(unit.tx, fromId, [{ loopId: 'any', currency, minor: amount }], null, {
+      recipientId: toId,
+      accepts: (note) => accepts(note, recipient),
+      nonPayment: recipient === null,
+    });
+    if (!picked.ok) return null;
+    await ledgerStore.moveNotes(unit.tx, walletHolder(fromId), walletHolder(toId), picked.value, unit.now);
+    return picked.value;
+  }
+
+  async function receive(input: ReceiveInput) {
+    const parsed = parsePositiveAmount(input.amount, input.currency);
+    if (!parsed.ok) return failure('invalid_amount', `amount: ${parsed.error}`);
+    const amount = parsed.value.minor;
+    let totalDue: bigint | null = null;
+    if (input.totalDue !== undefined) {
+      const due = parsePositiveAmount(input.totalDue, input.currency);
+      if (!due.ok || due.value.minor < amount) return failure('invalid_amount', 'total_due must be at least amount');
+      totalDue = due.value.minor;
+    }
+    if (input.totalTax !== undefined) {
+      const tax = parsePositiveAmount(input.totalTax, input.currency);
+      if (!tax.ok && tax.error !== 'not_positive') return failure('invalid_amount', 'total_tax is not an amount');
+      const taxMinor = tax.ok ? tax.value.minor : 0n;
+      if (taxMinor > (totalDue ?? amount)) return failure('invalid_amount', 'total_tax must be at most total_due');
+    }
+    const code = input.paycode.replace(/[\s-]/g, '');
+    const found = await store.selectPaycodeByCode(sql, code);
+    if (!found || found.recipient_id !== input.recipientId) return failure('code_not_found');
+    if (found.currency !== input.currency || amount > found.amount) return failure('code_limited', `the code releases at most ${formatMinor(found.amount, found.currency)} ${found.currency}`);
+    const recipient = await profiles.get(sql, input.recipientId);
+    const locks = [{ kind: 'wallet', id: found.sender_id }, { kind: 'wallet', id: found.recipient_id }, { kind: 'transfer', id: found.transfer_id }];
+    return commands.run('transfer.receive', locks, async (unit) => {
+      const { state } = await loadIn(unit, found.transfer_id);
+      const paycode = await store.selectPaycodeByTransfer(unit.tx, found.transfer_id);
+      if (!paycode || paycode.code !== code || paycode.state === 'ended') return reject(failure('code_not_found'));
+      const details = { total_due: totalDue === null ? null : formatMinor(totalDue, input.currency), total_tax: input.totalTax ?? null };
+      if (state === 'paycode') {
+        const picks = await releaseEscrow(unit.tx, found.transfer_id, found.recipient_id, found.sender_id, amount, unit.now);
+        await ledgerStore.insertMovements(unit.tx, found.transfer_id, movementLines(picks, 1, 'move', found.sender_id, found.recipient_id), unit.now);
+        await store.updatePaycode(unit.tx, found.transfer_id, { state: 'used', received: amount, usedAt: unit.now }, unit.now);
+        unit.cancelTimer(transfer, found.transfer_id, 'paycode_expire');
+        await applyIn(unit, found.transfer_id, { type: 'transfer.paycode_receive', at: unit.now.toISOString() }, {
+          amount, details: { ...details, amount_received: formatMinor(amount, input.currency) },
+        });
+        return { ok: true as const, transferId: found.transfer_id, amountReceived: amount };
+      }
+      const withinCorrection = paycode.used_at !== null && unit.now.getTime() - paycode.used_at.getTime() <= paycodeCorrectionMs;
+      if (state !== 'completed' || paycode.state !== 'used' || !withinCorrection) return reject(failure('code_already_used'));
+      // The correction period: resubmitting the code changes the amount received.
+      if (amount !== paycode.received) {
+        const number = await ledgerStore.nextMovementNumber(unit.tx, found.transfer_id);
+        if (amount > paycode.received) {
+          const picks = await moveBetweenWallets(unit, found.sender_id, found.recipient_id, input.currency, amount - paycode.received, recipient);
+          if (!picks) return reject(failure('code_limited', 'the sender no longer holds enough cash'));
+          await ledgerStore.insertMovements(unit.tx, found.transfer_id, movementLines(picks, number, 'move', found.sender_id, found.recipient_id), unit.now);
+        } else {
+          const picks = await moveBetweenWallets(unit, found.recipient_id, found.sender_id, input.currency, paycode.received - amount, null);
+          if (!picks) return reject(failure('code_limited', 'the recipient no longer holds enough cash to refund'));
+          await ledgerStore.insertMovements(unit.tx, found.transfer_id, movementLines(picks, number, 'refund', found.recipient_id, found.sender_id), unit.now);
+        }
+        await store.updatePaycode(unit.tx, found.transfer_id, { received: amount }, unit.now);
+        await applyIn(unit, found.transfer_id, { type: 'transfer.paycode_correct', at: unit.now.toISOString() }, {
+          amount, details: { ...details, amount_received: formatMinor(amount, input.currency) },
+        });
+      }
+      return { ok: true as const, transferId: found.transfer_id, amountReceived: amount };
+    });
+  }
+
+  /** Ends a waiting transfer and returns its escrow to the sender. */
+  async function cancelIn(unit: Unit, transferId: string, senderId: string, event: TransferEvent): Promise<boolean> {
+    if (!(await applyIn(unit, transferId, event))) return false;
+    await releaseEscrow(unit.tx, transferId, senderId, senderId, 0n, unit.now);
+    const paycode = await store.selectPaycodeByTransfer(unit.tx, transferId);
+    if (paycode && paycode.state === 'active') await store.updatePaycode(unit.tx, transferId, { state: 'ended' }, unit.now);
+    for (const name of ['paycode_expire', 'invite_expire', 'hold_end']) unit.cancelTimer(transfer, transferId, name);
+    return true;
+  }
+
+  async function retract(input: { callerId: string; permissions: ReadonlySet<string>; transferId: string; reason: string }): Promise<TransferResult> {
+    const row = await store.selectTransfer(sql, input.transferId);
+    if (!row || !(await store.isViewer(sql, input.transferId, input.callerId))) return failure('transfer_not_found');
+    const recipientInitiated = recipientInitiatedWorkflows.has(row.workflow_type);
+    const initiator = recipientInitiated ? row.recipient_id : row.sender_id;
+    if (initiator !== input.callerId) return failure('not_initiator');
+    if (!input.permissions.has(recipientInitiated ? 'manage_received' : 'manage_sent')) return failure('wrong_permission', recipientInitiated ? 'manage_received' : 'manage_sent');
+    if (!(recipientInitiated ? recipientInitiatedReasons : senderInitiatedReasons).has(input.reason)) return failure('invalid_reason');
+    return commands.run('transfer.retract', [{ kind: 'wallet', id: row.sender_id! }, { kind: 'transfer', id: row.id }], async (unit) => {
+      await loadIn(unit, row.id);
+      if (!(await cancelIn(unit, row.id, row.sender_id!, { type: 'transfer.retract', at: unit.now.toISOString(), reason: input.reason }))) {
+        return reject(failure('cannot_retract'));
+      }
+      return { ok: true as const, transferId: row.id };
+    });
+  }
+
+  async function skip(input: { callerId: string; transferId: string }): Promise<TransferResult> {
+    const row = await store.selectTransfer(sql, input.transferId);
+    if (!row || !(await store.isViewer(sql, input.transferId, input.callerId))) return failure('transfer_not_found');
+    if (row.sender_id !== input.callerId) return failure('not_initiator');
+    return commands.run('transfer.skip', [{ kind: 'wallet', id: row.sender_id }, { kind: 'transfer', id: row.id }], async (unit) => {
+      const { state } = await loadIn(unit, row.id);
+      if (state === 'paycode') {
+        const picks = await releaseEscrow(unit.tx, row.id, row.recipient_id!, row.sender_id!, null, unit.now);
+        await ledgerStore.insertMovements(unit.tx, row.id, movementLines(picks, 1, 'move', row.sender_id, row.recipient_id!), unit.now);
+        await store.updatePaycode(unit.tx, row.id, { state: 'ended' }, unit.now);
+        unit.cancelTimer(transfer, row.id, 'paycode_expire');
+        await applyIn(unit, row.id, { type: 'transfer.skip', at: unit.now.toISOString() });
+      } else if (state === 'holding') {
+        unit.cancelTimer(transfer, row.id, 'hold_end');
+        await applyIn(unit, row.id, { type: 'transfer.skip', at: unit.now.toISOString() });
+        unit.emit('payout.send', { transferId: row.id });
+      } else {
+        return reject(failure('not_waiting'));
+      }
+      return { ok: true as const, transferId: row.id };
+    });
+  }
+
+  async function changePaycodeExpiration(input: { callerId: string; transferId: string; paycode: string; expireSeconds: number }): Promise<TransferResult> {
+    const row = await store.selectTransfer(sql, input.transferId);
+    if (!row || !(await store.isViewer(sql, input.transferId, input.callerId))) return failure('transfer_not_found');
+    if (row.sender_id !== input.callerId) return failure('not_initiator');
+    if (input.expireSeconds * 1000 > paycodeExpiryMsMax) return failure('invalid_amount', 'expire_seconds is more than 10 years');
+    return commands.run('transfer.paycode_extend', [{ kind: 'transfer', id: row.id }], async (unit) => {
+      const { state } = await loadIn(unit, row.id);
+      const paycode = await store.selectPaycodeByTransfer(unit.tx, row.id);
+      if (state !== 'paycode' || !paycode || paycode.state !== 'active') return reject(failure('not_waiting'));
+      if (paycode.code !== input.paycode.replace(/[\s-]/g, '')) return reject(failure('paycode_mismatch'));
+      const expiresAt = new Date(unit.now.getTime() + input.expireSeconds * 1000);
+      await store.updatePaycode(unit.tx, row.id, { expiresAt }, unit.now);
+      unit.schedule(transfer, row.id, 'paycode_expire', expiresAt, { type: 'transfer.paycode_expire', at: expiresAt.toISOString() });
+      await applyIn(unit, row.id, { type: 'transfer.paycode_extend', at: unit.now.toISOString(), expiresAt: expiresAt.toISOString() });
+      return { ok: true as const, transferId: row.id };
+    });
+  }
+
+  /** The caller owns the invitation's recipient UID. */
+  async function ownsRecipientUid(callerId: string, row: store.TransferRow): Promise<boolean> {
+    if (!row.recipient_uid) return false;
+    if (row.recipient_uid === `service:${callerId}`) return true;
+    return (await profiles.confirmedUids(sql, callerId)).includes(row.recipient_uid);
+  }
+
+  async function accept(input: { callerId: string; transferId: string }): Promise<TransferResult> {
+    const row = await store.selectTransfer(sql, input.transferId);
+    if (!row) return failure('transfer_not_found');
+    if (!(await ownsRecipientUid(input.callerId, row))) return failure('not_recipient');
+    const caller = await profiles.get(sql, input.callerId);
+    return commands.run('transfer.accept', [{ kind: 'wallet', id: input.callerId }, { kind: 'transfer', id: row.id }], async (unit) => {
+      const { state } = await loadIn(unit, row.id);
+      if (state !== 'invite') return reject(failure('not_waiting'));
+      const picks = await releaseEscrow(unit.tx, row.id, input.callerId, row.sender_id!, null, unit.now);
+      await ledgerStore.insertMovements(unit.tx, row.id, movementLines(picks, 1, 'move', row.sender_id, input.callerId), unit.now);
+      unit.cancelTimer(transfer, row.id, 'invite_expire');
+      await applyIn(unit, row.id, { type: 'transfer.invite_accept', at: unit.now.toISOString() }, {
+        recipientId: input.callerId, recipientPersonalId: caller?.isIndividual ? input.callerId : null,
+        addViews: [{ profileId: input.callerId, role: 'recipient' }],
+      });
+      return { ok: true as const, transferId: row.id };
+    });
+  }
+
+  async function refuse(input: { callerId: string; transferId: string }): Promise<TransferResult> {
+    const row = await store.selectTransfer(sql, input.transferId);
+    if (!row) return failure('transfer_not_found');
+    if (!(await ownsRecipientUid(input.callerId, row))) return failure('not_recipient');
+    return commands.run('transfer.refuse', [{ kind: 'wallet', id: row.sender_id! }, { kind: 'transfer', id: row.id }], async (unit) => {
+      await loadIn(unit, row.id);
+      if (!(await cancelIn(unit, row.id, row.sender_id!, { type: 'transfer.invite_refuse', at: unit.now.toISOString() }))) return reject(failure('not_waiting'));
+      return { ok: true as const, transferId: row.id };
+    });
+  }
+
+  async function resend(input: { callerId: string; transferId: string }): Promise<TransferResult> {
+    const row = await store.selectTransfer(sql, input.transferId);
+    if (!row || !(await store.isViewer(sql, input.transferId, input.callerId))) return failure('transfer_not_found');
+    if (row.sender_id !== input.callerId) return failure('not_initiator');
+    return commands.run('transfer.resend', [{ kind: 'transfer', id: row.id }], async (unit) => {
+      const { snapshot } = await loadIn(unit, row.id);
+      if (!(await applyIn(unit, row.id, { type: 'transfer.invite_resend', at: unit.now.toISOString() }, { details: { sent_count: snapshot.context.sentCount + 1 } }))) {
+        return reject(failure('not_waiting'));
+      }
+      unit.emit('transfer.invitation', { transferId: row.id, senderId: row.sender_id, recipientUid: row.recipient_uid, resend: true });
+      return { ok: true as const, transferId: row.id };
+    });
+  }
+
+  // Durable timers of transfers: paycode expiry and invitation expiry cancel and release the escrow.
+  core.sweeper.register('transfer', async (unit, timer) => {
+    const { row } = await loadIn(unit, timer.actorId);
+    if (timer.name === 'paycode_expire' || timer.name === 'invite_expire') {
+      await cancelIn(unit, row.id, row.sender_id!, timer.event as TransferEvent);
+      return;
+    }
+    if (timer.name === 'hold_end') {
+      if (await applyIn(unit, row.id, timer.event as TransferEvent)) unit.emit('payout.send', { transferId: row.id });
+      return;
+    }
+    throw new Error(`unknown transfer timer ${timer.name}`);
+  });
+
+  return { resolveRecipient, send, receive, retract, skip, changePaycodeExpiration, accept, refuse, resend, applyIn };
+}
+
+export type { SendError };

@@ -1,0 +1,245 @@
+// SQL for transfers, their per-profile views (history and sync), dedup keys and payment codes.
+import type { Queryable } from '../storage/database.ts';
+
+export interface TransferRow {
+  id: string;
+  workflow_type: string;
+  sender_id: string | null;
+  sender_uid: string | null;
+  recipient_id: string | null;
+  recipient_uid: string | null;
+  sender_personal_id: string | null;
+  recipient_personal_id: string | null;
+  currency: string;
+  amount: bigint;
+  start_at: Date;
+  updated_at: Date;
+  end_at: Date | null;
+  next_activity: string;
+  completed: boolean;
+  canceled: boolean;
+  run_state: string;
+  activity_count: number;
+  reason: string | null;
+  private: boolean;
+  message: string | null;
+  message_subject: string | null;
+  appdata: Record<string, string>;
+  details: Record<string, unknown>;
+}
+
+const transferColumns = (sql: Queryable) =>
+  sql`t.id, t.workflow_type, t.sender_id, t.sender_uid, t.recipient_id, t.recipient_uid, t.sender_personal_id, t.recipient_personal_id,
+    t.currency, t.amount, t.start_at, t.updated_at, t.end_at, t.next_activity, t.completed, t.canceled, t.run_state, t.activity_count,
+    t.reason, t.private, t.message, t.message_subject, t.appdata, t.details`;
+
+export interface NewTransfer {
+  id: string;
+  workflowType: string;
+  senderId: string;
+  senderUid: string;
+  recipientId: string | null;
+  recipientUid: string | null;
+  senderPersonalId: string | null;
+  recipientPersonalId: string | null;
+  currency: string;
+  amount: bigint;
+  at: Date;
+  state: { nextActivity: string; completed: boolean; canceled: boolean; runState: string };
+  endAt: Date | null;
+  activityCount: number;
+  private: boolean;
+  message: string | null;
+  messageSubject: string | null;
+  appdata: Record<string, string>;
+  details: Record<string, unknown>;
+}
+
+/** Inserts a transfer and one view row per stakeholder, in one statement. */
+export async function insertTransfer(tx: Queryable, transfer: NewTransfer, views: { profileId: string; role: string }[]): Promise<void> {
+  const rows = await tx<{ transfer_rows: bigint; view_rows: bigint }[]>`
+    with inserted as (
+      insert into transfers (id, workflow_type, sender_id, sender_uid, recipient_id, recipient_uid, sender_personal_id, recipient_personal_id,
+        currency, amount, start_at, updated_at, end_at, next_activity, completed, canceled, run_state, activity_count, reason, private,
+        message, message_subject, appdata, details)
+      values (${transfer.id}, ${transfer.workflowType}, ${transfer.senderId}, ${transfer.senderUid}, ${transfer.recipientId}, ${transfer.recipientUid},
+        ${transfer.senderPersonalId}, ${transfer.recipientPersonalId}, ${transfer.currency}, ${String(transfer.amount)}::bigint, ${transfer.at}, ${transfer.at},
+        ${transfer.endAt}, ${transfer.state.nextActivity}, ${transfer.state.completed}, ${transfer.state.canceled}, ${transfer.state.runState},
+        ${transfer.activityCount}, null, ${transfer.private}, ${transfer.message}, ${transfer.messageSubject},
+        ${tx.json(transfer.appdata)}, ${tx.json(transfer.details as never)})
+      returning id),
+    viewed as (
+      insert into transfer_views (profile_id, transfer_id, role, start_at, sync_ts)
+      select profile_id, ${transfer.id}, role, ${transfer.at}, ${transfer.at}
+      from unnest(${views.map((view) => view.profileId)}::text[], ${views.map((view) => view.role)}::text[]) as v(profile_id, role)
+      returning 1)
+    select (select count(*) from inserted) as transfer_rows, (select count(*) from viewed) as view_rows`;
+  if (rows[0].transfer_rows !== 1n || rows[0].view_rows !== BigInt(views.length)) throw new Error(`transfer ${transfer.id} insert touched unexpected rows`);
+}
+
+export interface TransferChange {
+  state: { nextActivity: string; completed: boolean; canceled: boolean; runState: string };
+  endAt: Date | null;
+  activityCount: number;
+  reason: string | null;
+  amount?: bigint;
+  recipientId?: string | null;
+  recipientPersonalId?: string | null;
+  details?: Record<string, unknown>;
+  addViews?: { profileId: string; role: string }[];
+}
+
+/** Writes a transfer's new state and moves every viewer's sync_ts to now, in one statement. */
+export async function updateTransfer(tx: Queryable, id: string, change: TransferChange, at: Date): Promise<void> {
+  const added = change.addViews ?? [];
+  const rows = await tx<{ transfer_rows: bigint; view_rows: bigint; added_rows: bigint }[]>`
+    with changed as (
+      update transfers set updated_at = ${at}, end_at = ${change.endAt}, next_activity = ${change.state.nextActivity},
+        completed = ${change.state.completed}, canceled = ${change.state.canceled}, run_state = ${change.state.runState},
+        activity_count = ${change.activityCount}, reason = ${change.reason},
+        amount = coalesce(${change.amount === undefined ? null : String(change.amount)}::bigint, amount),
+        recipient_id = ${change.recipientId === undefined ? tx`recipient_id` : change.recipientId},
+        recipient_personal_id = ${change.recipientPersonalId === undefined ? tx`recipient_personal_id` : change.recipientPersonalId},
+        details = details || ${tx.json((change.details ?? {}) as never)}
+      where id = ${id}
+      returning id),
+    synced as (
+      update transfer_views set sync_ts = ${at} where transfer_id = ${id} returning 1),
+    added as (
+      insert into transfer_views (profile_id, transfer_id, role, start_at, sync_ts)
+      select v.profile_id, ${id}, v.role, t.start_at, ${at}
+      from unnest(${added.map((view) => view.profileId)}::text[], ${added.map((view) => view.role)}::text[]) as v(profile_id, role)
+      join transfers t on t.id = ${id}
+      on conflict (profile_id, transfer_id) do nothing
+      returning 1)
+    select (select count(*) from changed) as transfer_rows, (select count(*) from synced) as view_rows, (select count(*) from added) as added_rows`;
+  if (rows[0].transfer_rows !== 1n) throw new Error(`transfer ${id} update touched ${rows[0].transfer_rows} rows`);
+}
+
+export async function selectTransfer(sql: Queryable, id: string): Promise<TransferRow | null> {
+  const rows = await sql<TransferRow[]>`select ${transferColumns(sql)} from transfers t where t.id = ${id}`;
+  return rows[0] ?? null;
+}
+
+export async function selectViewRoles(sql: Queryable, transferId: string): Promise<{ profile_id: string; role: string }[]> {
+  return sql`select profile_id, role from transfer_views where transfer_id = ${transferId} order by profile_id, role`;
+}
+
+export async function isViewer(sql: Queryable, transferId: string, profileId: string): Promise<boolean> {
+  const rows = await sql`select 1 from transfer_views where transfer_id = ${transferId} and profile_id = ${profileId}`;
+  return rows.length > 0;
+}
+
+/**
+ * Claims (sender, dedup id) for a new transfer. Returns null when a transfer already holds the key
+ * within the window (the caller answers with that transfer); a key older than the window is re-pointed.
+ */
+export async function claimDedup(tx: Queryable, senderId: string, dedupId: string, transferId: string, at: Date, windowStart: Date): Promise<boolean> {
+  const rows = await tx`
+    insert into transfer_dedup (sender_id, dedup_id, transfer_id, created_at)
+    values (${senderId}, ${dedupId}, ${transferId}, ${at})
+    on conflict (sender_id, dedup_id) do update set transfer_id = excluded.transfer_id, created_at = excluded.created_at
+      where transfer_dedup.created_at < ${windowStart}
+    returning transfer_id`;
+  return rows.length === 1;
+}
+
+export async function selectDedupRow(sql: Queryable, senderId: string, dedupId: string): Promise<{ transfer_id: string; created_at: Date } | null> {
+  const rows = await sql<{ transfer_id: string; created_at: Date }[]>`
+    select transfer_id, created_at from transfer_dedup where sender_id = ${senderId} and dedup_id = ${dedupId}`;
+  return rows[0] ?? null;
+}
+
+export async function selectDedup(sql: Queryable, senderId: string, dedupId: string): Promise<string | null> {
+  const rows = await sql<{ transfer_id: string }[]>`select transfer_id from transfer_dedup where sender_id = ${senderId} and dedup_id = ${dedupId}`;
+  return rows[0]?.transfer_id ?? null;
+}
+
+export interface HistoryQuery {
+  profileId: string;
+  orderColumn: 'start' | 'timestamp';
+  descending: boolean;
+  offset: number;
+  limit: number;
+  appdata: Record<string, string>;
+}
+
+/** One page of a profile's transfers (limit + 1 rows, so the caller knows whether there are more). */
+export async function selectHistory(sql: Queryable, query: HistoryQuery): Promise<TransferRow[]> {
+  const column = query.orderColumn === 'start' ? sql`v.start_at` : sql`v.sync_ts`;
+  const direction = query.descending ? sql`desc` : sql`asc`;
+  const filter = Object.keys(query.appdata).length > 0 ? sql`and t.appdata @> ${sql.json(query.appdata)}` : sql``;
+  return sql<TransferRow[]>`
+    select ${transferColumns(sql)} from transfer_views v join transfers t on t.id = v.transfer_id
+    where v.profile_id = ${query.profileId} ${filter}
+    order by ${column} ${direction}, v.transfer_id ${direction}
+    offset ${query.offset} limit ${query.limit + 1}`;
+}
+
+export interface SyncRow extends TransferRow {
+  sync_ts: Date;
+}
+
+/** Keyset page of a profile's changes after (syncTs, transferId). */
+export async function selectSync(sql: Queryable, profileId: string, syncTs: Date, transferId: string | null, limit: number): Promise<SyncRow[]> {
+  const after = transferId === null ? sql`v.sync_ts > ${syncTs}` : sql`(v.sync_ts, v.transfer_id) > (${syncTs}, ${transferId})`;
+  return sql<SyncRow[]>`
+    select ${transferColumns(sql)}, v.sync_ts from transfer_views v join transfers t on t.id = v.transfer_id
+    where v.profile_id = ${profileId} and ${after}
+    order by v.sync_ts, v.transfer_id limit ${limit + 1}`;
+}
+
+export async function countSync(sql: Queryable, profileId: string, syncTs: Date, transferId: string | null): Promise<number> {
+  const after = transferId === null ? sql`sync_ts > ${syncTs}` : sql`(sync_ts, transfer_id) > (${syncTs}, ${transferId})`;
+  const rows = await sql<{ count: bigint }[]>`select count(*) as count from transfer_views where profile_id = ${profileId} and ${after}`;
+  return Number(rows[0].count);
+}
+
+export interface PaycodeRow {
+  code: string;
+  transfer_id: string;
+  sender_id: string;
+  recipient_id: string;
+  currency: string;
+  amount: bigint;
+  received: bigint;
+  created_at: Date;
+  modified_at: Date;
+  expires_at: Date;
+  used_at: Date | null;
+  state: 'active' | 'used' | 'ended';
+}
+
+const paycodeColumns = (sql: Queryable) =>
+  sql`code, transfer_id, sender_id, recipient_id, currency, amount, received, created_at, modified_at, expires_at, used_at, state`;
+
+/** Inserts a payment code; false when the code is taken by another live code (try another). */
+export async function insertPaycode(tx: Queryable, row: { code: string; transferId: string; senderId: string; recipientId: string; currency: string; amount: bigint; expiresAt: Date }, at: Date): Promise<boolean> {
+  const rows = await tx`
+    insert into paycodes (code, transfer_id, sender_id, recipient_id, currency, amount, received, created_at, modified_at, expires_at, used_at, state)
+    values (${row.code}, ${row.transferId}, ${row.senderId}, ${row.recipientId}, ${row.currency}, ${String(row.amount)}::bigint, 0, ${at}, ${at}, ${row.expiresAt}, null, 'active')
+    on conflict (code) where state <> 'ended' do nothing
+    returning code`;
+  return rows.length === 1;
+}
+
+export async function selectPaycodeByCode(sql: Queryable, code: string): Promise<PaycodeRow | null> {
+  const rows = await sql<PaycodeRow[]>`select ${paycodeColumns(sql)} from paycodes where code = ${code} and state <> 'ended'`;
+  return rows[0] ?? null;
+}
+
+export async function selectPaycodeByTransfer(sql: Queryable, transferId: string): Promise<PaycodeRow | null> {
+  const rows = await sql<PaycodeRow[]>`select ${paycodeColumns(sql)} from paycodes where transfer_id = ${transferId}`;
+  return rows[0] ?? null;
+}
+
+export async function updatePaycode(tx: Queryable, transferId: string, change: { state?: 'active' | 'used' | 'ended'; received?: bigint; usedAt?: Date; expiresAt?: Date }, at: Date): Promise<void> {
+  const result = await tx`
+    update paycodes set modified_at = ${at},
+      state = coalesce(${change.state ?? null}, state),
+      received = coalesce(${change.received === undefined ? null : String(change.received)}::bigint, received),
+      used_at = coalesce(${change.usedAt ?? null}, used_at),
+      expires_at = coalesce(${change.expiresAt ?? null}, expires_at)
+    where transfer_id = ${transferId}`;
+  if (result.count !== 1) throw new Error(`paycode of ${transferId} update touched ${result.count} rows`);
+}
