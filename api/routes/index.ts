@@ -7,7 +7,11 @@ import { authnRoutes } from './authn.ts';
 import { invitationRoutes } from './invitations.ts';
 import { oauthRoutes } from './oauth.ts';
 import { settingsRoutes } from './settings.ts';
+import { ledgerRoutes } from './ledger.ts';
+import { transferRoutes } from './transfers.ts';
+import { payoutRoutes } from './payouts.ts';
+import { ledgerAdminRoutes } from './ledger-admin.ts';
 
 export function allRoutes(): RouteDefinition[] {
-  return [...profileRoutes, ...tokenRoutes, ...adminRoutes, ...authnRoutes, ...invitationRoutes, ...oauthRoutes, ...settingsRoutes];
+  return [...profileRoutes, ...tokenRoutes, ...adminRoutes, ...authnRoutes, ...invitationRoutes, ...oauthRoutes, ...settingsRoutes, ...ledgerRoutes, ...transferRoutes, ...payoutRoutes, ...ledgerAdminRoutes];
 }

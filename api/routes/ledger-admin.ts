@@ -1,0 +1,137 @@
+// The operator's ledger API (the CLI's `cash`, `audit`, `accounts` and `fx` commands): designate
+// the open loop issuer, issue cash, audit the ledger, register bank accounts, set exchange rates.
+import { z } from 'zod';
+import type { Engine } from '../../engine/engine.ts';
+import { dfiAccountFieldCharsMax, loginCharsMax } from '../../engine/limits.ts';
+import { parseUid } from '../../engine/uids.ts';
+import { edgeErrors, httpError } from '../http/errors.ts';
+import { amountField, boundedString, currencyField } from '../http/fields.ts';
+import { defineRoute, type RouteDefinition } from '../http/route.ts';
+import { raise } from './ledger-errors.ts';
+import { recipientAccountField } from './payouts.ts';
+
+const empty = z.object({}).strict();
+const uidField = boundedString(loginCharsMax, 1);
+
+async function profileIdOf(engine: Engine, uid: string, field: string): Promise<string> {
+  const parsed = parseUid(uid) ?? parseUid(`service:${uid}`);
+  const profile = parsed ? await engine.services.profiles.findByUid(engine.sql, parsed.uid) : null;
+  if (!profile) throw httpError(edgeErrors, 'invalid', { invalid: { [field]: 'no profile has this UID' } });
+  return profile.id;
+}
+
+export const ledgerAdminRoutes: RouteDefinition[] = [
+  defineRoute({
+    method: 'post',
+    path: '/admin/ledger/issuer',
+    summary: 'Designates the profile (with the issue_open_loop feature) that issues open loop cash for the operator.',
+    tags: ['admin'],
+    caller: { kind: 'operator' },
+    input: z.object({ uid: uidField }).strict(),
+    async handler({ engine, input }) {
+      const profileId = await profileIdOf(engine, input.uid, 'uid');
+      const result = await engine.services.ledger.cash.setIssuer(profileId);
+      if (!result.ok) raise(result);
+      return { issuer_id: profileId };
+    },
+  }),
+
+  defineRoute({
+    method: 'get',
+    path: '/admin/ledger/issuer',
+    summary: 'The designated open loop issuer.',
+    tags: ['admin'],
+    caller: { kind: 'operator' },
+    input: empty,
+    async handler({ engine }) {
+      return { issuer_id: await engine.services.ledger.cash.issuer(engine.sql) };
+    },
+  }),
+
+  defineRoute({
+    method: 'post',
+    path: '/admin/ledger/issue',
+    summary: 'Issues open loop cash from the designated issuer to a profile (movements issue and grant).',
+    tags: ['admin'],
+    caller: { kind: 'operator' },
+    input: z.object({ to_uid: uidField, amount: amountField, currency: currencyField }).strict(),
+    async handler({ engine, input }) {
+      const toProfileId = await profileIdOf(engine, input.to_uid, 'to_uid');
+      const result = await engine.services.ledger.cash.issue({ toProfileId, amount: input.amount, currency: input.currency });
+      if (!result.ok) raise(result);
+      return { transfer_id: result.transferId, serial_number: result.serial, profile_id: toProfileId };
+    },
+  }),
+
+  defineRoute({
+    method: 'get',
+    path: '/admin/ledger/audit',
+    summary: 'Verifies the ledger: per loop and currency, issued = held + in flight + redeemed; every note accounted for; no negative balance.',
+    tags: ['admin'],
+    caller: { kind: 'operator' },
+    input: empty,
+    async handler({ engine }) {
+      return engine.services.ledger.cash.audit();
+    },
+  }),
+
+  defineRoute({
+    method: 'get',
+    path: '/admin/ledger/holdings/:profileId',
+    summary: "A profile's holdings (constant time from the balances table).",
+    tags: ['admin'],
+    caller: { kind: 'operator' },
+    input: empty,
+    async handler({ engine, params }) {
+      return { holdings: await engine.services.ledger.cash.holdings(engine.sql, params.profileId) };
+    },
+  }),
+
+  defineRoute({
+    method: 'post',
+    path: '/admin/ledger/accounts',
+    summary: 'Registers a bank (DFI) account to a profile.',
+    tags: ['admin'],
+    caller: { kind: 'operator' },
+    input: recipientAccountField.extend({
+      uid: uidField,
+      holder_name: boundedString(dfiAccountFieldCharsMax).optional(),
+      alias: boundedString(dfiAccountFieldCharsMax).optional(),
+    }).strict(),
+    async handler({ engine, input }) {
+      const profileId = await profileIdOf(engine, input.uid, 'uid');
+      const result = await engine.services.ledger.payouts.addAccount(profileId, {
+        rdfiName: input.rdfi_name ?? `Bank ${input.routing_number}`, routingNumber: input.routing_number, accountNumber: input.account_number,
+        achType: input.ach_type ?? 'checking', currency: input.currency ?? 'USD', alias: input.alias ?? '', holderName: input.holder_name ?? '',
+      });
+      if (!result.ok) raise(result);
+      return { account_id: result.accountId, profile_id: profileId };
+    },
+  }),
+
+  defineRoute({
+    method: 'post',
+    path: '/admin/ledger/fx-rates',
+    summary: 'Sets the exchange rate (dest units per source unit) send-fx uses.',
+    tags: ['admin'],
+    caller: { kind: 'operator' },
+    input: z.object({ source_currency: currencyField, dest_currency: currencyField, rate: z.string().max(25) }).strict(),
+    async handler({ engine, input }) {
+      const result = await engine.services.ledger.payouts.setRate(input.source_currency, input.dest_currency, input.rate);
+      if (!result.ok) raise(result);
+      return { rates: await engine.services.ledger.payouts.rates() };
+    },
+  }),
+
+  defineRoute({
+    method: 'get',
+    path: '/admin/ledger/fx-rates',
+    summary: 'The exchange-rate table.',
+    tags: ['admin'],
+    caller: { kind: 'operator' },
+    input: empty,
+    async handler({ engine }) {
+      return { rates: await engine.services.ledger.payouts.rates() };
+    },
+  }),
+];

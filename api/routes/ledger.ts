@@ -1,0 +1,131 @@
+// Wallet sending and receiving: GET /wallet/presend, POST /wallet/send, POST /wallet/receive.
+import { z } from 'zod';
+import type { Engine } from '../../engine/engine.ts';
+import { dedupIdCharsMax, invitationExpireDaysMax, loginCharsMax, sendMessageCharsMax, sendMessageSubjectCharsMax, serialNumbersMax } from '../../engine/limits.ts';
+import { formatMinor } from '../../engine/money.ts';
+import { amountField, boolField, boundedString, currencyField, intField } from '../http/fields.ts';
+import { defineRoute, type RouteDefinition } from '../http/route.ts';
+import type { TokenPrincipal } from '../http/principals.ts';
+import { raise } from './ledger-errors.ts';
+
+const uidField = boundedString(loginCharsMax, 1);
+const serialNumbersField = z.string().max(serialNumbersMax * 20, 'has too many serial numbers');
+
+export async function transferAndProfile(engine: Engine, token: TokenPrincipal, transferId: string): Promise<{ transfer: Record<string, unknown>; profile: Record<string, unknown> }> {
+  const { ledger, profiles } = engine.services;
+  const detail = await ledger.queries.detail(token.profileId, transferId);
+  if (!detail.ok) raise(detail);
+  return { transfer: detail.transfer, profile: await profiles.detail(engine.sql, token.profileId) };
+}
+
+const presendInput = z
+  .object({
+    recipient_uid: uidField,
+    sender_uid: uidField.optional(),
+    serial_numbers: serialNumbersField.optional(),
+  })
+  .strict();
+
+const sendInput = z
+  .object({
+    recipient_uid: uidField,
+    amounts: z.string().min(1, 'is required').max(2000),
+    sender_uid: uidField.optional(),
+    serial_numbers: serialNumbersField.optional(),
+    private: boolField.optional(),
+    accepted_policy: boolField.optional(),
+    non_payment: boolField.optional(),
+    message: boundedString(sendMessageCharsMax).optional(),
+    message_subject: boundedString(sendMessageSubjectCharsMax).optional(),
+    message_body: boundedString(sendMessageCharsMax).optional(),
+    notify_via: z.enum(['tweet', 'direct', 'tweet direct']).optional(),
+    require_recipient_email: boolField.optional(),
+    invitation_type: z.enum(['link', 'code_private', 'code_shared']).optional(),
+    invitation_code_length: intField(6, 32).optional(),
+    invitation_expire_days: intField(1, invitationExpireDaysMax).optional(),
+    dedup_id: boundedString(dedupIdCharsMax, 1).optional(),
+  })
+  .strict();
+
+const receiveInput = z
+  .object({
+    paycode: z.string().regex(/^[0-9 -]{4,40}$/, 'must be a payment code of at least 4 digits'),
+    currency: currencyField,
+    amount: amountField,
+    total_due: amountField.optional(),
+    total_tax: amountField.optional(),
+  })
+  .strict();
+
+export const ledgerRoutes: RouteDefinition[] = [
+  defineRoute({
+    method: 'get',
+    path: '/wallet/presend',
+    summary: 'What the wallet can send to a recipient, and how the app must present it.',
+    tags: ['wallet'],
+    caller: { kind: 'token', permission: 'send_cash' },
+    input: presendInput,
+    async handler({ engine, token, input }) {
+      const { ledger } = engine.services;
+      const result = await ledger.queries.presend(
+        { senderId: token!.profileId, recipientUid: input.recipient_uid, senderUid: input.sender_uid, serialNumbers: input.serial_numbers },
+        ledger.transfers,
+      );
+      if (!result.ok) raise(result);
+      return result.body;
+    },
+  }),
+
+  defineRoute({
+    method: 'post',
+    path: '/wallet/send',
+    summary: 'Sends cash to a recipient UID (or an invitation, or a transfer waiting for a payment code).',
+    tags: ['wallet'],
+    caller: { kind: 'token', permission: 'send_cash' },
+    input: sendInput,
+    appdata: true,
+    async handler({ engine, token, input, appdata }) {
+      // A split-message recipient reads subject and body; otherwise the plain message.
+      const message = input.message_body ?? input.message;
+      const result = await engine.services.ledger.transfers.send({
+        senderId: token!.profileId,
+        senderPersonalId: token!.personalProfileId,
+        recipientUid: input.recipient_uid,
+        senderUid: input.sender_uid,
+        amounts: input.amounts,
+        serialNumbers: input.serial_numbers,
+        private: input.private ?? true,
+        nonPayment: input.non_payment ?? false,
+        message,
+        messageSubject: input.message_subject,
+        requireRecipientEmail: input.require_recipient_email ?? false,
+        invitationType: input.invitation_type,
+        invitationCodeLength: input.invitation_code_length,
+        invitationExpireDays: input.invitation_expire_days,
+        appdata,
+        dedupId: input.dedup_id,
+      });
+      if (!result.ok) raise(result);
+      return transferAndProfile(engine, token!, result.transferId);
+    },
+  }),
+
+  defineRoute({
+    method: 'post',
+    path: '/wallet/receive',
+    summary: 'Receives cash with a payment code the customer shows.',
+    tags: ['wallet'],
+    caller: { kind: 'token', permission: 'receive_cash', acceptSoftExpired: true },
+    input: receiveInput,
+    async handler({ engine, token, input }) {
+      const { ledger, profiles } = engine.services;
+      const result = await ledger.transfers.receive({
+        recipientId: token!.profileId, paycode: input.paycode, currency: input.currency, amount: input.amount, totalDue: input.total_due, totalTax: input.total_tax,
+      });
+      if (!result.ok) raise(result);
+      const transfer = await ledger.queries.summary(result.transferId);
+      const sender = await profiles.get(engine.sql, transfer.sender_id as string);
+      return { transfer, sender: sender ? profiles.toPublic(sender) : null, amount_received: formatMinor(result.amountReceived, input.currency) };
+    },
+  }),
+];

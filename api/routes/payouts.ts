@@ -1,0 +1,164 @@
+// Bank payouts: presend offers for a registered account, sending to it, and deposits to any
+// account with or without currency exchange.
+import { z } from 'zod';
+import type { AccountInput } from '../../engine/payouts/service.ts';
+import { accountNumberDigitsMax, dedupIdCharsMax, dfiAccountFieldCharsMax, fxRateCharsMax, holdSecondsMax, loginCharsMax, routingNumberDigits, serialNumbersMax } from '../../engine/limits.ts';
+import { formatMinor } from '../../engine/money.ts';
+import { amountField, boundedString, currencyField, intField } from '../http/fields.ts';
+import { defineRoute, type RouteDefinition } from '../http/route.ts';
+import { raise } from './ledger-errors.ts';
+import { transferAndProfile } from './ledger.ts';
+
+const serialNumbersField = z.string().max(serialNumbersMax * 20, 'has too many serial numbers');
+const accountIdPattern = /^[0-9]{10}$/;
+
+export const recipientAboutField = z
+  .object({
+    name: boundedString(dfiAccountFieldCharsMax, 1),
+    email: boundedString(dfiAccountFieldCharsMax).optional(),
+    phone: boundedString(dfiAccountFieldCharsMax).optional(),
+    address: boundedString(dfiAccountFieldCharsMax).optional(),
+  })
+  .strict();
+
+export const recipientAccountField = z
+  .object({
+    routing_number: z.string().regex(new RegExp(`^[0-9]{${routingNumberDigits}}$`), `must be ${routingNumberDigits} digits`),
+    account_number: z.string().regex(new RegExp(`^[0-9]{4,${accountNumberDigitsMax}}$`), `must be 4 to ${accountNumberDigitsMax} digits`),
+    ach_type: z.enum(['checking', 'savings']).optional(),
+    rdfi_name: boundedString(dfiAccountFieldCharsMax).optional(),
+    currency: currencyField.optional(),
+  })
+  .strict();
+
+const fxField = z
+  .object({
+    currency: currencyField,
+    amount: amountField.optional(),
+    holder_uid: boundedString(loginCharsMax).optional(),
+    rate: z.string().max(fxRateCharsMax).regex(/^\d+(\.\d+)?$/, 'must be a decimal rate').optional(),
+    quote_id: boundedString(dfiAccountFieldCharsMax).optional(),
+  })
+  .strict();
+
+function accountOf(about: z.output<typeof recipientAboutField>, account: z.output<typeof recipientAccountField>, defaultCurrency: string): AccountInput {
+  return {
+    rdfiName: account.rdfi_name ?? `Bank ${account.routing_number}`,
+    routingNumber: account.routing_number,
+    accountNumber: account.account_number,
+    achType: account.ach_type ?? 'checking',
+    currency: account.currency ?? defaultCurrency,
+    alias: '',
+    holderName: about.name,
+  };
+}
+
+function accountIdOf(params: Record<string, string>): string {
+  return accountIdPattern.test(params.accountId) ? params.accountId : '';
+}
+
+const presendInput = z.object({ amount: amountField, serial_numbers: serialNumbersField.optional() }).strict();
+
+const accountSendInput = z
+  .object({
+    amount: amountField,
+    offer_name: boundedString(50, 1),
+    fee_option_name: z.enum(['add', 'subtract']),
+    serial_numbers: serialNumbersField.optional(),
+    dedup_id: boundedString(dedupIdCharsMax, 1).optional(),
+  })
+  .strict();
+
+const sendDfiInput = z
+  .object({
+    currency: currencyField,
+    amount: amountField,
+    fee: amountField,
+    recipient_about: recipientAboutField,
+    recipient_account: recipientAccountField,
+    dedup_id: boundedString(dedupIdCharsMax, 1).optional(),
+  })
+  .strict();
+
+const sendFxInput = sendDfiInput.extend({ fx: fxField, hold_seconds: intField(0, holdSecondsMax).optional() }).strict();
+
+export const payoutRoutes: RouteDefinition[] = [
+  defineRoute({
+    method: 'get',
+    path: '/wallet/account/:accountId/presend',
+    summary: 'Deposit offers (with add and subtract fee options) for sending an amount to a registered bank account.',
+    tags: ['wallet'],
+    caller: { kind: 'token', permission: 'send_to_account' },
+    input: presendInput,
+    async handler({ engine, token, input, params }) {
+      const result = await engine.services.ledger.payouts.presend(token!.profileId, accountIdOf(params), input.amount, input.serial_numbers);
+      if (!result.ok) raise(result);
+      return {
+        offers: result.offers.map((offer) => ({
+          name: offer.name,
+          title: offer.title,
+          options: offer.options.map((option) => ({
+            name: option.name, fee: formatMinor(option.fee, result.currency), send_amount: formatMinor(option.sendAmount, result.currency),
+            deposit_amount: formatMinor(option.depositAmount, result.currency), currency: result.currency,
+          })),
+        })),
+      };
+    },
+  }),
+
+  defineRoute({
+    method: 'post',
+    path: '/wallet/account/:accountId/send',
+    summary: 'Sends open loop cash to a registered bank account with a chosen offer and fee option.',
+    tags: ['wallet'],
+    caller: { kind: 'token', permission: 'send_to_account' },
+    input: accountSendInput,
+    appdata: true,
+    async handler({ engine, token, input, params, appdata }) {
+      const result = await engine.services.ledger.payouts.sendToAccount({
+        profileId: token!.profileId, personalProfileId: token!.personalProfileId, accountId: accountIdOf(params), amount: input.amount,
+        offerName: input.offer_name, feeOptionName: input.fee_option_name, serialNumbers: input.serial_numbers, appdata, dedupId: input.dedup_id,
+      });
+      if (!result.ok) raise(result);
+      return transferAndProfile(engine, token!, result.transferId);
+    },
+  }),
+
+  defineRoute({
+    method: 'post',
+    path: '/wallet/send-dfi',
+    summary: 'Sends open loop cash to any bank account.',
+    tags: ['wallet'],
+    caller: { kind: 'token', permission: 'send_to_account' },
+    input: sendDfiInput,
+    appdata: true,
+    async handler({ engine, token, input, appdata }) {
+      const result = await engine.services.ledger.payouts.sendDfi({
+        profileId: token!.profileId, personalProfileId: token!.personalProfileId, currency: input.currency, amount: input.amount, fee: input.fee,
+        account: accountOf(input.recipient_about, input.recipient_account, input.currency), appdata, dedupId: input.dedup_id,
+      });
+      if (!result.ok) raise(result);
+      return transferAndProfile(engine, token!, result.transferId);
+    },
+  }),
+
+  defineRoute({
+    method: 'post',
+    path: '/wallet/send-fx',
+    summary: 'Sends open loop cash to a bank account in another currency, optionally holding it first.',
+    tags: ['wallet'],
+    caller: { kind: 'token', permission: 'send_to_account' },
+    input: sendFxInput,
+    appdata: true,
+    async handler({ engine, token, input, appdata }) {
+      const result = await engine.services.ledger.payouts.sendFx({
+        profileId: token!.profileId, personalProfileId: token!.personalProfileId, currency: input.currency, amount: input.amount, fee: input.fee,
+        account: accountOf(input.recipient_about, input.recipient_account, input.fx.currency), appdata, dedupId: input.dedup_id,
+        fx: { currency: input.fx.currency, amount: input.fx.amount, holderUid: input.fx.holder_uid, rate: input.fx.rate, quoteId: input.fx.quote_id },
+        holdSeconds: input.hold_seconds ?? 0,
+      });
+      if (!result.ok) raise(result);
+      return transferAndProfile(engine, token!, result.transferId);
+    },
+  }),
+];
