@@ -1,0 +1,20 @@
+// Starts an API server process on a shared database and Redis, for multi-process stories.
+// Environment: DATABASE_URL, REDIS_URL, LOCK_KEY_PREFIX, CASHLOOP_OPERATOR_KEY. Prints "port <n>".
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { authenticatorsFor } from '../../api/authenticators.ts';
+import { createApp } from '../../api/server.ts';
+import { loadConfig } from '../../engine/config.ts';
+import { createEngine } from '../../engine/engine.ts';
+import { createLogger } from '../../engine/logger.ts';
+import { createMetrics } from '../../engine/metrics.ts';
+
+const config = loadConfig({ ...process.env, LOG_LEVEL: 'error', PORT: '0' });
+const engine = await createEngine({ config, logger: createLogger('error', { silent: true }), metrics: createMetrics(), lockKeyPrefix: process.env.LOCK_KEY_PREFIX });
+const server = createServer(createApp(engine, authenticatorsFor(engine, config.operatorKey!)));
+await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+process.stdout.write(`port ${(server.address() as AddressInfo).port}\n`);
+process.on('SIGTERM', () => {
+  server.close();
+  void engine.close().then(() => process.exit(0));
+});
