@@ -21,7 +21,7 @@ test('a browser signs in, enters the code, consents and the app gets a token', a
   const { chromium } = await import('playwright-core');
   const callbacks: string[] = [];
   const callbackServer: Server = createServer((request, response) => {
-    callbacks.push(request.url ?? '');
+    if ((request.url ?? '').startsWith('/callback')) callbacks.push(request.url ?? '');
     response.writeHead(200, { 'content-type': 'text/plain' }).end('back in the app');
   });
   const callbackBase = await listen(callbackServer);
