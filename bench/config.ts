@@ -54,7 +54,7 @@ const fullPlan: BenchPlan = {
   openLoopSeconds: 20,
   hotWalletSeconds: 15,
   uniformWallets: 400,
-  uniformConcurrency: 32,
+  uniformConcurrency: 16,
   hotConcurrency: 32,
   hotRecipients: 50,
   historySmallTransfers: 1_000,

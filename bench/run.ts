@@ -28,6 +28,7 @@ export interface RunState {
   /** Promise rejections nobody handled (PGlite's socket can raise them; see docs/performance.md). */
   unhandled: string[];
   startedAt: Date;
+  loadAverageStart: number;
   seconds: number;
 }
 
@@ -53,7 +54,7 @@ async function phase<T>(state: RunState, name: string, body: () => Promise<T>): 
 async function main(): Promise<void> {
   const plan = planFor(process.argv.slice(2));
   const environment = loadBenchEnvironment();
-  const state: RunState = { plan, environment, pgbench: null, pglite: null, server: null, embedded: null, problems: [], unhandled: [], startedAt: new Date(), seconds: 0 };
+  const state: RunState = { plan, environment, pgbench: null, pglite: null, server: null, embedded: null, problems: [], unhandled: [], startedAt: new Date(), loadAverageStart: os.loadavg()[0], seconds: 0 };
   process.on('unhandledRejection', (reason) => {
     state.unhandled.push(String(reason).slice(0, 300));
     log(`unhandled rejection: ${String(reason).slice(0, 300)}`);

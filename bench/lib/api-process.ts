@@ -34,7 +34,7 @@ export async function freePort(): Promise<number> {
   });
 }
 
-export async function startApiProcess(options: { databaseUrl?: string; redisUrl?: string; dataDir: string }): Promise<ApiProcess> {
+export async function startApiProcess(options: { databaseUrl?: string; redisUrl?: string; dataDir: string; nodeArguments?: string[] }): Promise<ApiProcess> {
   const port = await freePort();
   const operatorKey = `bench-operator-${randomBytes(16).toString('hex')}`;
   const env: Record<string, string> = {
@@ -50,7 +50,7 @@ export async function startApiProcess(options: { databaseUrl?: string; redisUrl?
   };
   if (options.databaseUrl) env.DATABASE_URL = options.databaseUrl;
   if (options.redisUrl) env.REDIS_URL = options.redisUrl;
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'api/main.ts'], { cwd: repositoryRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(process.execPath, [...(options.nodeArguments ?? []), '--import', 'tsx', 'api/main.ts'], { cwd: repositoryRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const keep = (chunk: Buffer) => {
     output = (output + chunk.toString('utf8')).slice(-outputKeptChars);

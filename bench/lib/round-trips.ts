@@ -1,8 +1,8 @@
-// Counts what one API process says to Postgres and Redis: a TCP pass-through in front of
-// Postgres that counts the client's Sync ('S') and simple Query ('Q') messages (one round trip
-// each with postgres.js), and Redis's own INFO commandstats before and after.
+// Counts what one API process says to Postgres and Redis: TCP pass-throughs that count the
+// client's Sync ('S') and simple Query ('Q') messages to Postgres (one round trip each with
+// postgres.js) and its RESP commands to Redis, by name. Other clients of the same servers
+// (tests running beside the bench) are not counted.
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
-import { Redis } from 'ioredis';
 
 export interface PostgresCounter {
   port: number;
@@ -75,24 +75,94 @@ export async function startPostgresCounter(target: { host: string; port: number 
   };
 }
 
-/** Total Redis commands processed so far, by command name (INFO commandstats). */
-export async function redisCommandCounts(url: string): Promise<Map<string, number>> {
-  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
-  try {
-    await redis.connect();
-    const text = await redis.info('commandstats');
-    const counts = new Map<string, number>();
-    for (const line of text.split('\n')) {
-      const match = /^cmdstat_([^:]+):calls=(\d+)/.exec(line.trim());
-      if (match) counts.set(match[1], Number(match[2]));
+/** Walks the RESP byte stream a client sends: each command is an array of bulk strings. */
+class RespParser {
+  private buffer: Buffer = Buffer.alloc(0);
+  readonly commands = new Map<string, number>();
+
+  push(chunk: Buffer): void {
+    this.buffer = this.buffer.length === 0 ? chunk : Buffer.concat([this.buffer, chunk]);
+    for (;;) {
+      const parsed = this.parseCommand();
+      if (!parsed) return;
+      this.commands.set(parsed.name, (this.commands.get(parsed.name) ?? 0) + 1);
+      this.buffer = this.buffer.subarray(parsed.length);
     }
-    return counts;
-  } finally {
-    redis.disconnect();
+  }
+
+  private parseCommand(): { name: string; length: number } | null {
+    if (this.buffer.length === 0 || this.buffer[0] !== 0x2a) return null;
+    let position = 0;
+    const line = (): string | null => {
+      const end = this.buffer.indexOf('\r\n', position);
+      if (end < 0) return null;
+      const text = this.buffer.subarray(position, end).toString('latin1');
+      position = end + 2;
+      return text;
+    };
+    const header = line();
+    if (header === null) return null;
+    const count = Number(header.slice(1));
+    let name = '';
+    for (let index = 0; index < count; index++) {
+      const size = line();
+      if (size === null) return null;
+      const bytes = Number(size.slice(1));
+      if (this.buffer.length < position + bytes + 2) return null;
+      if (index === 0) name = this.buffer.subarray(position, position + bytes).toString('latin1').toLowerCase();
+      position += bytes + 2;
+    }
+    return { name, length: position };
   }
 }
 
-export function commandDelta(before: Map<string, number>, after: Map<string, number>, exclude: readonly string[] = ['info']): Map<string, number> {
+export interface RedisCounter {
+  port: number;
+  commands(): Map<string, number>;
+  close(): Promise<void>;
+}
+
+/** A pass-through in front of Redis counting the commands of the processes that connect through it. */
+export async function startRedisCounter(target: { host: string; port: number }): Promise<RedisCounter> {
+  const parsers: RespParser[] = [];
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((client) => {
+    const parser = new RespParser();
+    parsers.push(parser);
+    const upstream = createConnection(target);
+    sockets.add(client);
+    sockets.add(upstream);
+    client.on('data', (chunk: Buffer) => {
+      parser.push(chunk);
+      upstream.write(chunk);
+    });
+    upstream.on('data', (chunk: Buffer) => client.write(chunk));
+    const end = () => {
+      client.destroy();
+      upstream.destroy();
+    };
+    for (const socket of [client, upstream]) {
+      socket.on('close', end);
+      socket.on('error', end);
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  return {
+    port: typeof address === 'object' && address ? address.port : 0,
+    commands() {
+      const total = new Map<string, number>();
+      for (const parser of parsers) for (const [name, count] of parser.commands) total.set(name, (total.get(name) ?? 0) + count);
+      return total;
+    },
+    async close() {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+export function commandDelta(before: Map<string, number>, after: Map<string, number>, exclude: readonly string[] = []): Map<string, number> {
   const delta = new Map<string, number>();
   for (const [name, count] of after) {
     if (exclude.includes(name)) continue;

@@ -8,6 +8,7 @@ import { startApiProcess, type ApiProcess } from '../lib/api-process.ts';
 import { HttpClient } from '../lib/http-client.ts';
 import type { PhaseResult } from '../lib/load.ts';
 import { CashloopSetup, paths } from '../scenarios/cashloop.ts';
+import { adminPaths, httpOperator } from '../scenarios/operator.ts';
 import { maxRate, uniformSource } from '../scenarios/sends.ts';
 
 export interface EmbeddedResult {
@@ -28,11 +29,13 @@ export async function runEmbedded(plan: BenchPlan, log: (message: string) => voi
     api = await startApiProcess({ dataDir });
     client = new HttpClient(api.baseUrl, plan.pgliteConcurrency + 4);
     const setup = new CashloopSetup(client, api.operatorKey);
-    result.ledgerRoutes = (await setup.routeExists('POST', paths.send)) && (await setup.routeExists('POST', paths.cashIssue));
+    result.ledgerRoutes = (await setup.routeExists('POST', paths.send)) && (await setup.routeExists('POST', adminPaths.cashIssue));
     if (!result.ledgerRoutes) {
-      result.notes.push('The ledger routes are not there yet; embedded sends skipped.');
+      // PGlite belongs to the API process, so the bench cannot issue cash any other way.
+      result.notes.push(`POST ${paths.send} or POST ${adminPaths.cashIssue} does not exist yet; embedded sends skipped (PGlite belongs to the API process, so cash can only be issued through the admin API).`);
       return result;
     }
+    setup.operator = httpOperator(client, api.operatorKey);
     const app = await setup.createApp();
     await setup.designateIssuer(app);
     const wallets = await setup.wallets(app, plan.pgliteWallets);

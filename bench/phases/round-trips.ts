@@ -7,7 +7,7 @@ import { startApiProcess } from '../lib/api-process.ts';
 import { HttpClient } from '../lib/http-client.ts';
 import { sequential } from '../lib/load.ts';
 import { meanMsBetween } from '../lib/prometheus.ts';
-import { commandDelta, redisCommandCounts, startPostgresCounter } from '../lib/round-trips.ts';
+import { commandDelta, startPostgresCounter, startRedisCounter } from '../lib/round-trips.ts';
 import { formatMs, type LatencySummary } from '../lib/stats.ts';
 import { CashloopSetup, paths, type Wallet } from '../scenarios/cashloop.ts';
 import { sendAmount } from '../scenarios/sends.ts';
@@ -32,7 +32,12 @@ export async function profileOneSend(options: { databaseUrl: string; redisUrl: s
   const proxied = new URL(options.databaseUrl);
   proxied.hostname = '127.0.0.1';
   proxied.port = String(counter.port);
-  const api = await startApiProcess({ databaseUrl: proxied.toString(), redisUrl: options.redisUrl, dataDir: options.dataDir });
+  const redisTarget = new URL(options.redisUrl);
+  const redisCounter = await startRedisCounter({ host: redisTarget.hostname, port: Number(redisTarget.port || 6379) });
+  const redisProxied = new URL(options.redisUrl);
+  redisProxied.hostname = '127.0.0.1';
+  redisProxied.port = String(redisCounter.port);
+  const api = await startApiProcess({ databaseUrl: proxied.toString(), redisUrl: redisProxied.toString(), dataDir: options.dataDir });
   const client = new HttpClient(api.baseUrl, 2);
   try {
     const setup = new CashloopSetup(client, api.operatorKey);
@@ -43,13 +48,13 @@ export async function profileOneSend(options: { databaseUrl: string; redisUrl: s
     const idleRoundTripsPerSecond = (counter.roundTrips() - idleStart) / (idleWindowMs / 1000);
 
     const metricsBefore = await setup.metricsText();
-    const redisBefore = await redisCommandCounts(options.redisUrl);
+    const redisBefore = new Map(redisCounter.commands());
     const roundTripsBefore = counter.roundTrips();
     const startedAt = performance.now();
     const run = await sequential('one send at a time', client, { count: options.sends, source: () => sendRequest(options.from, options.to, sendAmount) });
     const seconds = (performance.now() - startedAt) / 1000;
     const roundTrips = counter.roundTrips() - roundTripsBefore - idleRoundTripsPerSecond * seconds;
-    const redisAfter = await redisCommandCounts(options.redisUrl);
+    const redisAfter = redisCounter.commands();
     const metricsAfter = await setup.metricsText();
     if (run.failed > 0) throw new Error(`sends failed while profiling: ${run.failureSamples.join(' / ')}`);
     const redisPerSend: Record<string, number> = {};
@@ -61,13 +66,14 @@ export async function profileOneSend(options: { databaseUrl: string; redisUrl: s
       latency: run.latency,
       commandMeanMs: meanMsBetween(metricsBefore, metricsAfter, 'cashloop_command_duration_seconds', { command: 'transfer.send' }).meanMs,
       lockWaitMeanMs: meanMsBetween(metricsBefore, metricsAfter, 'cashloop_lock_wait_seconds', { command: 'transfer.send' }).meanMs,
-      httpMeanMs: meanMsBetween(metricsBefore, metricsAfter, 'cashloop_http_request_duration_seconds', { route: paths.send }).meanMs,
+      httpMeanMs: meanMsBetween(metricsBefore, metricsAfter, 'cashloop_http_request_duration_seconds', { route: `POST ${paths.send}` }).meanMs,
       idleRoundTripsPerSecond,
     };
   } finally {
     client.close();
     await api.stop();
     await counter.close();
+    await redisCounter.close();
   }
 }
 

@@ -13,6 +13,7 @@ import { HttpClient } from '../lib/http-client.ts';
 import type { PhaseResult } from '../lib/load.ts';
 import { meanMsBetween } from '../lib/prometheus.ts';
 import { CashloopSetup, paths, type Wallet } from '../scenarios/cashloop.ts';
+import { adminPaths, engineOperator, httpOperator, type AuditAnswer, type Operator } from '../scenarios/operator.ts';
 import { compareHistory, historyCalls, recentSyncTs, seedHistory, visibleTransfers, type HistoryComparison } from '../scenarios/history.ts';
 import { constantRate, hotSource, maxRate, uniformSource } from '../scenarios/sends.ts';
 import { profileOneSend, type SendProfile } from './round-trips.ts';
@@ -34,7 +35,9 @@ export interface ServerResult {
   hot: (PhaseResult & { times: CommandTimes }) | null;
   history: { small: number; large: number; seedSeconds: number; comparisons: HistoryComparison[] } | null;
   profile: SendProfile | null;
-  audit: { ok: boolean; problems: string[]; totals: unknown[] } | null;
+  audit: AuditAnswer | null;
+  /** How cash was issued and audited. */
+  operator: Operator['kind'] | null;
   wallets: number;
   notes: string[];
 }
@@ -51,7 +54,7 @@ async function commandTimes(setup: CashloopSetup, body: () => Promise<PhaseResul
     times: {
       commandMeanMs: meanMsBetween(before, after, 'cashloop_command_duration_seconds', { command: 'transfer.send' }).meanMs,
       lockWaitMeanMs: meanMsBetween(before, after, 'cashloop_lock_wait_seconds', { command: 'transfer.send' }).meanMs,
-      httpMeanMs: meanMsBetween(before, after, 'cashloop_http_request_duration_seconds', { route: paths.send }).meanMs,
+      httpMeanMs: meanMsBetween(before, after, 'cashloop_http_request_duration_seconds', { route: `POST ${paths.send}` }).meanMs,
     },
   };
 }
@@ -72,20 +75,27 @@ export async function runServer(plan: BenchPlan, environment: BenchEnvironment, 
   const dataDir = mkdtempSync(path.join(tmpdir(), 'cashloop-bench-server-'));
   let api: ApiProcess | null = null;
   let client: HttpClient | null = null;
-  const result: ServerResult = { ledgerRoutes: false, missing: [], uniform: null, openLoop: null, hot: null, history: null, profile: null, audit: null, wallets: plan.uniformWallets, notes: [] };
+  let setupRef: CashloopSetup | null = null;
+  const result: ServerResult = { ledgerRoutes: false, missing: [], uniform: null, openLoop: null, hot: null, history: null, profile: null, audit: null, operator: null, wallets: plan.uniformWallets, notes: [] };
   try {
     api = await startApiProcess({ databaseUrl: database.url, redisUrl: environment.redisUrl, dataDir });
     log(`API process ${api.pid} on ${api.baseUrl}, database ${database.name}`);
     client = new HttpClient(api.baseUrl, Math.max(plan.uniformConcurrency, plan.hotConcurrency) + 8);
     const setup = new CashloopSetup(client, api.operatorKey);
-    for (const [method, route] of [['POST', paths.send], ['POST', paths.cashIssue], ['POST', paths.cashIssuer], ['GET', paths.history], ['POST', paths.historySync], ['GET', paths.audit]] as const) {
+    setupRef = setup;
+    for (const [method, route] of [['POST', paths.send], ['POST', adminPaths.cashIssue], ['POST', adminPaths.cashIssuer], ['GET', adminPaths.audit], ['GET', paths.history], ['POST', paths.historySync]] as const) {
       if (!(await setup.routeExists(method, route))) result.missing.push(`${method} ${route}`);
     }
     result.ledgerRoutes = result.missing.length === 0;
-    if (!result.ledgerRoutes) {
-      result.notes.push(`The ledger's routes are not all there yet (missing: ${result.missing.join(', ')}); send, history and audit phases skipped.`);
+    if (result.missing.includes(`POST ${paths.send}`)) {
+      result.notes.push(`POST ${paths.send} does not exist yet; send, history and audit phases skipped.`);
       return result;
     }
+    const adminCash = !result.missing.some((route) => Object.values(adminPaths).some((admin) => route.endsWith(admin)));
+    setup.operator = adminCash ? httpOperator(client, api.operatorKey) : await engineOperator(database.url, environment.redisUrl);
+    result.operator = setup.operator.kind;
+    if (!adminCash) result.notes.push('The admin cash routes are missing: the issuer, issuance and audit ran through the engine\'s ledger service in the bench process (same database, same Redis locks).');
+    const historyRoutes = !result.missing.includes(`GET ${paths.history}`) && !result.missing.includes(`POST ${paths.historySync}`);
 
     const app = await setup.createApp();
     await setup.designateIssuer(app);
@@ -116,7 +126,8 @@ export async function runServer(plan: BenchPlan, environment: BenchEnvironment, 
     result.hot = await step('hot wallet sends', () => commandTimes(setup, () => maxRate('P2P sends, one hot wallet', client!, hotSource(hot, hotRecipients), plan.hotConcurrency, plan.hotWalletSeconds)));
     if (result.hot) log(`hot wallet: ${result.hot.ratePerSecond.toFixed(0)}/s, p99 ${result.hot.latency.p99Ms.toFixed(1)} ms`);
 
-    result.history = await step('history', () => runHistory(plan, database.url, setup, app, log));
+    if (historyRoutes) result.history = await step('history', () => runHistory(plan, database.url, setup, app, log));
+    else result.notes.push('GET /wallet/history or POST /wallet/history_sync does not exist yet; the history phase was skipped.');
     result.profile = await step('round trips of one send', () => profileOneSend({ databaseUrl: database.url, redisUrl: environment.redisUrl, dataDir, from: wallets[0], to: wallets[1], sends: plan.quick ? 50 : 200 }));
     result.audit = await step('audit', () => setup.audit());
     if (result.audit) log(`audit: ${result.audit.ok ? 'balanced' : `PROBLEMS ${result.audit.problems.join('; ')}`}`);
@@ -128,6 +139,7 @@ export async function runServer(plan: BenchPlan, environment: BenchEnvironment, 
     return result;
   } finally {
     client?.close();
+    await setupRef?.operator?.close();
     await api?.stop();
     await database.drop();
     rmSync(dataDir, { recursive: true, force: true });

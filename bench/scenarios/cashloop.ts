@@ -1,14 +1,12 @@
 // Setup over the HTTP API, as an operator and an app would do it: an app, an issuer business,
 // individual profiles with tokens, and cash issued to them. Paths live here once.
 import { basic, bearer, HttpClient, prepare, type PreparedRequest } from '../lib/http-client.ts';
+import type { AuditAnswer, Operator } from './operator.ts';
 
 export const paths = Object.freeze({
   apps: '/admin/apps',
   adminProfile: (profileId: string) => `/admin/profiles/${profileId}`,
   adminFeatures: (profileId: string) => `/admin/profiles/${profileId}/features`,
-  cashIssuer: '/admin/cash/issuer',
-  cashIssue: '/admin/cash/issue',
-  audit: '/admin/audit',
   addIndividual: '/p/add-individual',
   addBusiness: '/p/add-business',
   profileToken: '/p/token',
@@ -45,17 +43,25 @@ export async function inParallel<T, R>(items: readonly T[], limit: number, job: 
 }
 
 export class CashloopSetup {
+  /** Set once the run knows whether the admin cash routes exist. */
+  operator: Operator | null = null;
+
   constructor(
     readonly client: HttpClient,
     readonly operatorKey: string,
   ) {}
 
-  private operator() {
+  private cashOperator(): Operator {
+    if (!this.operator) throw new Error('no way to issue cash: the admin cash routes are missing');
+    return this.operator;
+  }
+
+  private operatorAuth() {
     return bearer(this.operatorKey);
   }
 
   async createApp(): Promise<App> {
-    const app = await this.client.json('POST', paths.apps, { name: 'Bench app', permissions: ['create_profile', 'get_profile', 'control_profile'] }, this.operator());
+    const app = await this.client.json('POST', paths.apps, { name: 'Bench app', permissions: ['create_profile', 'get_profile', 'control_profile'] }, this.operatorAuth());
     return { clientId: app.client_id, clientSecret: app.client_secret };
   }
 
@@ -83,21 +89,21 @@ export class CashloopSetup {
     const managerId = await this.addIndividual(app, -1);
     const address = { line1: '1 Main St', city: 'Springfield', country: 'US', state: 'IL', zip: '62701' };
     const business = await this.client.json('POST', paths.addBusiness, { business_name: 'Bench Reserve', manager_uid: `service:${managerId}`, business: address, mail: address }, basic(app.clientId, app.clientSecret));
-    await this.client.json('POST', paths.adminFeatures(business.id), { feature: 'issue_open_loop' }, this.operator());
-    await this.client.json('POST', paths.cashIssuer, { profile_id: business.id }, this.operator());
+    await this.client.json('POST', paths.adminFeatures(business.id), { feature: 'issue_open_loop' }, this.operatorAuth());
+    await this.cashOperator().setIssuer(business.id);
     return business.id;
   }
 
   async issue(profileId: string, amount: string, currency = 'USD'): Promise<void> {
-    await this.client.json('POST', paths.cashIssue, { profile_id: profileId, amount, currency }, this.operator());
+    await this.cashOperator().issue(profileId, amount, currency);
   }
 
   async fund(wallets: readonly Wallet[], amount: string): Promise<void> {
     await inParallel(wallets, setupConcurrency, (wallet) => this.issue(wallet.profileId, amount));
   }
 
-  async audit(): Promise<{ ok: boolean; problems: string[]; totals: unknown[] }> {
-    return this.client.json('GET', paths.audit, undefined, this.operator());
+  async audit(): Promise<AuditAnswer> {
+    return this.cashOperator().audit();
   }
 
   async metricsText(): Promise<string> {

@@ -104,8 +104,13 @@ export async function recentSyncTs(databaseUrl: string, profileId: string, back:
   }
 }
 
+/** A sync_ts before any transfer: the whole history, one page at a time. */
+const beginning = '2000-01-01T00:00:00Z';
+
 export interface HistoryCall {
   name: string;
+  /** Shown for information; not one of the targets. */
+  informational?: boolean;
   request(reader: Wallet): ReturnType<typeof prepare>;
   requests: number;
 }
@@ -119,15 +124,22 @@ export function historyCalls(requests: number, incrementalFrom: Map<string, stri
       request: (reader) => prepare('POST', paths.historySync, { sync_ts: incrementalFrom.get(reader.profileId) }, bearer(reader.token)),
     },
     {
-      name: 'POST /wallet/history_sync (defaults: first page)',
+      name: 'POST /wallet/history_sync (from the beginning: first page)',
       requests: Math.max(20, Math.floor(requests / 10)),
-      request: (reader) => prepare('POST', paths.historySync, {}, bearer(reader.token)),
+      request: (reader) => prepare('POST', paths.historySync, { sync_ts: beginning }, bearer(reader.token)),
+    },
+    {
+      name: 'POST /wallet/history_sync (first page with count_remain)',
+      informational: true,
+      requests: Math.max(10, Math.floor(requests / 30)),
+      request: (reader) => prepare('POST', paths.historySync, { sync_ts: beginning, count_remain: true }, bearer(reader.token)),
     },
   ];
 }
 
 export interface HistoryComparison {
   call: string;
+  informational: boolean;
   small: PhaseResult;
   large: PhaseResult;
 }
@@ -146,7 +158,7 @@ export async function compareHistory(client: HttpClient, calls: readonly History
       smallRuns.push(await sequential(call.name, client, { count, source: () => call.request(small) }));
       largeRuns.push(await sequential(call.name, client, { count, source: () => call.request(large) }));
     }
-    comparisons.push({ call: call.name, small: mergeRuns(smallRuns), large: mergeRuns(largeRuns) });
+    comparisons.push({ call: call.name, informational: call.informational ?? false, small: mergeRuns(smallRuns), large: mergeRuns(largeRuns) });
   }
   return comparisons;
 }
