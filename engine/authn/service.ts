@@ -97,10 +97,6 @@ export interface AuthnDependencies {
 
 const codeTypes = new Set(['email', 'phone']);
 
-function invalid(field: string, message: string): never {
-  return reject(failure('invalid', { [field]: message }));
-}
-
 function passwordProblem(password: string): string | null {
   if (password.length < passwordCharsMin) return `must be at least ${passwordCharsMin} characters`;
   if (password.length > passwordCharsMax) return `must be at most ${passwordCharsMax} characters`;
