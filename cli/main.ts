@@ -5,6 +5,7 @@ import { Command, CommanderError } from 'commander';
 import { CliError, defaultUrl } from './client.ts';
 import { registerAppCommands } from './commands/apps.ts';
 import { registerProfileCommands } from './commands/profiles.ts';
+import { registerLedgerCommands } from './commands/ledger.ts';
 
 /** env: an explicit environment (tests); by default engine/config reads the process's. */
 export function buildProgram(env?: Record<string, string | undefined>): Command {
@@ -17,6 +18,7 @@ export function buildProgram(env?: Record<string, string | undefined>): Command 
     .showHelpAfterError();
   registerAppCommands(program, env);
   registerProfileCommands(program, env);
+  registerLedgerCommands(program, env);
   return program;
 }
 
