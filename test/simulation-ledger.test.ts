@@ -62,7 +62,7 @@ async function apply(operation: Operation): Promise<{ ok: boolean }> {
       const amount = decimal(operation.cents, operation.currency);
       const result = await ledger.transfers.send({ ...baseSend, senderId, recipientUid: `service:${recipientId}`, amounts: `${operation.any ? 'any' : '0'}-${operation.currency}-${amount}` });
       if (result.ok) {
-        const detail = (await ledger.queries.detail(senderId, result.transferId)) as { transfer: { next_activity: string; payment_codes: { code: string }[] } };
+        const detail = (await ledger.queries.detail(senderId, result.transferId)) as unknown as { transfer: { next_activity: string; payment_codes: { code: string }[] } };
         if (detail.transfer.next_activity === 'paycode.wait') pending.push({ transferId: result.transferId, senderId, recipientId, code: detail.transfer.payment_codes[0].code });
       }
       return result;
