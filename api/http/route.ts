@@ -59,6 +59,8 @@ export interface RouteDefinition<Schema extends z.ZodType = z.ZodType> {
   alsoPost?: boolean;
   /** The request body is binary (images); the input then sees only the query. */
   binaryBody?: boolean;
+  /** How this route reports input that fails its schema (the OAuth token endpoint has its own codes). */
+  invalidInput?: (invalid: Record<string, string>) => HttpError;
   handler(context: RouteContext<z.output<Schema>>): Promise<unknown>;
 }
 
@@ -163,7 +165,10 @@ export function mountRoutes(app: Express, engine: Engine, authenticators: Authen
       const caller = await resolveCaller(route, request, params, authenticators);
       const { fields, appdata } = splitParams(route, params);
       const parsed = route.input.safeParse(fields);
-      if (!parsed.success) throw httpError(edgeErrors, 'invalid', { invalid: zodInvalid(parsed.error) });
+      if (!parsed.success) {
+        const invalid = zodInvalid(parsed.error);
+        throw route.invalidInput ? route.invalidInput(invalid) : httpError(edgeErrors, 'invalid', { invalid });
+      }
       const result = await route.handler({
         input: parsed.data,
         params: request.params as Record<string, string>,

@@ -184,6 +184,11 @@ export const oauthRoutes: RouteDefinition[] = [
         scope: z.string().max(2000).optional(),
       })
       .strict(),
+    invalidInput: (invalid) =>
+      httpError(tokenEndpointErrors, 'invalid_request', {
+        description: `Invalid parameters: ${Object.keys(invalid).join(', ')}.`,
+        invalid,
+      }),
     async handler({ input, engine, request }) {
       const basic = readBasicCredentials(request);
       if (basic && (input.client_secret !== undefined || (input.client_id !== undefined && input.client_id !== basic.clientId))) {
