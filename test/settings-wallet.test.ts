@@ -136,6 +136,9 @@ test('PUT /wallet/image: at least 250 px wide, square renditions 24, 48 and 73 p
     assert.equal([metadata.width, metadata.height], [size, size], name);
   }
   assert.is((await fetch(new URL(`/image/profile/${person.profileId}/25`, server.baseUrl))).status, 200);
+  // The public profile carries the same URLs.
+  const publicProfile = must(await client.get(`/p/${person.profileId}`));
+  for (const name of ['image24', 'image48', 'image73', 'image25', 'image50']) assert.is(publicProfile.body[name], set.body[name], name);
   assert.is((await fetch(new URL(`/image/profile/${person.profileId}/100`, server.baseUrl))).status, 404);
 });
 

@@ -42,6 +42,8 @@ export interface ProfileRecord {
   homeAddress: Address | null;
   preferredCurrency: string;
   supportPaycode: boolean;
+  /** Bumped on each image upload; null when the profile has no image. */
+  imageVersion: number | null;
   createdAt: Date;
 }
 
@@ -114,6 +116,9 @@ export interface ProfilesService {
   /** Operator flags; false when the profile is missing; throws UidTakenError for a taken username. */
   setFlags(db: Queryable, profileId: string, flags: ProfileFlagsUpdate): Promise<boolean>;
   profileUrl(profileId: string): string;
+  /** image24/48/73 URLs (with the deprecated aliases image25/50), or nulls without an image. */
+  imageUrls(record: ProfileRecord): Record<'image24' | 'image25' | 'image48' | 'image50' | 'image73', string | null>;
+  bumpImageVersion(db: Queryable, profileId: string): Promise<number>;
   /** The wire Profile (supplement 2.4). */
   toPublic(record: ProfileRecord): Record<string, unknown>;
   /** The wire ProfileDetail (supplement 2.5): Profile + holdings, confirmed_uids, accounts. */
@@ -143,6 +148,7 @@ function toRecord(row: ProfileRow): ProfileRecord {
     homeAddress: row.home_address,
     preferredCurrency: row.preferred_currency,
     supportPaycode: row.support_paycode,
+    imageVersion: row.image_version,
     createdAt: row.created_at,
   };
 }
@@ -294,6 +300,11 @@ export function createProfilesService(core: Core): ProfilesService {
       }
     },
     profileUrl: (profileId) => `${baseUrl}/p/${profileId}/`,
+    imageUrls(record) {
+      const url = (sizePx: number) => (record.imageVersion === null ? null : `${baseUrl}/image/profile/${record.id}/${sizePx}?v=${record.imageVersion}`);
+      return { image24: url(24), image25: url(24), image48: url(48), image50: url(48), image73: url(73) };
+    },
+    bumpImageVersion: (db, profileId) => store.bumpImageVersion(db, profileId),
 
     toPublic(record) {
       const publicAddress = record.businessAddress && record.businessAddress.public ? record.businessAddress : null;
@@ -306,11 +317,7 @@ export function createProfilesService(core: Core): ProfilesService {
         last_name: record.lastName,
         url: service.profileUrl(record.id),
         service_uid: `service:${record.id}`,
-        image24: null,
-        image25: null,
-        image48: null,
-        image50: null,
-        image73: null,
+        ...service.imageUrls(record),
         image125: null,
         image250w: null,
         address: publicAddress ? formatAddress(publicAddress) : '',

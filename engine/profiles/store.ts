@@ -33,12 +33,13 @@ export interface ProfileRow {
   home_address: AddressRow | null;
   preferred_currency: string;
   support_paycode: boolean;
+  image_version: number | null;
   accepted_policy: boolean;
   weekly_offers: boolean;
   created_at: Date;
 }
 
-export type NewProfileRow = Omit<ProfileRow, 'created_at'>;
+export type NewProfileRow = Omit<ProfileRow, 'created_at' | 'image_version'>;
 
 export async function insertProfile(db: Queryable, row: NewProfileRow, now: Date): Promise<void> {
   await db`
@@ -55,7 +56,7 @@ export async function insertProfile(db: Queryable, row: NewProfileRow, now: Date
 const profileColumns = (db: Queryable) => db`
   id, is_individual, first_name, last_name, title, business_name, dba, web_site, description_html, username, site,
   password_hash, phone, phone_public, business_address, mail_address, home_address, preferred_currency, support_paycode,
-  accepted_policy, weekly_offers, created_at`;
+  image_version, accepted_policy, weekly_offers, created_at`;
 
 export async function selectProfile(db: Queryable, id: string): Promise<ProfileRow | null> {
   const rows = await db<ProfileRow[]>`select ${profileColumns(db)} from profiles where id = ${id}`;
@@ -167,4 +168,12 @@ export async function selectDevices(db: Queryable, profileId: string): Promise<{
 export async function selectWalletState(db: Queryable, profileId: string): Promise<string | null> {
   const rows = await db<{ state: string }[]>`select state from actors where kind = 'wallet' and id = ${profileId}`;
   return rows[0]?.state ?? null;
+}
+
+/** Bumps the image version after new renditions are stored; returns the new version. */
+export async function bumpImageVersion(db: Queryable, profileId: string): Promise<number> {
+  const rows = await db<{ image_version: number }[]>`
+    update profiles set image_version = coalesce(image_version, 0) + 1 where id = ${profileId} returning image_version`;
+  if (rows.length !== 1) throw new Error(`profile ${profileId} image version update touched ${rows.length} rows`);
+  return rows[0].image_version;
 }

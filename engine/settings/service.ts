@@ -47,7 +47,6 @@ const factorTypes = ['email', 'phone'];
 export function createSettingsService(core: Core, dependencies: { authn: AuthnService; profiles: ProfilesService }): SettingsService {
   const { sql, clock, config } = core;
   const { authn, profiles } = dependencies;
-  const baseUrl = (config.publicUrl ?? '').replace(/\/+$/, '');
 
   /** Checks the main password under the guessing guard; counts a failure. */
   async function checkPassword(profileId: string, password: string, captcha: string | undefined): Promise<AuthnFailure | null> {
@@ -68,9 +67,9 @@ export function createSettingsService(core: Core, dependencies: { authn: AuthnSe
   }
 
   async function imageUrls(db: Queryable, profileId: string): Promise<Record<string, string | null>> {
-    const versions = await store.selectImageVersions(db, profileId);
-    const url = (size: number) => (versions.has(size) ? `${baseUrl}/image/profile/${profileId}/${size}?v=${versions.get(size)}` : null);
-    return { image24: url(24), image48: url(48), image73: url(73), image25: url(24), image50: url(48) };
+    const record = await profiles.get(db, profileId);
+    if (!record) throw new Error(`profile ${profileId} does not exist`);
+    return profiles.imageUrls(record);
   }
 
   return {
@@ -193,6 +192,7 @@ export function createSettingsService(core: Core, dependencies: { authn: AuthnSe
       const now = clock.now();
       await sql.begin(async (tx) => {
         for (const rendition of renditions) await store.upsertImage(tx, profileId, rendition.size, 'image/png', rendition.bytes, now);
+        await profiles.bumpImageVersion(tx, profileId);
       });
       return { ok: true, ...(await imageUrls(sql, profileId)) };
     },

@@ -31,8 +31,3 @@ export async function selectImage(db: Queryable, profileId: string, sizePx: numb
     select content_type, bytes from profile_images where profile_id = ${profileId} and size_px = ${sizePx}`;
   return rows[0] ?? null;
 }
-
-export async function selectImageVersions(db: Queryable, profileId: string): Promise<Map<number, number>> {
-  const rows = await db<{ size_px: number; version: number }[]>`select size_px, version from profile_images where profile_id = ${profileId} order by size_px`;
-  return new Map(rows.map((row) => [row.size_px, row.version]));
-}
