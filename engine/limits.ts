@@ -132,6 +132,7 @@ export const profileImageRenditionsPx = [24, 48, 73] as const;
 export const amountsEntriesMax = 20;
 export const serialNumbersMax = 1000;
 export const sendNotesMax = 5000;
+export const sendNotesFirstBatch = 32;
 export const paycodeDigits = 8;
 export const paycodeGenerateTriesMax = 10;
 export const paycodeExpiryMsDefault = 24 * 60 * 60 * 1000;

@@ -135,6 +135,23 @@ test('retract returns held cash; reasons follow the initiator', async () => {
   await assertAudit(harness.engine);
 });
 
+test('a wallet of many small notes spends beyond the first batch of notes it locks', async () => {
+  const { ledger } = harness.engine.services;
+  const alice = await individual(harness.engine);
+  const bob = await individual(harness.engine);
+  const carol = await individual(harness.engine);
+  await fund(harness.engine, alice, '1.00');
+  for (let index = 0; index < 40; index++) {
+    assert.ok((await ledger.transfers.send({ ...baseSend, senderId: alice, recipientUid: `service:${bob}`, amounts: '0-USD-0.01' })).ok);
+  }
+  const notes = await harness.engine.sql`select count(*)::int as count from notes where holder_kind = 'wallet' and holder_id = ${bob}`;
+  assert.is(notes[0].count, 40);
+  const sent = await ledger.transfers.send({ ...baseSend, senderId: bob, recipientUid: `service:${carol}`, amounts: 'any-USD-0.40' });
+  assert.ok(sent.ok);
+  assert.is(await balanceOf(harness.engine, carol), 40n);
+  await assertAudit(harness.engine);
+});
+
 test('history_sync pages by (sync_ts, transfer_id) with equal timestamps', async () => {
   const { ledger } = harness.engine.services;
   const alice = await individual(harness.engine);

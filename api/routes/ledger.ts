@@ -13,9 +13,9 @@ const serialNumbersField = z.string().max(serialNumbersMax * 20, 'has too many s
 
 export async function transferAndProfile(engine: Engine, token: TokenPrincipal, transferId: string): Promise<{ transfer: Record<string, unknown>; profile: Record<string, unknown> }> {
   const { ledger, profiles } = engine.services;
-  const detail = await ledger.queries.detail(token.profileId, transferId);
+  const [detail, profile] = await Promise.all([ledger.queries.detail(token.profileId, transferId), profiles.detail(engine.sql, token.profileId)]);
   if (!detail.ok) raise(detail);
-  return { transfer: detail.transfer, profile: await profiles.detail(engine.sql, token.profileId) };
+  return { transfer: detail.transfer, profile };
 }
 
 const presendInput = z

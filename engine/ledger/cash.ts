@@ -1,7 +1,7 @@
 // Cash operations inside a command's transaction: take cash from a wallet, hold it in a transfer's
 // escrow, release it, redeem it; each records its movements. No cash is created or destroyed here
 // except by issue() and redeem(), and both write the ledger totals in the same statement set.
-import { sendNotesMax } from '../limits.ts';
+import { sendNotesFirstBatch, sendNotesMax } from '../limits.ts';
 import type { TransactionSql } from '../storage/database.ts';
 import { allocate, takeFirst, type AllocationOptions, type AmountEntry, type Note, type Parsed, type Pick } from './allocation.ts';
 import * as store from './store.ts';
@@ -31,7 +31,14 @@ export async function pickFromWallet(
   options: AllocationOptions,
 ): Promise<Parsed<Pick[]>> {
   const currency = entries[0].currency;
-  const notes = await store.selectNotesForUpdate(tx, walletHolder(profileId), currency, serials, sendNotesMax);
+  // Most sends are paid by the first few notes in spending order: lock only those, and read the
+  // rest only when they fall short.
+  let notes = await store.selectNotesForUpdate(tx, walletHolder(profileId), currency, serials, serials === null ? sendNotesFirstBatch : sendNotesMax, options.recipientId);
+  if (serials === null && notes.length === sendNotesFirstBatch) {
+    const first = allocate(notes, entries, options);
+    if (first.ok) return first;
+    notes = await store.selectNotesForUpdate(tx, walletHolder(profileId), currency, null, sendNotesMax, options.recipientId);
+  }
   if (serials !== null) {
     const held = new Set(notes.map((note) => note.serial));
     const missing = serials.filter((serial) => !held.has(serial));

@@ -22,14 +22,19 @@ function toNote(row: NoteRow): Note {
   return { serial: row.serial, loopId: row.loop_id, currency: row.currency, issuerId: row.issuer_id, amount: row.amount, expiresAt: row.expires_at };
 }
 
-/** The holder's notes in one currency (optionally only the given serials), row-locked. */
-export async function selectNotesForUpdate(tx: Queryable, holder: Holder, currency: string | null, serials: bigint[] | null, limit: number): Promise<Note[]> {
+/**
+ * The holder's notes in one currency (optionally only the given serials), row-locked, in the order
+ * cash is spent for a recipient: their own brand cash, other brand cash, open loop; soonest expiry first.
+ */
+export async function selectNotesForUpdate(tx: Queryable, holder: Holder, currency: string | null, serials: bigint[] | null, limit: number, recipientId: string | null = null): Promise<Note[]> {
   const byCurrency = currency === null ? tx`` : tx`and currency = ${currency}`;
   const bySerial = serials === null ? tx`` : tx`and serial = any(${serials.map(String)}::bigint[])`;
   const rows = await tx<NoteRow[]>`
     select serial, loop_id, currency, issuer_id, amount, expires_at from notes
     where holder_kind = ${holder.kind} and holder_id = ${holder.id} ${byCurrency} ${bySerial}
-    order by serial limit ${limit} for update`;
+    order by case when loop_id <> '0' and issuer_id = ${recipientId ?? ''} then 0 when loop_id <> '0' then 1 else 2 end,
+      expires_at nulls last, serial
+    limit ${limit} for update`;
   return rows.map(toNote);
 }
 

@@ -91,13 +91,11 @@ export function createTransferQueries(core: Core, profiles: ProfilesService): Tr
     partyInfo,
 
     async detail(viewerId, transferId, db = sql) {
-      const row = await store.selectTransfer(db, transferId);
-      if (!row) return failure('transfer_not_found');
-      const stakeholders = await store.selectViewRoles(db, transferId);
-      if (!stakeholders.some((stakeholder) => stakeholder.profile_id === viewerId)) return failure('transfer_not_found');
-      const [movements, infos, paycode] = await Promise.all([
-        ledgerStore.selectMovements(db, [transferId]), parties(db, [row]), store.selectPaycodeByTransfer(db, transferId),
+      const [row, stakeholders, movements, paycode] = await Promise.all([
+        store.selectTransfer(db, transferId), store.selectViewRoles(db, transferId), ledgerStore.selectMovements(db, [transferId]), store.selectPaycodeByTransfer(db, transferId),
       ]);
+      if (!row || !stakeholders.some((stakeholder) => stakeholder.profile_id === viewerId)) return failure('transfer_not_found');
+      const infos = await parties(db, [row]);
       return { ok: true, transfer: transferDetailJson(row, movements, infos, { viewerId, paycode, publicUrl, stakeholders, steps: steps(row) }) };
     },
 
