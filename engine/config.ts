@@ -23,10 +23,16 @@ const configSchema = z
     SMTP_URL: z.string().regex(/^smtps?:\/\//).optional(),
     SMTP_FROM: z.string().default('Cashloop <no-reply@cashloop.local>'),
     SMS_WEBHOOK_URL: z.string().url().optional(),
+    RECAPTCHA_SITE_KEY: z.string().min(1).optional(),
+    RECAPTCHA_SECRET: z.string().min(1).optional(),
+    RECAPTCHA_VERIFY_URL: z.string().url().default('https://www.google.com/recaptcha/api/siteverify'),
     BANK_CONNECTOR_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(0),
     BANK_CONNECTOR_FAILURE_RATE: z.coerce.number().min(0).max(1).default(0),
   })
   .superRefine((config, context) => {
+    if (Boolean(config.RECAPTCHA_SITE_KEY) !== Boolean(config.RECAPTCHA_SECRET)) {
+      context.addIssue({ code: 'custom', path: ['RECAPTCHA_SECRET'], message: 'RECAPTCHA_SITE_KEY and RECAPTCHA_SECRET go together' });
+    }
     if (config.CASHLOOP_MODE === 'production' && (!config.DATABASE_URL || !config.REDIS_URL)) {
       context.addIssue({
         code: 'custom',
@@ -49,6 +55,9 @@ export type Config = Readonly<{
   smtpUrl: string | undefined;
   smtpFrom: string;
   smsWebhookUrl: string | undefined;
+  recaptchaSiteKey: string | undefined;
+  recaptchaSecret: string | undefined;
+  recaptchaVerifyUrl: string;
   bankConnectorDelayMs: number;
   bankConnectorFailureRate: number;
 }>;
@@ -77,6 +86,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     smtpUrl: value.SMTP_URL,
     smtpFrom: value.SMTP_FROM,
     smsWebhookUrl: value.SMS_WEBHOOK_URL,
+    recaptchaSiteKey: value.RECAPTCHA_SITE_KEY,
+    recaptchaSecret: value.RECAPTCHA_SECRET,
+    recaptchaVerifyUrl: value.RECAPTCHA_VERIFY_URL,
     bankConnectorDelayMs: value.BANK_CONNECTOR_DELAY_MS,
     bankConnectorFailureRate: value.BANK_CONNECTOR_FAILURE_RATE,
   });

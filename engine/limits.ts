@@ -116,6 +116,7 @@ export const authnCaptchaAfterFailures = 3;
 export const authnExpireAfterFailures = 6;
 export const authnLoginGuardWindowMs = 60 * 60 * 1000;
 export const authnLoginCaptchaAfterFailures = 3;
+export const captchaVerifyTimeoutMs = 5_000;
 export const authnFactorsPerAttemptMax = 6;
 export const devicePasswordBytes = 24;
 export const invitationLifetimeMs = 30 * 24 * 60 * 60 * 1000;

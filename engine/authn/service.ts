@@ -31,6 +31,7 @@ import type { MessagesService } from '../messages/service.ts';
 import { codeMessage, type CodeTemplate } from '../messages/templates.ts';
 import type { InvitationsService } from '../invitations/service.ts';
 import { failure, type AuthnFailure } from './errors.ts';
+import { createRecaptchaVerifier } from './captcha.ts';
 import { attemptMachine, captchaRequired, provenTypes, type AttemptContext, type FactorType, type Intent, type LoginInfo, type PendingFactor } from './machine.ts';
 import { personNameProblem } from './names.ts';
 import * as store from './store.ts';
@@ -119,7 +120,10 @@ export function createAuthnService(core: Core, dependencies: AuthnDependencies):
   const { commands, config } = core;
   const { apps, profiles, tokens, messages, invitations } = dependencies;
   const sandbox = config.mode === 'sandbox';
-  let captchaVerifier: CaptchaVerifier = async () => false;
+  let captchaVerifier: CaptchaVerifier = config.recaptchaSecret
+    ? createRecaptchaVerifier({ secret: config.recaptchaSecret, verifyUrl: config.recaptchaVerifyUrl })
+    : async () => false;
+  const siteKey = config.recaptchaSiteKey ?? sandboxSiteKey;
 
   async function captchaOk(response: string | undefined): Promise<boolean> {
     if (!response) return false;
@@ -563,7 +567,7 @@ export function createAuthnService(core: Core, dependencies: AuthnDependencies):
     },
 
     siteKey() {
-      return sandbox ? { sitekey: sandboxSiteKey, captcha_bypass: sandboxCaptchaBypass } : { sitekey: sandboxSiteKey };
+      return sandbox ? { sitekey: siteKey, captcha_bypass: sandboxCaptchaBypass } : { sitekey: siteKey };
     },
     captchaOk,
     setCaptchaVerifier(verifier) {
