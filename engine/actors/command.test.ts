@@ -2,32 +2,10 @@
 // timers are delivered exactly once, and outbox effects are delivered after commit.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { assign, setup } from 'xstate';
-import { defineActorKind } from './actor.ts';
 import { reject } from './command.ts';
 import { createTestEngine, type TestEngine } from '../../test/support/harness.ts';
+import { counter } from '../../test/support/counter.ts';
 
-const counterMachine = setup({
-  types: {
-    context: {} as { count: number },
-    events: {} as { type: 'counter.add'; by: number } | { type: 'counter.close' },
-    input: {} as { start: number },
-  },
-}).createMachine({
-  id: 'counter',
-  context: ({ input }) => ({ count: input.start }),
-  initial: 'open',
-  states: {
-    open: {
-      on: {
-        'counter.add': { actions: assign({ count: ({ context, event }) => context.count + event.by }) },
-        'counter.close': { target: 'closed' },
-      },
-    },
-    closed: {},
-  },
-});
-const counter = defineActorKind('test_counter', counterMachine);
 
 let harness: TestEngine;
 
