@@ -10,17 +10,8 @@ import type { AddressRow, ProfileRow } from './store.ts';
 export const profileFeatureNames = ['design_gl', 'bill', 'pull_payment', 'issue_open_loop'] as const;
 export type ProfileFeature = (typeof profileFeatureNames)[number];
 
-export interface Address {
-  public?: boolean;
-  line1?: string;
-  line2?: string;
-  suite?: string;
-  apartment?: string;
-  city?: string;
-  country?: string;
-  state?: string;
-  zip?: string;
-}
+/** An address as stored and as given on the wire (the same shape). */
+export type Address = store.AddressRow;
 
 export interface ProfileRecord {
   id: string;
