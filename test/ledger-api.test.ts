@@ -212,4 +212,33 @@ test('the operator API rejects bad issuance and needs the operator key', async (
   assert.is(notIssuer.status, 400);
 });
 
+test('search: by name, filters, paging with more, geo sort for businesses, limits', async () => {
+  const alice = await person(server, world);
+  const near = await shop(server, world);
+  const far = await shop(server, world);
+  const place = (id: string, latitude: number, longitude: number) =>
+    server.engine.sql`update profiles set business_address = business_address || ${server.engine.sql.json({ latitude: String(latitude), longitude: String(longitude) })} where id = ${id}`;
+  await place(near.id, 40.0, -75.0);
+  await place(far.id, 10.0, 10.0);
+  const search = (query: Record<string, unknown>) => server.client.get('/wallet/search', query, alice.auth);
+  const cafes = await search({ q: 'Corner Cafe', filters: 'business', latitude: '40.1', longitude: '-75.1', limit: '50' });
+  assert.is(cafes.status, 200, cafes.text);
+  assert.ok(cafes.body.results.every((result: { is_individual: boolean }) => !result.is_individual));
+  assert.is(cafes.body.results[0].id, near.id);
+  assert.ok(cafes.body.results.findIndex((result: { id: string }) => result.id === far.id) > 0);
+  const paged = await search({ q: 'Pat', filters: 'individual exclude_self', limit: '2' });
+  assert.is(paged.body.results.length, 2);
+  assert.is(paged.body.more, true);
+  assert.ok(paged.body.results.every((result: { id: string }) => result.id !== alice.id));
+  const exact = await search({ q: `service:${near.id}` });
+  assert.is(exact.body.results[0].id, near.id);
+  assert.is((await search({ q: 'x'.repeat(1000) })).status, 200);
+  assert.is((await search({ q: 'x'.repeat(1001) })).status, 400);
+  assert.is((await search({ q: 'se:' })).status, 200);
+  assert.is((await search({ q: 'Pat', latitude: '40' })).status, 400);
+  assert.is((await search({ q: 'Pat', uid: 'email:pat@example.com' })).status, 400);
+  assert.is((await search({ q: 'Pat', filters: 'everyone' })).status, 400);
+  assert.is((await search({ q: 'Pat', limit: '101' })).status, 400);
+});
+
 test.run();

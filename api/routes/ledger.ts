@@ -1,9 +1,14 @@
 // Wallet sending and receiving: GET /wallet/presend, POST /wallet/send, POST /wallet/receive.
 import { z } from 'zod';
 import type { Engine } from '../../engine/engine.ts';
-import { dedupIdCharsMax, invitationExpireDaysMax, loginCharsMax, sendMessageCharsMax, sendMessageSubjectCharsMax, serialNumbersMax } from '../../engine/limits.ts';
+import {
+  dedupIdCharsMax, invitationExpireDaysMax, loginCharsMax, searchLimitDefault, searchLimitMax, searchQueryCharsMax, sendMessageCharsMax, sendMessageSubjectCharsMax,
+  serialNumbersMax,
+} from '../../engine/limits.ts';
 import { formatMinor } from '../../engine/money.ts';
-import { amountField, boolField, boundedString, currencyField, intField } from '../http/fields.ts';
+import { amountField, boolField, boundedString, currencyField, intField, stringList } from '../http/fields.ts';
+import { edgeErrors, httpError } from '../http/errors.ts';
+import { searchProfiles } from '../../engine/transfers/search.ts';
 import { defineRoute, type RouteDefinition } from '../http/route.ts';
 import type { TokenPrincipal } from '../http/principals.ts';
 import { raise } from './ledger-errors.ts';
@@ -129,3 +134,36 @@ export const ledgerRoutes: RouteDefinition[] = [
     },
   }),
 ];
+
+const searchInput = z
+  .object({
+    q: z.string().max(searchQueryCharsMax, `must be at most ${searchQueryCharsMax} characters`),
+    uid: uidField.optional(),
+    limit: intField(1, searchLimitMax).optional(),
+    offset: intField(0, 1_000_000).optional(),
+    serial_numbers: serialNumbersField.optional(),
+    filters: stringList.pipe(z.array(z.enum(['business', 'individual', 'exclude_self']))).optional(),
+    latitude: z.coerce.number().min(-90).max(90).optional(),
+    longitude: z.coerce.number().min(-180).max(180).optional(),
+  })
+  .strict()
+  .refine((input) => (input.latitude === undefined) === (input.longitude === undefined), { message: 'give latitude and longitude together', path: ['latitude'] });
+
+ledgerRoutes.push(
+  defineRoute({
+    method: 'get',
+    path: '/wallet/search',
+    summary: 'Finds people or businesses to send to; closest businesses first when latitude and longitude are given.',
+    tags: ['wallet'],
+    caller: { kind: 'token', permission: 'list_friends' },
+    input: searchInput,
+    async handler({ engine, token, input }) {
+      const result = await searchProfiles(engine, engine.services.profiles, {
+        profileId: token!.profileId, q: input.q, uid: input.uid, limit: input.limit ?? searchLimitDefault, offset: input.offset ?? 0,
+        serialNumbers: input.serial_numbers, filters: input.filters ?? [], latitude: input.latitude, longitude: input.longitude,
+      });
+      if (!result.ok) throw httpError(edgeErrors, 'invalid', { invalid: { [result.field]: result.message } });
+      return { results: result.results, more: result.more };
+    },
+  }),
+);

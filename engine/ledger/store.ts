@@ -38,6 +38,15 @@ export async function selectNotesForUpdate(tx: Queryable, holder: Holder, curren
   return rows.map(toNote);
 }
 
+/** Notes a holder holds among the given serials (no lock; for reads). */
+export async function selectNotes(sql: Queryable, holder: Holder, serials: bigint[]): Promise<Note[]> {
+  const rows = await sql<NoteRow[]>`
+    select serial, loop_id, currency, issuer_id, amount, expires_at from notes
+    where holder_kind = ${holder.kind} and holder_id = ${holder.id} and serial = any(${serials.map(String)}::bigint[])
+    order by serial`;
+  return rows.map(toNote);
+}
+
 export async function nextSerial(tx: Queryable): Promise<bigint> {
   const rows = await tx<{ serial: bigint }[]>`select nextval('note_serials') as serial`;
   return rows[0].serial;

@@ -1,0 +1,40 @@
+// SQL for GET /wallet/search: profiles of the caller's site by title, username or exact UID,
+// optionally only businesses or individuals, closest businesses first when a location is given.
+import type { Queryable } from '../storage/database.ts';
+
+export interface SearchQuery {
+  site: string;
+  text: string;
+  exactUid: string | null;
+  excludeId: string | null;
+  kind: 'business' | 'individual' | null;
+  /** Businesses must be among these issuers (brand cash the caller picked by serial number). */
+  businessIssuers: string[] | null;
+  latitude: number | null;
+  longitude: number | null;
+  offset: number;
+  limit: number;
+}
+
+export async function selectSearchIds(sql: Queryable, query: SearchQuery): Promise<string[]> {
+  const pattern = `%${query.text.replace(/[\\%_]/g, (character) => `\\${character}`)}%`;
+  const kind = query.kind === null ? sql`` : sql`and p.is_individual = ${query.kind === 'individual'}`;
+  const exclude = query.excludeId === null ? sql`` : sql`and p.id <> ${query.excludeId}`;
+  const issuers = query.businessIssuers === null ? sql`` : sql`and (p.is_individual or p.id = any(${query.businessIssuers}::text[]))`;
+  // Coordinates come from the business address when it carries latitude and longitude.
+  const distance = query.latitude === null || query.longitude === null
+    ? sql`null::float8`
+    : sql`case when not p.is_individual and p.business_address ? 'latitude' and p.business_address ? 'longitude'
+        then power((p.business_address->>'latitude')::float8 - ${query.latitude}::float8, 2)
+           + power(((p.business_address->>'longitude')::float8 - ${query.longitude}::float8) * cos(radians(${query.latitude}::float8)), 2)
+        end`;
+  const rows = await sql<{ id: string }[]>`
+    select p.id from profiles p
+    where p.site = ${query.site}
+      and (p.title ilike ${pattern} or p.username ilike ${pattern} or p.id = ${query.exactUid?.replace(/^service:/, '') ?? ''}
+        or exists (select 1 from profile_uids u where u.profile_id = p.id and u.uid = ${query.exactUid ?? ''}))
+      ${kind} ${exclude} ${issuers}
+    order by ${distance} nulls last, p.title, p.id
+    offset ${query.offset} limit ${query.limit + 1}`;
+  return rows.map((row) => row.id);
+}
