@@ -175,6 +175,8 @@ test('a send to an unknown email waits as an invitation; the owner of that email
   assert.is(sent.body.transfer.next_activity, 'invite.wait');
   assert.is(sent.body.transfer.sent_count, 1);
   assert.is(await usd(server, alice.id), '7.00');
+  const invitations = await server.engine.sql`select count(*)::int as count from actors where kind = 'invitation'`;
+  assert.ok(invitations[0].count >= 1, 'an invitation was created with the transfer');
   const resent = await server.client.post(`/t/${sent.body.transfer.id}/resend`, {}, alice.auth);
   assert.is(resent.body.transfer.sent_count, 2);
   const bob = await person(server, world);

@@ -94,6 +94,7 @@ export const ledgerRoutes: RouteDefinition[] = [
       const message = input.message_body ?? input.message;
       const result = await engine.services.ledger.transfers.send({
         senderId: token!.profileId,
+        clientId: token!.clientId,
         senderPersonalId: token!.personalProfileId,
         recipientUid: input.recipient_uid,
         senderUid: input.sender_uid,

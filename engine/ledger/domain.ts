@@ -7,6 +7,7 @@ import { createPayoutsService, type PayoutsService } from '../payouts/service.ts
 import type { ProfilesService } from '../profiles/service.ts';
 import { createTransferQueries, type TransferQueries } from '../transfers/queries.ts';
 import { createTransfersService, type TransfersService } from '../transfers/service.ts';
+import { selectTransfer } from '../transfers/store.ts';
 import { createLedgerService, type LedgerService } from './service.ts';
 
 export interface LedgerDomain {
@@ -19,15 +20,19 @@ export interface LedgerDomain {
 export function createLedgerDomain(core: Core, dependencies: { profiles: ProfilesService; invitations: InvitationsService }): LedgerDomain {
   const { profiles } = dependencies;
   const cash = createLedgerService(core, profiles);
-  const transfers = createTransfersService(core, profiles);
+  const transfers = createTransfersService(core, profiles, dependencies.invitations);
   const queries = createTransferQueries(core, profiles);
   const payouts = createPayoutsService(core, { profiles, ledger: cash, transfers });
   profiles.registerHoldingsProvider((db, profileId) => cash.holdings(db, profileId));
   profiles.registerAccountsProvider((db, profileId) => payouts.accountsJson(db, profileId));
-  // Invitation transfers: the message itself is the invitations domain's; until it takes
-  // transfer invitations, the effect is recorded and acknowledged (see docs/ledger.md).
+  // A resent invitation transfer sends its invitation again through the invitations domain.
   core.outbox.register('transfer.invitation', async (payload: { transferId: string }) => {
-    core.logger.info('invitation transfer waiting for its recipient', { transferId: payload.transferId });
+    const row = await selectTransfer(core.sql, payload.transferId);
+    const inviteId = row?.details.invite_id as string | undefined;
+    const clientId = row?.details.invite_client_id as string | undefined;
+    if (!inviteId || !clientId) return;
+    const result = await dependencies.invitations.reinvite(clientId, inviteId, { countries: ['US'] });
+    if (!result.ok) core.logger.warn('invitation transfer could not be re-sent', { transferId: payload.transferId, error: result.error });
   });
   return { cash, transfers, queries, payouts };
 }

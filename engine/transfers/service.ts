@@ -16,6 +16,7 @@ import {
 import { formatMinor, parsePositiveAmount } from '../money.ts';
 import type { ProfileRecord, ProfilesService } from '../profiles/service.ts';
 import { parseUid } from '../uids.ts';
+import type { InvitationsService } from '../invitations/service.ts';
 import { stateFields, transfer, type TransferEvent, type TransferStateName, type WaitFor } from './machine.ts';
 import * as store from './store.ts';
 
@@ -31,6 +32,8 @@ const recipientInitiatedWorkflows = new Set(['bill']);
 
 export interface SendInput {
   senderId: string;
+  /** The app sending; invitations go out in its name. */
+  clientId?: string;
   senderPersonalId: string | null;
   recipientUid: string;
   senderUid?: string;
@@ -94,7 +97,7 @@ export interface TransfersService {
   applyIn(unit: Unit, transferId: string, event: TransferEvent, change?: Partial<store.TransferChange>): Promise<boolean>;
 }
 
-export function createTransfersService(core: Core, profiles: ProfilesService): TransfersService {
+export function createTransfersService(core: Core, profiles: ProfilesService, invitations?: InvitationsService): TransfersService {
   const { sql, commands } = core;
 
   async function resolveRecipient(senderId: string, recipientUid: string, senderUid: string | undefined) {
@@ -202,7 +205,19 @@ export function createTransfersService(core: Core, profiles: ProfilesService): T
         details.alarms = [{ name: 'alarm.expire_invitation', timestamp: expiresAt.toISOString() }];
         details.invitation_type = input.invitationType ?? 'link';
         unit.schedule(transfer, transferId, 'invite_expire', expiresAt, { type: 'transfer.invite_expire', at: expiresAt.toISOString() });
-        unit.emit('transfer.invitation', { transferId, senderId: input.senderId, recipientUid: resolved.recipient.uid, invitationType: details.invitation_type, codeLength: input.invitationCodeLength ?? null });
+        const recipientUid = resolved.recipient.uid;
+        const address = recipientUid.startsWith('email:') ? { email: recipientUid.slice(6) } : recipientUid.startsWith('phone:') ? { phone: recipientUid.slice(6) } : null;
+        if (invitations && input.clientId && address) {
+          // The invitation is created in this same transaction: no transfer without its message.
+          const sender = await profiles.get(unit.tx, input.senderId);
+          const invited = await invitations.inviteIn(unit, {
+            clientId: input.clientId, ...address, countries: ['US'], firstName: '', lastName: '', extId: transferId,
+            urlTemplate: `${core.config.publicUrl ?? 'http://localhost:8080'}/t/EXT_ID?invite=INVITE_ID&code=CODE`, senderName: sender?.title ?? '',
+            senderUrl: null, senderImageUrl: null, orgName: null, orgUrl: null, orgImageUrl: null,
+          });
+          details.invite_id = invited.inviteId;
+          details.invite_client_id = input.clientId;
+        }
       }
       await store.insertTransfer(unit.tx, {
         id: transferId, workflowType, senderId: input.senderId, senderUid: resolved.senderUid,
@@ -224,6 +239,10 @@ export function createTransfersService(core: Core, profiles: ProfilesService): T
       }
       return { ok: true as const, transferId, duplicate: false };
     });
+    if ((result as { error?: string }).error === 'invalid') {
+      // The invitations domain refused the address.
+      return sendFailure([{ code: 'recipient_not_found', field_name: 'recipient_uid', info: { invalid: (result as { invalid?: unknown }).invalid ?? null } }]);
+    }
     if ((result as { error?: string }).error === 'duplicate') {
       const existing = await store.selectDedup(sql, input.senderId, input.dedupId!);
       if (!existing) throw new Error('dedup key vanished');
