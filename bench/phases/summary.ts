@@ -12,6 +12,11 @@ function failuresText(result: PhaseResult): string {
   return ` — ${result.failed} failed (${statuses}): ${result.failureSamples.slice(0, 2).join(' / ')}`;
 }
 
+/** ", N failed" when requests failed: a failed request counts against its target. */
+function failedSuffix(result: PhaseResult): string {
+  return result.failed > 0 ? `, ${result.failed} failed` : '';
+}
+
 function phaseLine(result: PhaseResult): string {
   return `- ${result.name}: ${result.ok} ok in ${result.seconds.toFixed(1)} s = ${rateText(result.ratePerSecond)}; p50 ${formatMs(result.latency.p50Ms)} ms, p90 ${formatMs(result.latency.p90Ms)} ms, p99 ${formatMs(result.latency.p99Ms)} ms, max ${formatMs(result.latency.maxMs)} ms${failuresText(result)}`;
 }
@@ -32,19 +37,19 @@ export function buildReport(state: RunState): Report {
   const uniform = server?.uniform ?? null;
   if (uniform && pgbench) {
     const ratio = uniform.ratePerSecond / pgbench.tps;
-    rows.push({ measure: `P2P sends over HTTP, ${server!.wallets} wallets, ${plan.uniformConcurrency} callers (closed loop)`, value: `${rateText(uniform.ratePerSecond)} (${latencyText(uniform.latency)})`, baseline: `pgbench ${formatRate(pgbench.tps)} tps`, ratio: formatRatio(ratio), target: `≥ ${targets.uniformToPgbenchRatioMin}`, verdict: verdict(ratio >= targets.uniformToPgbenchRatioMin && uniform.failed === 0) });
+    rows.push({ measure: `P2P sends over HTTP, ${server!.wallets} wallets, ${plan.uniformConcurrency} callers (closed loop)`, value: `${rateText(uniform.ratePerSecond)} (${latencyText(uniform.latency)})${failedSuffix(uniform)}`, baseline: `pgbench ${formatRate(pgbench.tps)} tps`, ratio: formatRatio(ratio), target: `≥ ${targets.uniformToPgbenchRatioMin}`, verdict: verdict(ratio >= targets.uniformToPgbenchRatioMin && uniform.failed === 0) });
   } else rows.push(na('P2P sends over HTTP, uniform', `≥ ${targets.uniformToPgbenchRatioMin} × pgbench`, server?.ledgerRoutes === false ? 'ledger routes missing' : 'did not run'));
 
   const open = server?.openLoop ?? null;
   if (open && uniform) {
     const halfPgbench = pgbench ? targets.openLoopLoadFraction * targets.uniformToPgbenchRatioMin * pgbench.tps : Number.NaN;
-    rows.push({ measure: `P2P sends, open loop at 0.8 × the measured max send rate = ${formatRate(open.scheduledRatePerSecond)}/s (0.8 × 0.5 × pgbench = ${formatRate(halfPgbench)}/s)`, value: `p99 ${formatMs(open.latency.p99Ms)} ms (p50 ${formatMs(open.latency.p50Ms)} ms), ${rateText(open.ratePerSecond)} done`, baseline: '—', ratio: '—', target: `p99 < ${targets.openLoopP99MsMax} ms`, verdict: verdict(open.latency.p99Ms < targets.openLoopP99MsMax && open.failed === 0) });
+    rows.push({ measure: `P2P sends, open loop at 0.8 × the measured max send rate = ${formatRate(open.scheduledRatePerSecond)}/s (0.8 × 0.5 × pgbench = ${formatRate(halfPgbench)}/s)`, value: `p99 ${formatMs(open.latency.p99Ms)} ms (p50 ${formatMs(open.latency.p50Ms)} ms), ${rateText(open.ratePerSecond)} done${failedSuffix(open)}`, baseline: '—', ratio: '—', target: `p99 < ${targets.openLoopP99MsMax} ms`, verdict: verdict(open.latency.p99Ms < targets.openLoopP99MsMax && open.failed === 0) });
   } else rows.push(na('P2P sends, open loop at 0.8 × max', `p99 < ${targets.openLoopP99MsMax} ms`, 'did not run'));
 
   const hot = server?.hot ?? null;
   if (hot && uniform) {
     const ratio = hot.ratePerSecond / uniform.ratePerSecond;
-    rows.push({ measure: `P2P sends, all from one hot wallet, ${plan.hotConcurrency} callers`, value: `${rateText(hot.ratePerSecond)} (${latencyText(hot.latency)})`, baseline: `uniform ${rateText(uniform.ratePerSecond)}`, ratio: formatRatio(ratio), target: `≥ ${targets.hotToUniformRatioMin}`, verdict: verdict(ratio >= targets.hotToUniformRatioMin && hot.failed === 0) });
+    rows.push({ measure: `P2P sends, all from one hot wallet, ${plan.hotConcurrency} callers`, value: `${rateText(hot.ratePerSecond)} (${latencyText(hot.latency)})${failedSuffix(hot)}`, baseline: `uniform ${rateText(uniform.ratePerSecond)}`, ratio: formatRatio(ratio), target: `≥ ${targets.hotToUniformRatioMin}`, verdict: verdict(ratio >= targets.hotToUniformRatioMin && hot.failed === 0) });
   } else rows.push(na('P2P sends, one hot wallet', `≥ ${targets.hotToUniformRatioMin} × uniform`, 'did not run'));
 
   const history = server?.history ?? null;
@@ -65,7 +70,7 @@ export function buildReport(state: RunState): Report {
 
   const embeddedSends = embedded?.sends ?? null;
   if (embeddedSends && pglite) {
-    rows.push({ measure: `P2P sends over HTTP on embedded PGlite, ${plan.pgliteWallets} wallets, ${plan.pgliteConcurrency} callers`, value: `${rateText(embeddedSends.ratePerSecond)} (${latencyText(embeddedSends.latency)})`, baseline: `PGlite ${rateText(pglite.updatesPerSecond)} updates`, ratio: formatRatio(embeddedSends.ratePerSecond / pglite.updatesPerSecond), target: 'ratio reported', verdict: embeddedSends.failed === 0 ? 'report' : 'MISS' });
+    rows.push({ measure: `P2P sends over HTTP on embedded PGlite, ${plan.pgliteWallets} wallets, ${plan.pgliteConcurrency} callers`, value: `${rateText(embeddedSends.ratePerSecond)} (${latencyText(embeddedSends.latency)})${failedSuffix(embeddedSends)}`, baseline: `PGlite ${rateText(pglite.updatesPerSecond)} updates`, ratio: formatRatio(embeddedSends.ratePerSecond / pglite.updatesPerSecond), target: 'ratio reported', verdict: embeddedSends.failed === 0 ? 'report' : 'MISS' });
   } else rows.push(na('P2P sends on embedded PGlite', 'ratio to PGlite updates', embedded?.ledgerRoutes === false ? 'ledger routes missing' : 'did not run'));
 
   rows.push(server?.audit
