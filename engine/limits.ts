@@ -94,9 +94,9 @@ export const imageBodyBytesMax = 10 * 1024 * 1024;
 
 // Engine internals
 export const lockTtlMs = 10_000;
-export const lockRetryCount = 200;
-export const lockRetryDelayMs = 10;
-export const lockRetryJitterMs = 10;
+export const lockRetryCount = 2000;
+export const lockRetryDelayMs = 3;
+export const lockRetryJitterMs = 3;
 export const commandVersionConflictRetriesMax = 3;
 export const sweeperIntervalMs = 500;
 export const sweeperBatchMax = 50;

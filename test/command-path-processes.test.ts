@@ -60,8 +60,11 @@ test('a command whose lock expired mid-way cannot commit; the next holder wins',
     unit.create(counter, 'expiring', { start: 0 });
   });
   const prefix = `${harness.lockKeyPrefix}expiry:`;
+  // Two lock services, as two processes would have.
   const shortLocks = createRedlockLocks({ urls: environmentConfig.redisUrls!, keyPrefix: prefix, ttlMs: 400 });
+  const otherLocks = createRedlockLocks({ urls: environmentConfig.redisUrls!, keyPrefix: prefix, ttlMs: 400 });
   const runner = createCommandRunner({ sql: engine.sql, locks: shortLocks, clock: engine.clock, metrics: createMetrics() });
+  const otherRunner = createCommandRunner({ sql: engine.sql, locks: otherLocks, clock: engine.clock, metrics: createMetrics() });
   let release!: () => void;
   const slowBodyStarted = new Promise<void>((resolve) => (release = resolve));
   const slow = runner.run('counter.add', [{ kind: counter.kind, id: 'expiring' }], async (unit) => {
@@ -73,7 +76,7 @@ test('a command whose lock expired mid-way cannot commit; the next holder wins',
   await slowBodyStarted;
   // The lock vanishes (as when it expires), so the slow holder cannot extend it.
   await shortLocks.clients[0].del(`${prefix}lock:${counter.kind}:expiring`);
-  const fast = runner.run('counter.add', [{ kind: counter.kind, id: 'expiring' }], async (unit) => {
+  const fast = otherRunner.run('counter.add', [{ kind: counter.kind, id: 'expiring' }], async (unit) => {
     await unit.load(counter, 'expiring');
     unit.send(counter, 'expiring', { type: 'counter.add', by: 1 });
   });
@@ -85,6 +88,7 @@ test('a command whose lock expired mid-way cannot commit; the next holder wins',
     assert.equal(await readCounter('expiring'), { count: 1, version: 2 });
   } finally {
     await shortLocks.close();
+    await otherLocks.close();
   }
 });
 

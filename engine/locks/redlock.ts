@@ -2,13 +2,16 @@
 import { Redis } from 'ioredis';
 import { Redlock, ResourceLockedError, ExecutionError } from '@sesamecare-oss/redlock';
 import { lockRetryCount, lockRetryDelayMs, lockRetryJitterMs, lockTtlMs } from '../limits.ts';
-import { LockUnavailableError, stableOrder, type LockService } from './lock.ts';
+import { LockUnavailableError, stableOrder, type LockHold, type LockService } from './lock.ts';
+import { createMemoryLocks } from './memory.ts';
 
 export interface RedlockOptions {
   urls: readonly string[];
   keyPrefix: string;
   ttlMs?: number;
 }
+
+type Outcome = { settled: false } | { settled: true; value: unknown } | { settled: true; error: unknown };
 
 export function createRedlockLocks(options: RedlockOptions): LockService & { clients: Redis[] } {
   const clients = options.urls.map((url) => new Redis(url, { maxRetriesPerRequest: 2, enableOfflineQueue: true, lazyConnect: false }));
@@ -23,31 +26,40 @@ export function createRedlockLocks(options: RedlockOptions): LockService & { cli
   // Errors surface through using(); the event only reports them.
   redlock.on('error', () => {});
 
+  // Waiters in this process queue in memory, so only the head of each queue polls Redis; the
+  // rest wake in order the moment it is done, instead of polling and racing each other.
+  const local = createMemoryLocks();
+
+  async function usingRedlock<R>(resources: readonly string[], routine: (hold: LockHold) => Promise<R>): Promise<R> {
+    const keys = stableOrder(resources).map((resource) => `${options.keyPrefix}lock:${resource}`);
+    // The routine's own outcome wins over a failed release: a command that committed has
+    // committed, even if its lock expired a moment later.
+    let outcome: Outcome = { settled: false };
+    try {
+      await redlock.using(keys, ttlMs, async (signal, context) => {
+        try {
+          outcome = { settled: true, value: await routine({ isHeld: () => !signal.aborted && Date.now() < context.lock.expiration }) };
+        } catch (error) {
+          outcome = { settled: true, error };
+        }
+      });
+    } catch (error) {
+      if (!outcome.settled) {
+        if (error instanceof ResourceLockedError || error instanceof ExecutionError) throw new LockUnavailableError(resources);
+        throw error;
+      }
+    }
+    const settled = outcome as Outcome;
+    if (!settled.settled) throw new Error('redlock routine did not run');
+    if ('error' in settled) throw settled.error;
+    return settled.value as R;
+  }
+
   return {
     kind: 'redlock',
     clients,
-    async using(resources, routine) {
-      const keys = stableOrder(resources).map((resource) => `${options.keyPrefix}lock:${resource}`);
-      // The routine's own outcome wins over a failed release: a command that committed has
-      // committed, even if its lock expired a moment later.
-      let outcome: { done: true; value: unknown } | { done: true; error: unknown } | { done: false } = { done: false };
-      try {
-        await redlock.using(keys, ttlMs, async (signal, context) => {
-          try {
-            outcome = { done: true, value: await routine({ isHeld: () => !signal.aborted && Date.now() < context.lock.expiration }) };
-          } catch (error) {
-            outcome = { done: true, error };
-          }
-        });
-      } catch (error) {
-        if (!outcome.done) {
-          if (error instanceof ResourceLockedError || error instanceof ExecutionError) throw new LockUnavailableError(resources);
-          throw error;
-        }
-      }
-      const settled = outcome as unknown as { done: true; value?: unknown; error?: unknown };
-      if ('error' in settled) throw settled.error;
-      return settled.value as never;
+    using(resources, routine) {
+      return local.using(resources, () => usingRedlock(resources, routine));
     },
     async ping() {
       try {
