@@ -82,14 +82,12 @@ export function createLedgerService(core: Core, profiles: ProfilesService): Ledg
     },
 
     async holdings(db, profileId) {
-      const [balances, expiring] = await Promise.all([store.selectBalances(db, profileId), store.selectExpiring(db, profileId)]);
-      return balances.map((row) => ({
+      const rows = await store.selectHoldings(db, profileId);
+      return rows.map((row) => ({
         loop_id: row.loop_id,
         currency: row.currency,
         amount: formatMinor(row.amount, row.currency),
-        expiring: expiring
-          .filter((item) => item.loop_id === row.loop_id && item.currency === row.currency)
-          .map((item) => ({ amount: formatMinor(item.amount, item.currency), expire_time: item.expires_at.toISOString() })),
+        expiring: row.expiring.map((item) => ({ amount: formatMinor(BigInt(item.amount), row.currency), expire_time: new Date(item.expire_time).toISOString() })),
       }));
     },
 

@@ -222,18 +222,23 @@ export async function selectBalance(sql: Queryable, profileId: string, loopId: s
   return rows[0]?.amount ?? 0n;
 }
 
-export interface ExpiringRow {
+export interface HoldingRow {
   loop_id: string;
   currency: string;
-  expires_at: Date;
   amount: bigint;
+  expiring: { amount: string; expire_time: string }[];
 }
 
-export async function selectExpiring(sql: Queryable, profileId: string): Promise<ExpiringRow[]> {
-  return sql<ExpiringRow[]>`
-    select loop_id, currency, expires_at, sum(amount)::bigint as amount from notes
-    where holder_kind = 'wallet' and holder_id = ${profileId} and expires_at is not null
-    group by loop_id, currency, expires_at order by expires_at`;
+/** A wallet's holdings with their expiring cash, in one round trip (open loop cash never expires). */
+export async function selectHoldings(sql: Queryable, profileId: string): Promise<HoldingRow[]> {
+  return sql<HoldingRow[]>`
+    select b.loop_id, b.currency, b.amount,
+      case when b.loop_id = '0' then '[]'::json else coalesce((
+        select json_agg(json_build_object('amount', e.amount::text, 'expire_time', e.expires_at) order by e.expires_at)
+        from (select n.expires_at, sum(n.amount) as amount from notes n
+          where n.holder_kind = 'wallet' and n.holder_id = b.profile_id and n.loop_id = b.loop_id and n.currency = b.currency and n.expires_at is not null
+          group by n.expires_at) e), '[]'::json) end as expiring
+    from balances b where b.profile_id = ${profileId} and b.amount > 0 order by b.currency, b.loop_id`;
 }
 
 export interface LoopSummaryRow {

@@ -91,10 +91,9 @@ export function createTransferQueries(core: Core, profiles: ProfilesService): Tr
     partyInfo,
 
     async detail(viewerId, transferId, db = sql) {
-      const [row, stakeholders, movements, paycode] = await Promise.all([
-        store.selectTransfer(db, transferId), store.selectViewRoles(db, transferId), ledgerStore.selectMovements(db, [transferId]), store.selectPaycodeByTransfer(db, transferId),
-      ]);
-      if (!row || !stakeholders.some((stakeholder) => stakeholder.profile_id === viewerId)) return failure('transfer_not_found');
+      const bundle = await store.selectTransferBundle(db, transferId);
+      if (!bundle || !bundle.stakeholders.some((stakeholder) => stakeholder.profile_id === viewerId)) return failure('transfer_not_found');
+      const { row, stakeholders, movements, paycode } = bundle;
       const infos = await parties(db, [row]);
       return { ok: true, transfer: transferDetailJson(row, movements, infos, { viewerId, paycode, publicUrl, stakeholders, steps: steps(row) }) };
     },

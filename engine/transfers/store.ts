@@ -1,4 +1,5 @@
 // SQL for transfers, their per-profile views (history and sync), dedup keys and payment codes.
+import type { MovementRow } from '../ledger/store.ts';
 import type { Queryable } from '../storage/database.ts';
 
 export interface TransferRow {
@@ -242,4 +243,41 @@ export async function updatePaycode(tx: Queryable, transferId: string, change: {
       expires_at = coalesce(${change.expiresAt ?? null}, expires_at)
     where transfer_id = ${transferId}`;
   if (result.count !== 1) throw new Error(`paycode of ${transferId} update touched ${result.count} rows`);
+}
+
+export interface TransferBundle {
+  row: TransferRow;
+  stakeholders: { profile_id: string; role: string }[];
+  movements: MovementRow[];
+  paycode: PaycodeRow | null;
+}
+
+/** A transfer with its stakeholders, movements and payment code, in one round trip. */
+export async function selectTransferBundle(sql: Queryable, id: string): Promise<TransferBundle | null> {
+  const rows = await sql<(TransferRow & { stakeholder_list: { profile_id: string; role: string }[]; movement_list: Record<string, unknown>[]; paycode_row: Record<string, unknown> | null })[]>`
+    select ${transferColumns(sql)},
+      (select coalesce(json_agg(json_build_object('profile_id', v.profile_id, 'role', v.role) order by v.profile_id, v.role), '[]'::json)
+        from transfer_views v where v.transfer_id = t.id) as stakeholder_list,
+      (select coalesce(json_agg(json_build_object('transfer_id', m.transfer_id, 'number', m.number, 'line', m.line, 'at', m.at, 'action', m.action,
+          'from_id', m.from_id, 'to_id', m.to_id, 'loop_id', m.loop_id, 'currency', m.currency, 'issuer_id', m.issuer_id, 'amount', m.amount::text)
+          order by m.number, m.line), '[]'::json)
+        from movements m where m.transfer_id = t.id) as movement_list,
+      (select json_build_object('code', c.code, 'transfer_id', c.transfer_id, 'sender_id', c.sender_id, 'recipient_id', c.recipient_id,
+          'currency', c.currency, 'amount', c.amount::text, 'received', c.received::text, 'created_at', c.created_at, 'modified_at', c.modified_at,
+          'expires_at', c.expires_at, 'used_at', c.used_at, 'state', c.state)
+        from paycodes c where c.transfer_id = t.id) as paycode_row
+    from transfers t where t.id = ${id}`;
+  const found = rows[0];
+  if (!found) return null;
+  const { stakeholder_list, movement_list, paycode_row, ...row } = found;
+  const date = (value: unknown) => (value === null ? null : new Date(value as string));
+  return {
+    row: row as TransferRow,
+    stakeholders: stakeholder_list,
+    movements: movement_list.map((movement) => ({ ...movement, at: date(movement.at), amount: BigInt(movement.amount as string) }) as MovementRow),
+    paycode: paycode_row === null ? null : ({
+      ...paycode_row, amount: BigInt(paycode_row.amount as string), received: BigInt(paycode_row.received as string), created_at: date(paycode_row.created_at),
+      modified_at: date(paycode_row.modified_at), expires_at: date(paycode_row.expires_at), used_at: date(paycode_row.used_at),
+    } as PaycodeRow),
+  };
 }
