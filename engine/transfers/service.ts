@@ -178,16 +178,24 @@ export function createTransfersService(core: Core, profiles: ProfilesService, in
     const currency = entries[0].currency;
 
     const result = await commands.run('transfer.send', [{ kind: 'wallet', id: input.senderId }], async (unit) => {
-      const transferId = await unit.newLongId('transfer');
+      // Independent statements go out together (postgres.js pipelines them on the transaction's
+      // connection), so a send costs few round trips while it holds the sender's lock.
       const at = unit.now;
-      if (input.dedupId !== undefined && !(await store.claimDedup(unit.tx, input.senderId, input.dedupId, transferId, at, new Date(at.getTime() - dedupWindowMs)))) {
-        return reject({ ok: false as const, error: 'duplicate' as const });
-      }
-      const picked = await pickFromWallet(unit.tx, input.senderId, entries, serials.value, {
+      const pick = () => pickFromWallet(unit.tx, input.senderId, entries, serials.value, {
         recipientId: recipient?.id ?? null,
         accepts: (note) => accepts(note, recipient),
         nonPayment: input.nonPayment,
       });
+      let transferId: string;
+      let picked: Awaited<ReturnType<typeof pick>>;
+      if (input.dedupId === undefined) {
+        [transferId, picked] = await Promise.all([unit.newLongId('transfer'), pick()]);
+      } else {
+        transferId = await unit.newLongId('transfer');
+        const [claimed, pickedNow] = await Promise.all([store.claimDedup(unit.tx, input.senderId, input.dedupId, transferId, at, new Date(at.getTime() - dedupWindowMs)), pick()]);
+        if (!claimed) return reject({ ok: false as const, error: 'duplicate' as const });
+        picked = pickedNow;
+      }
       if (!picked.ok) return reject(sendFailure(picked.errors));
       const picks = picked.value;
       const amount = sumPicks(picks);
@@ -219,7 +227,7 @@ export function createTransfersService(core: Core, profiles: ProfilesService, in
           details.invite_client_id = input.clientId;
         }
       }
-      await store.insertTransfer(unit.tx, {
+      const transferWritten = store.insertTransfer(unit.tx, {
         id: transferId, workflowType, senderId: input.senderId, senderUid: resolved.senderUid,
         recipientId: waitFor === 'invite' ? null : (recipient?.id ?? null), recipientUid: resolved.recipient.uid,
         senderPersonalId: input.senderPersonalId, recipientPersonalId: recipient && recipient.isIndividual && waitFor === 'none' ? recipient.id : null,
@@ -228,10 +236,13 @@ export function createTransfersService(core: Core, profiles: ProfilesService, in
         appdata: input.appdata, details,
       }, views);
       if (waitFor === 'none') {
-        await ledgerStore.moveNotes(unit.tx, walletHolder(input.senderId), walletHolder(recipient!.id), picks, at);
-        await ledgerStore.insertMovements(unit.tx, transferId, movementLines(picks, 1, 'move', input.senderId, recipient!.id), at);
+        await Promise.all([
+          transferWritten,
+          ledgerStore.moveNotes(unit.tx, walletHolder(input.senderId), walletHolder(recipient!.id), picks, at),
+          ledgerStore.insertMovements(unit.tx, transferId, movementLines(picks, 1, 'move', input.senderId, recipient!.id), at),
+        ]);
       } else {
-        await ledgerStore.moveNotes(unit.tx, walletHolder(input.senderId), escrowHolder(transferId), picks, at);
+        await Promise.all([transferWritten, ledgerStore.moveNotes(unit.tx, walletHolder(input.senderId), escrowHolder(transferId), picks, at)]);
       }
       if (waitFor === 'paycode') {
         await newPaycode(unit, { transferId, senderId: input.senderId, recipientId: recipient!.id, currency, amount, expiresAt: paycodeExpiresAt! });
