@@ -214,6 +214,24 @@ test('the operator API rejects bad issuance and needs the operator key', async (
   assert.is(notIssuer.status, 400);
 });
 
+test('receive accepts a soft-expired token; send does not', async () => {
+  const alice = await person(server, world);
+  await issue(server, alice.id, '10.00');
+  const managerId = (await person(server, world)).id;
+  const cafeId = (await shop(server, world, { supportPaycode: true })).id;
+  const { userToken } = await import('./foundation-helpers.ts');
+  const cafeToken = { auth: { bearer: await userToken(server, world.app, cafeId, { personalProfileId: managerId }) } };
+  const aliceToken = { auth: { bearer: await userToken(server, world.app, alice.id) } };
+  const sent = await server.client.post('/wallet/send', { recipient_uid: `service:${cafeId}`, amounts: 'any-USD-2.00' }, aliceToken);
+  assert.is(sent.status, 200, sent.text);
+  server.clock.advance(16 * 60 * 1000);
+  const refused = await server.client.post('/wallet/send', { recipient_uid: `service:${cafeId}`, amounts: 'any-USD-1.00' }, aliceToken);
+  assert.is(refused.status, 401);
+  assert.is(refused.body.token_error, 'token_expired_soft');
+  const received = await server.client.post('/wallet/receive', { paycode: sent.body.transfer.payment_codes[0].code, currency: 'USD', amount: '2.00' }, cafeToken);
+  assert.is(received.status, 200, received.text);
+});
+
 test('search: by name, filters, paging with more, geo sort for businesses, limits', async () => {
   const alice = await person(server, world);
   const near = await shop(server, world);

@@ -152,6 +152,21 @@ test('a wallet of many small notes spends beyond the first batch of notes it loc
   await assertAudit(harness.engine);
 });
 
+test('an invitation transfer to an unknown email expires after its days and returns the cash', async () => {
+  const { ledger } = harness.engine.services;
+  const alice = await individual(harness.engine);
+  await fund(harness.engine, alice, '5.00');
+  const sent = await ledger.transfers.send({ ...baseSend, senderId: alice, recipientUid: 'email:nobody-yet@example.com', amounts: '0-USD-5.00', invitationExpireDays: 2 });
+  assert.ok(sent.ok);
+  assert.is(await balanceOf(harness.engine, alice), 0n);
+  harness.clock.advance(2 * 24 * 60 * 60 * 1000 + 1);
+  assert.ok((await harness.engine.sweeper.runOnce()) >= 1);
+  const detail = (await ledger.queries.detail(alice, (sent as { transferId: string }).transferId)) as { transfer: any };
+  assert.equal([detail.transfer.canceled, detail.transfer.reason, detail.transfer.next_activity], [true, 'expired', 'canceled']);
+  assert.is(await balanceOf(harness.engine, alice), 500n);
+  await assertAudit(harness.engine);
+});
+
 test('history_sync pages by (sync_ts, transfer_id) with equal timestamps', async () => {
   const { ledger } = harness.engine.services;
   const alice = await individual(harness.engine);

@@ -115,4 +115,19 @@ test('retract: reasons per initiator, manage_sent required, completed transfers 
   assert.is(done.body.error, 'cannot_retract');
 });
 
+test('accept, refuse and resend: only the invited recipient or the sender, only while waiting', async () => {
+  const sent = await server.client.post('/wallet/send', { recipient_uid: 'email:later@example.com', amounts: '0-USD-1.00' }, alice.auth);
+  const id = sent.body.transfer.id;
+  assert.is((await server.client.post(`/t/${id}/accept`, {}, bob.auth)).status, 403);
+  assert.is((await server.client.post(`/t/${id}/refuse`, {}, bob.auth)).status, 403);
+  assert.is((await server.client.post(`/t/${id}/resend`, {}, bob.auth)).status, 403);
+  await server.engine.services.profiles.addConfirmedUid(server.engine.sql, bob.id, 'email:later@example.com');
+  const refused = await server.client.post(`/t/${id}/refuse`, {}, bob.auth);
+  assert.is(refused.status, 200, refused.text);
+  assert.equal([refused.body.transfer.canceled, refused.body.transfer.reason], [true, 'refused']);
+  assert.is((await server.client.post(`/t/${id}/accept`, {}, bob.auth)).body.error, 'not_waiting');
+  assert.is((await server.client.post(`/t/${id}/resend`, {}, alice.auth)).body.error, 'not_waiting');
+  assert.is((await server.client.post(`/t/${sentIds[0]}/accept`, {}, bob.auth)).body.error, 'not_waiting', 'a completed transfer is not waiting');
+});
+
 test.run();
