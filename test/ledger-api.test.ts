@@ -232,6 +232,25 @@ test('receive accepts a soft-expired token; send does not', async () => {
   assert.is(received.status, 200, received.text);
 });
 
+test('a suspended wallet cannot send or pay out; a closed wallet cannot receive', async () => {
+  const alice = await person(server, world);
+  const bob = await person(server, world);
+  await issue(server, alice.id, '10.00');
+  const operator = { auth: { operator: true as const } };
+  const before = await ledgerFingerprint(server.engine);
+  assert.is((await server.client.post(`/admin/profiles/${alice.id}/wallet`, { action: 'suspend' }, operator)).status, 200);
+  const suspended = await server.client.post('/wallet/send', { recipient_uid: `service:${bob.id}`, amounts: '0-USD-1.00' }, alice.auth);
+  assert.is(suspended.body.send_errors[0].code, 'sender_wallet_not_active');
+  const payout = await server.client.post('/wallet/send-dfi', { currency: 'USD', amount: '1.00', fee: '0', recipient_about: { name: 'A' }, recipient_account: { routing_number: '011000015', account_number: '5555' } }, alice.auth);
+  assert.is(payout.body.send_errors[0].code, 'sender_wallet_not_active');
+  assert.is(await ledgerFingerprint(server.engine), before);
+  assert.is((await server.client.post(`/admin/profiles/${alice.id}/wallet`, { action: 'unsuspend' }, operator)).status, 200);
+  assert.is((await server.client.post('/wallet/send', { recipient_uid: `service:${bob.id}`, amounts: '0-USD-1.00' }, alice.auth)).status, 200);
+  assert.is((await server.client.post(`/admin/profiles/${bob.id}/wallet`, { action: 'close' }, operator)).status, 200);
+  const closed = await server.client.post('/wallet/send', { recipient_uid: `service:${bob.id}`, amounts: '0-USD-1.00' }, alice.auth);
+  assert.is(closed.body.send_errors[0].code, 'recipient_wallet_closed');
+});
+
 test('search: by name, filters, paging with more, geo sort for businesses, limits', async () => {
   const alice = await person(server, world);
   const near = await shop(server, world);

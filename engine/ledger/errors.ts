@@ -21,7 +21,9 @@ export type SendErrorCode =
   | 'sender_uid_not_confirmed'
   | 'appdata_too_long'
   | 'currency_not_accepted'
-  | 'invalid_fx';
+  | 'invalid_fx'
+  | 'sender_wallet_not_active'
+  | 'recipient_wallet_closed';
 
 export type LedgerError =
   | 'send_failed'

@@ -12,6 +12,7 @@ import type { LedgerService } from '../ledger/service.ts';
 import * as ledgerStore from '../ledger/store.ts';
 import { appdataCharsMax, dedupWindowMs, holdSecondsMax, payoutFeeMinorExpress, redeemersListMax } from '../limits.ts';
 import { currencyScale, formatMinor, parseAmount, parsePositiveAmount } from '../money.ts';
+import { wallet } from '../profiles/machine.ts';
 import type { ProfilesService } from '../profiles/service.ts';
 import { stateFields, transfer, type TransferStateName } from '../transfers/machine.ts';
 import { appdataChars, type TransfersService } from '../transfers/service.ts';
@@ -142,6 +143,10 @@ export function createPayoutsService(core: Core, dependencies: { profiles: Profi
       const at = unit.now;
       if (input.dedupId !== undefined && !(await transferStore.claimDedup(unit.tx, input.profileId, input.dedupId, transferId, at, new Date(at.getTime() - dedupWindowMs)))) {
         return reject({ ok: false as const, error: 'duplicate' as const });
+      }
+      const senderWallet = await unit.load(wallet, input.profileId);
+      if (!senderWallet || senderWallet.value !== 'active') {
+        return reject(sendFailure([{ code: 'sender_wallet_not_active', field_name: 'sender_uid', info: { state: senderWallet?.value ?? null } }]));
       }
       let account: store.DfiAccountRow;
       if ('new' in plan.account) {

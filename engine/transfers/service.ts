@@ -14,6 +14,7 @@ import {
   paycodeGenerateTriesMax,
 } from '../limits.ts';
 import { formatMinor, parsePositiveAmount } from '../money.ts';
+import { wallet } from '../profiles/machine.ts';
 import type { ProfileRecord, ProfilesService } from '../profiles/service.ts';
 import { parseUid } from '../uids.ts';
 import type { InvitationsService } from '../invitations/service.ts';
@@ -186,16 +187,30 @@ export function createTransfersService(core: Core, profiles: ProfilesService, in
         accepts: (note) => accepts(note, recipient),
         nonPayment: input.nonPayment,
       });
+      // The wallets' states are read in the same round trip: the sender's row-locked, so an
+      // operator's suspension and a send never cross.
+      const walletsActive = () => Promise.all([
+        unit.load(wallet, input.senderId),
+        recipient ? profiles.walletState(unit.tx, recipient.id) : Promise.resolve(null),
+      ]);
       let transferId: string;
       let picked: Awaited<ReturnType<typeof pick>>;
+      let wallets: Awaited<ReturnType<typeof walletsActive>>;
       if (input.dedupId === undefined) {
-        [transferId, picked] = await Promise.all([unit.newLongId('transfer'), pick()]);
+        [transferId, picked, wallets] = await Promise.all([unit.newLongId('transfer'), pick(), walletsActive()]);
       } else {
         transferId = await unit.newLongId('transfer');
-        const [claimed, pickedNow] = await Promise.all([store.claimDedup(unit.tx, input.senderId, input.dedupId, transferId, at, new Date(at.getTime() - dedupWindowMs)), pick()]);
+        const [claimed, pickedNow, walletsNow] = await Promise.all([
+          store.claimDedup(unit.tx, input.senderId, input.dedupId, transferId, at, new Date(at.getTime() - dedupWindowMs)), pick(), walletsActive(),
+        ]);
         if (!claimed) return reject({ ok: false as const, error: 'duplicate' as const });
-        picked = pickedNow;
+        [picked, wallets] = [pickedNow, walletsNow];
       }
+      const [senderWallet, recipientWalletState] = wallets;
+      if (!senderWallet || senderWallet.value !== 'active') {
+        return reject(sendFailure([{ code: 'sender_wallet_not_active', field_name: 'sender_uid', info: { state: senderWallet?.value ?? null } }]));
+      }
+      if (recipientWalletState === 'closed') return reject(sendFailure([{ code: 'recipient_wallet_closed', field_name: 'recipient_uid', info: {} }]));
       if (!picked.ok) return reject(sendFailure(picked.errors));
       const picks = picked.value;
       const amount = sumPicks(picks);
