@@ -73,10 +73,9 @@ export function createTransferQueries(core: Core, profiles: ProfilesService): Tr
       if (row.recipient_id) ids.add(row.recipient_id);
     }
     const map = new Map<string, PartyInfo>();
-    await Promise.all([...ids].map(async (id) => {
-      const profile = await profiles.get(db, id);
-      if (profile) map.set(id, partyInfo(profile));
-    }));
+    for (const row of await store.selectParties(db, [...ids])) {
+      map.set(row.id, { title: row.title, screen_name: row.username ?? '', is_individual: row.is_individual, uid_value: row.id, uid_type: 'service', original: row.id });
+    }
     return map;
   }
 

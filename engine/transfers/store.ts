@@ -281,3 +281,16 @@ export async function selectTransferBundle(sql: Queryable, id: string): Promise<
     } as PaycodeRow),
   };
 }
+
+export interface PartyRow {
+  id: string;
+  title: string;
+  username: string | null;
+  is_individual: boolean;
+}
+
+/** The sender and recipient titles of a page of transfers, in one round trip (profiles are read-only here). */
+export async function selectParties(sql: Queryable, ids: readonly string[]): Promise<PartyRow[]> {
+  if (ids.length === 0) return [];
+  return sql<PartyRow[]>`select id, title, username, is_individual from profiles where id = any(${ids as string[]}::text[])`;
+}
