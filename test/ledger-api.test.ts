@@ -46,6 +46,11 @@ test('presend shows every field of the spec table', async () => {
   assert.is(answer.body.loops[0].amount, '10.00');
   assert.is(answer.body.loops[0].max_sendable, '10.00');
   assert.is(answer.body.recipient_info.is_individual, false);
+  const serial = await server.engine.sql`select serial from notes where holder_kind = 'wallet' and holder_id = ${alice.id}`;
+  const chosen = await server.client.get('/wallet/presend', { recipient_uid: `service:${cafe.id}`, serial_numbers: String(serial[0].serial) }, alice.auth);
+  assert.is(chosen.body.loops[0].amount, '10.00');
+  const none = await server.client.get('/wallet/presend', { recipient_uid: `service:${cafe.id}`, serial_numbers: '1' }, alice.auth);
+  assert.equal(none.body.loops, []);
   const missing = await server.client.get('/wallet/presend', { recipient_uid: 'username:nobody-here' }, alice.auth);
   assert.is(missing.status, 400);
   assert.is(missing.body.send_errors[0].code, 'recipient_not_found');

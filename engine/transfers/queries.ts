@@ -1,8 +1,9 @@
 // Reads of transfers: TransferDetail for stakeholders, history (offset pages over the per-profile
 // view index), history_sync (keyset over (sync_ts, transfer_id)), and presend.
 import type { Core } from '../core.ts';
-import { openLoopId, specificity } from '../ledger/allocation.ts';
-import { failure, type Failure } from '../ledger/errors.ts';
+import { openLoopId, parseSerialNumbers, specificity, type Note } from '../ledger/allocation.ts';
+import { walletHolder } from '../ledger/cash.ts';
+import { failure, sendFailure, type Failure } from '../ledger/errors.ts';
 import * as ledgerStore from '../ledger/store.ts';
 import { formatMinor } from '../money.ts';
 import type { ProfileRecord, ProfilesService } from '../profiles/service.ts';
@@ -36,6 +37,18 @@ export interface TransferQueries {
   sync(input: SyncInput): Promise<{ results: Record<string, unknown>[]; more: boolean; first_sync_ts: string | null; last_sync_ts: string | null; remain?: number }>;
   presend(input: { senderId: string; recipientUid: string; senderUid?: string; serialNumbers?: string }, transfers: TransfersService): Promise<{ ok: true; body: Record<string, unknown> } | Failure>;
   partyInfo(profile: ProfileRecord, uid?: string): PartyInfo;
+}
+
+/** Notes summed by loop, currency and issuer (presend limited to chosen serial numbers). */
+function summarize(notes: readonly Note[]): ledgerStore.LoopSummaryRow[] {
+  const byLoop = new Map<string, ledgerStore.LoopSummaryRow>();
+  for (const note of notes) {
+    const key = `${note.loopId}\u0000${note.currency}\u0000${note.issuerId}`;
+    const row = byLoop.get(key) ?? { loop_id: note.loopId, currency: note.currency, issuer_id: note.issuerId, amount: 0n };
+    row.amount += note.amount;
+    byLoop.set(key, row);
+  }
+  return [...byLoop.values()];
 }
 
 function steps(row: store.TransferRow): string[] {
@@ -132,7 +145,9 @@ export function createTransferQueries(core: Core, profiles: ProfilesService): Tr
       const resolved = await transfers.resolveRecipient(input.senderId, input.recipientUid, input.senderUid);
       if (!resolved.ok) return resolved;
       const recipient = resolved.recipient.profile;
-      const summary = await ledgerStore.selectLoopSummary(sql, input.senderId);
+      const serials = parseSerialNumbers(input.serialNumbers);
+      if (!serials.ok) return sendFailure(serials.errors);
+      const summary = serials.value === null ? await ledgerStore.selectLoopSummary(sql, input.senderId) : summarize(await ledgerStore.selectNotes(sql, walletHolder(input.senderId), serials.value));
       const loops = summary
         .map((row) => ({ row, accepted: accepts({ loopId: row.loop_id, issuerId: row.issuer_id } as never, recipient) }))
         .sort((left, right) => specificity({ loopId: left.row.loop_id, issuerId: left.row.issuer_id } as never, recipient?.id ?? null) - specificity({ loopId: right.row.loop_id, issuerId: right.row.issuer_id } as never, recipient?.id ?? null))
