@@ -101,6 +101,7 @@ export const ledgerRoutes: RouteDefinition[] = [
         amounts: input.amounts,
         serialNumbers: input.serial_numbers,
         private: input.private ?? true,
+        acceptedPolicy: input.accepted_policy ?? false,
         nonPayment: input.non_payment ?? false,
         message,
         messageSubject: input.message_subject,

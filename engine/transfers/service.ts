@@ -33,6 +33,7 @@ const recipientInitiatedWorkflows = new Set(['bill']);
 
 export interface SendInput {
   senderId: string;
+  acceptedPolicy?: boolean;
   /** The app sending; invitations go out in its name. */
   clientId?: string;
   senderPersonalId: string | null;
@@ -221,6 +222,8 @@ export function createTransfersService(core: Core, profiles: ProfilesService, in
       const views = [{ profileId: input.senderId, role: 'sender' }];
       if (recipient && waitFor !== 'invite') views.push({ profileId: recipient.id, role: 'recipient' });
       const details: Record<string, unknown> = {};
+      if (input.acceptedPolicy) details.accepted_policy = true;
+      if (input.nonPayment) details.non_payment = true;
       if (waitFor === 'invite') {
         const expireDays = input.invitationExpireDays ?? invitationExpireDaysDefault;
         const expiresAt = new Date(at.getTime() + expireDays * 24 * 60 * 60 * 1000);
