@@ -167,6 +167,24 @@ test('an invitation transfer to an unknown email expires after its days and retu
   await assertAudit(harness.engine);
 });
 
+test('opposite sends between two wallets queue on their balances instead of deadlocking', async () => {
+  const { ledger } = harness.engine.services;
+  const alice = await individual(harness.engine);
+  const bob = await individual(harness.engine);
+  await fund(harness.engine, alice, '100.00');
+  await fund(harness.engine, bob, '100.00');
+  const deadlocks = async () => (await harness.engine.sql`select deadlocks::int as count from pg_stat_database where datname = current_database()`)[0]?.count ?? 0;
+  const before = await deadlocks();
+  const results = await Promise.all(Array.from({ length: 40 }, (_, index) => {
+    const [from, to] = index % 2 === 0 ? [alice, bob] : [bob, alice];
+    return ledger.transfers.send({ ...baseSend, senderId: from, recipientUid: `service:${to}`, amounts: '0-USD-1.00' });
+  }));
+  assert.ok(results.every((result) => result.ok));
+  assert.is(await deadlocks(), before);
+  assert.is(await balanceOf(harness.engine, alice), 10000n);
+  await assertAudit(harness.engine);
+});
+
 test('history_sync pages by (sync_ts, transfer_id) with equal timestamps', async () => {
   const { ledger } = harness.engine.services;
   const alice = await individual(harness.engine);

@@ -52,6 +52,16 @@ export async function nextSerial(tx: Queryable): Promise<bigint> {
   return rows[0].serial;
 }
 
+/**
+ * Row-locks the balances of the given profiles in one currency, in a stable order, before a move
+ * writes them: two opposite sends (A to B, B to A) then queue instead of deadlocking.
+ */
+export async function lockBalances(tx: Queryable, profileIds: readonly string[], currency: string): Promise<void> {
+  await tx`
+    select 1 from balances where profile_id = any(${[...profileIds].sort()}::text[]) and currency = ${currency}
+    order by profile_id, currency, loop_id for update`;
+}
+
 /** Creates a note (issuance) and adds it to the wallet balance and the issued total, in one statement. */
 export async function insertIssuedNote(tx: Queryable, note: { holderId: string; loopId: string; currency: string; issuerId: string; amount: bigint; expiresAt: Date | null }, at: Date): Promise<bigint> {
   const rows = await tx<{ serial: bigint; balance_rows: bigint; total_rows: bigint }[]>`

@@ -193,6 +193,7 @@ export function createTransfersService(core: Core, profiles: ProfilesService, in
       const walletsActive = () => Promise.all([
         unit.load(wallet, input.senderId),
         recipient ? profiles.walletState(unit.tx, recipient.id) : Promise.resolve(null),
+        ledgerStore.lockBalances(unit.tx, recipient && waitFor === 'none' ? [input.senderId, recipient.id] : [input.senderId], currency),
       ]);
       let transferId: string;
       let picked: Awaited<ReturnType<typeof pick>>;
