@@ -146,9 +146,15 @@ test('a wallet of many small notes spends beyond the first batch of notes it loc
   }
   const notes = await harness.engine.sql`select count(*)::int as count from notes where holder_kind = 'wallet' and holder_id = ${bob}`;
   assert.is(notes[0].count, 40);
-  const sent = await ledger.transfers.send({ ...baseSend, senderId: bob, recipientUid: `service:${carol}`, amounts: 'any-USD-0.40' });
+  const shop = await business(harness.engine);
+  const toShop = await ledger.transfers.send({ ...baseSend, senderId: bob, recipientUid: `service:${shop}`, amounts: 'any-USD-0.05' });
+  assert.ok(toShop.ok, 'a business recipient takes the running-total path with acceptance');
+  const sent = await ledger.transfers.send({ ...baseSend, senderId: bob, recipientUid: `service:${carol}`, amounts: 'any-USD-0.35' });
   assert.ok(sent.ok);
-  assert.is(await balanceOf(harness.engine, carol), 40n);
+  assert.is(await balanceOf(harness.engine, carol), 35n);
+  assert.is(await balanceOf(harness.engine, bob), 0n);
+  const tooMuch = await ledger.transfers.send({ ...baseSend, senderId: carol, recipientUid: `service:${bob}`, amounts: '0-USD-0.36' });
+  assert.is(!tooMuch.ok && tooMuch.sendErrors![0].code, 'insufficient_funds');
   await assertAudit(harness.engine);
 });
 

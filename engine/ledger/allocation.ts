@@ -84,6 +84,8 @@ export interface AllocationOptions {
   accepts(note: Note): boolean;
   /** The sender chose to send cash the recipient does not accept. */
   nonPayment: boolean;
+  /** An individual recipient accepts every loop (lets the store select by running total). */
+  recipientIsIndividual?: boolean;
 }
 
 /**

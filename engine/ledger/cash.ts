@@ -37,7 +37,15 @@ export async function pickFromWallet(
   if (serials === null && notes.length === sendNotesFirstBatch) {
     const first = allocate(notes, entries, options);
     if (first.ok) return first;
-    notes = await store.selectNotesForUpdate(tx, walletHolder(profileId), currency, null, sendNotesMax, options.recipientId);
+    // One entry: lock just the notes that cover it, however many the wallet holds. Several
+    // entries: read the wallet's notes up to sendNotesMax.
+    const single = entries.length === 1 ? entries[0] : null;
+    const acceptanceKnown = single !== null && (single.loopId !== 'any' || options.nonPayment || options.recipientIsIndividual === true);
+    notes = single && acceptanceKnown
+      ? await store.selectNotesCovering(tx, walletHolder(profileId), { loopId: single.loopId === 'any' ? null : single.loopId, currency, needed: single.minor }, options.recipientId, false)
+      : single && single.loopId === 'any'
+        ? await store.selectNotesCovering(tx, walletHolder(profileId), { loopId: null, currency, needed: single.minor }, options.recipientId, true)
+        : await store.selectNotesForUpdate(tx, walletHolder(profileId), currency, null, sendNotesMax, options.recipientId);
   }
   if (serials !== null) {
     const held = new Set(notes.map((note) => note.serial));

@@ -38,6 +38,33 @@ export async function selectNotesForUpdate(tx: Queryable, holder: Holder, curren
   return rows.map(toNote);
 }
 
+/**
+ * Just the notes that pay `needed` of one entry, row-locked: a running total in spending order
+ * stops at the first note that covers it, so a wallet of many notes locks only what it spends.
+ * `loopId` null means any loop; `acceptedOnly` keeps open loop cash and the recipient's own brand cash.
+ */
+export async function selectNotesCovering(
+  tx: Queryable,
+  holder: Holder,
+  entry: { loopId: string | null; currency: string; needed: bigint },
+  recipientId: string | null,
+  acceptedOnly: boolean,
+): Promise<Note[]> {
+  const byLoop = entry.loopId === null ? tx`` : tx`and loop_id = ${entry.loopId}`;
+  const accepted = acceptedOnly ? tx`and (loop_id = '0' or issuer_id = ${recipientId ?? ''})` : tx``;
+  const order = tx`case when loop_id <> '0' and issuer_id = ${recipientId ?? ''} then 0 when loop_id <> '0' then 1 else 2 end, expires_at nulls last, serial`;
+  const rows = await tx<NoteRow[]>`
+    select serial, loop_id, currency, issuer_id, amount, expires_at from notes
+    where serial in (
+      select serial from (
+        select serial, sum(amount) over (order by ${order}) - amount as before from notes
+        where holder_kind = ${holder.kind} and holder_id = ${holder.id} and currency = ${entry.currency} ${byLoop} ${accepted}) running
+      where before < ${String(entry.needed)}::bigint)
+    and holder_kind = ${holder.kind} and holder_id = ${holder.id}
+    order by ${order} for update`;
+  return rows.map(toNote);
+}
+
 /** Notes a holder holds among the given serials (no lock; for reads). */
 export async function selectNotes(sql: Queryable, holder: Holder, serials: bigint[]): Promise<Note[]> {
   const rows = await sql<NoteRow[]>`

@@ -187,6 +187,7 @@ export function createTransfersService(core: Core, profiles: ProfilesService, in
         recipientId: recipient?.id ?? null,
         accepts: (note) => accepts(note, recipient),
         nonPayment: input.nonPayment,
+        recipientIsIndividual: recipient === null || recipient.isIndividual,
       });
       // The wallets' states are read in the same round trip: the sender's row-locked, so an
       // operator's suspension and a send never cross.
