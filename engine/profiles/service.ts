@@ -325,9 +325,14 @@ export function createProfilesService(core: Core): ProfilesService {
     },
 
     async detail(db, profileId) {
-      const record = await service.get(db, profileId);
+      // Independent reads, sent together: postgres.js pipelines them.
+      const [record, holdings, uids, accounts] = await Promise.all([
+        service.get(db, profileId),
+        holdingsProvider(db, profileId),
+        store.selectUids(db, profileId),
+        accountsProvider(db, profileId),
+      ]);
       if (!record) throw new Error(`profile ${profileId} does not exist`);
-      const [holdings, uids, accounts] = [await holdingsProvider(db, profileId), await store.selectUids(db, profileId), await accountsProvider(db, profileId)];
       return {
         ...service.toPublic(record),
         holdings,
