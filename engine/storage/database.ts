@@ -1,6 +1,8 @@
 // Storage through postgres.js: either a real Postgres at DATABASE_URL, or the embedded default,
 // PGlite with its data in DATA_DIR, served to postgres.js over a loopback socket.
+import { once } from 'node:events';
 import { mkdirSync } from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import postgres from 'postgres';
 import type { Logger } from '../logger.ts';
@@ -18,9 +20,22 @@ export interface Database {
 
 const poolSizeMax = 10;
 
+/**
+ * A connected socket with Nagle's algorithm off (as libpq does): postgres.js pipelines
+ * several messages per round trip, and none of them should wait for a delayed ACK.
+ */
+async function noDelaySocket(options: { host: string[]; port: number[]; path?: string | false }): Promise<net.Socket> {
+  const socket = options.path ? net.connect(options.path) : net.connect(options.port[0], options.host[0]);
+  socket.setNoDelay(true);
+  await once(socket, 'connect');
+  return socket;
+}
+
 function connect(url: string, poolSize: number): Sql {
   return postgres(url, {
     max: poolSize,
+    // postgres.js supports a socket factory but does not declare it in its types.
+    ...({ socket: noDelaySocket } as object),
     onnotice: () => {},
     types: {
       bigint: postgres.BigInt,
