@@ -121,6 +121,13 @@ const profileTokenInput = z
 
 const empty = z.object({}).strict();
 
+/** Features an app may switch for its site's profiles; the right to issue open loop cash stays the operator's. */
+export const appSwitchableFeatures = ['design_gl', 'bill', 'pull_payment'] as const;
+
+const featuresPatchInput = z
+  .object(Object.fromEntries(appSwitchableFeatures.map((feature) => [feature, boolField.optional()])) as Record<(typeof appSwitchableFeatures)[number], z.ZodOptional<typeof boolField>>)
+  .strict();
+
 /** A same-site profile by what the caller typed, or null (unknown, unreadable, or another site's). */
 async function findOnSite(engine: Engine, db: Queryable, text: string, site: string): Promise<ProfileRecord | null> {
   const uid = canonicalUidOf(text);
@@ -243,6 +250,42 @@ export const profileRoutes: RouteDefinition[] = [
           source: 'p_token',
           now,
         });
+      });
+    },
+  }),
+
+  defineRoute({
+    method: 'get',
+    path: '/p/:profileId/features',
+    summary: 'The features of a profile of the app\'s site.',
+    tags: ['profile access'],
+    caller: { kind: 'app', appPermission: 'control_profile' },
+    input: empty,
+    async handler({ params, engine, app }) {
+      const profile = await findOnSite(engine, engine.sql, `service:${params.profileId}`, app!.site);
+      if (!profile) throw fail('profile_not_found');
+      return { features: await engine.services.profiles.features(engine.sql, profile.id) };
+    },
+  }),
+
+  defineRoute({
+    method: 'patch',
+    path: '/p/:profileId/features',
+    summary: 'Enables (true) or disables (false) design_gl, bill and pull_payment for a profile of the app\'s site.',
+    tags: ['profile access'],
+    caller: { kind: 'app', appPermission: 'control_profile' },
+    input: featuresPatchInput,
+    async handler({ params, input, engine, app }) {
+      const { profiles } = engine.services;
+      return engine.sql.begin(async (tx) => {
+        const profile = await findOnSite(engine, tx, `service:${params.profileId}`, app!.site);
+        if (!profile) throw fail('profile_not_found');
+        for (const feature of appSwitchableFeatures) {
+          const wanted = input[feature];
+          if (wanted === true) await profiles.addFeature(tx, profile.id, feature);
+          if (wanted === false) await profiles.removeFeature(tx, profile.id, feature);
+        }
+        return { features: await profiles.features(tx, profile.id) };
       });
     },
   }),
