@@ -48,6 +48,24 @@ export function parsePhone(text: string, countries: readonly string[] = ['US']):
   return null;
 }
 
+/**
+ * Parses a phone in every given country: one result per country whose rules make it a possible
+ * number, without repeats (US and CA share +1, so '202 555 0123' is one number). An E.164 phone
+ * is one number whatever the countries.
+ */
+export function parsePhoneEverywhere(text: string, countries: readonly string[] = ['US']): ParsedUid[] {
+  if (text.trim().startsWith('+')) {
+    const parsed = parsePhone(text);
+    return parsed ? [parsed] : [];
+  }
+  const found = new Map<string, ParsedUid>();
+  for (const country of countries.length > 0 ? countries : ['US']) {
+    const parsed = parsePhone(text, [country]);
+    if (parsed && !found.has(parsed.uid)) found.set(parsed.uid, parsed);
+  }
+  return [...found.values()];
+}
+
 /** Parses a login as people type it: an email, a phone number, or a username. */
 export function parseLogin(text: string, countries: readonly string[] = ['US']): ParsedUid | null {
   const trimmed = text.trim();

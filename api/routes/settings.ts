@@ -22,7 +22,7 @@ export const settingsRoutes: RouteDefinition[] = [
   defineRoute({
     method: 'post',
     path: '/wallet/add-uid',
-    summary: 'Sends a code to an email or phone to add it to the wallet.',
+    summary: 'Sends a code to an email, or to each number a phone parses to in the given countries, to add it to the wallet.',
     tags: ['settings'],
     caller,
     input: z

@@ -61,7 +61,11 @@ export interface AttemptContext {
   typesAvailable: number;
   inviteId: string | null;
   authenticated: Record<string, ProvenFactor>;
-  pending: PendingFactor | null;
+  /**
+   * The factors a code may prove now: at most one, except for add-uid, which sends a code to
+   * each number a phone parses to. Proving any one of them clears the list.
+   */
+  pending: PendingFactor[];
   passwordOk: boolean;
   deviceTrusted: boolean;
   signup: SignupData | null;
@@ -76,7 +80,7 @@ export interface AttemptContext {
 
 export type AttemptInput = Omit<AttemptContext, 'failures' | 'completedMfa' | 'trust30' | 'factorsIssued' | 'pending'> & {
   trust30: boolean;
-  pending: PendingFactor | null;
+  pending: PendingFactor[];
 };
 
 export type AttemptEvent =
@@ -87,6 +91,21 @@ export type AttemptEvent =
   | { type: 'attempt.trust'; trust30: boolean }
   | { type: 'attempt.finish'; profileId: string; profileTitle: string }
   | { type: 'attempt.expire' };
+
+/**
+ * The pending factors of a context. Snapshots stored before the list held one factor or null;
+ * attempts live 30 minutes, so this only bridges a deploy.
+ */
+export function pendingFactors(context: Pick<AttemptContext, 'pending'>): PendingFactor[] {
+  const pending = context.pending as PendingFactor[] | PendingFactor | null;
+  if (Array.isArray(pending)) return pending;
+  return pending ? [pending] : [];
+}
+
+/** The pending factor a code names, if any. */
+export function pendingFactor(context: Pick<AttemptContext, 'pending'>, factorId: string): PendingFactor | null {
+  return pendingFactors(context).find((factor) => factor.factorId === factorId) ?? null;
+}
 
 /** Code-proven factor types. */
 export function provenTypes(context: Pick<AttemptContext, 'authenticated'>): Set<string> {
@@ -126,21 +145,21 @@ export const attemptMachine = setup({
     input: {} as AttemptInput,
   },
   guards: {
-    isCurrentFactor: ({ context, event }) => event.type === 'attempt.code' && context.pending?.factorId === event.factorId,
+    isCurrentFactor: ({ context, event }) => event.type === 'attempt.code' && pendingFactor(context, event.factorId) !== null,
     succeeded: ({ event }) => (event.type === 'attempt.code' || event.type === 'attempt.password') && event.ok,
     failedTooOften: ({ context }) => context.failures + 1 >= authnExpireAfterFailures,
     isSignup: ({ context }) => context.signup !== null && context.profileId === null,
   },
   actions: {
     proveCode: assign(({ context, event }) => {
-      if (event.type !== 'attempt.code' || !context.pending) return {};
-      const factor = context.pending;
+      const factor = event.type === 'attempt.code' ? pendingFactor(context, event.factorId) : null;
+      if (!factor) return {};
       const previous = context.authenticated[factor.uid];
       const authenticated = {
         ...context.authenticated,
         [factor.uid]: { original: factor.original, country: factor.country, type: factor.type, strong: true, usedPassword: previous?.usedPassword ?? false, byCode: true },
       };
-      return withMfa({ ...context, authenticated, pending: null });
+      return withMfa({ ...context, authenticated, pending: [] });
     }),
     provePassword: assign(({ context, event }) => {
       if (event.type !== 'attempt.password') return {};
@@ -153,7 +172,7 @@ export const attemptMachine = setup({
       return withMfa({ ...context, authenticated, passwordOk: true, deviceTrusted: context.deviceTrusted || event.deviceTrusted });
     }),
     countFailure: assign({ failures: ({ context }) => context.failures + 1 }),
-    issueFactor: assign(({ context, event }) => (event.type === 'attempt.factor' ? { pending: event.pending, factorsIssued: context.factorsIssued + 1 } : {})),
+    issueFactor: assign(({ context, event }) => (event.type === 'attempt.factor' ? { pending: [event.pending], factorsIssued: context.factorsIssued + 1 } : {})),
     recordSignupData: assign(({ context, event }) => {
       if (event.type !== 'attempt.signup_data' || !context.signup) return {};
       const signup = { ...context.signup };
@@ -170,7 +189,7 @@ export const attemptMachine = setup({
   },
 }).createMachine({
   id: 'authn_attempt',
-  context: ({ input }) => withMfa({ ...input, failures: 0, completedMfa: false, factorsIssued: input.pending ? 1 : 0 }),
+  context: ({ input }) => withMfa({ ...input, failures: 0, completedMfa: false, factorsIssued: input.pending.length }),
   initial: 'active',
   states: {
     active: {

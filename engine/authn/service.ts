@@ -31,8 +31,9 @@ import type { MessagesService } from '../messages/service.ts';
 import { codeMessage, type CodeTemplate } from '../messages/templates.ts';
 import type { InvitationsService } from '../invitations/service.ts';
 import { failure, type AuthnFailure } from './errors.ts';
+import { addConflictMessage } from './messages.ts';
 import { createRecaptchaVerifier } from './captcha.ts';
-import { attemptMachine, captchaRequired, provenTypes, type AttemptContext, type FactorType, type Intent, type LoginInfo, type PendingFactor } from './machine.ts';
+import { attemptMachine, captchaRequired, pendingFactor, pendingFactors, provenTypes, type AttemptContext, type FactorType, type Intent, type LoginInfo, type PendingFactor } from './machine.ts';
 import { personNameProblem } from './names.ts';
 import * as store from './store.ts';
 
@@ -80,9 +81,14 @@ export interface AuthnService {
   siteKey(): { sitekey: string; captcha_bypass?: string };
   captchaOk(response: string | undefined): Promise<boolean>;
   setCaptchaVerifier(verifier: CaptchaVerifier): void;
-  /** Starts a one-factor attempt that proves a new UID for a signed-in profile (POST /wallet/add-uid). */
-  startAddUid(input: { profileId: string; clientId: string; deviceUuid: string | null; uid: ParsedUid }): Promise<{ ok: true; attemptId: string; secret: string; codeLength: number; unauthenticated: Record<string, unknown>; revealedCodes?: string[] } | AuthnFailure>;
-  /** Proves the code of an add-uid attempt; in the same command, runs apply (which may reject). */
+  /**
+   * Starts a one-factor attempt that proves a new UID for a signed-in profile (POST /wallet/add-uid):
+   * a code to each of the UIDs (the numbers one phone parses to, or one email) that is not yet on
+   * the wallet. A UID another wallet holds gets the authn-add-conflict message and a code that
+   * never works; the answer looks the same.
+   */
+  startAddUid(input: { profileId: string; clientId: string; deviceUuid: string | null; uids: ParsedUid[] }): Promise<{ ok: true; attemptId: string; secret: string; codeLength: number; unauthenticated: Record<string, unknown>; revealedCodes?: string[] } | AuthnFailure>;
+  /** Proves the code of any one UID of an add-uid attempt; in the same command, runs apply with that UID (apply may reject). */
   confirmAddUid(input: { profileId: string; attemptId: string; secret: string; code: string; captcha?: string }, apply: (unit: Unit, uid: string) => Promise<void>): Promise<{ ok: true; uid: string } | AuthnFailure>;
   /** Whether a password is one of the device passwords of (profile, device). */
   verifyDevicePassword(db: Queryable, profileId: string, deviceUuid: string | null, password: string): Promise<boolean>;
@@ -151,13 +157,35 @@ export function createAuthnService(core: Core, dependencies: AuthnDependencies):
     return { pending, revealed: code && sandbox ? `${code} => ${target.uid}` : null };
   }
 
+  /**
+   * Tells the owner of an address that someone tried to add it to another wallet, and returns a
+   * pending factor shaped like a real one whose code no one is told: verifying a guess costs the
+   * same argon2 work as for a real code and always fails.
+   */
+  async function issueAddConflict(unit: Unit, target: LoginInfo): Promise<PendingFactor> {
+    const type = target.type as FactorType;
+    const channel = type === 'email' ? 'email' : 'sms';
+    messages.queue(unit, { channel, to: addressOf(target.uid), template: 'authn-add-conflict', ...addConflictMessage(channel) });
+    return {
+      factorId: randomHex(authnFactorIdBytes),
+      uid: target.uid,
+      type,
+      original: target.original,
+      country: target.country,
+      codeHash: await hashSecret(randomSecret(authnSecretBytes)),
+      codeLength: type === 'email' ? authnEmailCodeDigits : authnSmsCodeDigits,
+      viaInvitation: false,
+    };
+  }
+
   function resultOf(id: string, context: AttemptContext, extras: { secret?: string; revealed?: (string | null)[]; token?: AccessTokenInfo; profile?: Record<string, unknown> } = {}): AuthnResult {
     const result: AuthnResult = { attempt_path: `/aa/${id}/` };
     if (extras.secret) result.secret = extras.secret;
-    if (context.pending) {
-      result.factor_id = context.pending.factorId;
-      result.code_length = context.pending.codeLength;
-      result.unauthenticated = { [context.pending.uid]: { original: context.pending.original, country: context.pending.country } };
+    const pending = pendingFactors(context);
+    if (pending.length > 0) {
+      result.factor_id = pending[0].factorId;
+      result.code_length = pending[0].codeLength;
+      result.unauthenticated = Object.fromEntries(pending.map((factor) => [factor.uid, { original: factor.original, country: factor.country }]));
     }
     const revealed = (extras.revealed ?? []).filter((item): item is string => item !== null);
     if (sandbox && revealed.length > 0) result.revealed_codes = revealed;
@@ -216,7 +244,7 @@ export function createAuthnService(core: Core, dependencies: AuthnDependencies):
 
   /** The wallet on file must prove another factor: send the next code to a UID not yet proven. */
   async function nextFactor(unit: Unit, id: string, context: AttemptContext): Promise<string | null> {
-    if (context.completedMfa || context.pending || !context.profileId) return null;
+    if (context.completedMfa || pendingFactors(context).length > 0 || !context.profileId) return null;
     const needsPasswordFirst = !context.closedLoop && context.intent !== 'reset' && !context.passwordOk;
     if (needsPasswordFirst || context.factorsIssued >= authnFactorsPerAttemptMax) return null;
     const proven = provenTypes(context);
@@ -376,7 +404,7 @@ export function createAuthnService(core: Core, dependencies: AuthnDependencies):
           typesAvailable,
           inviteId,
           authenticated,
-          pending,
+          pending: pending ? [pending] : [],
           passwordOk,
           deviceTrusted,
           signup,
@@ -399,10 +427,11 @@ export function createAuthnService(core: Core, dependencies: AuthnDependencies):
         if (snapshot === 'expired_now') return failure('attempt_gone');
         const before = snapshot.context;
         await checkCaptcha(before, input.captcha);
-        const pending = before.pending;
-        if (!pending) return reject(failure('invalid', { factor_id: 'no code is expected now' }));
+        const factors = pendingFactors(before);
+        if (factors.length === 0) return reject(failure('invalid', { factor_id: 'no code is expected now' }));
+        const pending = pendingFactor(before, input.factorId);
         let ok = false;
-        if (pending.factorId === input.factorId) {
+        if (pending) {
           ok = pending.viaInvitation
             ? await invitations.verifyCodeIn(unit, before.inviteId ?? '', normalizeCode(input.code))
             : await verifySecret(pending.codeHash, normalizeCode(input.code));
@@ -410,7 +439,7 @@ export function createAuthnService(core: Core, dependencies: AuthnDependencies):
         const next = send(unit, id, { type: 'attempt.code', factorId: input.factorId, ok });
         if (!next) return reject(failure('attempt_gone'));
         if (!ok) {
-          if (pending.viaInvitation && before.inviteId) await invitations.recordFailureIn(unit, before.inviteId);
+          if (factors.some((factor) => factor.viaInvitation) && before.inviteId) await invitations.recordFailureIn(unit, before.inviteId);
           if (next.value === 'expired') {
             unit.cancelTimer(authnAttempt, id, 'expire');
             return failure('attempt_gone', undefined, 'Too many incorrect codes; start again.');
@@ -575,15 +604,28 @@ export function createAuthnService(core: Core, dependencies: AuthnDependencies):
     },
 
     async startAddUid(input) {
-      if (!codeTypes.has(input.uid.type)) return failure('invalid', { login: 'must be an email address or a phone number' });
+      if (input.uids.length === 0 || input.uids.some((uid) => !codeTypes.has(uid.type))) return failure('invalid', { login: 'must be an email address or a phone number' });
+      if (input.uids.length > authnFactorsPerAttemptMax) return failure('invalid', { countries: `match more than ${authnFactorsPerAttemptMax} numbers; send fewer countries` });
       return commands.run('authn.start.add_uid', [], async (unit) => {
-        const owner = await profiles.findByUid(unit.tx, input.uid.uid);
-        if (owner && owner.id !== input.profileId) return reject(failure('uid_taken', { login: 'belongs to another wallet' }));
-        if (owner) return reject(failure('invalid', { login: 'is already confirmed for this wallet' }));
         const profile = await profiles.get(unit.tx, input.profileId);
         if (!profile) return reject(failure('invalid', { request: 'the profile is missing' }));
-        const login = loginInfo(input.uid);
-        const { pending, revealed } = await issueCode(unit, login, 'authn-add-ok', true);
+        const targets: { login: LoginInfo; heldElsewhere: boolean }[] = [];
+        for (const uid of input.uids) {
+          const owner = await profiles.findByUid(unit.tx, uid.uid);
+          if (owner?.id !== profile.id) targets.push({ login: loginInfo(uid), heldElsewhere: owner !== null });
+        }
+        if (targets.length === 0) return reject(failure('invalid', { login: 'is already confirmed for this wallet' }));
+        const pending: PendingFactor[] = [];
+        const revealed: string[] = [];
+        for (const target of targets) {
+          if (target.heldElsewhere) {
+            pending.push(await issueAddConflict(unit, target.login));
+            continue;
+          }
+          const issued = await issueCode(unit, target.login, 'authn-add-ok', true);
+          pending.push(issued.pending);
+          if (issued.revealed) revealed.push(issued.revealed);
+        }
         const id = await unit.newShortId('authn_attempt');
         const secret = randomSecret(authnSecretBytes);
         const expiresAt = new Date(unit.now.getTime() + authnAttemptLifetimeMs);
@@ -596,7 +638,7 @@ export function createAuthnService(core: Core, dependencies: AuthnDependencies):
           permissions: null,
           closedLoop: false,
           secretHash: secretHash(secret),
-          login,
+          login: targets[0].login,
           profileId: profile.id,
           profileTitle: profile.title,
           typesAvailable: 0,
@@ -614,9 +656,9 @@ export function createAuthnService(core: Core, dependencies: AuthnDependencies):
           ok: true as const,
           attemptId: id,
           secret,
-          codeLength: pending.codeLength,
-          unauthenticated: { [login.uid]: { original: login.original, country: login.country } },
-          ...(revealed && sandbox ? { revealedCodes: [revealed] } : {}),
+          codeLength: pending[0].codeLength,
+          unauthenticated: Object.fromEntries(pending.map((factor) => [factor.uid, { original: factor.original, country: factor.country }])),
+          ...(sandbox && revealed.length > 0 ? { revealedCodes: revealed } : {}),
         };
       });
     },
@@ -626,20 +668,23 @@ export function createAuthnService(core: Core, dependencies: AuthnDependencies):
         const snapshot = await loadActive(unit, input.attemptId, { secret: input.secret });
         if (snapshot === 'expired_now') return failure('attempt_gone');
         const before = snapshot.context;
-        if (before.intent !== 'add-uid' || before.profileId !== input.profileId || !before.pending) return reject(failure('attempt_gone'));
+        const factors = pendingFactors(before);
+        if (before.intent !== 'add-uid' || before.profileId !== input.profileId || factors.length === 0) return reject(failure('attempt_gone'));
         await checkCaptcha(before, input.captcha);
-        const pending = before.pending;
-        const ok = await verifySecret(pending.codeHash, normalizeCode(input.code));
-        const next = send(unit, input.attemptId, { type: 'attempt.code', factorId: pending.factorId, ok });
+        // Every factor is checked, so the time taken does not tell which number (if any) matched.
+        const code = normalizeCode(input.code);
+        let matched: PendingFactor | null = null;
+        for (const factor of factors) if ((await verifySecret(factor.codeHash, code)) && !matched) matched = factor;
+        const next = send(unit, input.attemptId, { type: 'attempt.code', factorId: (matched ?? factors[0]).factorId, ok: matched !== null });
         if (!next) return reject(failure('attempt_gone'));
-        if (!ok) {
+        if (!matched) {
           if (next.value === 'expired') return failure('attempt_gone', undefined, 'Too many incorrect codes; start again.');
           return failure('incorrect_code', { code: 'The code is not correct.' });
         }
-        await apply(unit, pending.uid);
+        await apply(unit, matched.uid);
         send(unit, input.attemptId, { type: 'attempt.finish', profileId: input.profileId, profileTitle: before.profileTitle ?? '' });
         unit.cancelTimer(authnAttempt, input.attemptId, 'expire');
-        return { ok: true as const, uid: pending.uid };
+        return { ok: true as const, uid: matched.uid };
       });
     },
 

@@ -1,6 +1,6 @@
-// Settings of a signed-in wallet: UIDs (add with a code, remove while two factor types remain),
-// password, device passwords, name and profile image. Password checks share the guessing guard
-// of sign-in (captcha after repeated failures).
+// Settings of a signed-in wallet: UIDs (add with a code to each number a phone parses to, remove
+// while two factor types remain), password, device passwords, name and profile image. Password
+// checks share the guessing guard of sign-in (captcha after repeated failures).
 import sharp, { type Metadata } from 'sharp';
 import { reject } from '../actors/command.ts';
 import { failure, type AuthnFailure } from '../authn/errors.ts';
@@ -24,7 +24,7 @@ import {
 import { hashSecret, verifySecret } from '../passwords.ts';
 import type { ProfilesService } from '../profiles/service.ts';
 import type { Queryable } from '../storage/database.ts';
-import { parseEmail, parsePhone, parseUid } from '../uids.ts';
+import { parseEmail, parsePhone, parsePhoneEverywhere, parseUid } from '../uids.ts';
 import * as store from './store.ts';
 
 export type SettingsOutcome<T = Record<string, unknown>> = ({ ok: true } & T) | AuthnFailure;
@@ -79,9 +79,11 @@ export function createSettingsService(core: Core, dependencies: { authn: AuthnSe
       const type = input.uidType ?? (input.login.includes('@') ? 'email' : phoneLike ? 'phone' : null);
       if (!type) return failure('invalid', { login: 'must be an email address or a phone number' });
       if (type === 'phone' && countries.length === 0 && !input.login.trim().startsWith('+')) return failure('invalid', { countries: 'is required for a phone number' });
-      const parsed = type === 'email' ? parseEmail(input.login) : parsePhone(input.login, countries);
-      if (!parsed) return failure('invalid', { login: `is not ${type === 'email' ? 'an email address' : 'a phone number'}` });
-      const started = await authn.startAddUid({ profileId: principal.profileId, clientId: principal.clientId, deviceUuid: principal.deviceId, uid: parsed });
+      // A phone is parsed in every given country; each distinct number gets its own code.
+      const email = type === 'email' ? parseEmail(input.login) : null;
+      const uids = type === 'email' ? (email ? [email] : []) : parsePhoneEverywhere(input.login, countries);
+      if (uids.length === 0) return failure('invalid', { login: `is not ${type === 'email' ? 'an email address' : 'a phone number'}` });
+      const started = await authn.startAddUid({ profileId: principal.profileId, clientId: principal.clientId, deviceUuid: principal.deviceId, uids });
       if (!started.ok) return started;
       return {
         ok: true,
