@@ -111,9 +111,11 @@ export const ledgerRoutes: RouteDefinition[] = [
         invitationExpireDays: input.invitation_expire_days,
         appdata,
         dedupId: input.dedup_id,
+        withDetail: true,
       });
       if (!result.ok) raise(result);
-      return transferAndProfile(engine, token!, result.transferId);
+      // A new transfer comes with its answer read in its own transaction; a duplicate is read now.
+      return result.detail ?? transferAndProfile(engine, token!, result.transferId);
     },
   }),
 

@@ -79,16 +79,6 @@ export async function nextSerial(tx: Queryable): Promise<bigint> {
   return rows[0].serial;
 }
 
-/**
- * Row-locks the balances of the given profiles in one currency, in a stable order, before a move
- * writes them: two opposite sends (A to B, B to A) then queue instead of deadlocking.
- */
-export async function lockBalances(tx: Queryable, profileIds: readonly string[], currency: string): Promise<void> {
-  await tx`
-    select 1 from balances where profile_id = any(${[...profileIds].sort()}::text[]) and currency = ${currency}
-    order by profile_id, currency, loop_id for update`;
-}
-
 /** Creates a note (issuance) and adds it to the wallet balance and the issued total, in one statement. */
 export async function insertIssuedNote(tx: Queryable, note: { holderId: string; loopId: string; currency: string; issuerId: string; amount: bigint; expiresAt: Date | null }, at: Date): Promise<bigint> {
   const rows = await tx<{ serial: bigint; balance_rows: bigint; total_rows: bigint }[]>`
@@ -200,17 +190,22 @@ export interface MovementLine {
   amount: bigint;
 }
 
-export async function insertMovements(tx: Queryable, transferId: string, lines: readonly MovementLine[], at: Date): Promise<void> {
-  if (lines.length === 0) return;
+/** The movement rows the lines become: lines of one movement numbered 1, 2, ... in their order. */
+export function movementRows(transferId: string, lines: readonly MovementLine[], at: Date): MovementRow[] {
   const lineNumbers = new Map<number, number>();
-  const rows = lines.map((line) => {
+  return lines.map((line) => {
     const lineNumber = (lineNumbers.get(line.number) ?? 0) + 1;
     lineNumbers.set(line.number, lineNumber);
     return {
       transfer_id: transferId, number: line.number, line: lineNumber, at, action: line.action, from_id: line.fromId, to_id: line.toId,
-      loop_id: line.loopId, currency: line.currency, issuer_id: line.issuerId, amount: String(line.amount),
+      loop_id: line.loopId, currency: line.currency, issuer_id: line.issuerId, amount: line.amount,
     };
   });
+}
+
+export async function insertMovements(tx: Queryable, transferId: string, lines: readonly MovementLine[], at: Date): Promise<void> {
+  if (lines.length === 0) return;
+  const rows = movementRows(transferId, lines, at).map((row) => ({ ...row, amount: String(row.amount) }));
   const result = await tx`
     insert into movements ${tx(rows, 'transfer_id', 'number', 'line', 'at', 'action', 'from_id', 'to_id', 'loop_id', 'currency', 'issuer_id', 'amount')}`;
   if (result.count !== rows.length) throw new Error(`movements insert touched ${result.count} of ${rows.length} rows`);

@@ -10,7 +10,7 @@ import type { ProfileRecord, ProfilesService } from '../profiles/service.ts';
 import type { Queryable } from '../storage/database.ts';
 import { accepts, type TransfersService } from './service.ts';
 import * as store from './store.ts';
-import { transferDetailJson, transferJson, type PartyInfo } from './views.ts';
+import { partyFromProfile, steps, transferDetailJson, transferJson, type PartyInfo } from './views.ts';
 
 export interface HistoryInput {
   profileId: string;
@@ -51,17 +51,6 @@ function summarize(notes: readonly Note[]): ledgerStore.LoopSummaryRow[] {
   return [...byLoop.values()];
 }
 
-function steps(row: store.TransferRow): string[] {
-  const list = ['Sent'];
-  if (row.next_activity === 'paycode.wait') list.push('Waiting for a payment code');
-  if (row.next_activity === 'invite.wait') list.push('Waiting for the recipient to accept the invitation');
-  if (row.next_activity === 'hold') list.push('Holding before the exchange');
-  if (row.next_activity === 'send_to_dfi') list.push('Sending to the bank');
-  if (row.completed) list.push('Completed');
-  if (row.canceled) list.push(`Canceled${row.reason ? ` (${row.reason})` : ''}`);
-  return list;
-}
-
 export function createTransferQueries(core: Core, profiles: ProfilesService): TransferQueries {
   const { sql } = core;
   const publicUrl = core.config.publicUrl ?? 'http://localhost:8080';
@@ -87,7 +76,7 @@ export function createTransferQueries(core: Core, profiles: ProfilesService): Tr
     }
     const map = new Map<string, PartyInfo>();
     for (const row of await store.selectParties(db, [...ids])) {
-      map.set(row.id, { title: row.title, screen_name: row.username ?? '', is_individual: row.is_individual, uid_value: row.id, uid_type: 'service', original: row.id });
+      map.set(row.id, partyFromProfile(row.id, row.title, row.username, row.is_individual));
     }
     return map;
   }

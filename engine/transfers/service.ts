@@ -4,7 +4,7 @@
 import type { Unit } from '../actors/command.ts';
 import { reject } from '../actors/command.ts';
 import type { Core } from '../core.ts';
-import { randomDigits } from '../ids.ts';
+import { longIdFromSequence, randomDigits } from '../ids.ts';
 import { openLoopId, parseAmounts, parseSerialNumbers, sumPicks, type AmountEntry, type Note, type Pick } from '../ledger/allocation.ts';
 import { escrowHolder, movementLines, pickFromWallet, releaseEscrow, walletHolder } from '../ledger/cash.ts';
 import { failure, sendFailure, type Failure, type SendError } from '../ledger/errors.ts';
@@ -20,6 +20,7 @@ import { parseUid } from '../uids.ts';
 import type { InvitationsService } from '../invitations/service.ts';
 import { stateFields, transfer, type TransferEvent, type TransferStateName, type WaitFor } from './machine.ts';
 import * as store from './store.ts';
+import { insertedRow, partyFromProfile, steps, transferDetailJson, type PartyInfo } from './views.ts';
 
 export const senderInitiatedReasons = new Set([
   'wrong_amount', 'wrong_recipient', 'invalid_address', 'never_got_invitation', 'refused', 'too_long', 'recipient_unable', 'wrong_payment_form',
@@ -51,9 +52,18 @@ export interface SendInput {
   invitationExpireDays?: number;
   appdata: Record<string, string>;
   dedupId?: string;
+  /** Also answer with the TransferDetail and the sender's ProfileDetail, read in the send's own transaction. */
+  withDetail?: boolean;
 }
 
-export type SendResult = { ok: true; transferId: string; duplicate: boolean } | Failure;
+/** A send's answer as of its commit: the TransferDetail (for the sender) and the sender's ProfileDetail. */
+export interface SendDetail {
+  transfer: Record<string, unknown>;
+  profile: Record<string, unknown>;
+}
+
+/** `detail` is there for a new transfer when the input asked for it (a duplicate is read afterwards). */
+export type SendResult = { ok: true; transferId: string; duplicate: boolean; detail?: SendDetail } | Failure;
 
 export interface ReceiveInput {
   recipientId: string;
@@ -128,9 +138,11 @@ export function createTransfersService(core: Core, profiles: ProfilesService, in
     return { ok: true as const, recipient: { uid, profile }, senderUid: chosenSenderUid };
   }
 
-  async function newPaycode(unit: Unit, row: { transferId: string; senderId: string; recipientId: string; currency: string; amount: bigint; expiresAt: Date }): Promise<void> {
+  /** Gives the transfer a free payment code; returns the code. */
+  async function newPaycode(unit: Unit, row: { transferId: string; senderId: string; recipientId: string; currency: string; amount: bigint; expiresAt: Date }): Promise<string> {
     for (let tries = 0; tries < paycodeGenerateTriesMax; tries++) {
-      if (await store.insertPaycode(unit.tx, { code: randomDigits(paycodeDigits), ...row }, unit.now)) return;
+      const code = randomDigits(paycodeDigits);
+      if (await store.insertPaycode(unit.tx, { code, ...row }, unit.now)) return code;
     }
     throw new Error('could not find a free payment code');
   }
@@ -189,27 +201,29 @@ export function createTransfersService(core: Core, profiles: ProfilesService, in
         nonPayment: input.nonPayment,
         recipientIsIndividual: recipient === null || recipient.isIndividual,
       });
-      // The wallets' states are read in the same round trip: the sender's row-locked, so an
-      // operator's suspension and a send never cross.
-      const walletsActive = () => Promise.all([
-        unit.load(wallet, input.senderId),
-        recipient ? profiles.walletState(unit.tx, recipient.id) : Promise.resolve(null),
-        ledgerStore.lockBalances(unit.tx, recipient && waitFor === 'none' ? [input.senderId, recipient.id] : [input.senderId], currency),
-      ]);
+      // One statement takes the transfer's id number, reads the recipient wallet's state and locks
+      // the balances; the sender's wallet is loaded row-locked, so an operator's suspension and a
+      // send never cross.
+      const begun = () => store.beginSend(unit.tx, {
+        lockProfileIds: recipient && waitFor === 'none' ? [input.senderId, recipient.id] : [input.senderId], currency, recipientId: recipient?.id ?? null,
+      });
       let transferId: string;
       let picked: Awaited<ReturnType<typeof pick>>;
-      let wallets: Awaited<ReturnType<typeof walletsActive>>;
+      let senderWallet: Awaited<ReturnType<typeof unit.load<typeof wallet>>>;
+      let recipientWalletState: string | null;
       if (input.dedupId === undefined) {
-        [transferId, picked, wallets] = await Promise.all([unit.newLongId('transfer'), pick(), walletsActive()]);
+        const [started, pickedNow, senderNow] = await Promise.all([begun(), pick(), unit.load(wallet, input.senderId)]);
+        transferId = longIdFromSequence(started.sequence, 'transfer');
+        [picked, senderWallet, recipientWalletState] = [pickedNow, senderNow, started.recipientWalletState];
       } else {
-        transferId = await unit.newLongId('transfer');
-        const [claimed, pickedNow, walletsNow] = await Promise.all([
-          store.claimDedup(unit.tx, input.senderId, input.dedupId, transferId, at, new Date(at.getTime() - dedupWindowMs)), pick(), walletsActive(),
+        const started = await begun();
+        transferId = longIdFromSequence(started.sequence, 'transfer');
+        const [claimed, pickedNow, senderNow] = await Promise.all([
+          store.claimDedup(unit.tx, input.senderId, input.dedupId, transferId, at, new Date(at.getTime() - dedupWindowMs)), pick(), unit.load(wallet, input.senderId),
         ]);
         if (!claimed) return reject({ ok: false as const, error: 'duplicate' as const });
-        [picked, wallets] = [pickedNow, walletsNow];
+        [picked, senderWallet, recipientWalletState] = [pickedNow, senderNow, started.recipientWalletState];
       }
-      const [senderWallet, recipientWalletState] = wallets;
       if (!senderWallet || senderWallet.value !== 'active') {
         return reject(sendFailure([{ code: 'sender_wallet_not_active', field_name: 'sender_uid', info: { state: senderWallet?.value ?? null } }]));
       }
@@ -247,28 +261,45 @@ export function createTransfersService(core: Core, profiles: ProfilesService, in
           details.invite_client_id = input.clientId;
         }
       }
-      const transferWritten = store.insertTransfer(unit.tx, {
+      const row: store.NewTransfer = {
         id: transferId, workflowType, senderId: input.senderId, senderUid: resolved.senderUid,
         recipientId: waitFor === 'invite' ? null : (recipient?.id ?? null), recipientUid: resolved.recipient.uid,
         senderPersonalId: input.senderPersonalId, recipientPersonalId: recipient && recipient.isIndividual && waitFor === 'none' ? recipient.id : null,
         currency, amount, at, state: stateFields(snapshot.value as TransferStateName), endAt: snapshot.context.endAt ? at : null,
         activityCount: snapshot.context.activityCount, private: input.private, message: input.message ?? null, messageSubject: input.messageSubject ?? null,
         appdata: input.appdata, details,
-      }, views);
-      if (waitFor === 'none') {
-        await Promise.all([
-          transferWritten,
-          ledgerStore.moveNotes(unit.tx, walletHolder(input.senderId), walletHolder(recipient!.id), picks, at),
-          ledgerStore.insertMovements(unit.tx, transferId, movementLines(picks, 1, 'move', input.senderId, recipient!.id), at),
-        ]);
-      } else {
-        await Promise.all([transferWritten, ledgerStore.moveNotes(unit.tx, walletHolder(input.senderId), escrowHolder(transferId), picks, at)]);
-      }
+      };
+      const lines = waitFor === 'none' ? movementLines(picks, 1, 'move', input.senderId, recipient!.id) : [];
+      // The writes and the sender's ProfileDetail go out in one round trip; the detail's reads are
+      // queued after the writes on the same connection, so its holdings are those after the send.
+      const [, , , profileDetail] = await Promise.all([
+        store.insertTransfer(unit.tx, row, views),
+        ledgerStore.moveNotes(unit.tx, walletHolder(input.senderId), waitFor === 'none' ? walletHolder(recipient!.id) : escrowHolder(transferId), picks, at),
+        ledgerStore.insertMovements(unit.tx, transferId, lines, at),
+        input.withDetail ? profiles.detail(unit.tx, input.senderId) : Promise.resolve(null),
+      ]);
+      let paycode: store.PaycodeRow | null = null;
       if (waitFor === 'paycode') {
-        await newPaycode(unit, { transferId, senderId: input.senderId, recipientId: recipient!.id, currency, amount, expiresAt: paycodeExpiresAt! });
+        const paycodeRow = { transferId, senderId: input.senderId, recipientId: recipient!.id, currency, amount, expiresAt: paycodeExpiresAt! };
+        const code = await newPaycode(unit, paycodeRow);
         unit.schedule(transfer, transferId, 'paycode_expire', paycodeExpiresAt!, { type: 'transfer.paycode_expire', at: paycodeExpiresAt!.toISOString() });
+        paycode = {
+          code, transfer_id: transferId, sender_id: input.senderId, recipient_id: recipient!.id, currency, amount, received: 0n,
+          created_at: at, modified_at: at, expires_at: paycodeExpiresAt!, used_at: null, state: 'active',
+        };
       }
-      return { ok: true as const, transferId, duplicate: false };
+      if (!profileDetail) return { ok: true as const, transferId, duplicate: false };
+      // The TransferDetail is built from what this command wrote, as a read would return it.
+      const parties = new Map<string, PartyInfo>();
+      parties.set(input.senderId, partyFromProfile(input.senderId, profileDetail.title as string, profileDetail.username as string | null, profileDetail.is_individual as boolean));
+      if (row.recipientId !== null) parties.set(recipient!.id, partyFromProfile(recipient!.id, recipient!.title, recipient!.username, recipient!.isIndividual));
+      const inserted = insertedRow(row);
+      const stakeholders = views.map((view) => ({ profile_id: view.profileId, role: view.role }))
+        .sort((left, right) => (left.profile_id < right.profile_id ? -1 : left.profile_id > right.profile_id ? 1 : left.role < right.role ? -1 : left.role > right.role ? 1 : 0));
+      const transferDetail = transferDetailJson(inserted, ledgerStore.movementRows(transferId, lines, at), parties, {
+        viewerId: input.senderId, paycode, publicUrl: core.config.publicUrl ?? 'http://localhost:8080', stakeholders, steps: steps(inserted),
+      });
+      return { ok: true as const, transferId, duplicate: false, detail: { transfer: transferDetail, profile: profileDetail } };
     });
     if ((result as { error?: string }).error === 'invalid') {
       // The invitations domain refused the address.

@@ -78,6 +78,22 @@ export async function insertTransfer(tx: Queryable, transfer: NewTransfer, views
   if (rows[0].transfer_rows !== 1n || rows[0].view_rows !== BigInt(views.length)) throw new Error(`transfer ${transfer.id} insert touched unexpected rows`);
 }
 
+/**
+ * A send's first statement: a number from the long id sequence for the transfer id, the recipient
+ * wallet's state (not locked: credits are atomic upserts) and the balances about to change,
+ * row-locked in a stable order so two opposite sends queue rather than deadlock.
+ */
+export async function beginSend(tx: Queryable, input: { lockProfileIds: readonly string[]; currency: string; recipientId: string | null }): Promise<{ sequence: bigint; recipientWalletState: string | null }> {
+  const rows = await tx<{ sequence: bigint; recipient_wallet_state: string | null; locked_rows: bigint }[]>`
+    with locked as (
+      select 1 from balances where profile_id = any(${[...input.lockProfileIds].sort()}::text[]) and currency = ${input.currency}
+      order by profile_id, currency, loop_id for update)
+    select nextval('ids_long') as sequence,
+      (select state from actors where kind = 'wallet' and id = ${input.recipientId}) as recipient_wallet_state,
+      (select count(*) from locked) as locked_rows`;
+  return { sequence: BigInt(rows[0].sequence), recipientWalletState: rows[0].recipient_wallet_state };
+}
+
 export interface TransferChange {
   state: { nextActivity: string; completed: boolean; canceled: boolean; runState: string };
   endAt: Date | null;

@@ -2,7 +2,7 @@
 // PaymentCode (2.11). Pure functions over rows.
 import { formatMinor } from '../money.ts';
 import type { MovementRow } from '../ledger/store.ts';
-import type { PaycodeRow, TransferRow } from './store.ts';
+import type { NewTransfer, PaycodeRow, TransferRow } from './store.ts';
 
 export interface PartyInfo {
   title: string;
@@ -11,6 +11,70 @@ export interface PartyInfo {
   uid_value: string;
   uid_type: string;
   original: string;
+}
+
+/** A stakeholder as TransferDetail names it (the profile's service UID). */
+export function partyFromProfile(id: string, title: string, username: string | null, isIndividual: boolean): PartyInfo {
+  return { title, screen_name: username ?? '', is_individual: isIndividual, uid_value: id, uid_type: 'service', original: id };
+}
+
+/** The steps a transfer has gone through, for steps_html. */
+export function steps(row: TransferRow): string[] {
+  const list = ['Sent'];
+  if (row.next_activity === 'paycode.wait') list.push('Waiting for a payment code');
+  if (row.next_activity === 'invite.wait') list.push('Waiting for the recipient to accept the invitation');
+  if (row.next_activity === 'hold') list.push('Holding before the exchange');
+  if (row.next_activity === 'send_to_dfi') list.push('Sending to the bank');
+  if (row.completed) list.push('Completed');
+  if (row.canceled) list.push(`Canceled${row.reason ? ` (${row.reason})` : ''}`);
+  return list;
+}
+
+/** Orders object keys as jsonb stores them (shorter first, then bytewise), recursively. */
+function byteOrder(left: string, right: string): number {
+  return Buffer.byteLength(left) - Buffer.byteLength(right) || Buffer.compare(Buffer.from(left), Buffer.from(right));
+}
+
+export function asJsonb<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(asJsonb) as T;
+  if (value === null || typeof value !== 'object') return value;
+  const ordered: Record<string, unknown> = {};
+  for (const key of Object.keys(value).sort(byteOrder)) {
+    const item = (value as Record<string, unknown>)[key];
+    if (item !== undefined) ordered[key] = asJsonb(item);
+  }
+  return ordered as T;
+}
+
+/** The row a transfer insert writes, as selectTransfer would read it back. */
+export function insertedRow(transfer: NewTransfer): TransferRow {
+  return {
+    id: transfer.id,
+    workflow_type: transfer.workflowType,
+    sender_id: transfer.senderId,
+    sender_uid: transfer.senderUid,
+    recipient_id: transfer.recipientId,
+    recipient_uid: transfer.recipientUid,
+    sender_personal_id: transfer.senderPersonalId,
+    recipient_personal_id: transfer.recipientPersonalId,
+    currency: transfer.currency,
+    amount: transfer.amount,
+    start_at: transfer.at,
+    updated_at: transfer.at,
+    end_at: transfer.endAt,
+    next_activity: transfer.state.nextActivity,
+    completed: transfer.state.completed,
+    canceled: transfer.state.canceled,
+    run_state: transfer.state.runState,
+    activity_count: transfer.activityCount,
+    reason: null,
+    private: transfer.private,
+    message: transfer.message,
+    message_subject: transfer.messageSubject,
+    // Stored as jsonb: read back, their keys come in jsonb's order.
+    appdata: asJsonb(transfer.appdata),
+    details: asJsonb(transfer.details),
+  };
 }
 
 export function movementsJson(rows: readonly MovementRow[]): Record<string, unknown>[] {
