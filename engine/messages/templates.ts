@@ -47,3 +47,13 @@ export function invitationMessage(input: { senderName: string; orgName: string |
       : `Hello ${input.firstName},\n\n${from} invited you to a Cashloop wallet.\n\nOpen ${input.url}\nYour invitation code: ${input.code}\n`;
   return { subject: `${from} invited you to Cashloop`, text };
 }
+
+/** authn-add-conflict: to the owner of an address someone tried to add to another wallet; it carries no code. */
+export function addConflictMessage(channel: 'email' | 'sms'): { subject: string; text: string } {
+  const text =
+    channel === 'sms'
+      ? 'Cashloop: someone tried to add this number to another wallet. It stays with yours; nothing changed.'
+      : 'Someone tried to add this address to another Cashloop wallet. It already belongs to your wallet, so nothing changed and no code was sent.\n\n' +
+        'If it was you and you want to move the address, remove it from this wallet first. Otherwise you need not do anything.';
+  return { subject: 'Someone tried to add your address to another wallet', text };
+}
