@@ -127,10 +127,14 @@ function balanceDeltas(from: Holder, to: Holder, picks: readonly Pick[]): Balanc
 
 /**
  * Moves the picked notes (whole notes change holder; parts are split off into new notes) and
- * adjusts both wallets' balances, in one statement. Throws when a note was not where expected.
+ * adjusts both wallets' balances, in one statement; with `recorded`, the same statement inserts the
+ * transfer's movement lines. Throws when a note was not where expected.
  */
-export async function moveNotes(tx: Queryable, from: Holder, to: Holder, picks: readonly Pick[], at: Date): Promise<void> {
-  if (picks.length === 0) return;
+export async function moveNotes(tx: Queryable, from: Holder, to: Holder, picks: readonly Pick[], at: Date, recorded?: { transferId: string; lines: readonly MovementLine[] }): Promise<void> {
+  if (picks.length === 0) {
+    if (recorded) await insertMovements(tx, recorded.transferId, recorded.lines, at);
+    return;
+  }
   const whole = picks.filter((pick) => pick.whole).map((pick) => String(pick.serial));
   const parts = picks.filter((pick) => !pick.whole);
   const deltas = balanceDeltas(from, to, picks);
@@ -138,7 +142,7 @@ export async function moveNotes(tx: Queryable, from: Holder, to: Holder, picks: 
   // cannot carry a debit: Postgres checks the proposed row (negative) before the conflict.
   const debits = deltas.filter((delta) => delta.amount < 0n);
   const credits = deltas.filter((delta) => delta.amount > 0n);
-  const rows = await tx<{ whole_rows: bigint; cut_rows: bigint; born_rows: bigint; balance_rows: bigint }[]>`
+  const rows = await tx<{ whole_rows: bigint; cut_rows: bigint; born_rows: bigint; balance_rows: bigint; movement_rows: bigint }[]>`
     with whole as (
       update notes set holder_kind = ${to.kind}, holder_id = ${to.id}
       where serial = any(${whole}::bigint[]) and holder_kind = ${from.kind} and holder_id = ${from.id}
@@ -164,12 +168,30 @@ export async function moveNotes(tx: Queryable, from: Holder, to: Holder, picks: 
         ${credits.map((delta) => delta.currency)}::text[], ${credits.map((delta) => String(delta.amount))}::bigint[])
       on conflict (profile_id, currency, loop_id) do update set amount = balances.amount + excluded.amount
       returning 1)
+    ${recorded ? movementsInsert(tx, recorded.transferId, recorded.lines, at) : tx``}
     select (select count(*) from whole) as whole_rows, (select count(*) from cut) as cut_rows,
-      (select count(*) from born) as born_rows, (select count(*) from debited) + (select count(*) from credited) as balance_rows`;
+      (select count(*) from born) as born_rows, (select count(*) from debited) + (select count(*) from credited) as balance_rows,
+      ${recorded ? tx`(select count(*) from recorded)` : tx`0::bigint`} as movement_rows`;
   const row = rows[0];
   if (row.whole_rows !== BigInt(whole.length) || row.cut_rows !== BigInt(parts.length) || row.born_rows !== BigInt(parts.length) || row.balance_rows !== BigInt(deltas.length)) {
     throw new Error(`note move touched ${row.whole_rows}/${whole.length} whole, ${row.cut_rows}/${parts.length} cut, ${row.balance_rows}/${deltas.length} balance rows`);
   }
+  const movementCount = BigInt(recorded?.lines.length ?? 0);
+  if (row.movement_rows !== movementCount) throw new Error(`movements insert touched ${row.movement_rows} of ${movementCount} rows`);
+}
+
+/** The `recorded` CTE of moveNotes: the movement lines of a transfer, inserted from arrays. */
+function movementsInsert(tx: Queryable, transferId: string, lines: readonly MovementLine[], at: Date) {
+  const rows = movementRows(transferId, lines, at);
+  return tx`,
+    recorded as (
+      insert into movements (transfer_id, number, line, at, action, from_id, to_id, loop_id, currency, issuer_id, amount)
+      select ${transferId}, m.number, m.line, ${at}, m.action, m.from_id, m.to_id, m.loop_id, m.currency, m.issuer_id, m.amount
+      from unnest(${rows.map((row) => row.number)}::integer[], ${rows.map((row) => row.line)}::integer[], ${rows.map((row) => row.action)}::text[],
+        ${rows.map((row) => row.from_id)}::text[], ${rows.map((row) => row.to_id)}::text[], ${rows.map((row) => row.loop_id)}::text[],
+        ${rows.map((row) => row.currency)}::text[], ${rows.map((row) => row.issuer_id)}::text[], ${rows.map((row) => String(row.amount))}::bigint[])
+        as m(number, line, action, from_id, to_id, loop_id, currency, issuer_id, amount)
+      returning 1)`;
 }
 
 /** Adds redeemed cash (a bank deposit) to the totals. */

@@ -177,11 +177,12 @@ export function createTransfersService(core: Core, profiles: ProfilesService, in
     if (appdataChars(input.appdata) > appdataCharsMax) {
       return sendFailure([{ code: 'appdata_too_long', field_name: 'appdata', info: { max: appdataCharsMax } }]);
     }
-    if (input.dedupId !== undefined) {
-      const existing = await findDuplicate(input.senderId, input.dedupId);
-      if (existing) return { ok: true, transferId: existing, duplicate: true };
-    }
-    const resolved = await resolveRecipient(input.senderId, input.recipientUid, input.senderUid);
+    // The dedup key and the recipient are read together; a repeat answers before the recipient counts.
+    const [existing, resolved] = await Promise.all([
+      input.dedupId === undefined ? null : findDuplicate(input.senderId, input.dedupId),
+      resolveRecipient(input.senderId, input.recipientUid, input.senderUid),
+    ]);
+    if (existing) return { ok: true, transferId: existing, duplicate: true };
     if (!resolved.ok) return resolved;
     const recipient = resolved.recipient.profile;
     let waitFor: WaitFor = 'none';
@@ -272,10 +273,11 @@ export function createTransfersService(core: Core, profiles: ProfilesService, in
       const lines = waitFor === 'none' ? movementLines(picks, 1, 'move', input.senderId, recipient!.id) : [];
       // The writes and the sender's ProfileDetail go out in one round trip; the detail's reads are
       // queued after the writes on the same connection, so its holdings are those after the send.
-      const [, , , profileDetail] = await Promise.all([
+      const [, , profileDetail] = await Promise.all([
         store.insertTransfer(unit.tx, row, views),
-        ledgerStore.moveNotes(unit.tx, walletHolder(input.senderId), waitFor === 'none' ? walletHolder(recipient!.id) : escrowHolder(transferId), picks, at),
-        ledgerStore.insertMovements(unit.tx, transferId, lines, at),
+        waitFor === 'none'
+          ? ledgerStore.moveNotes(unit.tx, walletHolder(input.senderId), walletHolder(recipient!.id), picks, at, { transferId, lines })
+          : ledgerStore.moveNotes(unit.tx, walletHolder(input.senderId), escrowHolder(transferId), picks, at),
         input.withDetail ? profiles.detail(unit.tx, input.senderId) : Promise.resolve(null),
       ]);
       let paycode: store.PaycodeRow | null = null;
