@@ -154,22 +154,24 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
 
         const result = await body(unit);
 
-        for (const entry of tracked.values()) {
-          if (!entry.dirty) continue;
-          const stored = toStored(entry.snapshot);
-          const state = stateName(entry.snapshot.value);
-          if (entry.loadedVersion === null) {
-            await store.insertActor(tx, entry.kind.kind, entry.id, state, stored, now);
-          } else {
+        // The final writes touch independent rows; sent together, postgres.js pipelines them
+        // into one round trip. Each versioned update is checked once all have answered.
+        const snapshotWrites = [...tracked.values()]
+          .filter((entry) => entry.dirty)
+          .map(async (entry) => {
+            const stored = toStored(entry.snapshot);
+            const state = stateName(entry.snapshot.value);
+            if (entry.loadedVersion === null) return store.insertActor(tx, entry.kind.kind, entry.id, state, stored, now).then(() => true);
             const written = await store.updateActor(tx, entry.kind.kind, entry.id, entry.loadedVersion, state, stored, now);
             if (!written) throw new VersionConflictError(entry.kind.kind, entry.id);
-          }
-        }
-        for (const timer of timers) {
-          if (timer.op === 'set') await store.upsertTimer(tx, timer.kind, timer.id, timer.name, timer.dueAt, timer.event);
-          else await store.deleteTimer(tx, timer.kind, timer.id, timer.name);
-        }
-        const outboxIds = await store.insertOutbox(tx, effects, now);
+            return true;
+          });
+        const timerWrites = timers.map((timer) =>
+          timer.op === 'set'
+            ? store.upsertTimer(tx, timer.kind, timer.id, timer.name, timer.dueAt, timer.event)
+            : store.deleteTimer(tx, timer.kind, timer.id, timer.name),
+        );
+        const [outboxIds] = await Promise.all([store.insertOutbox(tx, effects, now), ...snapshotWrites, ...timerWrites]);
         // The last moment to learn that the lock passed on: after this, commit.
         if (!hold.isHeld()) throw new LockLostError();
         return { result, outboxIds };
