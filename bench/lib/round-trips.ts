@@ -4,6 +4,53 @@
 // (tests running beside the bench) are not counted.
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 
+/** Something that reads the byte stream a client sends. */
+interface StreamParser {
+  push(chunk: Buffer): void;
+}
+
+/**
+ * A TCP pass-through to target that hands every byte a client sends to a fresh parser per
+ * connection. Nagle is off on both legs, as the engine's own sockets, so the proxy adds no
+ * delayed-ACK stalls to what it measures.
+ */
+async function startCountingProxy<P extends StreamParser>(target: { host: string; port: number }, newParser: () => P): Promise<{ port: number; parsers: P[]; close(): Promise<void> }> {
+  const parsers: P[] = [];
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((client) => {
+    const parser = newParser();
+    parsers.push(parser);
+    const upstream = createConnection(target);
+    for (const socket of [client, upstream]) {
+      socket.setNoDelay(true);
+      sockets.add(socket);
+    }
+    client.on('data', (chunk: Buffer) => {
+      parser.push(chunk);
+      upstream.write(chunk);
+    });
+    upstream.on('data', (chunk: Buffer) => client.write(chunk));
+    const end = () => {
+      client.destroy();
+      upstream.destroy();
+    };
+    for (const socket of [client, upstream]) {
+      socket.on('close', end);
+      socket.on('error', end);
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  return {
+    port: typeof address === 'object' && address ? address.port : 0,
+    parsers,
+    async close() {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
 export interface PostgresCounter {
   port: number;
   roundTrips(): number;
@@ -40,38 +87,11 @@ class FrontendParser {
 }
 
 export async function startPostgresCounter(target: { host: string; port: number }): Promise<PostgresCounter> {
-  const parsers: FrontendParser[] = [];
-  const sockets = new Set<Socket>();
-  const server: Server = createServer((client) => {
-    const parser = new FrontendParser();
-    parsers.push(parser);
-    const upstream = createConnection(target);
-    sockets.add(client);
-    sockets.add(upstream);
-    client.on('data', (chunk: Buffer) => {
-      parser.push(chunk);
-      upstream.write(chunk);
-    });
-    upstream.on('data', (chunk: Buffer) => client.write(chunk));
-    const end = () => {
-      client.destroy();
-      upstream.destroy();
-    };
-    client.on('close', end);
-    upstream.on('close', end);
-    client.on('error', end);
-    upstream.on('error', end);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
+  const proxy = await startCountingProxy(target, () => new FrontendParser());
   return {
-    port,
-    roundTrips: () => parsers.reduce((total, parser) => total + parser.roundTrips, 0),
-    async close() {
-      for (const socket of sockets) socket.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    port: proxy.port,
+    roundTrips: () => proxy.parsers.reduce((total, parser) => total + parser.roundTrips, 0),
+    close: () => proxy.close(),
   };
 }
 
@@ -124,41 +144,15 @@ export interface RedisCounter {
 
 /** A pass-through in front of Redis counting the commands of the processes that connect through it. */
 export async function startRedisCounter(target: { host: string; port: number }): Promise<RedisCounter> {
-  const parsers: RespParser[] = [];
-  const sockets = new Set<Socket>();
-  const server: Server = createServer((client) => {
-    const parser = new RespParser();
-    parsers.push(parser);
-    const upstream = createConnection(target);
-    sockets.add(client);
-    sockets.add(upstream);
-    client.on('data', (chunk: Buffer) => {
-      parser.push(chunk);
-      upstream.write(chunk);
-    });
-    upstream.on('data', (chunk: Buffer) => client.write(chunk));
-    const end = () => {
-      client.destroy();
-      upstream.destroy();
-    };
-    for (const socket of [client, upstream]) {
-      socket.on('close', end);
-      socket.on('error', end);
-    }
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
+  const proxy = await startCountingProxy(target, () => new RespParser());
   return {
-    port: typeof address === 'object' && address ? address.port : 0,
+    port: proxy.port,
     commands() {
       const total = new Map<string, number>();
-      for (const parser of parsers) for (const [name, count] of parser.commands) total.set(name, (total.get(name) ?? 0) + count);
+      for (const parser of proxy.parsers) for (const [name, count] of parser.commands) total.set(name, (total.get(name) ?? 0) + count);
       return total;
     },
-    async close() {
-      for (const socket of sockets) socket.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    close: () => proxy.close(),
   };
 }
 
