@@ -20,15 +20,8 @@ import * as transferStore from '../transfers/store.ts';
 import { createSimulatedConnector, type BankConnector } from './connector.ts';
 import * as store from './store.ts';
 
-export interface AccountInput {
-  rdfiName: string;
-  routingNumber: string;
-  accountNumber: string;
-  achType: 'checking' | 'savings';
-  currency: string;
-  alias: string;
-  holderName: string;
-}
+/** A bank account as a caller describes it; the service adds its id, owner and registration. */
+export type AccountInput = Omit<store.NewDfiAccount, 'id' | 'profileId' | 'registered'>;
 
 export interface DepositOption {
   name: 'add' | 'subtract';
