@@ -58,15 +58,23 @@ function skipNote(): boolean {
   return true;
 }
 
-test('100 concurrent sends from two processes, funded for exactly 10: 10 succeed, 90 fail cleanly', async () => {
-  if (skipNote()) return;
+/** A sender funded with the amount, a recipient, and the sender's token. */
+async function fundedPair(amount: string) {
   const alice = await individual(harness.engine);
   const bob = await individual(harness.engine);
-  await fund(harness.engine, alice, '10.00');
-  const auth = await tokenFor(alice);
-  const answers = await Promise.all(
-    Array.from({ length: 100 }, (_, index) => clients[index % 2].post('/wallet/send', { recipient_uid: `service:${bob}`, amounts: '0-USD-1.00' }, auth)),
-  );
+  await fund(harness.engine, alice, amount);
+  return { alice, bob, auth: await tokenFor(alice) };
+}
+
+/** count concurrent sends, alternating between the two API processes. */
+function sendFromBoth(count: number, auth: Awaited<ReturnType<typeof tokenFor>>, body: (index: number) => Record<string, unknown>) {
+  return Promise.all(Array.from({ length: count }, (_, index) => clients[index % 2].post('/wallet/send', body(index), auth)));
+}
+
+test('100 concurrent sends from two processes, funded for exactly 10: 10 succeed, 90 fail cleanly', async () => {
+  if (skipNote()) return;
+  const { alice, bob, auth } = await fundedPair('10.00');
+  const answers = await sendFromBoth(100, auth, () => ({ recipient_uid: `service:${bob}`, amounts: '0-USD-1.00' }));
   const succeeded = answers.filter((answer) => answer.status === 200);
   const failed = answers.filter((answer) => answer.status !== 200);
   assert.is(succeeded.length, 10);
@@ -78,13 +86,8 @@ test('100 concurrent sends from two processes, funded for exactly 10: 10 succeed
 
 test('one dedup_id sent 50 times concurrently from two processes makes exactly one transfer', async () => {
   if (skipNote()) return;
-  const alice = await individual(harness.engine);
-  const bob = await individual(harness.engine);
-  await fund(harness.engine, alice, '10.00');
-  const auth = await tokenFor(alice);
-  const answers = await Promise.all(
-    Array.from({ length: 50 }, (_, index) => clients[index % 2].post('/wallet/send', { recipient_uid: `service:${bob}`, amounts: '0-USD-1.00', dedup_id: 'once' }, auth)),
-  );
+  const { alice, bob, auth } = await fundedPair('10.00');
+  const answers = await sendFromBoth(50, auth, () => ({ recipient_uid: `service:${bob}`, amounts: '0-USD-1.00', dedup_id: 'once' }));
   assert.ok(answers.every((answer) => answer.status === 200), JSON.stringify(answers.find((answer) => answer.status !== 200)?.body));
   assert.is(new Set(answers.map((answer) => answer.body.transfer.id)).size, 1);
   assert.is(await balanceOf(harness.engine, bob), 100n);
@@ -94,13 +97,8 @@ test('one dedup_id sent 50 times concurrently from two processes makes exactly o
 
 test('50 concurrent sends on one wallet from two processes equal the sequential result', async () => {
   if (skipNote()) return;
-  const alice = await individual(harness.engine);
-  const bob = await individual(harness.engine);
-  await fund(harness.engine, alice, '100.00');
-  const auth = await tokenFor(alice);
-  const answers = await Promise.all(
-    Array.from({ length: 50 }, (_, index) => clients[index % 2].post('/wallet/send', { recipient_uid: `service:${bob}`, amounts: `0-USD-1.${String(index).padStart(2, '0')}` }, auth)),
-  );
+  const { alice, bob, auth } = await fundedPair('100.00');
+  const answers = await sendFromBoth(50, auth, (index) => ({ recipient_uid: `service:${bob}`, amounts: `0-USD-1.${String(index).padStart(2, '0')}` }));
   assert.ok(answers.every((answer) => answer.status === 200));
   const expected = Array.from({ length: 50 }, (_, index) => 100n + BigInt(index)).reduce((sum, cents) => sum + cents, 0n);
   assert.is(await balanceOf(harness.engine, bob), expected);
