@@ -29,6 +29,11 @@ function parseErrorToHttp(error: unknown): HttpError | undefined {
   return undefined;
 }
 
+/** Matches a request path against a route path such as /p/:profileId (a trailing slash allowed). */
+function routePattern(path: string): RegExp {
+  return new RegExp(`^${path.replace(/:[A-Za-z_]+/g, '[^/]+')}/?$`);
+}
+
 export function createApp(engine: Engine, authenticators: Authenticators): express.Express {
   const routes = allRoutes();
   const app = express();
@@ -59,10 +64,10 @@ export function createApp(engine: Engine, authenticators: Authenticators): expre
   });
 
   // Bodies: JSON or form everywhere; images only on routes that take them.
-  const binaryPaths = routes.filter((route) => route.binaryBody).map((route) => route.path);
+  const binaryPatterns = routes.filter((route) => route.binaryBody).map((route) => routePattern(route.path));
   app.use((request: Request, _response: Response, next: NextFunction) => {
     if (!hasBody(request)) return next();
-    const isBinaryRoute = binaryPaths.some((path) => request.path.match(new RegExp(`^${path.replace(/:[A-Za-z_]+/g, '[^/]+')}$`)));
+    const isBinaryRoute = binaryPatterns.some((pattern) => pattern.test(request.path));
     if (isBinaryRoute) {
       if (!request.is(imageTypes)) return next(httpError(edgeErrors, 'unsupported_media_type', { description: 'Send a PNG, JPEG or GIF image.' }));
       return express.raw({ type: () => true, limit: imageBodyBytesMax })(request, _response, next);
@@ -95,7 +100,7 @@ export function createApp(engine: Engine, authenticators: Authenticators): expre
 
   // A path that exists under another method answers 405; anything else 404.
   const matchers = routes.map((route) => ({
-    pattern: new RegExp(`^${route.path.replace(/:[A-Za-z_]+/g, '[^/]+')}/?$`),
+    pattern: routePattern(route.path),
     methods: route.alsoPost && route.method === 'get' ? ['GET', 'HEAD', 'POST'] : route.method === 'get' ? ['GET', 'HEAD'] : [route.method.toUpperCase()],
   }));
   app.use((request: Request, response: Response, next: NextFunction) => {
