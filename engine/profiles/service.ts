@@ -106,6 +106,8 @@ export interface ProfilesService {
   features(db: Queryable, profileId: string): Promise<string[]>;
   /** Operator flags; false when the profile is missing; throws UidTakenError for a taken username. */
   setFlags(db: Queryable, profileId: string, flags: ProfileFlagsUpdate): Promise<boolean>;
+  /** Renames an individual (first and last name) or a business (title and dba); false when the kind does not match. */
+  rename(db: Queryable, profileId: string, names: { firstName: string; lastName: string } | { title: string; dba: string | null }): Promise<boolean>;
   profileUrl(profileId: string): string;
   /** image24/48/73 URLs (with the deprecated aliases image25/50), or nulls without an image. */
   imageUrls(record: ProfileRecord): Record<'image24' | 'image25' | 'image48' | 'image50' | 'image73', string | null>;
@@ -152,6 +154,11 @@ function cleanAddress(address: Address | null | undefined): AddressRow | null {
 }
 
 /** One line for the public `address`: line1, line2, suite, city, state zip, country. */
+/** An individual's title: first and last name. */
+export function individualTitle(firstName: string, lastName: string): string {
+  return `${firstName} ${lastName}`.trim();
+}
+
 export function formatAddress(address: Address): string {
   const stateZip = [address.state, address.zip].filter(Boolean).join(' ');
   return [address.line1, address.line2, address.suite, address.city, stateZip, address.country].filter((part) => part && part.length > 0).join(', ');
@@ -189,7 +196,7 @@ export function createProfilesService(core: Core): ProfilesService {
           is_individual: true,
           first_name: firstName,
           last_name: lastName,
-          title: `${firstName} ${lastName}`.trim(),
+          title: individualTitle(firstName, lastName),
           business_name: input.businessName ?? null,
           dba: null,
           web_site: null,
@@ -291,6 +298,11 @@ export function createProfilesService(core: Core): ProfilesService {
       }
     },
     profileUrl: (profileId) => `${baseUrl}/p/${profileId}/`,
+    rename(db, profileId, names) {
+      return 'firstName' in names
+        ? store.updateIndividualName(db, profileId, names.firstName, names.lastName, individualTitle(names.firstName, names.lastName))
+        : store.updateBusinessName(db, profileId, names.title, names.dba);
+    },
     imageUrls(record) {
       const url = (sizePx: number) => (record.imageVersion === null ? null : `${baseUrl}/image/profile/${record.id}/${sizePx}?v=${record.imageVersion}`);
       return { image24: url(24), image25: url(24), image48: url(48), image50: url(48), image73: url(73) };

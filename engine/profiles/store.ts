@@ -177,3 +177,17 @@ export async function bumpImageVersion(db: Queryable, profileId: string): Promis
   if (rows.length !== 1) throw new Error(`profile ${profileId} image version update touched ${rows.length} rows`);
   return rows[0].image_version;
 }
+
+export async function updateIndividualName(db: Queryable, profileId: string, firstName: string, lastName: string, title: string): Promise<boolean> {
+  const result = await db`
+    update profiles set first_name = ${firstName}, last_name = ${lastName}, title = ${title}
+    where id = ${profileId} and is_individual`;
+  return result.count === 1;
+}
+
+export async function updateBusinessName(db: Queryable, profileId: string, title: string, dba: string | null): Promise<boolean> {
+  const result = await db`
+    update profiles set title = ${title}, business_name = ${title}, dba = ${dba}
+    where id = ${profileId} and not is_individual`;
+  return result.count === 1;
+}

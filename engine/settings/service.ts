@@ -165,14 +165,14 @@ export function createSettingsService(core: Core, dependencies: { authn: AuthnSe
         if (lastProblem) invalidFields.last_name = lastProblem;
         if (input.title !== undefined || input.dba !== undefined) invalidFields.title = 'is for businesses; an individual has first_name and last_name';
         if (Object.keys(invalidFields).length > 0) return failure('invalid', invalidFields);
-        await store.updateIndividualName(sql, profileId, input.firstName!.trim(), input.lastName!.trim());
+        await profiles.rename(sql, profileId, { firstName: input.firstName!.trim(), lastName: input.lastName!.trim() });
       } else {
         const title = input.title?.trim() ?? '';
         if (!title) return failure('invalid', { title: 'is required' });
         if ([...title].length > businessNameCharsMax) return failure('invalid', { title: `must be at most ${businessNameCharsMax} characters` });
         if (input.dba !== undefined && [...input.dba].length > dbaCharsMax) return failure('invalid', { dba: `must be at most ${dbaCharsMax} characters` });
         if (input.firstName !== undefined || input.lastName !== undefined) return failure('invalid', { first_name: 'is for individuals; a business has title and dba' });
-        await store.updateBusinessName(sql, profileId, title, input.dba?.trim() || null);
+        await profiles.rename(sql, profileId, { title, dba: input.dba?.trim() || null });
       }
       const updated = await profiles.get(sql, profileId);
       return { ok: true, profile: profiles.toPublic(updated!) };

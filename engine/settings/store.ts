@@ -1,20 +1,5 @@
-// SQL for settings: a profile's name (one explicit update of the profiles row) and the square
-// profile image renditions kept in Postgres.
+// SQL for settings: the square profile image renditions kept in Postgres.
 import type { Queryable } from '../storage/database.ts';
-
-export async function updateIndividualName(db: Queryable, profileId: string, firstName: string, lastName: string): Promise<boolean> {
-  const result = await db`
-    update profiles set first_name = ${firstName}, last_name = ${lastName}, title = ${`${firstName} ${lastName}`}
-    where id = ${profileId} and is_individual`;
-  return result.count === 1;
-}
-
-export async function updateBusinessName(db: Queryable, profileId: string, title: string, dba: string | null): Promise<boolean> {
-  const result = await db`
-    update profiles set title = ${title}, business_name = ${title}, dba = ${dba}
-    where id = ${profileId} and not is_individual`;
-  return result.count === 1;
-}
 
 export async function upsertImage(db: Queryable, profileId: string, sizePx: number, contentType: string, bytes: Buffer, now: Date): Promise<number> {
   const rows = await db<{ version: number }[]>`
