@@ -43,9 +43,7 @@ test.before(async () => {
 });
 test.after(async () => {
   await new Promise<void>((resolve) => httpServer.close(() => resolve()));
-  await engine.sweeper.stop();
-  await engine.outbox.stop();
-  await engine.locks.close();
+  await engine.close();
   await database.drop();
   rmSync(dataDir, { recursive: true, force: true });
 });

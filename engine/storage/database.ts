@@ -44,10 +44,16 @@ function connect(url: string, poolSize: number): Sql {
   }) as unknown as Sql;
 }
 
+/** A close that runs once however often it is called (the engine and its owner may both close). */
+function closeOnce(close: () => Promise<void>): () => Promise<void> {
+  let closing: Promise<void> | undefined;
+  return () => (closing ??= close());
+}
+
 export async function openPostgres(url: string, poolSize = poolSizeMax): Promise<Database> {
   const sql = connect(url, poolSize);
   await sql`select 1`;
-  return { sql, kind: 'postgres', close: () => sql.end({ timeout: 5 }) };
+  return { sql, kind: 'postgres', close: closeOnce(() => sql.end({ timeout: 5 })) };
 }
 
 /** Opens PGlite. With no dataDir the database lives in memory (tests); otherwise on disk. */
@@ -72,11 +78,11 @@ export async function openPglite(dataDir: string | undefined, logger?: Logger): 
   return {
     sql,
     kind: 'pglite',
-    async close() {
+    close: closeOnce(async () => {
       await sql.end({ timeout: 5 });
       await server.stop();
       await pglite.close();
-    },
+    }),
   };
 }
 

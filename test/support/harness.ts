@@ -86,9 +86,7 @@ export async function createTestEngine(options: { clock?: ManualClock; env?: Rec
     databaseUrl: testDatabase.url,
     lockKeyPrefix,
     async close() {
-      await engine.sweeper.stop();
-      await engine.outbox.stop();
-      await engine.locks.close();
+      await engine.close();
       await testDatabase.drop();
     },
   };
