@@ -52,7 +52,3 @@ export function formatMinor(minor: bigint, currency: string): string {
   const fraction = scale === 0 ? '' : `.${digits.slice(digits.length - scale)}`;
   return `${negative ? '-' : ''}${whole}${fraction}`;
 }
-
-export function formatMoney(money: Money): string {
-  return formatMinor(money.minor, money.currency);
-}

@@ -30,8 +30,6 @@ export const amountField = z
 
 export const currencyField = z.string().regex(/^[A-Z]{3}$/, 'must be 3 uppercase letters');
 
-export const dateField = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD');
-
 export const timestampField = z
   .string()
   .refine((text) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?(Z|[+-]\d{2}:?\d{2})?$/.test(text) && !Number.isNaN(Date.parse(text.match(/(Z|[+-]\d{2}:?\d{2})$/) ? text : `${text}Z`)), 'must be an ISO 8601 timestamp');

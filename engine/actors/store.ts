@@ -113,9 +113,3 @@ export async function markOutboxRetry(sql: Queryable, id: bigint, nextAttemptAt:
 export async function markOutboxFailed(sql: Queryable, id: bigint, at: Date, error: string): Promise<void> {
   await sql`update outbox set failed_at = ${at}, lease_until = null, last_error = ${error} where id = ${id}`;
 }
-
-export async function countPendingOutbox(sql: Queryable, now: Date): Promise<number> {
-  const rows = await sql<{ count: bigint }[]>`
-    select count(*) as count from outbox where delivered_at is null and failed_at is null and next_attempt_at <= ${now}`;
-  return Number(rows[0].count);
-}
