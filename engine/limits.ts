@@ -98,6 +98,8 @@ export const lockRetryCount = 2000;
 export const lockRetryDelayMs = 3;
 export const lockRetryJitterMs = 3;
 export const commandVersionConflictRetriesMax = 3;
+/** Commands that may share one transaction (see RunOptions.shared); postgres.js pipelines up to 100 statements. */
+export const sharedTransactionCommandsMax = 32;
 export const sweeperIntervalMs = 500;
 export const sweeperBatchMax = 50;
 export const outboxIntervalMs = 1000;

@@ -1,6 +1,7 @@
 // Proves no double spend across processes on real Postgres and Redis: two API processes, 100
 // concurrent sends from a wallet funded for exactly 10 (10 succeed, 90 fail cleanly), one dedup_id
-// sent 50 times (one transfer), and 50 concurrent sends from one wallet equal the sequential result.
+// sent 50 times (one transfer), 50 concurrent sends from one wallet equal the sequential result, and
+// the sends of many wallets at once (shared transactions) keep each send's own outcome.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -105,6 +106,33 @@ test('50 concurrent sends on one wallet from two processes equal the sequential 
   assert.is(await balanceOf(harness.engine, alice), 10000n - expected);
   const rows = await harness.engine.sql`select version from actors where kind = 'transfer' and id in (select id from transfers where sender_id = ${alice})`;
   assert.is(rows.length, 50);
+  await assertAudit(harness.engine);
+});
+
+test('sends of many wallets at once share transactions: a ring, and underfunded senders among funded ones', async () => {
+  if (skipNote()) return;
+  // 20 wallets in a ring, each funded with 5.00, each sending 1.00 to the next three times; and 10
+  // senders to one shop, the even ones funded for 3 sends, the odd ones for none.
+  const ring = await Promise.all(Array.from({ length: 20 }, () => fundedPair('5.00')));
+  const shop = await individual(harness.engine);
+  const shoppers = await Promise.all(Array.from({ length: 10 }, (_, index) => fundedPair(index % 2 === 0 ? '3.00' : '0.50')));
+  const sends = [
+    ...[0, 1, 2].flatMap((round) => ring.map((wallet, index) => ({ auth: wallet.auth, to: ring[(index + 1) % ring.length].alice, round }))),
+    ...[0, 1, 2].flatMap((round) => shoppers.map((wallet) => ({ auth: wallet.auth, to: shop, round }))),
+  ];
+  const answers = await Promise.all(sends.map((send, index) =>
+    clients[index % 2].post('/wallet/send', { recipient_uid: `service:${send.to}`, amounts: '0-USD-1.00' }, send.auth)));
+  const ringAnswers = answers.slice(0, 60);
+  assert.ok(ringAnswers.every((answer) => answer.status === 200), JSON.stringify(ringAnswers.find((answer) => answer.status !== 200)?.body));
+  for (const wallet of ring) assert.is(await balanceOf(harness.engine, wallet.alice), 500n);
+  const shopAnswers = answers.slice(60);
+  shopAnswers.forEach((answer, index) => {
+    const funded = index % 10 % 2 === 0;
+    if (funded) assert.is(answer.status, 200, JSON.stringify(answer.body));
+    else assert.equal([answer.status, answer.body.send_errors?.[0]?.code], [400, 'insufficient_funds']);
+  });
+  assert.is(await balanceOf(harness.engine, shop), 1500n);
+  for (const [index, wallet] of shoppers.entries()) assert.is(await balanceOf(harness.engine, wallet.alice), index % 2 === 0 ? 0n : 50n);
   await assertAudit(harness.engine);
 });
 

@@ -105,4 +105,57 @@ test('outbox effects run after commit and failures are retried with backoff', as
   assert.equal(seen, [7]);
 });
 
+async function createCounters(ids: string[]): Promise<void> {
+  for (const id of ids) {
+    await harness.engine.commands.run('counter.create', [{ kind: 'test_counter', id }], async (unit) => {
+      unit.create(counter, id, { start: 0 });
+    });
+  }
+}
+
+/** A shared command that adds `by` to a counter and answers with its transaction's id. */
+function sharedAdd(id: string, by: number, after?: (unit: Parameters<Parameters<typeof harness.engine.commands.run>[2]>[0]) => Promise<void>) {
+  return harness.engine.commands.run('counter.add', [{ kind: 'test_counter', id }], async (unit) => {
+    await unit.load(counter, id);
+    unit.send(counter, id, { type: 'counter.add', by });
+    const [row] = await unit.tx<{ txid: string }[]>`select txid_current()::text as txid`;
+    await after?.(unit);
+    return row.txid;
+  }, { shared: true });
+}
+
+test('shared commands that hold their locks together commit in one transaction, each with its own answer', async () => {
+  await createCounters(['s1', 's2', 's3']);
+  const txids = await Promise.all([sharedAdd('s1', 1), sharedAdd('s2', 2), sharedAdd('s3', 3)]);
+  assert.is(new Set(txids).size, 1);
+  assert.equal(await readCount('s1'), { count: 1, version: 2, state: 'open' });
+  assert.equal(await readCount('s2'), { count: 2, version: 2, state: 'open' });
+  assert.equal(await readCount('s3'), { count: 3, version: 2, state: 'open' });
+});
+
+test('a rejection or a failure in a shared transaction changes only its own command', async () => {
+  await createCounters(['r1', 'r2', 'r3']);
+  const answers = await Promise.allSettled([
+    sharedAdd('r1', 10),
+    sharedAdd('r2', 20, async () => reject({ error: 'refused' })),
+    sharedAdd('r3', 30, async (unit) => {
+      await unit.tx`select 1/0`;
+    }),
+  ]);
+  assert.is(answers[0].status, 'fulfilled');
+  assert.equal(answers[1], { status: 'fulfilled', value: { error: 'refused' } });
+  assert.is(answers[2].status, 'rejected');
+  assert.match(String((answers[2] as PromiseRejectedResult).reason), /division by zero/);
+  assert.equal(await readCount('r1'), { count: 10, version: 2, state: 'open' });
+  assert.equal(await readCount('r2'), { count: 0, version: 1, state: 'open' });
+  assert.equal(await readCount('r3'), { count: 0, version: 1, state: 'open' });
+});
+
+test('shared commands on one actor never share a transaction and equal the sequential result', async () => {
+  await createCounters(['h']);
+  const txids = await Promise.all(Array.from({ length: 10 }, (_, index) => sharedAdd('h', index + 1)));
+  assert.is(new Set(txids).size, 10);
+  assert.equal(await readCount('h'), { count: 55, version: 11, state: 'open' });
+});
+
 test.run();

@@ -4,8 +4,8 @@
 import { initialTransition, transition } from 'xstate';
 import type { Clock } from '../clock.ts';
 import { longIdFromSequence, shortIdFromSequence } from '../ids.ts';
-import { commandVersionConflictRetriesMax } from '../limits.ts';
-import type { LockService } from '../locks/lock.ts';
+import { commandVersionConflictRetriesMax, sharedTransactionCommandsMax } from '../limits.ts';
+import type { LockHold, LockService } from '../locks/lock.ts';
 import { LockLostError } from '../locks/lock.ts';
 import type { Metrics } from '../metrics.ts';
 import type { Sql, TransactionSql } from '../storage/database.ts';
@@ -62,8 +62,17 @@ export interface Unit {
   newLongId(salt: string): Promise<string>;
 }
 
+export interface RunOptions {
+  /**
+   * Let the command share a transaction with other shared commands that hold their locks at the
+   * same time (one commit, pipelined statements). Only for bodies whose writes are keyed by what
+   * their locks cover or are new rows, so any mix of them commits as if run one after another.
+   */
+  shared?: boolean;
+}
+
 export interface CommandRunner {
-  run<R>(name: string, lockRefs: readonly { kind: string; id: string }[], body: (unit: Unit) => Promise<R>): Promise<R>;
+  run<R>(name: string, lockRefs: readonly { kind: string; id: string }[], body: (unit: Unit) => Promise<R>, options?: RunOptions): Promise<R>;
 }
 
 export interface CommandRunnerOptions {
@@ -95,110 +104,204 @@ function isRetryable(error: unknown): boolean {
   return typeof code === 'string' && retryableSqlStates.has(code);
 }
 
+/** A unit over a transaction, and the writes that end it. */
+function openUnit(tx: TransactionSql, now: Date): { unit: Unit; finish(): Promise<bigint[]> } {
+  const tracked = new Map<string, Tracked>();
+  const timers: ({ op: 'set'; kind: string; id: string; name: string; dueAt: Date; event: unknown } | { op: 'delete'; kind: string; id: string; name: string })[] = [];
+  const effects: { kind: string; payload: unknown }[] = [];
+  const key = (kind: ActorKind, id: string) => `${kind.kind}:${id}`;
+
+  const unit: Unit = {
+    tx,
+    now,
+    async load(kind, id) {
+      const existing = tracked.get(key(kind, id));
+      if (existing) return existing.snapshot;
+      const row = await store.selectActorForUpdate(tx, kind.kind, id);
+      if (!row) return null;
+      const snapshot = restoreSnapshot(kind, row.snapshot);
+      tracked.set(key(kind, id), { kind, id, loadedVersion: row.version, snapshot, dirty: false });
+      return snapshot;
+    },
+    create(kind, id, input) {
+      if (tracked.has(key(kind, id))) throw new Error(`actor ${kind.kind}:${id} created twice in one command`);
+      const [snapshot] = initialTransition(kind.machine, input as never);
+      tracked.set(key(kind, id), { kind, id, loadedVersion: null, snapshot, dirty: true });
+      return snapshot as never;
+    },
+    send(kind, id, event) {
+      const entry = tracked.get(key(kind, id));
+      if (!entry) throw new ActorMissingError(kind.kind, id);
+      if (!entry.snapshot.can(event)) return null;
+      const [next] = transition(kind.machine, entry.snapshot, event as never);
+      entry.snapshot = next;
+      entry.dirty = true;
+      return next as never;
+    },
+    schedule(kind, id, timerName, dueAt, event) {
+      timers.push({ op: 'set', kind: kind.kind, id, name: timerName, dueAt, event });
+    },
+    cancelTimer(kind, id, timerName) {
+      timers.push({ op: 'delete', kind: kind.kind, id, name: timerName });
+    },
+    emit(kind, payload) {
+      effects.push({ kind, payload });
+    },
+    async newShortId(salt) {
+      return shortIdFromSequence(await store.nextShortSequence(tx), salt);
+    },
+    async newLongId(salt) {
+      return longIdFromSequence(await store.nextLongSequence(tx), salt);
+    },
+  };
+
+  // The final writes touch independent rows; sent together, postgres.js pipelines them into one
+  // round trip. Each versioned update is checked once all have answered.
+  async function finish(): Promise<bigint[]> {
+    const snapshotWrites = [...tracked.values()]
+      .filter((entry) => entry.dirty)
+      .map(async (entry) => {
+        const stored = toStored(entry.snapshot);
+        const state = stateName(entry.snapshot.value);
+        if (entry.loadedVersion === null) return store.insertActor(tx, entry.kind.kind, entry.id, state, stored, now).then(() => true);
+        const written = await store.updateActor(tx, entry.kind.kind, entry.id, entry.loadedVersion, state, stored, now);
+        if (!written) throw new VersionConflictError(entry.kind.kind, entry.id);
+        return true;
+      });
+    const timerWrites = timers.map((timer) =>
+      timer.op === 'set'
+        ? store.upsertTimer(tx, timer.kind, timer.id, timer.name, timer.dueAt, timer.event)
+        : store.deleteTimer(tx, timer.kind, timer.id, timer.name),
+    );
+    const [outboxIds] = await Promise.all([store.insertOutbox(tx, effects, now), ...snapshotWrites, ...timerWrites]);
+    return outboxIds;
+  }
+
+  return { unit, finish };
+}
+
+/** A command that holds its locks and waits for a place in the next shared transaction. */
+interface Waiting {
+  name: string;
+  hold: LockHold;
+  body: (unit: Unit) => Promise<unknown>;
+  startedAt: number;
+  settle(outcome: { ok: true; value: unknown } | { ok: false; error: unknown }): void;
+}
+
+/** Thrown inside a shared transaction when one of its commands did not succeed: everything rolls back. */
+class SharedTransactionAborted extends Error {
+  constructor() {
+    super('a command of a shared transaction did not succeed; each runs alone');
+  }
+}
+
 export function createCommandRunner(options: CommandRunnerOptions): CommandRunner {
   const { sql, locks, clock, metrics } = options;
 
-  async function attempt<R>(name: string, resources: string[], body: (unit: Unit) => Promise<R>, lockRequestedAt: number): Promise<{ result: R; outboxIds: bigint[] }> {
-    return locks.using(resources, async (hold) => {
-      metrics.lockWait.observe({ command: name }, (performance.now() - lockRequestedAt) / 1000);
-      return sql.begin(async (tx) => {
+  /** One command's transaction, its locks already held. */
+  async function transact<R>(body: (unit: Unit) => Promise<R>, hold: LockHold): Promise<{ result: R; outboxIds: bigint[] }> {
+    return sql.begin(async (tx) => {
+      const { unit, finish } = openUnit(tx, clock.now());
+      const result = await body(unit);
+      const outboxIds = await finish();
+      // The last moment to learn that the lock passed on: after this, commit.
+      if (!hold.isHeld()) throw new LockLostError();
+      return { result, outboxIds };
+    }) as Promise<{ result: R; outboxIds: bigint[] }>;
+  }
+
+  /** Runs a command alone with its locks held, retrying version conflicts and deadlocks; rejections answer. */
+  async function runHeld<R>(name: string, body: (unit: Unit) => Promise<R>, hold: LockHold, startedAt: number): Promise<R> {
+    for (let tries = 0; ; tries++) {
+      try {
+        const { result, outboxIds } = await transact(body, hold);
+        metrics.commandDuration.observe({ command: name, outcome: 'committed' }, (performance.now() - startedAt) / 1000);
+        if (outboxIds.length > 0) options.onCommitted?.(outboxIds);
+        return result;
+      } catch (error) {
+        if (error instanceof CommandRejected) {
+          metrics.commandDuration.observe({ command: name, outcome: 'rejected' }, (performance.now() - startedAt) / 1000);
+          return error.value as never;
+        }
+        if (isRetryable(error) && tries < commandVersionConflictRetriesMax) continue;
+        metrics.commandDuration.observe({ command: name, outcome: 'failed' }, (performance.now() - startedAt) / 1000);
+        throw error;
+      }
+    }
+  }
+
+  // Shared transactions: commands that hold their locks queue here; one transaction at a time
+  // runs every queued command's body on the same connection (their statements pipeline together),
+  // writes all their snapshots and commits once. If any body rejects or fails, the shared
+  // transaction rolls back and each command runs alone, still holding its locks, so every command
+  // keeps its own answer. Commands in one queue hold different locks (a lock is held once).
+  const waiting: Waiting[] = [];
+  let sharing = false;
+
+  async function runShared(batch: Waiting[]): Promise<void> {
+    if (batch.length === 1) {
+      const [only] = batch;
+      await runHeld(only.name, only.body, only.hold, only.startedAt).then(
+        (value) => only.settle({ ok: true, value }),
+        (error) => only.settle({ ok: false, error }),
+      );
+      return;
+    }
+    let committed: { results: unknown[]; outboxIds: bigint[] } | null = null;
+    try {
+      committed = (await sql.begin(async (tx) => {
         const now = clock.now();
-        const tracked = new Map<string, Tracked>();
-        const timers: ({ op: 'set'; kind: string; id: string; name: string; dueAt: Date; event: unknown } | { op: 'delete'; kind: string; id: string; name: string })[] = [];
-        const effects: { kind: string; payload: unknown }[] = [];
-        const key = (kind: ActorKind, id: string) => `${kind.kind}:${id}`;
-
-        const unit: Unit = {
-          tx,
-          now,
-          async load(kind, id) {
-            const existing = tracked.get(key(kind, id));
-            if (existing) return existing.snapshot;
-            const row = await store.selectActorForUpdate(tx, kind.kind, id);
-            if (!row) return null;
-            const snapshot = restoreSnapshot(kind, row.snapshot);
-            tracked.set(key(kind, id), { kind, id, loadedVersion: row.version, snapshot, dirty: false });
-            return snapshot;
-          },
-          create(kind, id, input) {
-            if (tracked.has(key(kind, id))) throw new Error(`actor ${kind.kind}:${id} created twice in one command`);
-            const [snapshot] = initialTransition(kind.machine, input as never);
-            tracked.set(key(kind, id), { kind, id, loadedVersion: null, snapshot, dirty: true });
-            return snapshot as never;
-          },
-          send(kind, id, event) {
-            const entry = tracked.get(key(kind, id));
-            if (!entry) throw new ActorMissingError(kind.kind, id);
-            if (!entry.snapshot.can(event)) return null;
-            const [next] = transition(kind.machine, entry.snapshot, event as never);
-            entry.snapshot = next;
-            entry.dirty = true;
-            return next as never;
-          },
-          schedule(kind, id, timerName, dueAt, event) {
-            timers.push({ op: 'set', kind: kind.kind, id, name: timerName, dueAt, event });
-          },
-          cancelTimer(kind, id, timerName) {
-            timers.push({ op: 'delete', kind: kind.kind, id, name: timerName });
-          },
-          emit(kind, payload) {
-            effects.push({ kind, payload });
-          },
-          async newShortId(salt) {
-            return shortIdFromSequence(await store.nextShortSequence(tx), salt);
-          },
-          async newLongId(salt) {
-            return longIdFromSequence(await store.nextLongSequence(tx), salt);
-          },
+        const units = batch.map(() => openUnit(tx, now));
+        const outcomes = await Promise.allSettled(batch.map((entry, index) => entry.body(units[index].unit)));
+        if (outcomes.some((outcome) => outcome.status === 'rejected')) throw new SharedTransactionAborted();
+        const written = await Promise.allSettled(units.map((entry) => entry.finish()));
+        if (written.some((outcome) => outcome.status === 'rejected')) throw new SharedTransactionAborted();
+        if (batch.some((entry) => !entry.hold.isHeld())) throw new SharedTransactionAborted();
+        return {
+          results: outcomes.map((outcome) => (outcome as PromiseFulfilledResult<unknown>).value),
+          outboxIds: written.flatMap((outcome) => (outcome as PromiseFulfilledResult<bigint[]>).value),
         };
+      })) as { results: unknown[]; outboxIds: bigint[] };
+    } catch {
+      // Rolled back (a rejection, a conflict, a lost lock, a deadlock): each command alone.
+      await Promise.all(batch.map((entry) => runShared([entry])));
+      return;
+    }
+    const finishedAt = performance.now();
+    batch.forEach((entry, index) => {
+      metrics.commandDuration.observe({ command: entry.name, outcome: 'committed' }, (finishedAt - entry.startedAt) / 1000);
+      entry.settle({ ok: true, value: committed!.results[index] });
+    });
+    if (committed.outboxIds.length > 0) options.onCommitted?.(committed.outboxIds);
+  }
 
-        const result = await body(unit);
-
-        // The final writes touch independent rows; sent together, postgres.js pipelines them
-        // into one round trip. Each versioned update is checked once all have answered.
-        const snapshotWrites = [...tracked.values()]
-          .filter((entry) => entry.dirty)
-          .map(async (entry) => {
-            const stored = toStored(entry.snapshot);
-            const state = stateName(entry.snapshot.value);
-            if (entry.loadedVersion === null) return store.insertActor(tx, entry.kind.kind, entry.id, state, stored, now).then(() => true);
-            const written = await store.updateActor(tx, entry.kind.kind, entry.id, entry.loadedVersion, state, stored, now);
-            if (!written) throw new VersionConflictError(entry.kind.kind, entry.id);
-            return true;
-          });
-        const timerWrites = timers.map((timer) =>
-          timer.op === 'set'
-            ? store.upsertTimer(tx, timer.kind, timer.id, timer.name, timer.dueAt, timer.event)
-            : store.deleteTimer(tx, timer.kind, timer.id, timer.name),
-        );
-        const [outboxIds] = await Promise.all([store.insertOutbox(tx, effects, now), ...snapshotWrites, ...timerWrites]);
-        // The last moment to learn that the lock passed on: after this, commit.
-        if (!hold.isHeld()) throw new LockLostError();
-        return { result, outboxIds };
-      }) as Promise<{ result: R; outboxIds: bigint[] }>;
+  function drain(): void {
+    if (sharing || waiting.length === 0) return;
+    sharing = true;
+    const batch = waiting.splice(0, sharedTransactionCommandsMax);
+    runShared(batch).finally(() => {
+      sharing = false;
+      drain();
     });
   }
 
   return {
-    async run(name, lockRefs, body) {
+    async run(name, lockRefs, body, runOptions) {
       const resources = lockRefs.map((ref) => lockResource(ref.kind, ref.id));
       const startedAt = performance.now();
-      for (let tries = 0; ; tries++) {
-        try {
-          const { result, outboxIds } = await attempt(name, resources, body, performance.now());
-          metrics.commandDuration.observe({ command: name, outcome: 'committed' }, (performance.now() - startedAt) / 1000);
-          if (outboxIds.length > 0) options.onCommitted?.(outboxIds);
-          return result;
-        } catch (error) {
-          if (error instanceof CommandRejected) {
-            metrics.commandDuration.observe({ command: name, outcome: 'rejected' }, (performance.now() - startedAt) / 1000);
-            return error.value as never;
-          }
-          if (isRetryable(error) && tries < commandVersionConflictRetriesMax) continue;
-          metrics.commandDuration.observe({ command: name, outcome: 'failed' }, (performance.now() - startedAt) / 1000);
-          throw error;
-        }
-      }
+      return locks.using(resources, async (hold) => {
+        metrics.lockWait.observe({ command: name }, (performance.now() - startedAt) / 1000);
+        if (!runOptions?.shared) return runHeld(name, body, hold, startedAt);
+        return new Promise((resolve, reject) => {
+          waiting.push({
+            name, hold, body, startedAt,
+            settle: (outcome) => (outcome.ok ? resolve(outcome.value as never) : reject(outcome.error)),
+          });
+          // Commands that arrive in the same turn of the event loop start together.
+          if (!sharing && waiting.length === 1) setImmediate(drain);
+        });
+      });
     },
   };
 }

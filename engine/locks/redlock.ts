@@ -14,7 +14,7 @@ export interface RedlockOptions {
 type Outcome = { settled: false } | { settled: true; value: unknown } | { settled: true; error: unknown };
 
 export function createRedlockLocks(options: RedlockOptions): LockService & { clients: Redis[] } {
-  const clients = options.urls.map((url) => new Redis(url, { maxRetriesPerRequest: 2, enableOfflineQueue: true, lazyConnect: false }));
+  const clients = options.urls.map((url) => new Redis(url, { maxRetriesPerRequest: 2, enableOfflineQueue: true, lazyConnect: false, enableAutoPipelining: true }));
   const ttlMs = options.ttlMs ?? lockTtlMs;
   const redlock = new Redlock(clients, {
     driftFactor: 0.01,

@@ -192,6 +192,8 @@ export function createTransfersService(core: Core, profiles: ProfilesService, in
     const entries: AmountEntry[] = amounts.value;
     const currency = entries[0].currency;
 
+    // Sends share transactions: every write is a new row, the sender's notes and dedup key (under
+    // the sender's lock) or a relative balance change, so sends of different wallets commit together.
     const result = await commands.run('transfer.send', [{ kind: 'wallet', id: input.senderId }], async (unit) => {
       // Independent statements go out together (postgres.js pipelines them on the transaction's
       // connection), so a send costs few round trips while it holds the sender's lock.
@@ -302,7 +304,7 @@ export function createTransfersService(core: Core, profiles: ProfilesService, in
         viewerId: input.senderId, paycode, publicUrl: core.config.publicUrl ?? 'http://localhost:8080', stakeholders, steps: steps(inserted),
       });
       return { ok: true as const, transferId, duplicate: false, detail: { transfer: transferDetail, profile: profileDetail } };
-    });
+    }, { shared: true });
     if ((result as { error?: string }).error === 'invalid') {
       // The invitations domain refused the address.
       return sendFailure([{ code: 'recipient_not_found', field_name: 'recipient_uid', info: { invalid: (result as { invalid?: unknown }).invalid ?? null } }]);
