@@ -1,12 +1,14 @@
 // `npm run bench` (add `-- --quick` for a ~2-minute smoke run): the issue 4 benchmarks.
-// Baselines first (pgbench tpcb-like on the same Postgres, PGlite's single-row update rate), then
-// the API as a child process on a fresh database: P2P sends (uniform and hot wallet, closed and
-// open loop), history at 1,000 and 1,000,000 transfers, round trips of one send, the ledger
-// audit; then the embedded default (PGlite). Writes bench/results/latest.md.
+// Baselines first (pgbench tpcb-like on the same Postgres; for reference, the HTTP ceiling of
+// express 5 + postgres.js serving one tpcb-like transaction per request; PGlite's single-row
+// update rate), then the API as a child process on a fresh database: P2P sends (uniform and hot
+// wallet, closed and open loop), history at 1,000 and 1,000,000 transfers, round trips of one
+// send, the ledger audit; then the embedded default (PGlite). Writes bench/results/latest.md.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { runHttpCeiling, type HttpCeilingResult } from './baselines/http-ceiling.ts';
 import { runPgliteBaseline, type PgliteBaselineResult } from './baselines/pglite.ts';
 import { findPgbench, runPgbench, type PgbenchResult } from './baselines/pgbench.ts';
 import { loadBenchEnvironment, planFor, targets, type BenchEnvironment, type BenchPlan } from './config.ts';
@@ -20,6 +22,7 @@ export interface RunState {
   plan: BenchPlan;
   environment: BenchEnvironment;
   pgbench: PgbenchResult | null;
+  httpCeiling: HttpCeilingResult | null;
   pglite: PgliteBaselineResult | null;
   server: ServerResult | null;
   embedded: EmbeddedResult | null;
@@ -54,7 +57,7 @@ async function phase<T>(state: RunState, name: string, body: () => Promise<T>): 
 async function main(): Promise<void> {
   const plan = planFor(process.argv.slice(2));
   const environment = loadBenchEnvironment();
-  const state: RunState = { plan, environment, pgbench: null, pglite: null, server: null, embedded: null, problems: [], unhandled: [], startedAt: new Date(), loadAverageStart: os.loadavg()[0], seconds: 0 };
+  const state: RunState = { plan, environment, pgbench: null, httpCeiling: null, pglite: null, server: null, embedded: null, problems: [], unhandled: [], startedAt: new Date(), loadAverageStart: os.loadavg()[0], seconds: 0 };
   process.on('unhandledRejection', (reason) => {
     state.unhandled.push(String(reason).slice(0, 300));
     log(`unhandled rejection: ${String(reason).slice(0, 300)}`);
@@ -64,6 +67,9 @@ async function main(): Promise<void> {
 
   state.pgbench = await phase(state, 'pgbench tpcb-like baseline', () =>
     runPgbench({ adminUrl: environment.postgresUrl, binary: findPgbench(environment.pgbench), scale: plan.pgbenchScale, clients: plan.pgbenchClients, threads: plan.pgbenchThreads, seconds: plan.pgbenchSeconds }),
+  );
+  state.httpCeiling = await phase(state, 'HTTP ceiling reference (express 5 + postgres.js, tpcb-like)', () =>
+    runHttpCeiling({ adminUrl: environment.postgresUrl, pgbenchBinary: findPgbench(environment.pgbench), plan, log }),
   );
   state.pglite = await phase(state, 'PGlite single-row update baseline', () =>
     runPgliteBaseline({ seconds: plan.pgliteBaselineSeconds, rows: plan.pgliteBaselineRows, warmupSeconds: plan.warmupSeconds }),

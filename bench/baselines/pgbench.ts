@@ -41,12 +41,22 @@ export function parsePgbenchOutput(text: string): { tps: number; latencyAverageM
   return { tps: Number(tps[1]), latencyAverageMs: latency ? Number(latency[1]) : Number.NaN, transactions: transactions ? Number(transactions[1]) : 0 };
 }
 
+function pgbenchEnvironment(url: string): NodeJS.ProcessEnv {
+  return { ...process.env, PGPASSWORD: decodeURIComponent(new URL(url).password || '') };
+}
+
+/** `pgbench -i -s scale`: the accounts, tellers, branches and history tables in an existing database. */
+export async function initialisePgbench(options: { adminUrl: string; binary: string; database: string; scale: number }): Promise<void> {
+  const initialiseArguments = ['-i', '-q', '-s', String(options.scale), ...connectionArguments(options.adminUrl), options.database];
+  await run(options.binary, initialiseArguments, { env: pgbenchEnvironment(options.adminUrl), maxBuffer: outputBytesMax });
+}
+
 export async function runPgbench(options: { adminUrl: string; binary: string; scale: number; clients: number; threads: number; seconds: number }): Promise<PgbenchResult> {
   const database = await createBenchDatabase(options.adminUrl, 'cashloop_pgbench');
   const connection = connectionArguments(options.adminUrl);
-  const env = { ...process.env, PGPASSWORD: decodeURIComponent(new URL(options.adminUrl).password || '') };
+  const env = pgbenchEnvironment(options.adminUrl);
   try {
-    await run(options.binary, ['-i', '-q', '-s', String(options.scale), ...connection, database.name], { env, maxBuffer: outputBytesMax });
+    await initialisePgbench({ adminUrl: options.adminUrl, binary: options.binary, database: database.name, scale: options.scale });
     const runArguments = ['-b', 'tpcb-like', '-c', String(options.clients), '-j', String(options.threads), '-T', String(options.seconds), ...connection, database.name];
     const { stdout } = await run(options.binary, runArguments, { env, maxBuffer: outputBytesMax });
     return {

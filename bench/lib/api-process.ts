@@ -1,47 +1,17 @@
 // The API under test: a separate child process (`node --import tsx api/main.ts`), started with
 // its environment, awaited on /readyz, and stopped with SIGTERM (the server's graceful path).
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { startChildServer, type ChildServer } from './child-server.ts';
 
-export const repositoryRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export { freePort, repositoryRoot } from './child-server.ts';
 
-const readyTimeoutMs = 90_000;
-const readyPollMs = 200;
-const stopTimeoutMs = 15_000;
-const outputKeptChars = 20_000;
-
-export interface ApiProcess {
-  baseUrl: string;
+export interface ApiProcess extends ChildServer {
   operatorKey: string;
-  pid: number;
-  /** The last lines the process wrote (stderr and stdout), for a failure report. */
-  output(): string;
-  stop(): Promise<void>;
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 export async function startApiProcess(options: { databaseUrl?: string; redisUrl?: string; dataDir: string; nodeArguments?: string[] }): Promise<ApiProcess> {
-  const port = await freePort();
   const operatorKey = `bench-operator-${randomBytes(16).toString('hex')}`;
   const env: Record<string, string> = {
-    PATH: process.env.PATH ?? '',
-    HOME: process.env.HOME ?? '/tmp',
-    PORT: String(port),
-    HOST: '127.0.0.1',
     DATA_DIR: options.dataDir,
     LOG_LEVEL: 'error',
     CASHLOOP_MODE: 'sandbox',
@@ -50,45 +20,6 @@ export async function startApiProcess(options: { databaseUrl?: string; redisUrl?
   };
   if (options.databaseUrl) env.DATABASE_URL = options.databaseUrl;
   if (options.redisUrl) env.REDIS_URL = options.redisUrl;
-  const child: ChildProcess = spawn(process.execPath, [...(options.nodeArguments ?? []), '--import', 'tsx', 'api/main.ts'], { cwd: repositoryRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  const keep = (chunk: Buffer) => {
-    output = (output + chunk.toString('utf8')).slice(-outputKeptChars);
-  };
-  child.stdout?.on('data', keep);
-  child.stderr?.on('data', keep);
-  let exited: number | null = null;
-  const exit = new Promise<void>((resolve) => child.once('exit', (code) => {
-    exited = code ?? -1;
-    resolve();
-  }));
-  const baseUrl = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + readyTimeoutMs;
-  for (;;) {
-    if (exited !== null) throw new Error(`the API process exited (${exited}) before it was ready:\n${output}`);
-    try {
-      const response = await fetch(`${baseUrl}/readyz`);
-      if (response.ok) break;
-    } catch {
-      // Not listening yet.
-    }
-    if (Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`the API process was not ready within ${readyTimeoutMs} ms:\n${output}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, readyPollMs));
-  }
-  return {
-    baseUrl,
-    operatorKey,
-    pid: child.pid!,
-    output: () => output,
-    async stop() {
-      if (exited !== null) return;
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), stopTimeoutMs);
-      await exit;
-      clearTimeout(timer);
-    },
-  };
+  const server = await startChildServer({ name: 'API', script: 'api/main.ts', env, readyPath: '/readyz', nodeArguments: options.nodeArguments });
+  return { ...server, operatorKey };
 }

@@ -1,6 +1,8 @@
 // Turns a run's figures into the report: the table of targets, then the details of each phase.
 import os from 'node:os';
 import { targets } from '../config.ts';
+import type { HttpCeilingResult } from '../baselines/http-ceiling.ts';
+import type { PgbenchResult } from '../baselines/pgbench.ts';
 import type { PhaseResult } from '../lib/load.ts';
 import { formatMs, formatRate, formatRatio, latencyText, rateText, verdict, type Report, type Row } from '../report.ts';
 import type { RunState } from '../run.ts';
@@ -21,8 +23,24 @@ function phaseLine(result: PhaseResult): string {
   return `- ${result.name}: ${result.ok} ok in ${result.seconds.toFixed(1)} s = ${rateText(result.ratePerSecond)}; p50 ${formatMs(result.latency.p50Ms)} ms, p90 ${formatMs(result.latency.p90Ms)} ms, p99 ${formatMs(result.latency.p99Ms)} ms, max ${formatMs(result.latency.maxMs)} ms${failuresText(result)}`;
 }
 
+const ceilingMeasure = 'Reference: express 5 + postgres.js, one pgbench tpcb-like transaction per HTTP request (the stack\'s ceiling for one request = one transaction)';
+
+/** The HTTP ceiling is reported beside pgbench, never judged: it bounds what one send = one transaction can reach. */
+function ceilingRow(ceiling: HttpCeilingResult | null, pgbench: PgbenchResult | null, na: (measure: string, target: string, why: string) => Row): Row {
+  if (!ceiling) return na(ceilingMeasure, 'reference', 'did not run');
+  const { run } = ceiling;
+  return {
+    measure: `${ceilingMeasure}, ${ceiling.callers} callers (closed loop)`,
+    value: `${rateText(run.ratePerSecond)} (${latencyText(run.latency)})${failedSuffix(run)}`,
+    baseline: pgbench ? `pgbench ${formatRate(pgbench.tps)} tps` : '—',
+    ratio: pgbench ? formatRatio(run.ratePerSecond / pgbench.tps) : '—',
+    target: 'reference',
+    verdict: 'report',
+  };
+}
+
 export function buildReport(state: RunState): Report {
-  const { plan, pgbench, pglite, server, embedded } = state;
+  const { plan, pgbench, httpCeiling, pglite, server, embedded } = state;
   const rows: Row[] = [];
   const sections: Report['sections'] = [];
   const na = (measure: string, target: string, why: string): Row => ({ measure, value: why, baseline: '—', ratio: '—', target, verdict: 'n/a' });
@@ -30,6 +48,7 @@ export function buildReport(state: RunState): Report {
   rows.push(pgbench
     ? { measure: `pgbench tpcb-like (scale ${pgbench.scale}, ${pgbench.clients} clients, ${pgbench.threads} threads, ${pgbench.seconds} s)`, value: `${formatRate(pgbench.tps)} tps (avg ${formatMs(pgbench.latencyAverageMs)} ms)`, baseline: '—', ratio: '—', target: 'baseline', verdict: 'report' }
     : na('pgbench tpcb-like', 'baseline', 'did not run'));
+  rows.push(ceilingRow(httpCeiling, pgbench, na));
   rows.push(pglite
     ? { measure: `PGlite single-row UPDATE transactions (${pglite.workers} workers = engine pool)`, value: `${rateText(pglite.updatesPerSecond)} (${latencyText(pglite.latency)})${pglite.errors > 0 ? `, ${pglite.errors} errors` : ''}`, baseline: '—', ratio: '—', target: 'baseline', verdict: 'report' }
     : na('PGlite single-row UPDATE', 'baseline', 'did not run'));
@@ -81,7 +100,7 @@ export function buildReport(state: RunState): Report {
     : na('Ledger audit (PGlite)', 'balances', 'did not run'));
 
   const phases: string[] = [];
-  for (const result of [server?.uniform, server?.openLoop, server?.hot, embedded?.sends]) if (result) phases.push(phaseLine(result));
+  for (const result of [httpCeiling?.run, server?.uniform, server?.openLoop, server?.hot, embedded?.sends]) if (result) phases.push(phaseLine(result));
   for (const result of [server?.uniform, server?.hot]) {
     if (result && 'times' in result) {
       phases.push(`- ${result.name}, engine metrics per send: HTTP ${formatMs(result.times.httpMeanMs)} ms, command path ${formatMs(result.times.commandMeanMs)} ms, of which lock wait ${formatMs(result.times.lockWaitMeanMs)} ms.`);
@@ -99,7 +118,7 @@ export function buildReport(state: RunState): Report {
   if (phases.length > 0) sections.push({ heading: 'Phases', lines: phases });
   if (server?.profile) sections.push({ heading: 'Where one send goes', lines: describeProfile(server.profile) });
 
-  const notes = [...(server?.notes ?? []), ...(embedded?.notes ?? []), ...state.problems, ...state.unhandled.map((text) => `unhandled rejection in the bench process: ${text}`)];
+  const notes = [...(httpCeiling?.notes ?? []), ...(server?.notes ?? []), ...(embedded?.notes ?? []), ...state.problems, ...state.unhandled.map((text) => `unhandled rejection in the bench process: ${text}`)];
   if (server && server.missing.length > 0) notes.unshift(`Missing ledger routes: ${server.missing.join(', ')}.`);
   if (notes.length > 0) sections.push({ heading: 'Problems and notes', lines: notes.map((note) => `- ${note.replace(/\n/g, ' ')}`) });
 
