@@ -51,7 +51,7 @@ export function createApp(engine: Engine, authenticators: Authenticators): expre
       const seconds = (performance.now() - startedAt) / 1000;
       engine.metrics.httpRequests.inc({ method: request.method, route, status: String(response.statusCode) });
       engine.metrics.httpDuration.observe({ method: request.method, route }, seconds);
-      engine.logger.info('request', {
+      if (engine.logger.isInfoEnabled()) engine.logger.info('request', {
         requestId,
         method: request.method,
         path: request.path,
@@ -65,15 +65,18 @@ export function createApp(engine: Engine, authenticators: Authenticators): expre
 
   // Bodies: JSON or form everywhere; images only on routes that take them.
   const binaryPatterns = routes.filter((route) => route.binaryBody).map((route) => routePattern(route.path));
+  const parseImage = express.raw({ type: () => true, limit: imageBodyBytesMax });
+  const parseJson = express.json({ limit: requestBodyBytesMax, strict: true });
+  const parseForm = express.urlencoded({ extended: false, limit: requestBodyBytesMax, parameterLimit: 2000 });
   app.use((request: Request, _response: Response, next: NextFunction) => {
     if (!hasBody(request)) return next();
     const isBinaryRoute = binaryPatterns.some((pattern) => pattern.test(request.path));
     if (isBinaryRoute) {
       if (!request.is(imageTypes)) return next(httpError(edgeErrors, 'unsupported_media_type', { description: 'Send a PNG, JPEG or GIF image.' }));
-      return express.raw({ type: () => true, limit: imageBodyBytesMax })(request, _response, next);
+      return parseImage(request, _response, next);
     }
-    if (request.is(jsonTypes)) return express.json({ limit: requestBodyBytesMax, strict: true })(request, _response, next);
-    if (request.is(formTypes)) return express.urlencoded({ extended: false, limit: requestBodyBytesMax, parameterLimit: 2000 })(request, _response, next);
+    if (request.is(jsonTypes)) return parseJson(request, _response, next);
+    if (request.is(formTypes)) return parseForm(request, _response, next);
     return next(httpError(edgeErrors, 'unsupported_media_type'));
   });
 

@@ -1,8 +1,9 @@
 // Identifiers: decimal-digit strings that are unique by construction (a keyed permutation of a
 // database sequence) and not guessable in order, plus random url-safe secrets.
-import { createHash, createHmac, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, createSecretKey, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
 
-const permutationKey = 'cashloop-id-permutation-v1';
+// Imported once: a string key would be imported again for every round of every id.
+const permutationKey = createSecretKey(Buffer.from('cashloop-id-permutation-v1'));
 
 /** Feistel permutation of [0, 2^bits) with an even bit count; cycle-walked into [0, domain). */
 function permute(value: bigint, bits: number, domain: bigint, salt: string): bigint {

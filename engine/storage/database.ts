@@ -14,11 +14,18 @@ export type Queryable = Sql | TransactionSql;
 
 export interface Database {
   sql: Sql;
+  /**
+   * A small pool for single-row reads outside transactions on the request path (a token, a UID).
+   * Lookups of concurrent requests pipeline on its few connections, one socket write for many,
+   * and never wait behind a long query of the main pool.
+   */
+  lookups: Sql;
   kind: 'postgres' | 'pglite';
   close(): Promise<void>;
 }
 
 const poolSizeMax = 10;
+const lookupPoolSize = 2;
 
 /**
  * A connected socket with Nagle's algorithm off (as libpq does): postgres.js pipelines
@@ -52,8 +59,9 @@ function closeOnce(close: () => Promise<void>): () => Promise<void> {
 
 export async function openPostgres(url: string, poolSize = poolSizeMax): Promise<Database> {
   const sql = connect(url, poolSize);
-  await sql`select 1`;
-  return { sql, kind: 'postgres', close: closeOnce(() => sql.end({ timeout: 5 })) };
+  const lookups = connect(url, lookupPoolSize);
+  await Promise.all([sql`select 1`, lookups`select 1`]);
+  return { sql, lookups, kind: 'postgres', close: closeOnce(async () => void (await Promise.all([sql.end({ timeout: 5 }), lookups.end({ timeout: 5 })]))) };
 }
 
 /** Opens PGlite. With no dataDir the database lives in memory (tests); otherwise on disk. */
@@ -77,6 +85,8 @@ export async function openPglite(dataDir: string | undefined, logger?: Logger): 
   await sql`select 1`;
   return {
     sql,
+    // One backend serves every connection: a second pool would only queue behind the first.
+    lookups: sql,
     kind: 'pglite',
     close: closeOnce(async () => {
       await sql.end({ timeout: 5 });

@@ -185,7 +185,7 @@ export function createTokensService(core: Core, dependencies: { profiles: Profil
     async authenticate(token) {
       if (!tokenPattern.test(token)) return { ok: false, error: 'token_not_recognized' };
       const now = clock.now();
-      const row = await store.selectTokenByHash(sql, secretHash(token));
+      const row = await store.selectTokenByHash(core.database.lookups, secretHash(token));
       if (!row) return { ok: false, error: 'token_not_recognized' };
       if (now.getTime() >= row.hard_expires_at.getTime()) return { ok: false, error: 'token_expired_hard' };
       if (row.invalidated_at) return { ok: false, error: 'token_invalid' };

@@ -128,7 +128,7 @@ export function createTransfersService(core: Core, profiles: ProfilesService, in
     if ((externalUidTypes.has(parsed.type) || externalUidTypes.has(senderType)) && parsed.type !== senderType) {
       return sendFailure([{ code: 'uid_type_mismatch', field_name: 'recipient_uid', info: { sender_uid_type: senderType, recipient_uid_type: parsed.type } }]);
     }
-    const profile = await profiles.findByUid(sql, parsed.uid);
+    const profile = await profiles.findByUid(core.database.lookups, parsed.uid);
     if (!profile && parsed.type !== 'email' && parsed.type !== 'phone') {
       return sendFailure([{ code: 'recipient_not_found', field_name: 'recipient_uid', info: { uid: parsed.uid } }]);
     }
