@@ -8,7 +8,7 @@ import { commandVersionConflictRetriesMax, sharedTransactionCommandsMax } from '
 import type { LockHold, LockService } from '../locks/lock.ts';
 import { LockLostError } from '../locks/lock.ts';
 import type { Metrics } from '../metrics.ts';
-import type { Sql, TransactionSql } from '../storage/database.ts';
+import { pipelinedTransaction, type Sql, type TransactionSql } from '../storage/database.ts';
 import { lockResource, type ActorKind, type EventOf, type InputOf, type SnapshotOf, type StoredSnapshot } from './actor.ts';
 import * as store from './store.ts';
 
@@ -201,7 +201,7 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
 
   /** One command's transaction, its locks already held. */
   async function transact<R>(body: (unit: Unit) => Promise<R>, hold: LockHold): Promise<{ result: R; outboxIds: bigint[] }> {
-    return sql.begin(async (tx) => {
+    return pipelinedTransaction(sql, async (tx) => {
       const { unit, finish } = openUnit(tx, clock.now());
       const result = await body(unit);
       const outboxIds = await finish();
@@ -249,8 +249,13 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
       return;
     }
     let committed: { results: unknown[]; outboxIds: bigint[] } | null = null;
+    const begunAt = performance.now();
+    const observe = (outcome: 'committed' | 'alone') => {
+      metrics.sharedTransactionCommands.observe({ outcome }, batch.length);
+      metrics.sharedTransactionDuration.observe({ outcome }, (performance.now() - begunAt) / 1000);
+    };
     try {
-      committed = (await sql.begin(async (tx) => {
+      committed = (await pipelinedTransaction(sql, async (tx) => {
         const now = clock.now();
         const units = batch.map(() => openUnit(tx, now));
         const outcomes = await Promise.allSettled(batch.map((entry, index) => entry.body(units[index].unit)));
@@ -265,9 +270,11 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
       })) as { results: unknown[]; outboxIds: bigint[] };
     } catch {
       // Rolled back (a rejection, a conflict, a lost lock, a deadlock): each command alone.
+      observe('alone');
       await Promise.all(batch.map((entry) => runShared([entry])));
       return;
     }
+    observe('committed');
     const finishedAt = performance.now();
     batch.forEach((entry, index) => {
       metrics.commandDuration.observe({ command: entry.name, outcome: 'committed' }, (finishedAt - entry.startedAt) / 1000);

@@ -51,6 +51,40 @@ function connect(url: string, poolSize: number): Sql {
   }) as unknown as Sql;
 }
 
+/**
+ * Runs fn in a transaction whose BEGIN goes out with fn's first statements. postgres.js's begin()
+ * waits for BEGIN's answer before running fn, one round trip more per transaction. As with
+ * begin(), any failed statement fails the whole transaction, even one fn caught: COMMIT in a
+ * failed transaction answers ROLLBACK, which this turns into an error.
+ */
+export async function pipelinedTransaction<R>(sql: Sql, fn: (tx: TransactionSql) => Promise<R>): Promise<R> {
+  const reserved = await sql.reserve();
+  try {
+    const begun = reserved.unsafe('begin');
+    // Its failure also fails every statement behind it; it is awaited below for its own error.
+    begun.catch(() => {});
+    let result: R;
+    try {
+      result = await fn(reserved as unknown as TransactionSql);
+      await begun;
+    } catch (error) {
+      await reserved.unsafe('rollback').catch(() => {});
+      throw error;
+    }
+    const committed = await reserved.unsafe('commit');
+    if (committed.command !== 'COMMIT') throw new TransactionRolledBackError(committed.command);
+    return result;
+  } finally {
+    reserved.release();
+  }
+}
+
+export class TransactionRolledBackError extends Error {
+  constructor(command: string) {
+    super(`the transaction did not commit (Postgres answered ${command}): one of its statements failed`);
+  }
+}
+
 /** A close that runs once however often it is called (the engine and its owner may both close). */
 function closeOnce(close: () => Promise<void>): () => Promise<void> {
   let closing: Promise<void> | undefined;
