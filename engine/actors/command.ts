@@ -36,9 +36,11 @@ export function reject<V>(value: V): never {
 interface Tracked {
   kind: ActorKind;
   id: string;
-  loadedVersion: number | null;
+  loadedVersion: number;
   snapshot: any;
   dirty: boolean;
+  /** The insert of a created actor, sent at once so it rides with the body's next statements. */
+  inserted?: Promise<void>;
 }
 
 /** What a command body may do inside its transaction. */
@@ -126,7 +128,10 @@ function openUnit(tx: TransactionSql, now: Date): { unit: Unit; finish(): Promis
     create(kind, id, input) {
       if (tracked.has(key(kind, id))) throw new Error(`actor ${kind.kind}:${id} created twice in one command`);
       const [snapshot] = initialTransition(kind.machine, input as never);
-      tracked.set(key(kind, id), { kind, id, loadedVersion: null, snapshot, dirty: true });
+      // Written now at version 1; a later change in this command updates it in finish().
+      const inserted = store.insertActor(tx, kind.kind, id, stateName(snapshot.value), toStored(snapshot as never), now);
+      inserted.catch(() => {});
+      tracked.set(key(kind, id), { kind, id, loadedVersion: 1, snapshot, dirty: false, inserted });
       return snapshot as never;
     },
     send(kind, id, event) {
@@ -158,22 +163,19 @@ function openUnit(tx: TransactionSql, now: Date): { unit: Unit; finish(): Promis
   // The final writes touch independent rows; sent together, postgres.js pipelines them into one
   // round trip. Each versioned update is checked once all have answered.
   async function finish(): Promise<bigint[]> {
+    const inserts = [...tracked.values()].flatMap((entry) => (entry.inserted ? [entry.inserted] : []));
     const snapshotWrites = [...tracked.values()]
       .filter((entry) => entry.dirty)
       .map(async (entry) => {
-        const stored = toStored(entry.snapshot);
-        const state = stateName(entry.snapshot.value);
-        if (entry.loadedVersion === null) return store.insertActor(tx, entry.kind.kind, entry.id, state, stored, now).then(() => true);
-        const written = await store.updateActor(tx, entry.kind.kind, entry.id, entry.loadedVersion, state, stored, now);
+        const written = await store.updateActor(tx, entry.kind.kind, entry.id, entry.loadedVersion, stateName(entry.snapshot.value), toStored(entry.snapshot), now);
         if (!written) throw new VersionConflictError(entry.kind.kind, entry.id);
-        return true;
       });
     const timerWrites = timers.map((timer) =>
       timer.op === 'set'
         ? store.upsertTimer(tx, timer.kind, timer.id, timer.name, timer.dueAt, timer.event)
         : store.deleteTimer(tx, timer.kind, timer.id, timer.name),
     );
-    const [outboxIds] = await Promise.all([store.insertOutbox(tx, effects, now), ...snapshotWrites, ...timerWrites]);
+    const [outboxIds] = await Promise.all([store.insertOutbox(tx, effects, now), ...inserts, ...snapshotWrites, ...timerWrites]);
     return outboxIds;
   }
 
