@@ -34,6 +34,13 @@ export const addressZipCharsMax = 20;
 export const accessMethodCharsMax = 100;
 export const pinDigits = 4;
 
+// Business locations (degrees, stored with six decimals: about 0.1 m)
+export const latitudeDegreesMax = 90;
+export const longitudeDegreesMax = 180;
+export const coordinateDecimalsMax = 6;
+/** Decimals accepted on input (rounded to coordinateDecimalsMax), enough for any JSON number's digits. */
+export const coordinateInputDecimalsMax = 20;
+
 // Apps
 export const appNameCharsMax = 100;
 export const appSiteCharsMax = 100;

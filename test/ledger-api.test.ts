@@ -260,10 +260,12 @@ test('search: by name, filters, paging with more, geo sort for businesses, limit
   const alice = await person(server, world);
   const near = await shop(server, world);
   const far = await shop(server, world);
-  const place = (id: string, latitude: number, longitude: number) =>
-    server.engine.sql`update profiles set business_address = business_address || ${server.engine.sql.json({ latitude: String(latitude), longitude: String(longitude) })} where id = ${id}`;
-  await place(near.id, 40.0, -75.0);
-  await place(far.id, 10.0, 10.0);
+  const place = async (id: string, latitude: string, longitude: string) => {
+    const located = await server.client.request('PUT', `/admin/profiles/${id}/location`, { latitude, longitude }, { auth: { operator: true } });
+    assert.is(located.status, 200, located.text);
+  };
+  await place(near.id, '40.0', '-75.0');
+  await place(far.id, '10.0', '10.0');
   const search = (query: Record<string, unknown>) => server.client.get('/wallet/search', query, alice.auth);
   const cafes = await search({ q: 'Corner Cafe', filters: 'business', latitude: '40.1', longitude: '-75.1', limit: '50' });
   assert.is(cafes.status, 200, cafes.text);

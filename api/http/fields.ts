@@ -1,7 +1,8 @@
 // Field types for request schemas. Bodies arrive as JSON or as forms (where everything is a
 // string), so booleans, integers and lists accept both shapes and come out typed.
 import { z } from 'zod';
-import { deviceUuidCharsMax } from '../../engine/limits.ts';
+import { deviceUuidCharsMax, latitudeDegreesMax, longitudeDegreesMax } from '../../engine/limits.ts';
+import { parseDegrees } from '../../engine/profiles/location.ts';
 
 const trueWords = new Set(['true', '1', 'yes', 'on']);
 const falseWords = new Set(['false', '0', 'no', 'off', '']);
@@ -45,3 +46,19 @@ export function requiredString(max: number) {
 export const deviceUuidField = z
   .string()
   .regex(new RegExp(`^[0-9A-Za-z_-]{1,${deviceUuidCharsMax}}$`), `must be 1 to ${deviceUuidCharsMax} characters of 0-9 a-z A-Z _ -`);
+
+/** Degrees as a decimal number or string; comes out as an exact decimal string rounded to six decimals. */
+function degreesField(degreesMax: number) {
+  const message = `must be a decimal number from -${degreesMax} to ${degreesMax}`;
+  return z.union([z.string(), z.number()], { error: (issue) => (issue.input === undefined ? 'is required' : message) }).transform((value, context) => {
+    const degrees = parseDegrees(String(value), degreesMax);
+    if (degrees === null) {
+      context.addIssue({ code: 'custom', message });
+      return z.NEVER;
+    }
+    return degrees;
+  });
+}
+
+export const latitudeField = degreesField(latitudeDegreesMax);
+export const longitudeField = degreesField(longitudeDegreesMax);

@@ -1,5 +1,5 @@
 // The operator admin API (Bearer operator key): apps, profile features, profile flags, wallets,
-// managers and profile reads. The CLI is its client.
+// managers, business locations and profile reads. The CLI is its client.
 import { z } from 'zod';
 import { appPermissionNames } from '../../engine/apps/service.ts';
 import { appNameCharsMax, appSiteCharsMax, loginCharsMax, redirectUriCharsMax, redirectUrisMax } from '../../engine/limits.ts';
@@ -7,7 +7,7 @@ import { wallet, walletLock } from '../../engine/profiles/machine.ts';
 import { canonicalUidOf, usernamePattern } from '../../engine/profiles/names.ts';
 import { profileFeatureNames, UidTakenError } from '../../engine/profiles/service.ts';
 import { errorTable, httpError } from '../http/errors.ts';
-import { boolField, currencyField, requiredString, stringList } from '../http/fields.ts';
+import { boolField, currencyField, latitudeField, longitudeField, requiredString, stringList } from '../http/fields.ts';
 import { defineRoute, type RouteDefinition } from '../http/route.ts';
 import { profileErrors } from './profiles.ts';
 
@@ -40,6 +40,7 @@ const flagsInput = z
   })
   .strict();
 
+const locationInput = z.object({ latitude: latitudeField, longitude: longitudeField }).strict();
 const walletInput = z.object({ action: z.enum(['suspend', 'unsuspend', 'close']) }).strict();
 const managerInput = z.object({ manager_uid: requiredString(loginCharsMax) }).strict();
 const empty = z.object({}).strict();
@@ -189,6 +190,36 @@ export const adminRoutes: RouteDefinition[] = [
       }
       await profiles.addManager(engine.sql, business.id, manager.id);
       return { managers: await profiles.managers(engine.sql, business.id) };
+    },
+  }),
+
+  defineRoute({
+    method: 'put',
+    path: '/admin/profiles/:profileId/location',
+    summary: 'Sets a business\'s location (degrees, rounded to six decimals); it sorts search by distance.',
+    tags: ['admin'],
+    caller: { kind: 'operator' },
+    input: locationInput,
+    async handler({ input, engine, params }) {
+      const { profiles } = engine.services;
+      const outcome = await profiles.setLocation(engine.sql, params.profileId, input);
+      if (!outcome.ok) throw httpError(profileErrors, outcome.error);
+      return profiles.toPublic(outcome.profile);
+    },
+  }),
+
+  defineRoute({
+    method: 'delete',
+    path: '/admin/profiles/:profileId/location',
+    summary: 'Clears a business\'s location.',
+    tags: ['admin'],
+    caller: { kind: 'operator' },
+    input: empty,
+    async handler({ engine, params }) {
+      const { profiles } = engine.services;
+      const outcome = await profiles.setLocation(engine.sql, params.profileId, null);
+      if (!outcome.ok) throw httpError(profileErrors, outcome.error);
+      return profiles.toPublic(outcome.profile);
     },
   }),
 

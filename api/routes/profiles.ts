@@ -34,6 +34,7 @@ export const profileErrors = errorTable<ProfileAccessError>({
   app_denied: { status: 403, description: 'This app may not act for that profile.' },
   username_taken: { status: 400, error: 'invalid', description: 'The username belongs to another profile.' },
   unknown_feature: { status: 400, error: 'invalid', description: 'No such profile feature.' },
+  not_business: { status: 400, description: 'Only a business profile has a location.' },
 });
 
 export const personNameField = z.string().superRefine((text, context) => {

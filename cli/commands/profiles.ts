@@ -1,4 +1,4 @@
-// `cashloop profile show|set|feature|wallet|manager`: profiles through the admin API.
+// `cashloop profile show|set|locate|feature|wallet|manager`: profiles through the admin API.
 import type { Command } from 'commander';
 import { adminClient, CliError, globalsOf, print } from '../client.ts';
 
@@ -18,6 +18,7 @@ function profileLines(shown: any): string[] {
     `support_paycode     ${profile.support_paycode}`,
     `preferred_currency  ${profile.preferred_currency}`,
   ];
+  if (!profile.is_individual) lines.push(`location            ${profile.latitude ? `${profile.latitude}, ${profile.longitude}` : '(none)'}`);
   if (shown.site !== undefined) lines.push(`site                ${shown.site}`, `features            ${shown.features.join(', ')}`, `managers            ${shown.managers.join(', ')}`, `wallet              ${shown.wallet_state}`);
   return lines;
 }
@@ -50,6 +51,27 @@ export function registerProfileCommands(program: Command, env?: Record<string, s
       if (options.username !== undefined) body.username = options.username;
       if (Object.keys(body).length === 0) throw new CliError('Nothing to set: give --support-paycode, --preferred-currency or --username.');
       const updated = await adminClient(globals, env).request('PATCH', `/admin/profiles/${encodeURIComponent(profileId)}`, body);
+      print(globals, updated, () => profileLines(updated));
+    });
+
+  profile
+    .command('locate')
+    .description('Set or clear a business\'s location (degrees); search sorts closest businesses first')
+    .argument('<profile_id>')
+    .option('--latitude <degrees>', 'latitude, -90 to 90 (e.g. 41.8781)')
+    .option('--longitude <degrees>', 'longitude, -180 to 180 (e.g. -87.6298)')
+    .option('--clear', 'remove the location', false)
+    .action(async (profileId: string, options, command: Command) => {
+      const globals = globalsOf(command);
+      const given = options.latitude !== undefined || options.longitude !== undefined;
+      if (options.clear && given) throw new CliError('Give either --clear or --latitude with --longitude, not both.');
+      if (!options.clear && (options.latitude === undefined || options.longitude === undefined)) throw new CliError('Give --latitude and --longitude together, or --clear.');
+      const locationPath = `/admin/profiles/${encodeURIComponent(profileId)}/location`;
+      const client = adminClient(globals, env);
+      // Degrees go as the typed strings, so the server rounds exact decimals, not floats.
+      const updated = options.clear
+        ? await client.request('DELETE', locationPath)
+        : await client.request('PUT', locationPath, { latitude: options.latitude, longitude: options.longitude });
       print(globals, updated, () => profileLines(updated));
     });
 

@@ -8,4 +8,5 @@ export type ProfileAccessError =
   | 'not_available'
   | 'app_denied'
   | 'username_taken'
-  | 'unknown_feature';
+  | 'unknown_feature'
+  | 'not_business';

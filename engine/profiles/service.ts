@@ -3,6 +3,8 @@
 import type { Unit } from '../actors/command.ts';
 import type { Core } from '../core.ts';
 import type { Queryable } from '../storage/database.ts';
+import type { ProfileAccessError } from './errors.ts';
+import { storedLocation, type Location } from './location.ts';
 import { wallet } from './machine.ts';
 import * as store from './store.ts';
 import type { AddressRow, ProfileRow } from './store.ts';
@@ -35,6 +37,8 @@ export interface ProfileRecord {
   supportPaycode: boolean;
   /** Bumped on each image upload; null when the profile has no image. */
   imageVersion: number | null;
+  /** A business's location, set by the operator; null when unknown (always for an individual). */
+  location: Location | null;
   createdAt: Date;
 }
 
@@ -72,6 +76,10 @@ export interface ProfileFlagsUpdate {
   preferredCurrency?: string;
   username?: string | null;
 }
+
+export type LocationOutcome =
+  | { ok: true; profile: ProfileRecord }
+  | { ok: false; error: Extract<ProfileAccessError, 'profile_not_found' | 'not_business'> };
 
 export type ListProvider = (db: Queryable, profileId: string) => Promise<unknown[]>;
 
@@ -112,6 +120,8 @@ export interface ProfilesService {
   /** image24/48/73 URLs (with the deprecated aliases image25/50), or nulls without an image. */
   imageUrls(record: ProfileRecord): Record<'image24' | 'image25' | 'image48' | 'image50' | 'image73', string | null>;
   bumpImageVersion(db: Queryable, profileId: string): Promise<number>;
+  /** Sets a business's location, or clears it with null; an individual has none (not_business). */
+  setLocation(db: Queryable, profileId: string, location: Location | null): Promise<LocationOutcome>;
   /** The wire Profile (supplement 2.4). */
   toPublic(record: ProfileRecord): Record<string, unknown>;
   /** The wire ProfileDetail (supplement 2.5): Profile + holdings, confirmed_uids, accounts. */
@@ -142,6 +152,7 @@ function toRecord(row: ProfileRow): ProfileRecord {
     preferredCurrency: row.preferred_currency,
     supportPaycode: row.support_paycode,
     imageVersion: row.image_version,
+    location: storedLocation(row.id, row.latitude, row.longitude),
     createdAt: row.created_at,
   };
 }
@@ -309,6 +320,17 @@ export function createProfilesService(core: Core): ProfilesService {
     },
     bumpImageVersion: (db, profileId) => store.bumpImageVersion(db, profileId),
 
+    async setLocation(db, profileId, location) {
+      const record = await service.get(db, profileId);
+      if (!record) return { ok: false, error: 'profile_not_found' };
+      if (record.isIndividual) return { ok: false, error: 'not_business' };
+      const updated = toRecord(await store.updateBusinessLocation(db, profileId, location?.latitude ?? null, location?.longitude ?? null));
+      if (updated.location?.latitude !== location?.latitude || updated.location?.longitude !== location?.longitude) {
+        throw new Error(`profile ${profileId} location reads back as ${JSON.stringify(updated.location)}, not ${JSON.stringify(location)}`);
+      }
+      return { ok: true, profile: updated };
+    },
+
     toPublic(record) {
       const publicAddress = record.businessAddress && record.businessAddress.public ? record.businessAddress : null;
       return {
@@ -325,8 +347,8 @@ export function createProfilesService(core: Core): ProfilesService {
         image250w: null,
         address: publicAddress ? formatAddress(publicAddress) : '',
         address_data: publicAddress ? { ...publicAddress } : null,
-        latitude: '',
-        longitude: '',
+        latitude: record.location?.latitude ?? '',
+        longitude: record.location?.longitude ?? '',
         phone: !record.isIndividual && record.phonePublic ? record.phone : '',
         preferred_currency: record.preferredCurrency,
         accepted_national_currencies: [],

@@ -34,12 +34,15 @@ export interface ProfileRow {
   preferred_currency: string;
   support_paycode: boolean;
   image_version: number | null;
+  /** numeric(8,6) and numeric(9,6) as text, e.g. "41.878100"; both null or both set. */
+  latitude: string | null;
+  longitude: string | null;
   accepted_policy: boolean;
   weekly_offers: boolean;
   created_at: Date;
 }
 
-export type NewProfileRow = Omit<ProfileRow, 'created_at' | 'image_version'>;
+export type NewProfileRow = Omit<ProfileRow, 'created_at' | 'image_version' | 'latitude' | 'longitude'>;
 
 export async function insertProfile(db: Queryable, row: NewProfileRow, now: Date): Promise<void> {
   await db`
@@ -56,7 +59,7 @@ export async function insertProfile(db: Queryable, row: NewProfileRow, now: Date
 const profileColumns = (db: Queryable) => db`
   id, is_individual, first_name, last_name, title, business_name, dba, web_site, description_html, username, site,
   password_hash, phone, phone_public, business_address, mail_address, home_address, preferred_currency, support_paycode,
-  image_version, accepted_policy, weekly_offers, created_at`;
+  image_version, latitude, longitude, accepted_policy, weekly_offers, created_at`;
 
 export async function selectProfile(db: Queryable, id: string): Promise<ProfileRow | null> {
   const rows = await db<ProfileRow[]>`select ${profileColumns(db)} from profiles where id = ${id}`;
@@ -190,4 +193,14 @@ export async function updateBusinessName(db: Queryable, profileId: string, title
     update profiles set title = ${title}, business_name = ${title}, dba = ${dba}
     where id = ${profileId} and not is_individual`;
   return result.count === 1;
+}
+
+/** Sets (or with nulls clears) a business's location; returns the updated row. */
+export async function updateBusinessLocation(db: Queryable, profileId: string, latitude: string | null, longitude: string | null): Promise<ProfileRow> {
+  const rows = await db<ProfileRow[]>`
+    update profiles set latitude = ${latitude}::numeric, longitude = ${longitude}::numeric
+    where id = ${profileId} and not is_individual
+    returning ${profileColumns(db)}`;
+  if (rows.length !== 1) throw new Error(`profile ${profileId} location update touched ${rows.length} rows`);
+  return rows[0];
 }

@@ -21,13 +21,15 @@ export async function selectSearchIds(sql: Queryable, query: SearchQuery): Promi
   const kind = query.kind === null ? sql`` : sql`and p.is_individual = ${query.kind === 'individual'}`;
   const exclude = query.excludeId === null ? sql`` : sql`and p.id <> ${query.excludeId}`;
   const issuers = query.businessIssuers === null ? sql`` : sql`and (p.is_individual or p.id = any(${query.businessIssuers}::text[]))`;
-  // Coordinates come from the business address when it carries latitude and longitude.
+  // Coordinates are the operator-set profile location, which only businesses have (a CHECK keeps
+  // it off individuals). The key is the haversine term, which grows with great-circle distance,
+  // so it orders correctly across the antimeridian and at any range; profiles without a location
+  // get null and sort after every located one.
   const distance = query.latitude === null || query.longitude === null
     ? sql`null::float8`
-    : sql`case when not p.is_individual and p.business_address ? 'latitude' and p.business_address ? 'longitude'
-        then power((p.business_address->>'latitude')::float8 - ${query.latitude}::float8, 2)
-           + power(((p.business_address->>'longitude')::float8 - ${query.longitude}::float8) * cos(radians(${query.latitude}::float8)), 2)
-        end`;
+    : sql`power(sin(radians(p.latitude::float8 - ${query.latitude}::float8) / 2), 2)
+        + cos(radians(${query.latitude}::float8)) * cos(radians(p.latitude::float8))
+          * power(sin(radians(p.longitude::float8 - ${query.longitude}::float8) / 2), 2)`;
   const rows = await sql<{ id: string }[]>`
     select p.id from profiles p
     where p.site = ${query.site}
