@@ -2,6 +2,7 @@
 // Postgres and Redis, with the CPU time the API process, the Postgres backends, Redis and this
 // load generator spent per send (from /proc), and optionally open-loop rates after it.
 //   node --import tsx bench/probes/send-cpu.ts [--callers 16] [--seconds 10] [--open 300,450] [--routes] [--cpu-prof DIR]
+//     [--node-option=--max-semi-space-size=64 ...]
 // --routes first measures the API's CPU per request of cheaper calls (the floor under a send);
 // --cpu-prof writes the API process's V8 profile to DIR (summarise it with profile-summary.ts).
 import { execFileSync } from 'node:child_process';
@@ -25,7 +26,7 @@ const openLoopSeconds = 15;
 const { values } = parseArgs({
   options: {
     callers: { type: 'string', default: '16' }, seconds: { type: 'string', default: '10' }, open: { type: 'string' }, routes: { type: 'boolean', default: false },
-    'cpu-prof': { type: 'string' },
+    'cpu-prof': { type: 'string' }, 'node-option': { type: 'string', multiple: true, default: [] },
   },
 });
 const callers = Number(values.callers);
@@ -60,7 +61,7 @@ const environment = loadBenchEnvironment();
 const database = await createBenchDatabase(environment.postgresUrl, 'cashloop_probe');
 const api = await startApiProcess({
   databaseUrl: database.url, redisUrl: environment.redisUrl, dataDir: mkdtempSync(path.join(tmpdir(), 'cashloop-probe-')),
-  nodeArguments: values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(values['cpu-prof'])}`] : [],
+  nodeArguments: [...(values['node-option'] ?? []), ...(values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(values['cpu-prof'])}`] : [])],
 });
 try {
   const client = new HttpClient(api.baseUrl, callers * 4);
