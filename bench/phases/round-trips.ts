@@ -1,5 +1,5 @@
 // Where one send's time goes: a second API process on the same database, reaching Postgres
-// through a counting pass-through, sends one at a time. Postgres round trips per send (minus the
+// through a counting pass-through, sends one at a time. Postgres statements per send (minus the
 // background workers' idle polling, measured first), Redis commands per send, and the unloaded
 // latency with the engine's own split (command path, lock wait).
 import { performance } from 'node:perf_hooks';
@@ -81,7 +81,7 @@ export function describeProfile(profile: SendProfile): string[] {
   const redis = Object.entries(profile.redisCommandsPerSend).map(([name, count]) => `${name} ${count}`).join(', ') || 'none';
   return [
     `- ${profile.sends} sends one at a time through a second API process: p50 ${formatMs(profile.latency.p50Ms)} ms, p99 ${formatMs(profile.latency.p99Ms)} ms at the client.`,
-    `- Postgres round trips per send (Sync + simple Query messages): **${profile.postgresRoundTripsPerSend.toFixed(1)}** (idle background polling, ${profile.idleRoundTripsPerSecond.toFixed(1)}/s, subtracted).`,
+    `- Postgres statements per send (Sync + simple Query messages; statements sent together share a round trip): **${profile.postgresRoundTripsPerSend.toFixed(1)}** (idle background polling, ${profile.idleRoundTripsPerSecond.toFixed(1)}/s, subtracted).`,
     `- Redis commands per send: ${redis}.`,
     `- Engine metrics per send: HTTP ${formatMs(profile.httpMeanMs)} ms, of which the command path (lock + transaction + commit) ${formatMs(profile.commandMeanMs)} ms, lock wait ${formatMs(profile.lockWaitMeanMs)} ms.`,
   ];
