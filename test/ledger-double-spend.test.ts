@@ -1,7 +1,8 @@
 // Proves no double spend across processes on real Postgres and Redis: two API processes, 100
 // concurrent sends from a wallet funded for exactly 10 (10 succeed, 90 fail cleanly), one dedup_id
 // sent 50 times (one transfer), 50 concurrent sends from one wallet equal the sequential result, and
-// the sends of many wallets at once (shared transactions) keep each send's own outcome.
+// the sends of many wallets at once (shared transactions) keep each send's own outcome and, across
+// the two processes, never deadlock.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -109,6 +110,14 @@ test('50 concurrent sends on one wallet from two processes equal the sequential 
   await assertAudit(harness.engine);
 });
 
+/** Postgres's count of deadlocks in this test's database (its statistics lag up to a second). */
+async function deadlocks(): Promise<number> {
+  const rows = await harness.engine.sql<{ deadlocks: number }[]>`
+    select deadlocks::int as deadlocks from pg_stat_database where datname = current_database()`;
+  return rows[0].deadlocks;
+}
+const statisticsFlushMs = 1500;
+
 test('sends of many wallets at once share transactions: a ring, and underfunded senders among funded ones', async () => {
   if (skipNote()) return;
   // 20 wallets in a ring, each funded with 5.00, each sending 1.00 to the next three times; and 10
@@ -116,6 +125,7 @@ test('sends of many wallets at once share transactions: a ring, and underfunded 
   const ring = await Promise.all(Array.from({ length: 20 }, () => fundedPair('5.00')));
   const shop = await individual(harness.engine);
   const shoppers = await Promise.all(Array.from({ length: 10 }, (_, index) => fundedPair(index % 2 === 0 ? '3.00' : '0.50')));
+  const deadlocksBefore = await deadlocks();
   const sends = [
     ...[0, 1, 2].flatMap((round) => ring.map((wallet, index) => ({ auth: wallet.auth, to: ring[(index + 1) % ring.length].alice, round }))),
     ...[0, 1, 2].flatMap((round) => shoppers.map((wallet) => ({ auth: wallet.auth, to: shop, round }))),
@@ -134,6 +144,29 @@ test('sends of many wallets at once share transactions: a ring, and underfunded 
   assert.is(await balanceOf(harness.engine, shop), 1500n);
   for (const [index, wallet] of shoppers.entries()) assert.is(await balanceOf(harness.engine, wallet.alice), index % 2 === 0 ? 0n : 50n);
   await assertAudit(harness.engine);
+  // Shared transactions of the two processes lock their balances in one order: none deadlocked.
+  await new Promise((resolve) => setTimeout(resolve, statisticsFlushMs));
+  assert.is(await deadlocks(), deadlocksBefore);
+});
+
+test('sends crossing between many wallets from two processes never deadlock', async () => {
+  if (skipNote()) return;
+  // 40 wallets, 10 rounds: each wallet pays another 1.00 per round, a different one each round,
+  // so shared transactions of the two processes lock overlapping balances in every order.
+  const wallets = await Promise.all(Array.from({ length: 40 }, () => fundedPair('20.00')));
+  const deadlocksBefore = await deadlocks();
+  const sends = Array.from({ length: 10 }, (_, round) => wallets.map((wallet, index) => ({
+    auth: wallet.auth, to: wallets[(index + 1 + ((round * 7) % (wallets.length - 1))) % wallets.length].alice,
+  }))).flat();
+  const answers = await Promise.all(sends.map((send, index) =>
+    clients[index % 2].post('/wallet/send', { recipient_uid: `service:${send.to}`, amounts: '0-USD-1.00' }, send.auth)));
+  assert.ok(answers.every((answer) => answer.status === 200), JSON.stringify(answers.find((answer) => answer.status !== 200)?.body));
+  let total = 0n;
+  for (const wallet of wallets) total += await balanceOf(harness.engine, wallet.alice);
+  assert.is(total, 40n * 2000n);
+  await assertAudit(harness.engine);
+  await new Promise((resolve) => setTimeout(resolve, statisticsFlushMs));
+  assert.is(await deadlocks(), deadlocksBefore);
 });
 
 test.run();

@@ -2,7 +2,7 @@
 // timers are delivered exactly once, and outbox effects are delivered after commit.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { reject } from './command.ts';
+import { reject, type SharedRowLocks } from './command.ts';
 import { createTestEngine, type TestEngine } from '../../test/support/harness.ts';
 import { counter } from '../../test/support/counter.ts';
 
@@ -113,6 +113,16 @@ async function createCounters(ids: string[]): Promise<void> {
   }
 }
 
+/** Counter rows as the shared rows of the tests; records each take. */
+const taken: string[][] = [];
+const counterRows = {
+  table: 'actors',
+  async take(tx: Parameters<SharedRowLocks['take']>[0], keys: readonly string[]) {
+    taken.push([...keys]);
+    await tx`select 1 from actors where kind = 'test_counter' and id = any(${[...keys]}::text[]) order by id for update`;
+  },
+};
+
 /** A shared command that adds `by` to a counter and answers with its transaction's id. */
 function sharedAdd(id: string, by: number, after?: (unit: Parameters<Parameters<typeof harness.engine.commands.run>[2]>[0]) => Promise<void>) {
   return harness.engine.commands.run('counter.add', [{ kind: 'test_counter', id }], async (unit) => {
@@ -121,13 +131,16 @@ function sharedAdd(id: string, by: number, after?: (unit: Parameters<Parameters<
     const [row] = await unit.tx<{ txid: string }[]>`select txid_current()::text as txid`;
     await after?.(unit);
     return row.txid;
-  }, { shared: true });
+  }, { shared: { rows: counterRows, keys: [id] } });
 }
 
 test('shared commands that hold their locks together commit in one transaction, each with its own answer', async () => {
   await createCounters(['s1', 's2', 's3']);
-  const txids = await Promise.all([sharedAdd('s1', 1), sharedAdd('s2', 2), sharedAdd('s3', 3)]);
+  taken.length = 0;
+  const txids = await Promise.all([sharedAdd('s3', 3), sharedAdd('s1', 1), sharedAdd('s2', 2)]);
   assert.is(new Set(txids).size, 1);
+  // The shared rows of all three were taken once, in one ordered statement, before the bodies ran.
+  assert.equal(taken, [['s1', 's2', 's3']]);
   assert.equal(await readCount('s1'), { count: 1, version: 2, state: 'open' });
   assert.equal(await readCount('s2'), { count: 2, version: 2, state: 'open' });
   assert.equal(await readCount('s3'), { count: 3, version: 2, state: 'open' });

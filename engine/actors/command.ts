@@ -64,13 +64,25 @@ export interface Unit {
   newLongId(salt: string): Promise<string>;
 }
 
+/** Rows of one table that shared transactions lock up front (see RunOptions.shared). */
+export interface SharedRowLocks {
+  /** The table; tables are taken in the order of their names. */
+  readonly table: string;
+  /** Locks the rows of every key in one statement, in the table's one global order. */
+  take(tx: TransactionSql, keys: readonly string[]): Promise<void>;
+}
+
 export interface RunOptions {
   /**
    * Let the command share a transaction with other shared commands that hold their locks at the
    * same time (one commit, pipelined statements). Only for bodies whose writes are keyed by what
-   * their locks cover or are new rows, so any mix of them commits as if run one after another.
+   * their locks cover, are new rows, or touch the rows named here, so any mix of them commits as
+   * if run one after another. `rows` names the rows the body locks that others may lock too: a
+   * shared transaction takes all its commands' rows in one ordered statement before any body
+   * runs, so two shared transactions (in one process or several) never wait on each other in a
+   * cycle.
    */
-  shared?: boolean;
+  shared?: { rows: SharedRowLocks; keys: readonly string[] };
 }
 
 export interface CommandRunner {
@@ -185,6 +197,7 @@ function openUnit(tx: TransactionSql, now: Date): { unit: Unit; finish(): Promis
 /** A command that holds its locks and waits for a place in the next shared transaction. */
 interface Waiting {
   name: string;
+  rows: { rows: SharedRowLocks; keys: readonly string[] };
   hold: LockHold;
   body: (unit: Unit) => Promise<unknown>;
   startedAt: number;
@@ -259,8 +272,19 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
     try {
       committed = (await pipelinedTransaction(sql, async (tx) => {
         const now = clock.now();
+        // Every command's shared rows first, one ordered statement per table, sent ahead of the bodies.
+        const keysByTable = new Map<SharedRowLocks, Set<string>>();
+        for (const entry of batch) {
+          const keys = keysByTable.get(entry.rows.rows) ?? new Set<string>();
+          for (const key of entry.rows.keys) keys.add(key);
+          keysByTable.set(entry.rows.rows, keys);
+        }
+        const tables = [...keysByTable].sort(([left], [right]) => (left.table < right.table ? -1 : left.table > right.table ? 1 : 0));
+        const rowsTaken = Promise.all(tables.map(([rows, keys]) => rows.take(tx, [...keys].sort())));
+        rowsTaken.catch(() => {});
         const units = batch.map(() => openUnit(tx, now));
         const outcomes = await Promise.allSettled(batch.map((entry, index) => entry.body(units[index].unit)));
+        await rowsTaken;
         if (outcomes.some((outcome) => outcome.status === 'rejected')) throw new SharedTransactionAborted();
         const written = await Promise.allSettled(units.map((entry) => entry.finish()));
         if (written.some((outcome) => outcome.status === 'rejected')) throw new SharedTransactionAborted();
@@ -301,10 +325,11 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
       const startedAt = performance.now();
       return locks.using(resources, async (hold) => {
         metrics.lockWait.observe({ command: name }, (performance.now() - startedAt) / 1000);
-        if (!runOptions?.shared) return runHeld(name, body, hold, startedAt);
+        const shared = runOptions?.shared;
+        if (!shared) return runHeld(name, body, hold, startedAt);
         return new Promise((resolve, reject) => {
           waiting.push({
-            name, hold, body, startedAt,
+            name, rows: shared, hold, body, startedAt,
             settle: (outcome) => (outcome.ok ? resolve(outcome.value as never) : reject(outcome.error)),
           });
           // Commands that arrive in the same turn of the event loop start together.

@@ -1,6 +1,7 @@
 // Cash operations inside a command's transaction: take cash from a wallet, hold it in a transfer's
 // escrow, release it, redeem it; each records its movements. No cash is created or destroyed here
 // except by issue() and redeem(), and both write the ledger totals in the same statement set.
+import type { SharedRowLocks } from '../actors/command.ts';
 import { sendNotesFirstBatch, sendNotesMax } from '../limits.ts';
 import type { TransactionSql } from '../storage/database.ts';
 import { allocate, takeFirst, type AllocationOptions, type AmountEntry, type Note, type Parsed, type Pick } from './allocation.ts';
@@ -8,6 +9,10 @@ import * as store from './store.ts';
 import type { Holder, MovementLine } from './store.ts';
 
 export const walletHolder = (profileId: string): Holder => ({ kind: 'wallet', id: profileId });
+
+/** Wallet balances, the rows sends of different wallets share: shared transactions lock them first. */
+export const balanceRowLocks: SharedRowLocks = Object.freeze({ table: 'balances', take: store.lockBalances });
+export const balanceLockKey = store.balanceLockKey;
 export const escrowHolder = (transferId: string): Holder => ({ kind: 'transfer', id: transferId });
 
 /** Groups picks into one movement's loops entries (same loop, currency and issuer summed). */

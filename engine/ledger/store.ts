@@ -259,6 +259,24 @@ export async function selectMovements(sql: Queryable, transferIds: readonly stri
     where transfer_id = any(${transferIds as string[]}::text[]) order by transfer_id, number, line`;
 }
 
+/** A balance row's key for balanceRowLocks: the profile and the currency (every loop of it). */
+export function balanceLockKey(profileId: string, currency: string): string {
+  return `${profileId}\u0000${currency}`;
+}
+
+/**
+ * Row-locks the balances of the keys (all loops of each profile and currency) in one statement,
+ * in the order every balance lock uses (profile, currency, loop), so lockers never form a cycle.
+ */
+export async function lockBalances(tx: Queryable, keys: readonly string[]): Promise<void> {
+  const profileIds = keys.map((key) => key.slice(0, key.indexOf('\u0000')));
+  const currencies = keys.map((key) => key.slice(key.indexOf('\u0000') + 1));
+  await tx`
+    select 1 from balances b
+    join unnest(${profileIds}::text[], ${currencies}::text[]) as k(profile_id, currency) using (profile_id, currency)
+    order by b.profile_id, b.currency, b.loop_id for update of b`;
+}
+
 export interface BalanceRow {
   loop_id: string;
   currency: string;

@@ -6,7 +6,7 @@ import { reject } from '../actors/command.ts';
 import type { Core } from '../core.ts';
 import { longIdFromSequence, randomDigits } from '../ids.ts';
 import { openLoopId, parseAmounts, parseSerialNumbers, sumPicks, type AmountEntry, type Note, type Pick } from '../ledger/allocation.ts';
-import { escrowHolder, movementLines, pickFromWallet, releaseEscrow, walletHolder } from '../ledger/cash.ts';
+import { balanceLockKey, balanceRowLocks, escrowHolder, movementLines, pickFromWallet, releaseEscrow, walletHolder } from '../ledger/cash.ts';
 import { failure, sendFailure, type Failure, type SendError } from '../ledger/errors.ts';
 import * as ledgerStore from '../ledger/store.ts';
 import {
@@ -194,6 +194,8 @@ export function createTransfersService(core: Core, profiles: ProfilesService, in
 
     // Sends share transactions: every write is a new row, the sender's notes and dedup key (under
     // the sender's lock) or a relative balance change, so sends of different wallets commit together.
+    // The balances they change are taken first for the whole shared transaction, in order.
+    const balanceKeys = [balanceLockKey(input.senderId, currency), ...(recipient ? [balanceLockKey(recipient.id, currency)] : [])];
     const result = await commands.run('transfer.send', [{ kind: 'wallet', id: input.senderId }], async (unit) => {
       // Independent statements go out together (postgres.js pipelines them on the transaction's
       // connection), so a send costs few round trips while it holds the sender's lock.
@@ -304,7 +306,7 @@ export function createTransfersService(core: Core, profiles: ProfilesService, in
         viewerId: input.senderId, paycode, publicUrl: core.config.publicUrl ?? 'http://localhost:8080', stakeholders, steps: steps(inserted),
       });
       return { ok: true as const, transferId, duplicate: false, detail: { transfer: transferDetail, profile: profileDetail } };
-    }, { shared: true });
+    }, { shared: { rows: balanceRowLocks, keys: balanceKeys } });
     if ((result as { error?: string }).error === 'invalid') {
       // The invitations domain refused the address.
       return sendFailure([{ code: 'recipient_not_found', field_name: 'recipient_uid', info: { invalid: (result as { invalid?: unknown }).invalid ?? null } }]);
