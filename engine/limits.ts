@@ -107,6 +107,8 @@ export const lockRetryJitterMs = 3;
 export const commandVersionConflictRetriesMax = 3;
 /** Commands that may share one transaction (see RunOptions.shared); postgres.js pipelines up to 100 statements. */
 export const sharedTransactionCommandsMax = 32;
+/** Shared transactions one process runs at once; their shared rows are locked in order, so they queue, never deadlock. */
+export const sharedTransactionsInFlightMax = 2;
 export const sweeperIntervalMs = 500;
 export const sweeperBatchMax = 50;
 export const outboxIntervalMs = 1000;

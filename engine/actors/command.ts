@@ -4,7 +4,7 @@
 import { initialTransition, transition } from 'xstate';
 import type { Clock } from '../clock.ts';
 import { longIdFromSequence, shortIdFromSequence } from '../ids.ts';
-import { commandVersionConflictRetriesMax, sharedTransactionCommandsMax } from '../limits.ts';
+import { commandVersionConflictRetriesMax, sharedTransactionCommandsMax, sharedTransactionsInFlightMax } from '../limits.ts';
 import type { LockHold, LockService } from '../locks/lock.ts';
 import { LockLostError } from '../locks/lock.ts';
 import type { Metrics } from '../metrics.ts';
@@ -252,7 +252,7 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
   // transaction rolls back and each command runs alone, still holding its locks, so every command
   // keeps its own answer. Commands in one queue hold different locks (a lock is held once).
   const waiting: Waiting[] = [];
-  let sharing = false;
+  let sharing = 0;
 
   async function runShared(batch: Waiting[]): Promise<void> {
     if (batch.length === 1) {
@@ -310,13 +310,14 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
   }
 
   function drain(): void {
-    if (sharing || waiting.length === 0) return;
-    sharing = true;
-    const batch = waiting.splice(0, sharedTransactionCommandsMax);
-    runShared(batch).finally(() => {
-      sharing = false;
-      drain();
-    });
+    while (sharing < sharedTransactionsInFlightMax && waiting.length > 0) {
+      sharing += 1;
+      const batch = waiting.splice(0, sharedTransactionCommandsMax);
+      runShared(batch).finally(() => {
+        sharing -= 1;
+        drain();
+      });
+    }
   }
 
   return {
@@ -333,7 +334,7 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
             settle: (outcome) => (outcome.ok ? resolve(outcome.value as never) : reject(outcome.error)),
           });
           // Commands that arrive in the same turn of the event loop start together.
-          if (!sharing && waiting.length === 1) setImmediate(drain);
+          if (sharing < sharedTransactionsInFlightMax && waiting.length === 1) setImmediate(drain);
         });
       });
     },
