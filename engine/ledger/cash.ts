@@ -72,6 +72,9 @@ export async function heldNotes(tx: TransactionSql, transferId: string): Promise
  */
 export async function releaseEscrow(tx: TransactionSql, transferId: string, toProfileId: string, senderId: string, amount: bigint | null, at: Date): Promise<Pick[]> {
   const notes = await heldNotes(tx, transferId);
+  // Both wallets' balances in the one order every balance lock uses, before the two moves.
+  const currencies = [...new Set(notes.map((note) => note.currency))];
+  await store.lockBalances(tx, currencies.flatMap((currency) => [balanceLockKey(toProfileId, currency), balanceLockKey(senderId, currency)]).sort());
   const total = notes.reduce((sum, note) => sum + note.amount, 0n);
   const taken = amount === null ? total : amount;
   if (taken > total) throw new Error(`escrow of ${transferId} holds ${total}, asked for ${taken}`);
