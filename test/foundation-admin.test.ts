@@ -1,7 +1,7 @@
 // Proves the operator admin API (apps, features, flags, wallets, managers, profile reads) and the CLI that drives it.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { runCli } from '../cli/main.ts';
+import { runCliCaptured, type CliRun } from './support/cli.ts';
 import { startTestServer, testOperatorKey, type TestServer } from './support/http.ts';
 import { addBusiness, addIndividual, countRows, createApp, type TestApp } from './foundation-helpers.ts';
 
@@ -16,24 +16,12 @@ test.before(async () => {
 test.after(async () => server.close());
 
 /** Runs the CLI in-process against the test server, capturing what it prints. */
-async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+async function cli(...args: string[]): Promise<CliRun> {
   return cliWith({ CASHLOOP_OPERATOR_KEY: testOperatorKey }, args);
 }
 
-async function cliWith(env: Record<string, string>, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const writeOut = process.stdout.write.bind(process.stdout);
-  const writeErr = process.stderr.write.bind(process.stderr);
-  process.stdout.write = ((chunk: string) => ((stdout += chunk), true)) as typeof process.stdout.write;
-  process.stderr.write = ((chunk: string) => ((stderr += chunk), true)) as typeof process.stderr.write;
-  try {
-    const code = await runCli(['--url', server.baseUrl, ...args], env);
-    return { code, stdout, stderr };
-  } finally {
-    process.stdout.write = writeOut;
-    process.stderr.write = writeErr;
-  }
+async function cliWith(env: Record<string, string>, args: string[]): Promise<CliRun> {
+  return runCliCaptured(server.baseUrl, args, env);
 }
 
 test('admin calls need the operator key', async () => {

@@ -2,7 +2,7 @@
 // bank account, set a rate, and `cashloop audit` printing totals and exiting 0 (or 1 on a problem).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { runCli } from '../cli/main.ts';
+import { runCliCaptured } from './support/cli.ts';
 import { startTestServer, testOperatorKey, type TestServer } from './support/http.ts';
 import { addBusiness, addIndividual, createApp } from './foundation-helpers.ts';
 
@@ -14,18 +14,8 @@ test.before(async () => {
 test.after(async () => server.close());
 
 async function cli(...args: string[]): Promise<{ code: number; out: string }> {
-  let out = '';
-  const write = process.stdout.write.bind(process.stdout);
-  const writeError = process.stderr.write.bind(process.stderr);
-  process.stdout.write = ((chunk: string) => ((out += chunk), true)) as typeof process.stdout.write;
-  process.stderr.write = ((chunk: string) => ((out += chunk), true)) as typeof process.stderr.write;
-  try {
-    const code = await runCli(['--url', server.baseUrl, '--operator-key', testOperatorKey, ...args], {});
-    return { code, out };
-  } finally {
-    process.stdout.write = write;
-    process.stderr.write = writeError;
-  }
+  const run = await runCliCaptured(server.baseUrl, ['--operator-key', testOperatorKey, ...args]);
+  return { code: run.code, out: run.stdout + run.stderr };
 }
 
 test('issuer, issue, holdings, account, fx and audit through the CLI', async () => {

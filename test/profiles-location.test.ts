@@ -1,7 +1,7 @@
 // Proves business locations end to end: the operator sets and clears them (admin API and CLI), the public Profile shows them, search sorts closest businesses first, and bad input, individuals and half-set rows are refused.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { runCli } from '../cli/main.ts';
+import { runCliCaptured, type CliRun } from './support/cli.ts';
 import { startTestServer, testOperatorKey, type TestServer } from './support/http.ts';
 import { addBusiness, addIndividual, createApp, userToken, type TestApp } from './foundation-helpers.ts';
 
@@ -127,20 +127,8 @@ test('the table refuses a half-set location, one out of range, and any on an ind
 });
 
 /** Runs the CLI in-process against the test server, capturing what it prints. */
-async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const writeOut = process.stdout.write.bind(process.stdout);
-  const writeErr = process.stderr.write.bind(process.stderr);
-  process.stdout.write = ((chunk: string) => ((stdout += chunk), true)) as typeof process.stdout.write;
-  process.stderr.write = ((chunk: string) => ((stderr += chunk), true)) as typeof process.stderr.write;
-  try {
-    const code = await runCli(['--url', server.baseUrl, '--operator-key', testOperatorKey, ...args], {});
-    return { code, stdout, stderr };
-  } finally {
-    process.stdout.write = writeOut;
-    process.stderr.write = writeErr;
-  }
+async function cli(...args: string[]): Promise<CliRun> {
+  return runCliCaptured(server.baseUrl, ['--operator-key', testOperatorKey, ...args]);
 }
 
 test('cashloop profile locate sets, shows and clears a location; refuses half input and individuals', async () => {

@@ -1,0 +1,25 @@
+// Runs the operator CLI in-process against a test server, capturing what it prints.
+import { runCli } from '../../cli/main.ts';
+
+export interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** `cashloop --url baseUrl ...args` with env as its environment; stdout and stderr captured. */
+export async function runCliCaptured(baseUrl: string, args: readonly string[], env: Record<string, string> = {}): Promise<CliRun> {
+  let stdout = '';
+  let stderr = '';
+  const writeOut = process.stdout.write.bind(process.stdout);
+  const writeErr = process.stderr.write.bind(process.stderr);
+  process.stdout.write = ((chunk: string) => ((stdout += chunk), true)) as typeof process.stdout.write;
+  process.stderr.write = ((chunk: string) => ((stderr += chunk), true)) as typeof process.stderr.write;
+  try {
+    const code = await runCli(['--url', baseUrl, ...args], env);
+    return { code, stdout, stderr };
+  } finally {
+    process.stdout.write = writeOut;
+    process.stderr.write = writeErr;
+  }
+}
