@@ -246,9 +246,10 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
     }
   }
 
-  // Shared transactions: commands that hold their locks queue here; one transaction at a time
-  // runs every queued command's body on the same connection (their statements pipeline together),
-  // writes all their snapshots and commits once. If any body rejects or fails, the shared
+  // Shared transactions: commands that hold their locks queue here; a transaction (at most
+  // sharedTransactionsInFlightMax at a time) runs the queued commands' bodies on one connection
+  // (their statements pipeline together) after locking their shared rows in order, writes all
+  // their snapshots and commits once. If any body rejects or fails, the shared
   // transaction rolls back and each command runs alone, still holding its locks, so every command
   // keeps its own answer. Commands in one queue hold different locks (a lock is held once).
   const waiting: Waiting[] = [];
