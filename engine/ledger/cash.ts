@@ -9,11 +9,11 @@ import * as store from './store.ts';
 import type { Holder, MovementLine } from './store.ts';
 
 export const walletHolder = (profileId: string): Holder => ({ kind: 'wallet', id: profileId });
+export const escrowHolder = (transferId: string): Holder => ({ kind: 'transfer', id: transferId });
 
 /** Wallet balances, the rows sends of different wallets share: shared transactions lock them first. */
 export const balanceRowLocks: SharedRowLocks = Object.freeze({ table: 'balances', take: store.lockBalances });
 export const balanceLockKey = store.balanceLockKey;
-export const escrowHolder = (transferId: string): Holder => ({ kind: 'transfer', id: transferId });
 
 /** Groups picks into one movement's loops entries (same loop, currency and issuer summed). */
 export function movementLines(picks: readonly Pick[], number: number, action: string, fromId: string | null, toId: string): MovementLine[] {

@@ -195,7 +195,7 @@ export function createTransfersService(core: Core, profiles: ProfilesService, in
     // Sends share transactions: every write is a new row, the sender's notes and dedup key (under
     // the sender's lock) or a relative balance change, so sends of different wallets commit together.
     // The balances they change are taken first for the whole shared transaction, in order.
-    const balanceKeys = [balanceLockKey(input.senderId, currency), ...(recipient ? [balanceLockKey(recipient.id, currency)] : [])];
+    const balanceKeys = [input.senderId, ...(recipient && waitFor === 'none' ? [recipient.id] : [])].map((profileId) => balanceLockKey(profileId, currency));
     const result = await commands.run('transfer.send', [{ kind: 'wallet', id: input.senderId }], async (unit) => {
       // Independent statements go out together (postgres.js pipelines them on the transaction's
       // connection), so a send costs few round trips while it holds the sender's lock.
