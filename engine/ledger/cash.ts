@@ -74,7 +74,7 @@ export async function releaseEscrow(tx: TransactionSql, transferId: string, toPr
   const notes = await heldNotes(tx, transferId);
   // Both wallets' balances in the one order every balance lock uses, before the two moves.
   const currencies = [...new Set(notes.map((note) => note.currency))];
-  await store.lockBalances(tx, currencies.flatMap((currency) => [balanceLockKey(toProfileId, currency), balanceLockKey(senderId, currency)]).sort());
+  await store.lockBalances(tx, currencies.flatMap((currency) => [balanceLockKey(toProfileId, currency), balanceLockKey(senderId, currency)]));
   const total = notes.reduce((sum, note) => sum + note.amount, 0n);
   const taken = amount === null ? total : amount;
   if (taken > total) throw new Error(`escrow of ${transferId} holds ${total}, asked for ${taken}`);

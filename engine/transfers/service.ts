@@ -328,7 +328,7 @@ export function createTransfersService(core: Core, profiles: ProfilesService, in
   /** Moves `amount` of the currency between two wallets inside a command (paycode corrections). */
   async function moveBetweenWallets(unit: Unit, fromId: string, toId: string, currency: string, amount: bigint, recipient: ProfileRecord | null): Promise<Pick[] | null> {
     // Both balances in the one order every balance lock uses, before either changes.
-    await ledgerStore.lockBalances(unit.tx, [balanceLockKey(fromId, currency), balanceLockKey(toId, currency)].sort());
+    await ledgerStore.lockBalances(unit.tx, [balanceLockKey(fromId, currency), balanceLockKey(toId, currency)]);
     const picked = await pickFromWallet(unit.tx, fromId, [{ loopId: 'any', currency, minor: amount }], null, {
       recipientId: toId,
       accepts: (note) => accepts(note, recipient),
