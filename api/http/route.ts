@@ -59,6 +59,13 @@ export interface RouteDefinition<Schema extends z.ZodType = z.ZodType> {
   alsoPost?: boolean;
   /** The request body is binary (images); the input then sees only the query. */
   binaryBody?: boolean;
+  /**
+   * The schema of the 200 answer (a zod object; OpenAPI takes it from here). Every route declares
+   * one; routes that answer raw bytes (images, CSV, redirects) describe them with `rawResponse`.
+   */
+  response?: z.ZodType;
+  /** For a RawResponse route: the content type(s) it answers with, for the OpenAPI document. */
+  rawResponse?: { contentTypes: string[]; description: string };
   /** How this route reports input that fails its schema (the OAuth token endpoint has its own codes). */
   invalidInput?: (invalid: Record<string, string>) => HttpError;
   handler(context: RouteContext<z.output<Schema>>): Promise<unknown>;

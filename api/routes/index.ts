@@ -13,5 +13,17 @@ import { payoutRoutes } from './payouts.ts';
 import { ledgerAdminRoutes } from './ledger-admin.ts';
 
 export function allRoutes(): RouteDefinition[] {
-  return [...profileRoutes, ...tokenRoutes, ...adminRoutes, ...authnRoutes, ...invitationRoutes, ...oauthRoutes, ...settingsRoutes, ...ledgerRoutes, ...transferRoutes, ...payoutRoutes, ...ledgerAdminRoutes];
+  return [
+    ...profileRoutes,
+    ...tokenRoutes,
+    ...adminRoutes,
+    ...authnRoutes,
+    ...invitationRoutes,
+    ...oauthRoutes,
+    ...settingsRoutes,
+    ...ledgerRoutes,
+    ...transferRoutes,
+    ...payoutRoutes,
+    ...ledgerAdminRoutes,
+  ];
 }
