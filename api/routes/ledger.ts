@@ -73,7 +73,7 @@ export const ledgerRoutes: RouteDefinition[] = [
     async handler({ engine, token, input }) {
       const { ledger } = engine.services;
       const result = await ledger.queries.presend(
-        { senderId: token!.profileId, recipientUid: input.recipient_uid, senderUid: input.sender_uid, serialNumbers: input.serial_numbers },
+        { senderId: token!.profileId, recipientUid: input.recipient_uid, senderUid: input.sender_uid, serialNumbers: input.serial_numbers, closedLoopOnly: token!.closedLoopOnly },
         ledger.transfers,
       );
       if (!result.ok) raise(result);
@@ -111,6 +111,7 @@ export const ledgerRoutes: RouteDefinition[] = [
         invitationExpireDays: input.invitation_expire_days,
         appdata,
         dedupId: input.dedup_id,
+        closedLoopOnly: token!.closedLoopOnly,
         withDetail: true,
       });
       if (!result.ok) raise(result);

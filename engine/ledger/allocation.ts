@@ -86,6 +86,8 @@ export interface AllocationOptions {
   nonPayment: boolean;
   /** An individual recipient accepts every loop (lets the store select by running total). */
   recipientIsIndividual?: boolean;
+  /** The caller's token carries closed loop cash rights only: open loop notes are never picked. */
+  brandCashOnly?: boolean;
 }
 
 /**
@@ -102,6 +104,7 @@ export function allocate(notes: readonly Note[], entries: readonly AmountEntry[]
     let needed = entry.minor;
     for (const note of sorted) {
       if (needed === 0n) break;
+      if (options.brandCashOnly && note.loopId === openLoopId) continue;
       if (note.currency !== entry.currency) continue;
       if (entry.loopId !== 'any' && note.loopId !== entry.loopId) continue;
       if (entry.loopId === 'any' && !options.nonPayment && !options.accepts(note)) continue;

@@ -44,7 +44,8 @@ export async function pickFromWallet(
     if (first.ok) return first;
     // One entry: lock just the notes that cover it, however many the wallet holds. Several
     // entries: read the wallet's notes up to sendNotesMax.
-    const single = entries.length === 1 ? entries[0] : null;
+    // A brand-cash-only pick skips open loop notes, which the running totals would count.
+    const single = entries.length === 1 && !options.brandCashOnly ? entries[0] : null;
     const acceptanceKnown = single !== null && (single.loopId !== 'any' || options.nonPayment || options.recipientIsIndividual === true);
     notes = single && acceptanceKnown
       ? await store.selectNotesCovering(tx, walletHolder(profileId), { loopId: single.loopId === 'any' ? null : single.loopId, currency, needed: single.minor }, options.recipientId, false)

@@ -23,6 +23,7 @@ export type SendErrorCode =
   | 'currency_not_accepted'
   | 'invalid_fx'
   | 'sender_wallet_not_active'
+  | 'open_loop_not_permitted'
   | 'recipient_wallet_closed';
 
 export type LedgerError =

@@ -35,7 +35,7 @@ export interface TransferQueries {
   summary(transferId: string): Promise<Record<string, unknown>>;
   history(input: HistoryInput): Promise<{ results: Record<string, unknown>[]; more: boolean }>;
   sync(input: SyncInput): Promise<{ results: Record<string, unknown>[]; more: boolean; first_sync_ts: string | null; last_sync_ts: string | null; remain?: number }>;
-  presend(input: { senderId: string; recipientUid: string; senderUid?: string; serialNumbers?: string }, transfers: TransfersService): Promise<{ ok: true; body: Record<string, unknown> } | Failure>;
+  presend(input: { senderId: string; recipientUid: string; senderUid?: string; serialNumbers?: string; closedLoopOnly?: boolean }, transfers: TransfersService): Promise<{ ok: true; body: Record<string, unknown> } | Failure>;
   partyInfo(profile: ProfileRecord, uid?: string): PartyInfo;
 }
 
@@ -138,6 +138,7 @@ export function createTransferQueries(core: Core, profiles: ProfilesService): Tr
       if (!serials.ok) return sendFailure(serials.errors);
       const summary = serials.value === null ? await ledgerStore.selectLoopSummary(sql, input.senderId) : summarize(await ledgerStore.selectNotes(sql, walletHolder(input.senderId), serials.value));
       const loops = summary
+        .filter((row) => !(input.closedLoopOnly && row.loop_id === openLoopId))
         .map((row) => ({ row, accepted: accepts({ loopId: row.loop_id, issuerId: row.issuer_id } as never, recipient) }))
         .sort((left, right) => specificity({ loopId: left.row.loop_id, issuerId: left.row.issuer_id } as never, recipient?.id ?? null) - specificity({ loopId: right.row.loop_id, issuerId: right.row.issuer_id } as never, recipient?.id ?? null))
         .map(({ row, accepted }) => ({

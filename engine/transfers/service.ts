@@ -52,6 +52,8 @@ export interface SendInput {
   invitationExpireDays?: number;
   appdata: Record<string, string>;
   dedupId?: string;
+  /** The caller's token carries closed loop cash rights only (POST /p/token, closed-loop sign-in): brand cash only. */
+  closedLoopOnly?: boolean;
   /** Also answer with the TransferDetail and the sender's ProfileDetail, read in the send's own transaction. */
   withDetail?: boolean;
 }
@@ -86,6 +88,12 @@ export function accepts(note: Pick | Note, recipient: ProfileRecord | null): boo
   if (note.loopId === openLoopId) return true;
   if (recipient === null) return true;
   return recipient.isIndividual || note.issuerId === recipient.id;
+}
+
+/** A closed-loop token names open loop cash: refused before anything is read or locked. */
+export function closedLoopRefusal(entries: readonly AmountEntry[], closedLoopOnly: boolean): Failure | null {
+  if (!closedLoopOnly || !entries.some((entry) => entry.loopId === openLoopId)) return null;
+  return sendFailure([{ code: 'open_loop_not_permitted', field_name: 'amounts', info: { loop_id: openLoopId, reason: 'this token may move brand cash only' } }]);
 }
 
 const externalUidTypes = new Set(['facebook', 'twitter', 'linkedin']);
@@ -172,6 +180,8 @@ export function createTransfersService(core: Core, profiles: ProfilesService, in
     // Checks that need no lock come first, in a fixed order.
     const amounts = parseAmounts(input.amounts);
     if (!amounts.ok) return sendFailure(amounts.errors);
+    const refused = closedLoopRefusal(amounts.value, input.closedLoopOnly === true);
+    if (refused) return refused;
     const serials = parseSerialNumbers(input.serialNumbers);
     if (!serials.ok) return sendFailure(serials.errors);
     if (appdataChars(input.appdata) > appdataCharsMax) {
@@ -205,6 +215,7 @@ export function createTransfersService(core: Core, profiles: ProfilesService, in
         accepts: (note) => accepts(note, recipient),
         nonPayment: input.nonPayment,
         recipientIsIndividual: recipient === null || recipient.isIndividual,
+        brandCashOnly: input.closedLoopOnly === true,
       });
       // One statement takes the transfer's id number, reads the recipient wallet's state and locks
       // the balances; the sender's wallet is loaded row-locked, so an operator's suspension and a
