@@ -41,6 +41,15 @@ export function createApp(engine: Engine, authenticators: Authenticators): expre
   app.set('trust proxy', 'loopback');
   app.set('query parser', 'simple');
 
+  // The real service's router ignored empty path segments (clients build `attempt_path + '/auth-uid'`
+  // from a path that ends in '/'): repeated slashes collapse before routing, never in the query.
+  app.use((request: Request, _response: Response, next: NextFunction) => {
+    const queryAt = request.url.indexOf('?');
+    const path = queryAt < 0 ? request.url : request.url.slice(0, queryAt);
+    if (path.includes('//')) request.url = path.replace(/\/{2,}/g, '/') + (queryAt < 0 ? '' : request.url.slice(queryAt));
+    next();
+  });
+
   app.use((request: Request, response: Response, next: NextFunction) => {
     const requestId = (request.get('x-request-id') ?? '').slice(0, 100) || randomUUID();
     response.locals.requestId = requestId;

@@ -135,8 +135,38 @@ async function resolveCaller(route: RouteDefinition, request: Request, params: R
   return { token, app, attemptSecret };
 }
 
+/** The field schemas of a route's object schema, looking through pipes and wrappers; null when it has none. */
+function objectShape(schema: z.ZodType | undefined): Record<string, z.ZodType> | null {
+  let current: any = schema;
+  for (let depth = 0; current && depth < 8; depth += 1) {
+    if (current instanceof z.ZodObject) return current.shape as Record<string, z.ZodType>;
+    const def = current.def ?? current._def ?? {};
+    current = def.in ?? def.innerType ?? def.schema ?? null;
+  }
+  return null;
+}
+
+/**
+ * Real clients send `null` for optional fields they do not use: null counts as absent, unless the
+ * field's schema itself takes null (a design field that null clears). Nested objects alike.
+ */
+export function dropNulls(fields: Record<string, unknown>, schema: z.ZodType | undefined): Record<string, unknown> {
+  const shape = objectShape(schema);
+  const kept: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(fields)) {
+    const field = shape?.[key];
+    if (value === null) {
+      if (field && field.safeParse(null).success) kept[key] = null;
+      continue;
+    }
+    const nested = field ? objectShape(field) : null;
+    kept[key] = nested && typeof value === 'object' && !Array.isArray(value) ? dropNulls(value as Record<string, unknown>, field) : value;
+  }
+  return kept;
+}
+
 function splitParams(route: RouteDefinition, params: Record<string, unknown>) {
-  const version = params.version;
+  const version = params.version === null ? undefined : params.version;
   if (version !== undefined && String(version) !== '1') {
     throw httpError(edgeErrors, 'invalid', { invalid: { version: 'must be 1' } });
   }
@@ -145,6 +175,7 @@ function splitParams(route: RouteDefinition, params: Record<string, unknown>) {
   for (const [key, value] of Object.entries(params)) {
     if (reservedParams.has(key)) continue;
     if (route.appdata && key.startsWith('appdata.') && key.length > 'appdata.'.length) {
+      if (value === null) continue;
       if (typeof value !== 'string') throw httpError(edgeErrors, 'invalid', { invalid: { [key]: 'must be a string' } });
       appdata[key.slice('appdata.'.length)] = value;
       continue;
@@ -171,7 +202,7 @@ export function mountRoutes(app: Express, engine: Engine, authenticators: Authen
       const params = gatherParams(request, route);
       const caller = await resolveCaller(route, request, params, authenticators);
       const { fields, appdata } = splitParams(route, params);
-      const parsed = route.input.safeParse(fields);
+      const parsed = route.input.safeParse(dropNulls(fields, route.input));
       if (!parsed.success) {
         const invalid = zodInvalid(parsed.error);
         throw route.invalidInput ? route.invalidInput(invalid) : httpError(edgeErrors, 'invalid', { invalid });

@@ -30,7 +30,7 @@ export const defaultPermissions: readonly string[] = Object.freeze([
 
 /** Closed loop cash rights only: what POST /p/token may grant. */
 export const closedLoopPermissions: readonly string[] = Object.freeze([
-  'view_wallet', 'view_history', 'send_cash', 'receive_cash', 'manage_sent', 'manage_received', 'preview_offer',
+  'view_wallet', 'view_history', 'send_cash', 'receive_cash', 'manage_sent', 'manage_received', 'change_settings', 'preview_offer',
   'accept_offer', 'apply_design', 'view_design', 'link_paycard', 'view_paycard',
 ]);
 

@@ -1,6 +1,7 @@
 // Wire shapes of transfers: Transfer (supplement 2.8), Movement (2.9), TransferDetail (2.10) and
 // PaymentCode (2.11). Pure functions over rows.
 import { formatMinor } from '../money.ts';
+import { parseUid } from '../uids.ts';
 import type { MovementRow } from '../ledger/store.ts';
 import type { NewTransfer, PaycodeRow, TransferRow } from './store.ts';
 
@@ -16,6 +17,19 @@ export interface PartyInfo {
 /** A stakeholder as TransferDetail names it (the profile's service UID). */
 export function partyFromProfile(id: string, title: string, username: string | null, isIndividual: boolean): PartyInfo {
   return { title, screen_name: username ?? '', is_individual: isIndividual, uid_value: id, uid_type: 'service', original: id };
+}
+
+/**
+ * A party without a wallet yet (an invitation's recipient): the invited address in human form, a
+ * person until they sign up. Clients read `title` and `is_individual` on every transfer.
+ */
+export function partyFromUid(uid: string | null): PartyInfo {
+  const text = uid ?? '';
+  const colon = text.indexOf(':');
+  const type = colon < 0 ? '' : text.slice(0, colon);
+  const value = colon < 0 ? text : text.slice(colon + 1);
+  const original = type === 'phone' ? (parseUid(text)?.original ?? value) : value;
+  return { title: original, screen_name: '', is_individual: true, uid_value: value, uid_type: type, original };
 }
 
 /** The steps a transfer has gone through, for steps_html. */
@@ -104,10 +118,10 @@ export function transferJson(row: TransferRow, movements: readonly MovementRow[]
     reason: row.reason,
     sender_id: row.sender_id,
     sender_uid: row.sender_uid,
-    sender_info: (row.sender_id && parties.get(row.sender_id)) ?? null,
+    sender_info: (row.sender_id && parties.get(row.sender_id)) || partyFromUid(row.sender_uid),
     recipient_id: row.recipient_id,
     recipient_uid: row.recipient_uid,
-    recipient_info: (row.recipient_id && parties.get(row.recipient_id)) ?? null,
+    recipient_info: (row.recipient_id && parties.get(row.recipient_id)) || partyFromUid(row.recipient_uid),
     sender_is_dfi_account: false,
     recipient_is_dfi_account: row.workflow_type === 'redeem' || row.workflow_type === 'fxdeposit',
     movements: movementsJson(movements),
