@@ -163,4 +163,37 @@ test('a /p/token token asked with permissions [] manages its user: add-uid, add-
   assert.is(me.body.first_name, 'Kimberly');
 });
 
+/** The invitation code in the newest message to an address (the outbox keeps what was sent). */
+async function invitationCodeSentTo(address: string): Promise<string> {
+  const rows = await server.engine.sql<{ text: string }[]>`
+    select payload->>'text' as text from outbox where payload->>'to' = ${address} order by id desc limit 1`;
+  const match = /code:? ([0-9A-Z-]+)/.exec(rows[0]?.text ?? '');
+  if (!match) throw new Error(`no invitation code sent to ${address}`);
+  return match[1];
+}
+
+test('POST /wallet/accept-code takes an invitation code typed in any case, with or without dashes, once', async () => {
+  const alice = await person(server, world);
+  const kim = await person(server, world);
+  await issue(server, alice.id, '5.00');
+  const invited = await raw('POST', '/wallet/send', { form: { recipient_uid: 'email:code.holder@example.com', amounts: '0-USD-3.00', invitation_type: 'code_shared' }, authorization: `Bearer ${alice.token}` });
+  assert.is(invited.status, 200, invited.text);
+  const code = await invitationCodeSentTo('code.holder@example.com');
+  const wrong = await raw('POST', '/wallet/accept-code', { json: { code: 'ZZZZ-ZZZZ' }, authorization: `Bearer ${kim.token}` });
+  assert.is(wrong.status, 400, wrong.text);
+  assert.is(wrong.body.error, 'invalid');
+  const own = await raw('POST', '/wallet/accept-code', { json: { code }, authorization: `Bearer ${alice.token}` });
+  assert.is(own.status, 400, own.text);
+  const accepted = await raw('POST', '/wallet/accept-code', { json: { code: code.toLowerCase().replace(/-/g, ' ') }, authorization: `Bearer ${kim.token}` });
+  assert.is(accepted.status, 200, accepted.text);
+  assert.is(accepted.body.transfer.id, invited.body.transfer.id);
+  assert.is(accepted.body.transfer.completed, true);
+  assert.is(accepted.body.transfer.recipient_id, kim.id);
+  assert.equal(accepted.body.profile.holdings, [{ loop_id: '0', currency: 'USD', amount: '3.00', expiring: [] }]);
+  const again = await raw('POST', '/wallet/accept-code', { json: { code }, authorization: `Bearer ${kim.token}` });
+  assert.is(again.status, 400, again.text);
+  const audit = await server.client.get('/admin/ledger/audit', {}, { auth: { operator: true } });
+  assert.is(audit.body.ok, true, JSON.stringify(audit.body.problems));
+});
+
 test.run();

@@ -140,6 +140,24 @@ export const ledgerRoutes: RouteDefinition[] = [
   }),
 ];
 
+const acceptCodeInput = z.object({ code: z.string().trim().min(4, 'must be an invitation code').max(64, 'must be an invitation code') }).strict();
+
+ledgerRoutes.push(
+  defineRoute({
+    method: 'post',
+    path: '/wallet/accept-code',
+    summary: 'Accepts a waiting invitation transfer by the invitation code its message carried; the cash moves to this wallet.',
+    tags: ['wallet'],
+    caller: { kind: 'token', permission: 'receive_cash' },
+    input: acceptCodeInput,
+    async handler({ engine, token, input }) {
+      const result = await engine.services.ledger.transfers.acceptCode({ callerId: token!.profileId, code: input.code });
+      if (!result.ok) raise(result);
+      return transferAndProfile(engine, token!, result.transferId);
+    },
+  }),
+);
+
 const searchInput = z
   .object({
     q: z.string().max(searchQueryCharsMax, `must be at most ${searchQueryCharsMax} characters`),

@@ -1,7 +1,7 @@
 // Invitations to join: an app invites a person by email and/or phone; the message carries a link
 // built from url_template and a code (digits and upper-case letters, dashes ignored). The code is
 // kept only as an argon2 hash. Accepting happens through an authentication attempt (intent accept).
-import { randomInt } from 'node:crypto';
+import { createHmac, randomBytes, randomInt } from 'node:crypto';
 import type { Unit } from '../actors/command.ts';
 import { reject } from '../actors/command.ts';
 import type { Core } from '../core.ts';
@@ -44,6 +44,13 @@ export interface InvitationsService {
   verifyCodeIn(unit: Unit, inviteId: string, code: string): Promise<boolean>;
   recordFailureIn(unit: Unit, inviteId: string): Promise<void>;
   markAcceptedIn(unit: Unit, inviteId: string, profileId: string): Promise<void>;
+  /** The invitation whose current code this is (a keyed digest lookup; a match proves the code). */
+  findByCode(code: string): Promise<{ inviteId: string; extId: string | null } | null>;
+}
+
+/** Codes are read back by people: case and dashes or spaces do not matter. */
+export function normalizeInvitationCode(code: string): string {
+  return code.toUpperCase().replace(/[^0-9A-Z]/g, '');
 }
 
 const codeAlphabet = '0123456789ABCDEFGHJKLMNPQRSTUVWXYZ';
@@ -95,6 +102,16 @@ export function parseAddresses(email: string | null | undefined, phone: string |
 export function createInvitationsService(core: Core, dependencies: { messages: MessagesService }): InvitationsService {
   const { commands, config } = core;
   const sandbox = config.mode === 'sandbox';
+
+  let digestKey: string | null = null;
+  /**
+   * HMAC-SHA256 of the normalised code under the installation's invitation-code key. Inside a
+   * command pass its transaction: PGlite serves one connection, so the outer pool would wait.
+   */
+  async function codeDigest(code: string, db: Queryable): Promise<string> {
+    digestKey ??= await store.installationSecret(db, 'invitation_code_key', randomBytes(32).toString('hex'), core.clock.now());
+    return createHmac('sha256', digestKey).update(normalizeInvitationCode(code)).digest('hex');
+  }
 
   function gone(): never {
     return reject<InvitationFailure>({ ok: false, error: 'invitation_gone' });
@@ -149,6 +166,7 @@ export function createInvitationsService(core: Core, dependencies: { messages: M
       });
       unit.schedule(invitationKind, inviteId, 'expire', expiresAt, { type: 'invitation.expire' });
       await store.insertInvitation(unit.tx, { id: inviteId, clientId: input.clientId, extId: input.extId }, unit.now);
+      await store.setCodeDigest(unit.tx, inviteId, await codeDigest(code, unit.tx));
       const revealed = deliver(unit, inviteId, details, parsed.addresses, code);
       return { inviteId, ...(sandbox ? { revealedCodes: revealed } : {}) };
     },
@@ -186,7 +204,7 @@ export function createInvitationsService(core: Core, dependencies: { messages: M
       const parsed = parseAddresses(input.email, input.phone, input.countries);
       if ('invalid' in parsed) return { ok: false, error: 'invalid', invalid: parsed.invalid };
       const code = newInvitationCode();
-      const codeHash = await hashSecret(code);
+      const [codeHash, digest] = await Promise.all([hashSecret(code), codeDigest(code, core.sql)]);
       return commands.run('invitation.reinvite', [{ kind: invitationKind.kind, id: inviteId }], async (unit) => {
         const snapshot = await loadSent(unit, inviteId);
         if (snapshot === 'expired_now') return { ok: false as const, error: 'invitation_gone' as const };
@@ -204,6 +222,7 @@ export function createInvitationsService(core: Core, dependencies: { messages: M
         const next = unit.send(invitationKind, inviteId, { type: 'invitation.reinvite', codeHash, addresses: parsed.addresses, email: input.email ?? null, details });
         if (!next) return gone();
         if (details.extId !== undefined) await store.updateExtId(unit.tx, inviteId, details.extId);
+        await store.setCodeDigest(unit.tx, inviteId, digest);
         const targets = parsed.addresses.length > 0 ? parsed.addresses : next.context.addresses;
         const revealed = deliver(unit, inviteId, next.context, targets, code);
         return { ok: true as const, inviteId, ...(sandbox ? { revealedCodes: revealed } : {}) };
@@ -253,6 +272,13 @@ export function createInvitationsService(core: Core, dependencies: { messages: M
       if (!snapshot) return;
       const next = unit.send(invitationKind, inviteId, { type: 'invitation.code_failed' });
       if (next?.value === 'expired') unit.cancelTimer(invitationKind, inviteId, 'expire');
+    },
+
+    async findByCode(code) {
+      const normalized = normalizeInvitationCode(code);
+      if (normalized.length === 0) return null;
+      const row = await store.selectByCodeDigest(core.sql, await codeDigest(normalized, core.sql));
+      return row ? { inviteId: row.id, extId: row.ext_id } : null;
     },
 
     async markAcceptedIn(unit, inviteId, profileId) {

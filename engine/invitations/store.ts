@@ -25,3 +25,20 @@ export async function selectClientId(db: Queryable, id: string): Promise<string 
   const rows = await db<{ client_id: string }[]>`select client_id from invitations where id = ${id}`;
   return rows[0]?.client_id ?? null;
 }
+
+export async function setCodeDigest(db: Queryable, id: string, digest: string): Promise<void> {
+  const result = await db`update invitations set code_digest = ${digest} where id = ${id}`;
+  if (result.count !== 1) throw new Error(`invitation ${id} is missing from the index`);
+}
+
+export async function selectByCodeDigest(db: Queryable, digest: string): Promise<{ id: string; ext_id: string | null } | null> {
+  const rows = await db<{ id: string; ext_id: string | null }[]>`select id, ext_id from invitations where code_digest = ${digest}`;
+  return rows[0] ?? null;
+}
+
+/** A per-installation secret, created on first use; every process reads the same one. */
+export async function installationSecret(db: Queryable, name: string, fresh: string, now: Date): Promise<string> {
+  await db`insert into installation_secrets (name, value, created_at) values (${name}, ${fresh}, ${now}) on conflict (name) do nothing`;
+  const rows = await db<{ value: string }[]>`select value from installation_secrets where name = ${name}`;
+  return rows[0].value;
+}

@@ -46,7 +46,9 @@ export type LedgerError =
   | 'not_issuer'
   | 'profile_not_found'
   | 'rate_not_found'
-  | 'invalid_amount';
+  | 'invalid_amount'
+  | 'invitation_code_not_found'
+  | 'own_invitation';
 
 export type Failure = { ok: false; error: LedgerError; sendErrors?: SendError[]; detail?: string };
 

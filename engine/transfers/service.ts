@@ -111,6 +111,8 @@ export interface TransfersService {
   skip(input: { callerId: string; transferId: string }): Promise<TransferResult>;
   changePaycodeExpiration(input: { callerId: string; transferId: string; paycode: string; expireSeconds: number }): Promise<TransferResult>;
   accept(input: { callerId: string; transferId: string }): Promise<TransferResult>;
+  /** Accepts the waiting invitation transfer whose invitation code the caller entered (POST /wallet/accept-code). */
+  acceptCode(input: { callerId: string; code: string }): Promise<TransferResult>;
   refuse(input: { callerId: string; transferId: string }): Promise<TransferResult>;
   resend(input: { callerId: string; transferId: string }): Promise<TransferResult>;
   /** Applies an event to a loaded transfer and writes its new state; the building block of every change. */
@@ -485,21 +487,41 @@ export function createTransfersService(core: Core, profiles: ProfilesService, in
     return (await profiles.confirmedUids(sql, callerId)).includes(row.recipient_uid);
   }
 
+  /** Moves a waiting invitation's escrow to the accepting profile, which becomes its recipient. */
+  async function acceptInvitationIn(unit: Unit, row: store.TransferRow, callerId: string, callerIsIndividual: boolean): Promise<void> {
+    const { state } = await loadIn(unit, row.id);
+    if (state !== 'invite') return reject(failure('not_waiting'));
+    const picks = await releaseEscrow(unit.tx, row.id, callerId, row.sender_id!, null, unit.now);
+    await ledgerStore.insertMovements(unit.tx, row.id, movementLines(picks, 1, 'move', row.sender_id, callerId), unit.now);
+    unit.cancelTimer(transfer, row.id, 'invite_expire');
+    await applyIn(unit, row.id, { type: 'transfer.invite_accept', at: unit.now.toISOString() }, {
+      recipientId: callerId, recipientPersonalId: callerIsIndividual ? callerId : null,
+      addViews: [{ profileId: callerId, role: 'recipient' }],
+    });
+  }
+
   async function accept(input: { callerId: string; transferId: string }): Promise<TransferResult> {
     const row = await store.selectTransfer(sql, input.transferId);
     if (!row) return failure('transfer_not_found');
     if (!(await ownsRecipientUid(input.callerId, row))) return failure('not_recipient');
     const caller = await profiles.get(sql, input.callerId);
     return commands.run('transfer.accept', [{ kind: 'wallet', id: input.callerId }, { kind: 'transfer', id: row.id }], async (unit) => {
-      const { state } = await loadIn(unit, row.id);
-      if (state !== 'invite') return reject(failure('not_waiting'));
-      const picks = await releaseEscrow(unit.tx, row.id, input.callerId, row.sender_id!, null, unit.now);
-      await ledgerStore.insertMovements(unit.tx, row.id, movementLines(picks, 1, 'move', row.sender_id, input.callerId), unit.now);
-      unit.cancelTimer(transfer, row.id, 'invite_expire');
-      await applyIn(unit, row.id, { type: 'transfer.invite_accept', at: unit.now.toISOString() }, {
-        recipientId: input.callerId, recipientPersonalId: caller?.isIndividual ? input.callerId : null,
-        addViews: [{ profileId: input.callerId, role: 'recipient' }],
-      });
+      await acceptInvitationIn(unit, row, input.callerId, caller?.isIndividual ?? false);
+      return { ok: true as const, transferId: row.id };
+    });
+  }
+
+  async function acceptCode(input: { callerId: string; code: string }): Promise<TransferResult> {
+    // Holding the code proves the invitation reached its holder, as following its link does.
+    const found = invitations ? await invitations.findByCode(input.code) : null;
+    const row = found?.extId ? await store.selectTransfer(sql, found.extId) : null;
+    if (!found || !row || row.details?.invite_id !== found.inviteId) return failure('invitation_code_not_found');
+    if (row.sender_id === input.callerId) return failure('own_invitation');
+    const caller = await profiles.get(sql, input.callerId);
+    const locks = [{ kind: 'wallet', id: input.callerId }, { kind: 'transfer', id: row.id }, { kind: 'invitation', id: found.inviteId }];
+    return commands.run('transfer.accept_code', locks, async (unit) => {
+      await acceptInvitationIn(unit, row, input.callerId, caller?.isIndividual ?? false);
+      await invitations!.markAcceptedIn(unit, found.inviteId, input.callerId);
       return { ok: true as const, transferId: row.id };
     });
   }
@@ -543,7 +565,7 @@ export function createTransfersService(core: Core, profiles: ProfilesService, in
     throw new Error(`unknown transfer timer ${timer.name}`);
   });
 
-  return { resolveRecipient, send, receive, retract, skip, changePaycodeExpiration, accept, refuse, resend, applyIn };
+  return { resolveRecipient, send, receive, retract, skip, changePaycodeExpiration, accept, acceptCode, refuse, resend, applyIn };
 }
 
 export type { SendError };
