@@ -157,3 +157,9 @@ export const routingNumberDigits = 9;
 export const accountNumberDigitsMax = 17;
 export const fxRateCharsMax = 25;
 export const payoutFeeMinorExpress = 100n;
+
+// Trades (POST /wallet/trade): how long the recipient has to accept.
+export const tradeAcceptExpireSecondsDefault = 24 * 60 * 60;
+export const tradeAcceptExpireSecondsMax = 30 * 24 * 60 * 60;
+/** Entries in a trade's amounts or expect_amounts list. */
+export const tradeEntriesMax = 20;

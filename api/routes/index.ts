@@ -11,6 +11,7 @@ import { ledgerRoutes } from './ledger.ts';
 import { transferRoutes } from './transfers.ts';
 import { payoutRoutes } from './payouts.ts';
 import { ledgerAdminRoutes } from './ledger-admin.ts';
+import { tradeRoutes } from './trades.ts';
 
 export function allRoutes(): RouteDefinition[] {
   return [
@@ -25,5 +26,6 @@ export function allRoutes(): RouteDefinition[] {
     ...transferRoutes,
     ...payoutRoutes,
     ...ledgerAdminRoutes,
+    ...tradeRoutes,
   ];
 }

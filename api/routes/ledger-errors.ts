@@ -4,6 +4,7 @@ import { errorTable, httpError } from '../http/errors.ts';
 
 export const ledgerErrors = errorTable<LedgerError>({
   invitation_code_not_found: { status: 400, error: 'invalid', description: 'No waiting invitation has this code.' },
+  plan_not_found: { status: 400, error: 'invalid', description: 'A distribution plan id is not a live plan of the design its loop names.' },
   own_invitation: { status: 400, error: 'invalid', description: 'The sender of an invitation cannot accept it.' },
   send_failed: { status: 400, error: 'invalid', description: 'The cash could not be sent; see send_errors.' },
   transfer_not_found: { status: 403, error: 'not_stakeholder', description: 'No such transfer among the transfers this profile takes part in.' },

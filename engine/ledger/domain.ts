@@ -8,6 +8,7 @@ import type { ProfilesService } from '../profiles/service.ts';
 import { createTransferQueries, type TransferQueries } from '../transfers/queries.ts';
 import { createTransfersService, type TransfersService } from '../transfers/service.ts';
 import { selectTransfer } from '../transfers/store.ts';
+import { createTradesService, type TradesService } from '../transfers/trade.ts';
 import { createLedgerService, type LedgerService } from './service.ts';
 
 export interface LedgerDomain {
@@ -15,6 +16,7 @@ export interface LedgerDomain {
   transfers: TransfersService;
   queries: TransferQueries;
   payouts: PayoutsService;
+  trades: TradesService;
 }
 
 export function createLedgerDomain(core: Core, dependencies: { profiles: ProfilesService; invitations: InvitationsService }): LedgerDomain {
@@ -34,5 +36,6 @@ export function createLedgerDomain(core: Core, dependencies: { profiles: Profile
     const result = await dependencies.invitations.reinvite(clientId, inviteId, { countries: ['US'] });
     if (!result.ok) core.logger.warn('invitation transfer could not be re-sent', { transferId: payload.transferId, error: result.error });
   });
-  return { cash, transfers, queries, payouts };
+  const trades = createTradesService(core, profiles, transfers);
+  return { cash, transfers, queries, payouts, trades };
 }

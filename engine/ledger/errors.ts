@@ -48,7 +48,8 @@ export type LedgerError =
   | 'rate_not_found'
   | 'invalid_amount'
   | 'invitation_code_not_found'
-  | 'own_invitation';
+  | 'own_invitation'
+  | 'plan_not_found';
 
 export type Failure = { ok: false; error: LedgerError; sendErrors?: SendError[]; detail?: string };
 

@@ -3,7 +3,7 @@
 import { assign, setup } from 'xstate';
 import { defineActorKind } from '../actors/actor.ts';
 
-export type WaitFor = 'none' | 'invite' | 'paycode' | 'hold' | 'payout';
+export type WaitFor = 'none' | 'invite' | 'paycode' | 'hold' | 'payout' | 'trade';
 
 export interface TransferContext {
   workflowType: string;
@@ -39,6 +39,8 @@ export type TransferEvent =
   | { type: 'transfer.hold_end'; at: string }
   | { type: 'transfer.payout_succeeded'; at: string; result: Record<string, unknown> }
   | { type: 'transfer.payout_failed'; at: string; error: string; message: string }
+  | { type: 'transfer.trade_accept'; at: string }
+  | { type: 'transfer.trade_expire'; at: string }
   | { type: 'transfer.retract'; at: string; reason: string };
 
 export const transferMachine = setup({
@@ -52,6 +54,7 @@ export const transferMachine = setup({
     waitsForPaycode: ({ context }) => context.waitFor === 'paycode',
     waitsForHold: ({ context }) => context.waitFor === 'hold',
     waitsForPayout: ({ context }) => context.waitFor === 'payout',
+    waitsForTrade: ({ context }) => context.waitFor === 'trade',
   },
   actions: {
     count: assign({ activityCount: ({ context }) => context.activityCount + 1 }),
@@ -92,6 +95,7 @@ export const transferMachine = setup({
         { guard: 'waitsForPaycode', target: 'paycode' },
         { guard: 'waitsForHold', target: 'holding' },
         { guard: 'waitsForPayout', target: 'payout' },
+        { guard: 'waitsForTrade', target: 'trade' },
         { target: 'completed' },
       ],
     },
@@ -120,6 +124,13 @@ export const transferMachine = setup({
         'transfer.retract': { target: 'canceled', actions: ['recordReason', 'end'] },
       },
     },
+    trade: {
+      on: {
+        'transfer.trade_accept': { target: 'completed', actions: 'end' },
+        'transfer.trade_expire': { target: 'canceled', actions: ['recordExpiry', 'end'] },
+        'transfer.retract': { target: 'canceled', actions: ['recordReason', 'end'] },
+      },
+    },
     payout: {
       on: {
         'transfer.payout_succeeded': { target: 'completed', actions: ['recordDfiResult', 'end'] },
@@ -137,7 +148,7 @@ export const transferMachine = setup({
 
 export const transfer = defineActorKind('transfer', transferMachine);
 
-export type TransferStateName = 'start' | 'invite' | 'paycode' | 'holding' | 'payout' | 'completed' | 'canceled';
+export type TransferStateName = 'start' | 'invite' | 'paycode' | 'holding' | 'payout' | 'trade' | 'completed' | 'canceled';
 
 const nextActivities: Record<TransferStateName, string> = {
   start: 'start',
@@ -145,6 +156,7 @@ const nextActivities: Record<TransferStateName, string> = {
   paycode: 'paycode.wait',
   holding: 'hold',
   payout: 'send_to_dfi',
+  trade: 'trade.wait',
   completed: 'completed',
   canceled: 'canceled',
 };

@@ -418,7 +418,7 @@ export function createTransfersService(core: Core, profiles: ProfilesService, in
     await releaseEscrow(unit.tx, transferId, senderId, senderId, 0n, unit.now);
     const paycode = await store.selectPaycodeByTransfer(unit.tx, transferId);
     if (paycode && paycode.state === 'active') await store.updatePaycode(unit.tx, transferId, { state: 'ended' }, unit.now);
-    for (const name of ['paycode_expire', 'invite_expire', 'hold_end']) unit.cancelTimer(transfer, transferId, name);
+    for (const name of ['paycode_expire', 'invite_expire', 'hold_end', 'trade_expire']) unit.cancelTimer(transfer, transferId, name);
     return true;
   }
 
@@ -554,7 +554,7 @@ export function createTransfersService(core: Core, profiles: ProfilesService, in
   // Durable timers of transfers: paycode expiry and invitation expiry cancel and release the escrow.
   core.sweeper.register('transfer', async (unit, timer) => {
     const { row } = await loadIn(unit, timer.actorId);
-    if (timer.name === 'paycode_expire' || timer.name === 'invite_expire') {
+    if (timer.name === 'paycode_expire' || timer.name === 'invite_expire' || timer.name === 'trade_expire') {
       await cancelIn(unit, row.id, row.sender_id!, timer.event as TransferEvent);
       return;
     }

@@ -310,3 +310,9 @@ export async function selectParties(sql: Queryable, ids: readonly string[]): Pro
   if (ids.length === 0) return [];
   return sql<PartyRow[]>`select id, title, username, is_individual from profiles where id = any(${ids as string[]}::text[])`;
 }
+
+/** Whether a live distribution plan of the design exists (a trade's accept names plans per loop). */
+export async function planOfDesign(db: Queryable, planId: string, designId: string): Promise<boolean> {
+  const rows = await db`select 1 from distribution_plans where id = ${planId} and design_id = ${designId} and deleted_at is null`;
+  return rows.length === 1;
+}

@@ -38,6 +38,7 @@ export function steps(row: TransferRow): string[] {
   if (row.next_activity === 'paycode.wait') list.push('Waiting for a payment code');
   if (row.next_activity === 'invite.wait') list.push('Waiting for the recipient to accept the invitation');
   if (row.next_activity === 'hold') list.push('Holding before the exchange');
+  if (row.next_activity === 'trade.wait') list.push('Waiting for the recipient to accept the trade');
   if (row.next_activity === 'send_to_dfi') list.push('Sending to the bank');
   if (row.completed) list.push('Completed');
   if (row.canceled) list.push(`Canceled${row.reason ? ` (${row.reason})` : ''}`);

@@ -1,0 +1,176 @@
+// Trades (POST /wallet/trade, POST /t/<id>/accept-trade; supplement 4.10): the sender offers cash
+// and names what it expects back. The offered cash waits in the trade's escrow; when the recipient
+// accepts, its expected cash moves to the sender and the escrow to the recipient, in one command.
+// Retraction (sender) or the accept deadline (a durable timer) returns the escrow.
+import type { Unit } from '../actors/command.ts';
+import { reject } from '../actors/command.ts';
+import type { Core } from '../core.ts';
+import { parseAmounts, sumPicks, type AmountEntry } from '../ledger/allocation.ts';
+import { balanceLockKey, escrowHolder, movementLines, pickFromWallet, releaseEscrow, walletHolder } from '../ledger/cash.ts';
+import { failure, sendFailure, type Failure } from '../ledger/errors.ts';
+import * as ledgerStore from '../ledger/store.ts';
+import { appdataCharsMax, dedupWindowMs } from '../limits.ts';
+import { formatMinor } from '../money.ts';
+import { wallet } from '../profiles/machine.ts';
+import type { ProfilesService } from '../profiles/service.ts';
+import { stateFields, transfer, type TransferStateName } from './machine.ts';
+import { accepts, appdataChars, closedLoopRefusal, type TransfersService } from './service.ts';
+import * as store from './store.ts';
+
+export interface TradeEntry {
+  loop_id: string;
+  currency: string;
+  amount: string;
+}
+
+export interface TradeInput {
+  senderId: string;
+  senderPersonalId: string | null;
+  recipientUid: string;
+  amounts: TradeEntry[];
+  expectAmounts: TradeEntry[];
+  acceptExpireSeconds: number;
+  appdata: Record<string, string>;
+  dedupId?: string;
+  closedLoopOnly: boolean;
+}
+
+export interface AcceptTradeInput {
+  callerId: string;
+  transferId: string;
+  settlerUid?: string;
+  distributionPlanIds: Record<string, string>;
+  closedLoopOnly: boolean;
+}
+
+export type TradeResult = { ok: true; transferId: string } | Failure;
+
+export interface TradesService {
+  start(input: TradeInput): Promise<TradeResult>;
+  accept(input: AcceptTradeInput): Promise<TradeResult>;
+}
+
+/** A trade's entries in the `amounts` parameter's own grammar, so one parser checks both. */
+function entriesText(entries: readonly TradeEntry[]): string {
+  return entries.map((entry) => `${entry.loop_id}-${entry.currency}-${entry.amount}`).join(' ');
+}
+
+function parseEntries(entries: readonly TradeEntry[], field: string): { ok: true; value: AmountEntry[] } | Failure {
+  const parsed = parseAmounts(entriesText(entries));
+  if (!parsed.ok) return sendFailure(parsed.errors.map((error) => ({ ...error, field_name: field })));
+  if (parsed.value.some((entry) => entry.loopId === 'any')) {
+    return sendFailure([{ code: 'invalid_amounts', field_name: field, info: { reason: 'a trade names its loops; any is not allowed' } }]);
+  }
+  return parsed;
+}
+
+export function createTradesService(core: Core, profiles: ProfilesService, transfers: TransfersService): TradesService {
+  const { sql, commands } = core;
+
+  async function start(input: TradeInput): Promise<TradeResult> {
+    const offered = parseEntries(input.amounts, 'amounts');
+    if (!offered.ok) return offered;
+    const expected = parseEntries(input.expectAmounts, 'expect_amounts');
+    if (!expected.ok) return expected;
+    const refused = closedLoopRefusal(offered.value, input.closedLoopOnly);
+    if (refused) return refused;
+    if (appdataChars(input.appdata) > appdataCharsMax) return sendFailure([{ code: 'appdata_too_long', field_name: 'appdata', info: { max: appdataCharsMax } }]);
+    if (input.dedupId !== undefined) {
+      const existing = await store.selectDedupRow(sql, input.senderId, input.dedupId);
+      if (existing && existing.created_at.getTime() >= core.clock.now().getTime() - dedupWindowMs) return { ok: true, transferId: existing.transfer_id };
+    }
+    const resolved = await transfers.resolveRecipient(input.senderId, input.recipientUid, undefined);
+    if (!resolved.ok) return resolved;
+    const recipient = resolved.recipient.profile;
+    if (!recipient) return sendFailure([{ code: 'recipient_not_found', field_name: 'recipient_uid', info: { reason: 'a trade needs a recipient with a wallet' } }]);
+    const currency = offered.value[0].currency;
+    const result = await commands.run('transfer.trade', [{ kind: 'wallet', id: input.senderId }], async (unit) => {
+      const transferId = await unit.newLongId('transfer');
+      const at = unit.now;
+      if (input.dedupId !== undefined && !(await store.claimDedup(unit.tx, input.senderId, input.dedupId, transferId, at, new Date(at.getTime() - dedupWindowMs)))) {
+        return reject({ ok: false as const, error: 'duplicate' as const });
+      }
+      const senderWallet = await unit.load(wallet, input.senderId);
+      if (!senderWallet || senderWallet.value !== 'active') {
+        return reject(sendFailure([{ code: 'sender_wallet_not_active', field_name: 'sender_uid', info: { state: senderWallet?.value ?? null } }]));
+      }
+      const picked = await pickFromWallet(unit.tx, input.senderId, offered.value, null, {
+        recipientId: recipient.id, accepts: (note) => accepts(note, recipient), nonPayment: true, brandCashOnly: input.closedLoopOnly,
+      });
+      if (!picked.ok) return reject(sendFailure(picked.errors));
+      await ledgerStore.moveNotes(unit.tx, walletHolder(input.senderId), escrowHolder(transferId), picked.value, at);
+      const snapshot = unit.create(transfer, transferId, { workflowType: 'trade', waitFor: 'trade', at: at.toISOString() });
+      const expiresAt = new Date(at.getTime() + input.acceptExpireSeconds * 1000);
+      unit.schedule(transfer, transferId, 'trade_expire', expiresAt, { type: 'transfer.trade_expire', at: expiresAt.toISOString() });
+      await store.insertTransfer(unit.tx, {
+        id: transferId, workflowType: 'trade', senderId: input.senderId, senderUid: resolved.senderUid, recipientId: recipient.id, recipientUid: resolved.recipient.uid,
+        senderPersonalId: input.senderPersonalId, recipientPersonalId: recipient.isIndividual ? recipient.id : null, currency,
+        amount: sumPicks(picked.value), at, state: stateFields(snapshot.value as TransferStateName), endAt: null, activityCount: snapshot.context.activityCount,
+        private: true, message: null, messageSubject: null, appdata: input.appdata,
+        details: {
+          trade: { amounts: input.amounts, expect_amounts: input.expectAmounts },
+          alarms: [{ name: 'alarm.expire_trade', timestamp: expiresAt.toISOString() }],
+        },
+      }, [{ profileId: input.senderId, role: 'sender' }, { profileId: recipient.id, role: 'recipient' }]);
+      return { ok: true as const, transferId };
+    });
+    if ((result as { error?: string }).error === 'duplicate') {
+      const existing = await store.selectDedup(sql, input.senderId, input.dedupId!);
+      if (!existing) throw new Error('dedup key vanished');
+      return { ok: true, transferId: existing };
+    }
+    return result as TradeResult;
+  }
+
+  /** A plan named for a loop must be a live plan of the design whose id that loop is. */
+  async function plansMatch(plans: Record<string, string>): Promise<boolean> {
+    for (const [loopId, planId] of Object.entries(plans)) {
+      if (!(await store.planOfDesign(sql, planId, loopId))) return false;
+    }
+    return true;
+  }
+
+  async function accept(input: AcceptTradeInput): Promise<TradeResult> {
+    const row = await store.selectTransfer(sql, input.transferId);
+    if (!row || row.workflow_type !== 'trade' || !(await store.isViewer(sql, input.transferId, input.callerId))) return failure('transfer_not_found');
+    if (row.recipient_id !== input.callerId) return failure('not_recipient');
+    if (!(await plansMatch(input.distributionPlanIds))) return failure('plan_not_found');
+    let settlerId: string | null = null;
+    if (input.settlerUid !== undefined) {
+      const settler = await transfers.resolveRecipient(input.callerId, input.settlerUid, undefined);
+      if (!settler.ok || !settler.recipient.profile) return failure('profile_not_found', 'settler_uid names no profile');
+      settlerId = settler.recipient.profile.id;
+    }
+    const trade = row.details.trade as { expect_amounts: TradeEntry[] };
+    const expected = parseEntries(trade.expect_amounts, 'expect_amounts');
+    if (!expected.ok) throw new Error(`trade ${row.id} stored unparseable expect_amounts`);
+    const refused = closedLoopRefusal(expected.value, input.closedLoopOnly);
+    if (refused) return refused;
+    const senderId = row.sender_id!;
+    const sender = await profiles.get(sql, senderId);
+    const locks = [{ kind: 'wallet', id: input.callerId }, { kind: 'wallet', id: senderId }, { kind: 'transfer', id: row.id }];
+    return commands.run('transfer.accept_trade', locks, async (unit: Unit) => {
+      const snapshot = await unit.load(transfer, row.id);
+      if (!snapshot || snapshot.value !== 'trade') return reject(failure('not_waiting'));
+      const at = unit.now;
+      const currencies = [...new Set([row.currency, ...expected.value.map((entry) => entry.currency)])];
+      await ledgerStore.lockBalances(unit.tx, currencies.flatMap((currency) => [balanceLockKey(senderId, currency), balanceLockKey(input.callerId, currency)]));
+      const paid = await pickFromWallet(unit.tx, input.callerId, expected.value, null, {
+        recipientId: senderId, accepts: (note) => accepts(note, sender), nonPayment: true, brandCashOnly: input.closedLoopOnly,
+      });
+      if (!paid.ok) return reject(sendFailure(paid.errors.map((error) => ({ ...error, field_name: 'expect_amounts' }))));
+      const offered = await releaseEscrow(unit.tx, row.id, input.callerId, senderId, null, at);
+      await ledgerStore.moveNotes(unit.tx, walletHolder(input.callerId), walletHolder(senderId), paid.value, at);
+      await ledgerStore.insertMovements(unit.tx, row.id, [
+        ...movementLines(offered, 1, 'move', senderId, input.callerId),
+        ...movementLines(paid.value, 2, 'move', input.callerId, senderId),
+      ], at);
+      unit.cancelTimer(transfer, row.id, 'trade_expire');
+      const acceptedTrade = { ...trade, settler_id: settlerId, distribution_plan_ids: input.distributionPlanIds, paid: formatMinor(sumPicks(paid.value), expected.value[0].currency) };
+      await transfers.applyIn(unit, row.id, { type: 'transfer.trade_accept', at: at.toISOString() }, { details: { trade: acceptedTrade } });
+      return { ok: true as const, transferId: row.id };
+    });
+  }
+
+  return { start, accept };
+}
