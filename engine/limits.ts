@@ -163,3 +163,12 @@ export const tradeAcceptExpireSecondsDefault = 24 * 60 * 60;
 export const tradeAcceptExpireSecondsMax = 30 * 24 * 60 * 60;
 /** Entries in a trade's amounts or expect_amounts list. */
 export const tradeEntriesMax = 20;
+
+// Cash designs (POST /design/create and friends).
+export const designTitleCharsMax = 100;
+export const planRecipientsMax = 20;
+export const agreementTermsLinkCharsMax = 2000;
+export const agreementRemoveIdsMax = 100;
+/** GET /design and the operator's list return at most this many designs. */
+export const designsListMax = 1000;
+export const designExpireRelativeDaysMax = 36_500;

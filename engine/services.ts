@@ -9,6 +9,7 @@ import { createAuthnService, type AuthnService } from './authn/service.ts';
 import { createOauthService, type OauthService } from './oauth/service.ts';
 import { createSettingsService, type SettingsService } from './settings/service.ts';
 import { createLedgerDomain, type LedgerDomain } from './ledger/domain.ts';
+import { createDesignsService, type DesignsService } from './designs/service.ts';
 
 export interface Services {
   core: Core;
@@ -21,6 +22,7 @@ export interface Services {
   oauth: OauthService;
   settings: SettingsService;
   ledger: LedgerDomain;
+  designs: DesignsService;
 }
 
 export async function createServices(core: Core): Promise<Services> {
@@ -33,5 +35,6 @@ export async function createServices(core: Core): Promise<Services> {
   const oauth = createOauthService(core, { apps, authn, tokens });
   const settings = createSettingsService(core, { authn, profiles });
   const ledger = createLedgerDomain(core, { profiles, invitations });
-  return { core, apps, profiles, tokens, messages, invitations, authn, oauth, settings, ledger };
+  const designs = createDesignsService(core, { profiles, messages });
+  return { core, apps, profiles, tokens, messages, invitations, authn, oauth, settings, ledger, designs };
 }

@@ -12,6 +12,7 @@ import { transferRoutes } from './transfers.ts';
 import { payoutRoutes } from './payouts.ts';
 import { ledgerAdminRoutes } from './ledger-admin.ts';
 import { tradeRoutes } from './trades.ts';
+import { designRoutes } from './designs.ts';
 
 export function allRoutes(): RouteDefinition[] {
   return [
@@ -27,5 +28,6 @@ export function allRoutes(): RouteDefinition[] {
     ...payoutRoutes,
     ...ledgerAdminRoutes,
     ...tradeRoutes,
+    ...designRoutes,
   ];
 }

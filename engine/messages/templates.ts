@@ -57,3 +57,15 @@ export function addConflictMessage(channel: 'email' | 'sms'): { subject: string;
         'If it was you and you want to move the address, remove it from this wallet first. Otherwise you need not do anything.';
   return { subject: 'Someone tried to add your address to another wallet', text };
 }
+
+/** agreement-added: tells a profile it was named in a cash network agreement, and what to do next. */
+export function agreementMessage(input: { ownerTitle: string; designTitle: string; roles: string[]; termsText: string; active: boolean }): { subject: string; text: string } {
+  const roles = input.roles.join(', ');
+  const next = input.active
+    ? 'The agreement is active.'
+    : 'It takes effect only when you activate it (POST /design/<design id>/agreement/<agreement id>/activate), after you formally agree to its terms.';
+  return {
+    subject: `${input.ownerTitle} added you to the cash network of ${input.designTitle}`,
+    text: `${input.ownerTitle} named you as ${roles} of ${input.designTitle} brand cash.\n\nTerms: ${input.termsText}\n\n${next}\n`,
+  };
+}

@@ -1,0 +1,26 @@
+// Named outcomes of design, plan and agreement calls; api/routes/design-errors.ts maps each once.
+export type DesignError =
+  | 'invalid'
+  | 'design_not_found'
+  | 'design_forbidden'
+  | 'feature_required'
+  | 'design_published'
+  | 'plan_not_found'
+  | 'agreement_not_found'
+  | 'not_member'
+  | 'member_not_found';
+
+export interface DesignFailure {
+  ok: false;
+  error: DesignError;
+  invalid?: Record<string, string>;
+  description?: string;
+}
+
+export function designFailure(error: DesignError, extras: { invalid?: Record<string, string>; description?: string } = {}): DesignFailure {
+  return { ok: false, error, ...extras };
+}
+
+export function invalid(field: string, message: string): DesignFailure {
+  return designFailure('invalid', { invalid: { [field]: message } });
+}

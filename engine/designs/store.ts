@@ -1,0 +1,204 @@
+// SQL of cash designs, their explicit grants, distribution plans and network agreements
+// (migration 0400). The design and agreement actors hold state; these rows hold their fields.
+import type { Queryable, TransactionSql } from '../storage/database.ts';
+
+export interface DesignRow {
+  id: string;
+  issuer_id: string;
+  design_type: 'gl_design' | 'open_design' | 'overlay_design';
+  title: string;
+  currency: string;
+  description_html: string;
+  multiple_images: boolean;
+  waves: boolean;
+  transferable: boolean;
+  max_per_wallet: bigint | null;
+  designer_id: string | null;
+  featured_id: string | null;
+  expire_mode: 'absolute' | 'relative' | null;
+  expire_absolute: Date | null;
+  expire_relative_days: number | null;
+  email_freq: 'daily' | 'weekly' | 'weekly2' | 'monthly' | null;
+  generic_provider: boolean;
+  icon_media_id: string | null;
+  icon_style: 'fit' | 'zoom';
+  published_at: Date | null;
+  deleted_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** The columns a PATCH may change. */
+export type DesignChanges = Partial<Pick<DesignRow,
+  | 'title' | 'description_html' | 'multiple_images' | 'waves' | 'transferable' | 'max_per_wallet' | 'designer_id' | 'featured_id' | 'expire_mode'
+  | 'expire_absolute' | 'expire_relative_days' | 'email_freq' | 'generic_provider' | 'icon_media_id' | 'icon_style'>>;
+
+export interface PlanRecipient {
+  percentage: string;
+  loop_id: string;
+  recipient_type: 'discount' | 'static' | 'redeemer';
+  recipient_id: string;
+}
+
+export interface PlanRow {
+  id: string;
+  design_id: string;
+  title: string;
+  recipients: PlanRecipient[];
+  deleted_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface AgreementRow {
+  id: string;
+  design_id: string;
+  member_id: string;
+  redeemer: boolean;
+  distributor: boolean;
+  settler: boolean;
+  terms_text: string;
+  terms_link: string | null;
+  state: 'inactive' | 'active' | 'deactivated' | 'removed';
+  added_by: string;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const designColumns = `id, issuer_id, design_type, title, currency, description_html, multiple_images, waves, transferable, max_per_wallet, designer_id,
+  featured_id, expire_mode, expire_absolute, expire_relative_days, email_freq, generic_provider, icon_media_id, icon_style, published_at, deleted_at,
+  created_at, updated_at`;
+
+export async function insertDesign(tx: TransactionSql, row: { id: string; issuerId: string; designType: string; title: string; currency: string }, at: Date): Promise<void> {
+  await tx`
+    insert into designs (id, issuer_id, design_type, title, currency, created_at, updated_at)
+    values (${row.id}, ${row.issuerId}, ${row.designType}, ${row.title}, ${row.currency}, ${at}, ${at})`;
+}
+
+export async function selectDesign(db: Queryable, id: string): Promise<DesignRow | null> {
+  const rows = await db<DesignRow[]>`select ${db.unsafe(designColumns)} from designs where id = ${id}`;
+  return rows[0] ?? null;
+}
+
+export async function updateDesign(tx: TransactionSql, id: string, changes: DesignChanges, at: Date): Promise<void> {
+  const values: Record<string, unknown> = { ...changes, updated_at: at };
+  if (values.max_per_wallet !== undefined && values.max_per_wallet !== null) values.max_per_wallet = String(values.max_per_wallet);
+  const result = await tx`update designs set ${tx(values as Record<string, string>)} where id = ${id} and deleted_at is null`;
+  if (result.count !== 1) throw new Error(`design ${id} is missing or deleted`);
+}
+
+export async function markPublished(tx: TransactionSql, id: string, at: Date): Promise<void> {
+  const result = await tx`update designs set published_at = ${at}, updated_at = ${at} where id = ${id} and published_at is null`;
+  if (result.count !== 1) throw new Error(`design ${id} was already published`);
+}
+
+export async function markDeleted(tx: TransactionSql, id: string, at: Date): Promise<void> {
+  const result = await tx`update designs set deleted_at = ${at}, updated_at = ${at} where id = ${id} and deleted_at is null and published_at is null`;
+  if (result.count !== 1) throw new Error(`design ${id} could not be marked deleted`);
+}
+
+export async function insertGrants(tx: TransactionSql, designId: string, profileId: string, permissions: readonly string[], at: Date): Promise<void> {
+  if (permissions.length === 0) return;
+  await tx`
+    insert into design_grants (design_id, profile_id, permission, created_at)
+    select ${designId}, ${profileId}, permission, ${at} from unnest(${permissions as string[]}::text[]) as permission
+    on conflict do nothing`;
+}
+
+export async function selectGrants(db: Queryable, designId: string, profileId: string): Promise<string[]> {
+  const rows = await db<{ permission: string }[]>`
+    select permission from design_grants where design_id = ${designId} and profile_id = ${profileId} order by permission`;
+  return rows.map((row) => row.permission);
+}
+
+/** Designs on which the profile was explicitly granted view_design, newest first. */
+export async function selectGrantedDesigns(db: Queryable, profileId: string, limit: number): Promise<DesignRow[]> {
+  return db<DesignRow[]>`
+    select ${db.unsafe(designColumns.split(',').map((column) => `d.${column.trim()}`).join(', '))} from designs d
+    join design_grants g on g.design_id = d.id and g.profile_id = ${profileId} and g.permission = 'view_design'
+    where d.deleted_at is null order by d.created_at desc, d.id limit ${limit}`;
+}
+
+/** Every live design, newest first (operators). */
+export async function selectAllDesigns(db: Queryable, limit: number): Promise<DesignRow[]> {
+  return db<DesignRow[]>`select ${db.unsafe(designColumns)} from designs where deleted_at is null order by created_at desc, id limit ${limit}`;
+}
+
+export async function insertPlan(tx: TransactionSql, row: { id: string; designId: string; title: string; recipients: PlanRecipient[] }, at: Date): Promise<void> {
+  await tx`
+    insert into distribution_plans (id, design_id, title, recipients, created_at, updated_at)
+    values (${row.id}, ${row.designId}, ${row.title}, ${tx.json(row.recipients as never)}, ${at}, ${at})`;
+}
+
+export async function selectPlans(db: Queryable, designId: string): Promise<PlanRow[]> {
+  return db<PlanRow[]>`
+    select id, design_id, title, recipients, deleted_at, created_at, updated_at from distribution_plans
+    where design_id = ${designId} and deleted_at is null order by created_at, id`;
+}
+
+export async function selectPlan(db: Queryable, designId: string, planId: string): Promise<PlanRow | null> {
+  const rows = await db<PlanRow[]>`
+    select id, design_id, title, recipients, deleted_at, created_at, updated_at from distribution_plans
+    where id = ${planId} and design_id = ${designId} and deleted_at is null`;
+  return rows[0] ?? null;
+}
+
+export async function updatePlan(tx: TransactionSql, planId: string, changes: { title?: string; recipients?: PlanRecipient[] }, at: Date): Promise<void> {
+  const result = await tx`
+    update distribution_plans set
+      title = coalesce(${changes.title ?? null}, title),
+      recipients = coalesce(${changes.recipients ? tx.json(changes.recipients as never) : null}::jsonb, recipients),
+      updated_at = ${at}
+    where id = ${planId} and deleted_at is null`;
+  if (result.count !== 1) throw new Error(`plan ${planId} is missing`);
+}
+
+export async function markPlanDeleted(tx: TransactionSql, designId: string, planId: string, at: Date): Promise<boolean> {
+  const result = await tx`update distribution_plans set deleted_at = ${at}, updated_at = ${at} where id = ${planId} and design_id = ${designId} and deleted_at is null`;
+  return result.count === 1;
+}
+
+export async function insertAgreement(tx: TransactionSql, row: Omit<AgreementRow, 'created_at' | 'updated_at'>, at: Date): Promise<void> {
+  await tx`
+    insert into agreements (id, design_id, member_id, redeemer, distributor, settler, terms_text, terms_link, state, added_by, created_at, updated_at)
+    values (${row.id}, ${row.design_id}, ${row.member_id}, ${row.redeemer}, ${row.distributor}, ${row.settler}, ${row.terms_text}, ${row.terms_link},
+      ${row.state}, ${row.added_by}, ${at}, ${at})`;
+}
+
+const agreementColumns = 'id, design_id, member_id, redeemer, distributor, settler, terms_text, terms_link, state, added_by, created_at, updated_at';
+
+/** The agreements of a design that are not removed, oldest first. */
+export async function selectAgreements(db: Queryable, designId: string): Promise<AgreementRow[]> {
+  return db<AgreementRow[]>`select ${db.unsafe(agreementColumns)} from agreements where design_id = ${designId} and state <> 'removed' order by created_at, id`;
+}
+
+export async function selectAgreement(db: Queryable, designId: string, agreementId: string): Promise<AgreementRow | null> {
+  const rows = await db<AgreementRow[]>`select ${db.unsafe(agreementColumns)} from agreements where id = ${agreementId} and design_id = ${designId}`;
+  return rows[0] ?? null;
+}
+
+export async function updateAgreementState(tx: TransactionSql, agreementId: string, state: AgreementRow['state'], at: Date): Promise<void> {
+  const result = await tx`update agreements set state = ${state}, updated_at = ${at} where id = ${agreementId}`;
+  if (result.count !== 1) throw new Error(`agreement ${agreementId} is missing`);
+}
+
+/** Profiles with an active redeemer agreement on the design, oldest agreement first. */
+export async function selectRedeemerIds(db: Queryable, designId: string, limit: number): Promise<string[]> {
+  const rows = await db<{ member_id: string }[]>`
+    select member_id from agreements where design_id = ${designId} and state = 'active' and redeemer
+    group by member_id order by min(created_at), member_id limit ${limit}`;
+  return rows.map((row) => row.member_id);
+}
+
+/** The roles a profile holds on a design through active agreements (the ledger's acceptance and distribution rules). */
+export async function activeAgreementRoles(db: Queryable, designId: string, profileId: string): Promise<{ redeemer: boolean; distributor: boolean; settler: boolean }> {
+  const rows = await db<{ redeemer: boolean; distributor: boolean; settler: boolean }[]>`
+    select coalesce(bool_or(redeemer), false) as redeemer, coalesce(bool_or(distributor), false) as distributor, coalesce(bool_or(settler), false) as settler
+    from agreements where design_id = ${designId} and member_id = ${profileId} and state = 'active'`;
+  return rows[0] ?? { redeemer: false, distributor: false, settler: false };
+}
+
+/** What the ledger needs to know of a design. */
+export async function designForLedger(db: Queryable, designId: string): Promise<DesignRow | null> {
+  return selectDesign(db, designId);
+}
