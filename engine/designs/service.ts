@@ -176,7 +176,7 @@ export function createDesignsService(core: Core, dependencies: { profiles: Profi
   }
 
   /** Turns a PATCH into column changes, checking each field against the design. */
-  async function changesOf(design: DesignRow, patch: DesignPatch): Promise<DesignChanges | DesignFailure> {
+  async function changesOf(db: Queryable, design: DesignRow, patch: DesignPatch): Promise<DesignChanges | DesignFailure> {
     const changes: DesignChanges = {};
     if (patch.title !== undefined) changes.title = patch.title.trim();
     if (patch.description_html !== undefined) changes.description_html = patch.description_html ? sanitizeDescription(patch.description_html) : '';
@@ -193,7 +193,7 @@ export function createDesignsService(core: Core, dependencies: { profiles: Profi
       const value = patch[field];
       if (value === undefined) continue;
       if (value === null || value === '') changes[field] = null;
-      else if (!/^\d{10}$/.test(value) || !(await profiles.get(sql, value))) return invalid(field, 'must be a profile id');
+      else if (!/^\d{10}$/.test(value) || !(await profiles.get(db, value))) return invalid(field, 'must be a profile id');
       else changes[field] = value;
     }
     if (patch.expire !== undefined) {
@@ -269,7 +269,7 @@ export function createDesignsService(core: Core, dependencies: { profiles: Profi
 
     async patch(caller, designId, patch) {
       const result = await onDesign('design.patch', caller, designId, 'edit_design', async (unit, design) => {
-        const changes = await changesOf(design, patch);
+        const changes = await changesOf(unit.tx, design, patch);
         if ('error' in changes) return reject(changes);
         if (Object.keys(changes).length > 0) await store.updateDesign(unit.tx, designId, changes, unit.now);
         return { ok: true as const };
