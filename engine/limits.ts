@@ -172,3 +172,13 @@ export const agreementRemoveIdsMax = 100;
 /** GET /design and the operator's list return at most this many designs. */
 export const designsListMax = 1000;
 export const designExpireRelativeDaysMax = 36_500;
+/** Notes one expiry sweep of a design moves out of circulation; the rest go on the next sweep. */
+export const designExpiryBatchMax = 500;
+/** Notes due to expire while held in escrow are tried again after this long. */
+export const escrowedExpiryRetryMs = 60 * 60 * 1000;
+/** Brand cash notes a redeemer's wallet redeems on arrival in one transfer. */
+export const redeemOnArrivalNotesMax = 1000;
+/** message_rules entries on a design send. */
+export const designMessageRulesMax = 20;
+/** Reserve notes one release reads; a reserve is kept in few notes, as it is paid in whole picks. */
+export const reserveNotesMax = 10_000;

@@ -9,6 +9,7 @@ import { createAuthnService, type AuthnService } from './authn/service.ts';
 import { createOauthService, type OauthService } from './oauth/service.ts';
 import { createSettingsService, type SettingsService } from './settings/service.ts';
 import { createLedgerDomain, type LedgerDomain } from './ledger/domain.ts';
+import { createCirculation, type Circulation } from './designs/circulation.ts';
 import { createDesignsService, type DesignsService } from './designs/service.ts';
 
 export interface Services {
@@ -23,6 +24,7 @@ export interface Services {
   settings: SettingsService;
   ledger: LedgerDomain;
   designs: DesignsService;
+  circulation: Circulation;
 }
 
 export async function createServices(core: Core): Promise<Services> {
@@ -36,5 +38,6 @@ export async function createServices(core: Core): Promise<Services> {
   const settings = createSettingsService(core, { authn, profiles });
   const ledger = createLedgerDomain(core, { profiles, invitations });
   const designs = createDesignsService(core, { profiles, messages });
-  return { core, apps, profiles, tokens, messages, invitations, authn, oauth, settings, ledger, designs };
+  const circulation = createCirculation(core, { profiles, transfers: ledger.transfers });
+  return { core, apps, profiles, tokens, messages, invitations, authn, oauth, settings, ledger, designs, circulation };
 }

@@ -245,7 +245,7 @@ test('plans: create with default terms, patch recipients, title limit, delete th
   const recipients = [
     { percentage: '10', loop_id: '0', recipient_type: 'discount', recipient_id: '0' },
     { percentage: '2.5', loop_id: '0', recipient_type: 'static', recipient_id: partner.id },
-    { percentage: '97.5', loop_id: design.id, recipient_type: 'redeemer', recipient_id: '0' },
+    { percentage: '87.5', loop_id: design.id, recipient_type: 'redeemer', recipient_id: '0' },
   ];
   const patched = await api.patch(`/design/${design.id}/plan/${planId}`, { title: 'Launch', recipients }, cafe.auth);
   assert.is(patched.status, 200, patched.text);
@@ -261,6 +261,10 @@ test('plans: create with default terms, patch recipients, title limit, delete th
     [
       { percentage: '60', loop_id: '0', recipient_type: 'discount', recipient_id: '0' },
       { percentage: '50', loop_id: '0', recipient_type: 'static', recipient_id: partner.id },
+    ],
+    [
+      { percentage: '10', loop_id: '0', recipient_type: 'discount', recipient_id: '0' },
+      { percentage: '90.0001', loop_id: design.id, recipient_type: 'redeemer', recipient_id: '0' },
     ],
   ];
   for (const rows of refusals) {

@@ -5,11 +5,16 @@ import type { DesignError, DesignFailure } from '../../engine/designs/errors.ts'
 import { designTypes } from '../../engine/designs/service.ts';
 import {
   agreementRemoveIdsMax, agreementTermsLinkCharsMax, agreementTermsTextCharsMax, designDescriptionCharsMax, designExpireRelativeDaysMax, designTitleCharsMax,
-  loginCharsMax, planRecipientsMax, planTitleCharsMax,
+  dedupIdCharsMax, designMessageRulesMax, loginCharsMax, planRecipientsMax, planTitleCharsMax, sendMessageCharsMax,
 } from '../../engine/limits.ts';
+import { appdataChars } from '../../engine/transfers/service.ts';
+import { appdataCharsMax } from '../../engine/limits.ts';
 import { errorTable, httpError } from '../http/errors.ts';
-import { boolField, currencyField, intField, requiredString, stringList, timestampField } from '../http/fields.ts';
+import { amountField, boolField, boundedString, currencyField, intField, requiredString, stringList, timestampField } from '../http/fields.ts';
+import { edgeErrors } from '../http/errors.ts';
 import { defineRoute, type RouteDefinition } from '../http/route.ts';
+import type { Failure } from '../../engine/ledger/errors.ts';
+import { raise as raiseLedger } from './ledger-errors.ts';
 
 export const designErrors = errorTable<DesignError>({
   invalid: { status: 400, description: 'The request has invalid fields; see invalid.' },
@@ -101,7 +106,51 @@ const agreementAddInput = z
 
 const agreementRemoveInput = z.object({ ids: stringList.pipe(z.array(z.string()).min(1, 'is required').max(agreementRemoveIdsMax)) }).strict();
 
+// MessageRule's fields are not known (supplement 8.4): rules are kept with the transfer as given.
+const messageRule = z.looseObject({});
+const sendInput = z
+  .object({
+    recipient_uid: requiredString(loginCharsMax),
+    distribution_plan_id: requiredString(20),
+    amount: amountField,
+    sender_uid: boundedString(loginCharsMax, 1).optional(),
+    message: boundedString(sendMessageCharsMax).optional(),
+    private: boolField.optional(),
+    require_recipient_email: boolField.optional(),
+    dedup_id: boundedString(dedupIdCharsMax, 1).optional(),
+    message_rules: z.array(messageRule).max(designMessageRulesMax).optional(),
+  })
+  .strict();
+
+function raiseEither(failure: Failure | DesignFailure): never {
+  if (failure.error in designErrors) raise(failure as DesignFailure);
+  raiseLedger(failure as Failure);
+}
+
 export const designRoutes: RouteDefinition[] = [
+  defineRoute({
+    method: 'post',
+    path: '/design/:designId/send',
+    summary: 'Issues brand cash of a gl_design to a recipient under a distribution plan (issuer or active distributor).',
+    tags: ['designs'],
+    caller: { kind: 'token', permission: 'apply_design' },
+    input: sendInput,
+    appdata: true,
+    response: z.looseObject({ transfer: z.looseObject({ id: z.string() }) }),
+    async handler({ engine, token, params, input, appdata }) {
+      if (appdataChars(appdata) > appdataCharsMax) throw httpError(edgeErrors, 'invalid', { invalid: { appdata: `must total at most ${appdataCharsMax} characters` } });
+      const result = await engine.services.circulation.send({
+        callerId: token!.profileId, designId: designIdOf(params), recipientUid: input.recipient_uid, planId: input.distribution_plan_id, amount: input.amount,
+        senderUid: input.sender_uid, message: input.message, private: input.private ?? true, requireRecipientEmail: input.require_recipient_email ?? false,
+        appdata, dedupId: input.dedup_id,
+      });
+      if (!result.ok) raiseEither(result);
+      const detail = await engine.services.ledger.queries.detail(token!.profileId, result.transferId);
+      if (!detail.ok) raiseLedger(detail);
+      return { transfer: detail.transfer };
+    },
+  }),
+
   defineRoute({
     method: 'post',
     path: '/design/create',

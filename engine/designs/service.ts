@@ -107,7 +107,10 @@ export function planRecipientsProblem(recipients: readonly PlanRecipient[], desi
     }
     totals.set(row.loop_id, (totals.get(row.loop_id) ?? 0) + hundredths);
   }
-  for (const [loopId, total] of totals) if (total > 1_000_000) return `the percentages of loop ${loopId} add up to more than 100`;
+  // The sender's payment covers the discount, the fees and the reserve for after-redemption rows
+  // (docs/brand-cash.md), so all rows together stay within 100 percent of the face value.
+  const total = [...totals.values()].reduce((sum, value) => sum + value, 0);
+  if (total > 1_000_000) return 'the percentages of all rows add up to more than 100';
   return null;
 }
 

@@ -202,3 +202,48 @@ export async function activeAgreementRoles(db: Queryable, designId: string, prof
 export async function designForLedger(db: Queryable, designId: string): Promise<DesignRow | null> {
   return selectDesign(db, designId);
 }
+
+/** The designs whose brand cash the profile redeems through an active redeemer agreement. */
+export async function selectRedeemedDesignIds(db: Queryable, profileId: string): Promise<string[]> {
+  const rows = await db<{ design_id: string }[]>`
+    select distinct design_id from agreements where member_id = ${profileId} and state = 'active' and redeemer`;
+  return rows.map((row) => row.design_id);
+}
+
+export interface DueNoteRow {
+  serial: bigint;
+  holder_kind: 'wallet' | 'transfer';
+  holder_id: string;
+  currency: string;
+  issuer_id: string;
+  amount: bigint;
+  reserve: bigint;
+}
+
+/** Wallet-held notes of a design whose expiry has come, row-locked. */
+export async function selectDueNotesForUpdate(db: Queryable, designId: string, now: Date, limit: number): Promise<DueNoteRow[]> {
+  return db<DueNoteRow[]>`
+    select serial, holder_kind, holder_id, currency, issuer_id, amount, reserve from notes
+    where loop_id = ${designId} and holder_kind = 'wallet' and expires_at is not null and expires_at <= ${now}
+    order by serial limit ${limit} for update`;
+}
+
+/** The soonest expiry still ahead among the live notes of a design. */
+export async function selectNextExpiry(db: Queryable, designId: string): Promise<Date | null> {
+  const rows = await db<{ due: Date | null }[]>`
+    select min(expires_at) as due from notes where loop_id = ${designId} and holder_kind in ('wallet', 'transfer') and expires_at is not null`;
+  return rows[0]?.due ?? null;
+}
+
+/** A plan by id, deleted or not: redemption settles by the plan the cash was distributed under. */
+export async function selectPlanAnyState(db: Queryable, planId: string): Promise<PlanRow | null> {
+  const rows = await db<PlanRow[]>`select * from distribution_plans where id = ${planId}`;
+  return rows[0] ?? null;
+}
+
+/** Design titles by id, for loop descriptions. */
+export async function selectTitles(db: Queryable, ids: readonly string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db<{ id: string; title: string }[]>`select id, title from designs where id = any(${[...ids]}::text[])`;
+  return new Map(rows.map((row) => [row.id, row.title]));
+}

@@ -17,7 +17,9 @@ const auditMismatchesMax = 20;
 
 export interface AuditReport {
   ok: boolean;
-  totals: { loop_id: string; currency: string; issued: string; redeemed: string; held: string; in_flight: string }[];
+  totals: { loop_id: string; currency: string; issued: string; redeemed: string; held: string; in_flight: string; reserved: string; expired: string }[];
+  /** Per design: the open loop reserve and what its outstanding fundable brand cash needs. */
+  reserves: { design_id: string; currency: string; reserve: string; needed: string }[];
   problems: string[];
 }
 
@@ -100,14 +102,23 @@ export function createLedgerService(core: Core, profiles: ProfilesService): Ledg
       const problems: string[] = [];
       for (const row of rows) {
         const name = `${row.loop_id}/${row.currency}`;
-        if (row.issued - row.redeemed !== row.held + row.in_flight) problems.push(`${name}: issued - redeemed (${row.issued - row.redeemed}) != held + in flight (${row.held + row.in_flight})`);
-        if (row.notes_live !== row.held + row.in_flight) problems.push(`${name}: live notes (${row.notes_live}) != held + in flight (${row.held + row.in_flight})`);
+        const live = row.held + row.in_flight + row.reserved;
+        if (row.issued !== live + row.redeemed + row.expired) {
+          problems.push(`${name}: issued (${row.issued}) != held + in flight + reserved + redeemed + expired (${live + row.redeemed + row.expired})`);
+        }
+        if (row.notes_live !== live) problems.push(`${name}: live notes (${row.notes_live}) != held + in flight + reserved (${live})`);
+        if (row.notes_expired !== row.expired) problems.push(`${name}: expired notes (${row.notes_expired}) != expired total (${row.expired})`);
+        if (row.expired_movements !== row.expired) problems.push(`${name}: expire movements (${row.expired_movements}) != expired total (${row.expired})`);
         if (row.notes_redeemed !== row.redeemed) problems.push(`${name}: redeemed notes (${row.notes_redeemed}) != redeemed total (${row.redeemed})`);
         if (row.issued_movements !== row.issued) problems.push(`${name}: issue movements (${row.issued_movements}) != issued total (${row.issued})`);
         if (row.redeemed_movements !== row.redeemed) problems.push(`${name}: deposit movements (${row.redeemed_movements}) != redeemed total (${row.redeemed})`);
       }
       for (const mismatch of await store.selectBalanceMismatches(db, auditMismatchesMax)) {
         problems.push(`wallet ${mismatch.profile_id} ${mismatch.loop_id}/${mismatch.currency}: balance ${mismatch.balance} != notes ${mismatch.notes}`);
+      }
+      const reserves = await store.selectReserves(db);
+      for (const reserve of reserves) {
+        if (reserve.reserve !== reserve.needed) problems.push(`design ${reserve.design_id} ${reserve.currency}: reserve (${reserve.reserve}) != what its brand cash needs (${reserve.needed})`);
       }
       const negative = await store.countNegativeBalances(db);
       if (negative > 0) problems.push(`${negative} negative balances`);
@@ -118,7 +129,9 @@ export function createLedgerService(core: Core, profiles: ProfilesService): Ledg
         totals: rows.map((row) => ({
           loop_id: row.loop_id, currency: row.currency, issued: formatMinor(row.issued, row.currency), redeemed: formatMinor(row.redeemed, row.currency),
           held: formatMinor(row.held, row.currency), in_flight: formatMinor(row.in_flight, row.currency),
+          reserved: formatMinor(row.reserved, row.currency), expired: formatMinor(row.expired, row.currency),
         })),
+        reserves: reserves.map((row) => ({ design_id: row.design_id, currency: row.currency, reserve: formatMinor(row.reserve, row.currency), needed: formatMinor(row.needed, row.currency) })),
         problems,
       };
     },

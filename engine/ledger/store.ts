@@ -3,7 +3,7 @@
 import type { Queryable } from '../storage/database.ts';
 import type { Note, Pick } from './allocation.ts';
 
-export type HolderKind = 'wallet' | 'transfer' | 'redeemed';
+export type HolderKind = 'wallet' | 'transfer' | 'redeemed' | 'reserve' | 'expired';
 export interface Holder {
   kind: HolderKind;
   id: string;
@@ -80,11 +80,16 @@ export async function nextSerial(tx: Queryable): Promise<bigint> {
 }
 
 /** Creates a note (issuance) and adds it to the wallet balance and the issued total, in one statement. */
-export async function insertIssuedNote(tx: Queryable, note: { holderId: string; loopId: string; currency: string; issuerId: string; amount: bigint; expiresAt: Date | null }, at: Date): Promise<bigint> {
+export async function insertIssuedNote(
+  tx: Queryable,
+  note: { holderId: string; loopId: string; currency: string; issuerId: string; amount: bigint; expiresAt: Date | null; reserve?: bigint; planId?: string | null },
+  at: Date,
+): Promise<bigint> {
   const rows = await tx<{ serial: bigint; balance_rows: bigint; total_rows: bigint }[]>`
     with note as (
-      insert into notes (serial, holder_kind, holder_id, loop_id, currency, issuer_id, amount, expires_at, parent_serial, created_at)
-      values (nextval('note_serials'), 'wallet', ${note.holderId}, ${note.loopId}, ${note.currency}, ${note.issuerId}, ${String(note.amount)}::bigint, ${note.expiresAt}, null, ${at})
+      insert into notes (serial, holder_kind, holder_id, loop_id, currency, issuer_id, amount, expires_at, parent_serial, created_at, reserve, plan_id)
+      values (nextval('note_serials'), 'wallet', ${note.holderId}, ${note.loopId}, ${note.currency}, ${note.issuerId}, ${String(note.amount)}::bigint, ${note.expiresAt}, null, ${at},
+        ${String(note.reserve ?? 0n)}::bigint, ${note.planId ?? null})
       returning serial),
     balance as (
       insert into balances (profile_id, loop_id, currency, amount)
@@ -148,13 +153,17 @@ export async function moveNotes(tx: Queryable, from: Holder, to: Holder, picks: 
       where serial = any(${whole}::bigint[]) and holder_kind = ${from.kind} and holder_id = ${from.id}
       returning serial),
     cut as (
-      update notes n set amount = n.amount - p.part
-      from unnest(${parts.map((pick) => String(pick.serial))}::bigint[], ${parts.map((pick) => String(pick.amount))}::bigint[]) as p(serial, part)
+      -- A part takes its share of the note's reserve (rounded down); the rest stays, so the sum is exact.
+      update notes n set amount = n.amount - p.part, reserve = n.reserve - p.part_reserve
+      from (
+        select q.serial, q.part, (x.reserve * q.part / x.amount) as part_reserve
+        from unnest(${parts.map((pick) => String(pick.serial))}::bigint[], ${parts.map((pick) => String(pick.amount))}::bigint[]) as q(serial, part)
+        join notes x on x.serial = q.serial) as p
       where n.serial = p.serial and n.holder_kind = ${from.kind} and n.holder_id = ${from.id} and n.amount > p.part
-      returning n.serial, p.part, n.loop_id, n.currency, n.issuer_id, n.expires_at),
+      returning n.serial, p.part, p.part_reserve, n.loop_id, n.currency, n.issuer_id, n.expires_at, n.plan_id),
     born as (
-      insert into notes (serial, holder_kind, holder_id, loop_id, currency, issuer_id, amount, expires_at, parent_serial, created_at)
-      select nextval('note_serials'), ${to.kind}, ${to.id}, loop_id, currency, issuer_id, part, expires_at, serial, ${at} from cut
+      insert into notes (serial, holder_kind, holder_id, loop_id, currency, issuer_id, amount, expires_at, parent_serial, created_at, reserve, plan_id)
+      select nextval('note_serials'), ${to.kind}, ${to.id}, loop_id, currency, issuer_id, part, expires_at, serial, ${at}, part_reserve, plan_id from cut
       returning serial),
     debited as (
       update balances b set amount = b.amount + d.amount
@@ -344,7 +353,11 @@ export interface AuditRow {
   redeemed: bigint;
   held: bigint;
   in_flight: bigint;
+  reserved: bigint;
+  expired: bigint;
   notes_live: bigint;
+  notes_expired: bigint;
+  expired_movements: bigint;
   notes_redeemed: bigint;
   issued_movements: bigint;
   redeemed_movements: bigint;
@@ -362,11 +375,43 @@ export async function selectAuditTotals(sql: Queryable): Promise<AuditRow[]> {
       coalesce((select redeemed from ledger_totals t where t.loop_id = k.loop_id and t.currency = k.currency), 0)::bigint as redeemed,
       coalesce((select sum(amount) from balances b where b.loop_id = k.loop_id and b.currency = k.currency), 0)::bigint as held,
       coalesce((select sum(amount) from notes n where n.loop_id = k.loop_id and n.currency = k.currency and n.holder_kind = 'transfer'), 0)::bigint as in_flight,
-      coalesce((select sum(amount) from notes n where n.loop_id = k.loop_id and n.currency = k.currency and n.holder_kind <> 'redeemed'), 0)::bigint as notes_live,
+      coalesce((select sum(amount) from notes n where n.loop_id = k.loop_id and n.currency = k.currency and n.holder_kind = 'reserve'), 0)::bigint as reserved,
+      coalesce((select expired from ledger_totals t where t.loop_id = k.loop_id and t.currency = k.currency), 0)::bigint as expired,
+      coalesce((select sum(amount) from notes n where n.loop_id = k.loop_id and n.currency = k.currency and n.holder_kind in ('wallet', 'transfer', 'reserve')), 0)::bigint as notes_live,
+      coalesce((select sum(amount) from notes n where n.loop_id = k.loop_id and n.currency = k.currency and n.holder_kind = 'expired'), 0)::bigint as notes_expired,
+      coalesce((select sum(amount) from movements m where m.loop_id = k.loop_id and m.currency = k.currency and m.action = 'expire'), 0)::bigint as expired_movements,
       coalesce((select sum(amount) from notes n where n.loop_id = k.loop_id and n.currency = k.currency and n.holder_kind = 'redeemed'), 0)::bigint as notes_redeemed,
       coalesce((select sum(amount) from movements m where m.loop_id = k.loop_id and m.currency = k.currency and m.action = 'issue' and m.from_id is null), 0)::bigint as issued_movements,
-      coalesce((select sum(amount) from movements m where m.loop_id = k.loop_id and m.currency = k.currency and m.action = 'deposit'), 0)::bigint as redeemed_movements
+      coalesce((select sum(amount) from movements m where m.loop_id = k.loop_id and m.currency = k.currency and m.action in ('deposit', 'redeem')), 0)::bigint as redeemed_movements
     from keys k order by k.currency, k.loop_id`;
+}
+
+/** Adds expired brand cash to the totals. */
+export async function addExpired(tx: Queryable, loopId: string, currency: string, amount: bigint): Promise<void> {
+  const result = await tx`
+    update ledger_totals set expired = expired + ${String(amount)}::bigint where loop_id = ${loopId} and currency = ${currency}`;
+  if (result.count !== 1) throw new Error(`expired total for ${loopId}/${currency} touched ${result.count} rows`);
+}
+
+export interface ReserveRow {
+  design_id: string;
+  currency: string;
+  reserve: bigint;
+  needed: bigint;
+}
+
+/** Per design: the open loop cash its reserve holds, and what its outstanding brand cash needs. */
+export async function selectReserves(sql: Queryable): Promise<ReserveRow[]> {
+  return sql<ReserveRow[]>`
+    with held as (
+      select holder_id as design_id, currency, sum(amount)::bigint as reserve from notes where holder_kind = 'reserve' group by holder_id, currency),
+    needed as (
+      select loop_id as design_id, currency, sum(reserve)::bigint as needed from notes
+      where holder_kind in ('wallet', 'transfer') and loop_id <> '0' group by loop_id, currency)
+    select coalesce(h.design_id, n.design_id) as design_id, coalesce(h.currency, n.currency) as currency,
+      coalesce(h.reserve, 0)::bigint as reserve, coalesce(n.needed, 0)::bigint as needed
+    from held h full outer join needed n on n.design_id = h.design_id and n.currency = h.currency
+    order by 1, 2`;
 }
 
 /** Wallets whose balance row differs from the sum of their notes. */

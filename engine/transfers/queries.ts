@@ -8,7 +8,8 @@ import * as ledgerStore from '../ledger/store.ts';
 import { formatMinor } from '../money.ts';
 import type { ProfileRecord, ProfilesService } from '../profiles/service.ts';
 import type { Queryable } from '../storage/database.ts';
-import { accepts, type TransfersService } from './service.ts';
+import { accepts, redeemedLoopsOf, type TransfersService } from './service.ts';
+import { selectTitles } from '../designs/store.ts';
 import * as store from './store.ts';
 import { partyFromProfile, steps, transferDetailJson, transferJson, type PartyInfo } from './views.ts';
 
@@ -136,16 +137,18 @@ export function createTransferQueries(core: Core, profiles: ProfilesService): Tr
       const recipient = resolved.recipient.profile;
       const serials = parseSerialNumbers(input.serialNumbers);
       if (!serials.ok) return sendFailure(serials.errors);
+      const redeemed = await redeemedLoopsOf(sql, recipient);
       const summary = serials.value === null ? await ledgerStore.selectLoopSummary(sql, input.senderId) : summarize(await ledgerStore.selectNotes(sql, walletHolder(input.senderId), serials.value));
+      const titles = await selectTitles(sql, summary.filter((row) => row.loop_id !== openLoopId).map((row) => row.loop_id));
       const loops = summary
         .filter((row) => !(input.closedLoopOnly && row.loop_id === openLoopId))
-        .map((row) => ({ row, accepted: accepts({ loopId: row.loop_id, issuerId: row.issuer_id } as never, recipient) }))
+        .map((row) => ({ row, accepted: accepts({ loopId: row.loop_id, issuerId: row.issuer_id } as never, recipient, redeemed) }))
         .sort((left, right) => specificity({ loopId: left.row.loop_id, issuerId: left.row.issuer_id } as never, recipient?.id ?? null) - specificity({ loopId: right.row.loop_id, issuerId: right.row.issuer_id } as never, recipient?.id ?? null))
         .map(({ row, accepted }) => ({
           loop_id: row.loop_id,
           currency: row.currency,
           issuer_id: row.issuer_id,
-          title: row.loop_id === openLoopId ? row.currency : `Brand cash ${row.loop_id}`,
+          title: row.loop_id === openLoopId ? row.currency : (titles.get(row.loop_id) ?? `Brand cash ${row.loop_id}`),
           amount: formatMinor(row.amount, row.currency),
           max_sendable: formatMinor(row.amount, row.currency),
           missing_agreement: !accepted,

@@ -18,6 +18,9 @@ import { wallet } from '../profiles/machine.ts';
 import type { ProfileRecord, ProfilesService } from '../profiles/service.ts';
 import { parseUid } from '../uids.ts';
 import type { InvitationsService } from '../invitations/service.ts';
+import { redeemArrivedIn } from '../designs/redemption.ts';
+import { selectRedeemedDesignIds } from '../designs/store.ts';
+import type { Queryable } from '../storage/database.ts';
 import { stateFields, transfer, type TransferEvent, type TransferStateName, type WaitFor } from './machine.ts';
 import * as store from './store.ts';
 import { insertedRow, partyFromProfile, steps, transferDetailJson, type PartyInfo } from './views.ts';
@@ -83,11 +86,22 @@ export function appdataChars(appdata: Record<string, string>): number {
   return Object.entries(appdata).reduce((total, [name, value]) => total + name.length + value.length, 0);
 }
 
-/** Whether the recipient accepts this cash: open loop always; brand cash when the recipient is a person or its issuer. */
-export function accepts(note: Pick | Note, recipient: ProfileRecord | null): boolean {
+const noLoops: ReadonlySet<string> = new Set();
+
+/**
+ * Whether the recipient accepts this cash: open loop always; brand cash when the recipient is a
+ * person, its issuer, or holds an active redeemer agreement for its design (`redeemed`).
+ */
+export function accepts(note: Pick | Note, recipient: ProfileRecord | null, redeemed: ReadonlySet<string> = noLoops): boolean {
   if (note.loopId === openLoopId) return true;
   if (recipient === null) return true;
-  return recipient.isIndividual || note.issuerId === recipient.id;
+  return recipient.isIndividual || note.issuerId === recipient.id || redeemed.has(note.loopId);
+}
+
+/** The designs a business recipient redeems by agreement (none for people and unknown recipients). */
+export async function redeemedLoopsOf(db: Queryable, recipient: ProfileRecord | null): Promise<ReadonlySet<string>> {
+  if (!recipient || recipient.isIndividual) return noLoops;
+  return new Set(await selectRedeemedDesignIds(db, recipient.id));
 }
 
 /** A closed-loop token names open loop cash: refused before anything is read or locked. */
@@ -197,6 +211,7 @@ export function createTransfersService(core: Core, profiles: ProfilesService, in
     if (existing) return { ok: true, transferId: existing, duplicate: true };
     if (!resolved.ok) return resolved;
     const recipient = resolved.recipient.profile;
+    const redeemed = await redeemedLoopsOf(sql, recipient);
     let waitFor: WaitFor = 'none';
     if (!recipient) waitFor = 'invite';
     else if (input.requireRecipientEmail && !(await profiles.confirmedUids(sql, recipient.id)).some((uid) => uid.startsWith('email:'))) waitFor = 'invite';
@@ -214,7 +229,7 @@ export function createTransfersService(core: Core, profiles: ProfilesService, in
       const at = unit.now;
       const pick = () => pickFromWallet(unit.tx, input.senderId, entries, serials.value, {
         recipientId: recipient?.id ?? null,
-        accepts: (note) => accepts(note, recipient),
+        accepts: (note) => accepts(note, recipient, redeemed),
         nonPayment: input.nonPayment,
         recipientIsIndividual: recipient === null || recipient.isIndividual,
         brandCashOnly: input.closedLoopOnly === true,
@@ -249,7 +264,7 @@ export function createTransfersService(core: Core, profiles: ProfilesService, in
       if (!picked.ok) return reject(sendFailure(picked.errors));
       const picks = picked.value;
       const amount = sumPicks(picks);
-      const nonPayment = picks.some((pick) => !accepts(pick, recipient));
+      const nonPayment = picks.some((pick) => !accepts(pick, recipient, redeemed));
       const workflowType = nonPayment ? 'non_payment' : 'profile_to_profile';
       const paycodeExpiresAt = waitFor === 'paycode' ? new Date(at.getTime() + paycodeExpiryMsDefault) : null;
       const snapshot = unit.create(transfer, transferId, { workflowType, waitFor, at: at.toISOString(), paycodeExpiresAt: paycodeExpiresAt?.toISOString() ?? null });
@@ -297,6 +312,10 @@ export function createTransfersService(core: Core, profiles: ProfilesService, in
           : ledgerStore.moveNotes(unit.tx, walletHolder(input.senderId), escrowHolder(transferId), picks, at),
         input.withDetail ? profiles.detail(unit.tx, input.senderId) : Promise.resolve(null),
       ]);
+      // Brand cash that reaches a redeemer by agreement is redeemed and settled in this command.
+      if (waitFor === 'none' && !nonPayment && picks.some((pick) => redeemed.has(pick.loopId) && pick.issuerId !== recipient!.id)) {
+        await redeemArrivedIn(unit, { transferId, redeemerId: recipient!.id, designIds: [...redeemed], number: 2 });
+      }
       let paycode: store.PaycodeRow | null = null;
       if (waitFor === 'paycode') {
         const paycodeRow = { transferId, senderId: input.senderId, recipientId: recipient!.id, currency, amount, expiresAt: paycodeExpiresAt! };

@@ -1,0 +1,33 @@
+// A design's reserve: open loop notes held by the design (holder_kind 'reserve'), released to
+// wallets when brand cash is redeemed or expires.
+import type { Unit } from '../actors/command.ts';
+import { openLoopId, type Pick } from '../ledger/allocation.ts';
+import { walletHolder } from '../ledger/cash.ts';
+import * as ledgerStore from '../ledger/store.ts';
+import { reserveNotesMax } from '../limits.ts';
+
+export const ppmWhole = 1_000_000n;
+
+/** A percentage string (up to 4 decimals, at most 100) in millionths of the whole. */
+export function percentagePpm(percentage: string): bigint {
+  const [whole, fraction = ''] = percentage.split('.');
+  return BigInt(whole) * 10_000n + BigInt((fraction + '0000').slice(0, 4));
+}
+
+/** Moves open loop cash out of a design's reserve to a wallet, recorded as one movement. */
+export async function releaseReserve(unit: Unit, designId: string, currency: string, amount: bigint, toId: string, movement: { transferId: string; number: number; action: string }): Promise<void> {
+  const notes = await ledgerStore.selectNotesForUpdate(unit.tx, { kind: 'reserve', id: designId }, currency, null, reserveNotesMax);
+  const picks: Pick[] = [];
+  let remaining = amount;
+  for (const note of notes) {
+    if (remaining === 0n) break;
+    const part = note.amount < remaining ? note.amount : remaining;
+    picks.push({ serial: note.serial, loopId: openLoopId, currency, issuerId: note.issuerId, amount: part, whole: part === note.amount });
+    remaining -= part;
+  }
+  if (remaining > 0n) throw new Error(`design ${designId} reserve is short by ${remaining}`);
+  const byIssuer = new Map<string, bigint>();
+  for (const pick of picks) byIssuer.set(pick.issuerId, (byIssuer.get(pick.issuerId) ?? 0n) + pick.amount);
+  const lines = [...byIssuer].map(([issuerId, part]) => ({ number: movement.number, action: movement.action, fromId: null, toId, loopId: openLoopId, currency, issuerId, amount: part }));
+  await ledgerStore.moveNotes(unit.tx, { kind: 'reserve', id: designId }, walletHolder(toId), picks, unit.now, { transferId: movement.transferId, lines });
+}

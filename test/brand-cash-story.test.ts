@@ -1,0 +1,241 @@
+// Proves brand cash in circulation end to end over HTTP: a merchant's design and plans, a
+// distributor and a redeemer with active agreements, design sends backed by the reserve, spending
+// at the redeemer (redeemed and settled from the reserve), a return to the issuer, expiry under an
+// injected clock, and an audit that balances after every step.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { designPermissions } from '../engine/designs/service.ts';
+import { addBusiness, addIndividual, createApp, userToken, type TestApp } from './foundation-helpers.ts';
+import { issue, ledgerWorld, usd, type LedgerWorld } from './ledger-api-support.ts';
+import { ledgerFingerprint } from './ledger-support.ts';
+import { startTestServer, type TestServer } from './support/http.ts';
+
+let server: TestServer;
+let world: LedgerWorld;
+let app: TestApp;
+const permissions = [...designPermissions, 'create_design', 'send_cash', 'view_wallet', 'receive_cash', 'view_history'];
+type Auth = { auth: { bearer: string } };
+
+interface Actor {
+  id: string;
+  auth: Auth;
+}
+
+const api = {
+  get: (path: string, auth: Auth, query?: Record<string, unknown>) => server.client.request('GET', path, query, auth),
+  post: (path: string, body: Record<string, unknown>, auth: Auth) => server.client.request('POST', path, body, auth),
+  patch: (path: string, body: Record<string, unknown>, auth: Auth) => server.client.request('PATCH', path, body, auth),
+};
+
+async function business(name: string, features: string[] = []): Promise<Actor> {
+  const managerId = await addIndividual(server, app);
+  const id = await addBusiness(server, app, managerId, name);
+  for (const feature of features) await server.client.post(`/admin/profiles/${id}/features`, { feature }, { auth: { operator: true } });
+  const token = await userToken(server, app, id, { personalProfileId: managerId, concurrent: true, permissions });
+  return { id, auth: { auth: { bearer: token } } };
+}
+
+async function customer(): Promise<Actor> {
+  const id = await addIndividual(server, app);
+  const token = await userToken(server, app, id, { concurrent: true, permissions });
+  return { id, auth: { auth: { bearer: token } } };
+}
+
+async function assertAudit(step: string): Promise<any> {
+  const report = await server.engine.services.ledger.cash.audit();
+  assert.ok(report.ok, `${step}: ${report.problems.join('; ')}`);
+  return report;
+}
+
+async function brand(profileId: string, designId: string): Promise<string> {
+  const holdings = await server.engine.services.ledger.cash.holdings(server.engine.sql, profileId);
+  return holdings.find((row) => row.loop_id === designId)?.amount ?? '0.00';
+}
+
+function reserveOf(report: any, designId: string): string {
+  return report.reserves.find((row: any) => row.design_id === designId)?.reserve ?? '0.00';
+}
+
+let cafe: Actor;
+let grocery: Actor;
+let books: Actor;
+let pat: Actor;
+let designId: string;
+let giftPlan: string;
+
+test.before(async () => {
+  server = await startTestServer();
+  world = await ledgerWorld(server);
+  app = world.app;
+  cafe = await business('Cafe', ['design_gl']);
+  grocery = await business('Grocer');
+  books = await business('Book Nook');
+  pat = await customer();
+});
+
+test.after(async () => {
+  await server.close();
+});
+
+test('the merchant sets up a design, a plan and its network', async () => {
+  const created = await api.post('/design/create', { title: 'Cafe Gift', currency: 'USD', design_type: 'gl_design' }, cafe.auth);
+  assert.is(created.status, 200, created.text);
+  designId = created.body.id;
+  const patched = await api.patch(`/design/${designId}`, { expire: { mode: 'relative', relative: 30 } }, cafe.auth);
+  assert.is(patched.status, 200, patched.text);
+  const plan = await api.post(`/design/${designId}/plan/create`, { title: 'Gift cards' }, cafe.auth);
+  giftPlan = plan.body.plan_id;
+  for (const [member, roles] of [[grocery, { distributor: true }], [books, { redeemer: true }]] as const) {
+    const added = await api.post(`/design/${designId}/agreement/add`, { uid: `service:${member.id}`, ...roles, terms_text: 'Standard terms' }, cafe.auth);
+    assert.is(added.status, 200, added.text);
+    const activated = await api.post(`/design/${designId}/agreement/${added.body.agreement.id}/activate`, {}, member.auth);
+    assert.is(activated.status, 200, activated.text);
+  }
+  await assertAudit('setup');
+});
+
+test('a design send needs the issuer or a distributor, a gl_design, a live plan, and enough open loop cash; refusals change nothing', async () => {
+  const before = await ledgerFingerprint(server.engine);
+  const send = (actor: Actor, body: Record<string, unknown>) =>
+    api.post(`/design/${designId}/send`, { recipient_uid: `service:${pat.id}`, distribution_plan_id: giftPlan, amount: '50.00', ...body }, actor.auth);
+  const stranger = await send(books, {});
+  assert.is(stranger.status, 403, stranger.text);
+  const noPlan = await send(grocery, { distribution_plan_id: '0000000000' });
+  assert.is(noPlan.status, 400, noPlan.text);
+  assert.ok(noPlan.body.invalid.distribution_plan_id);
+  const badAmount = await send(grocery, { amount: '1.001' });
+  assert.is(badAmount.status, 400, badAmount.text);
+  const broke = await send(grocery, {});
+  assert.is(broke.status, 400, broke.text);
+  assert.is(broke.body.send_errors[0].code, 'insufficient_funds');
+  const missing = await send(grocery, { recipient_uid: 'email:nobody@example.com' });
+  assert.is(missing.status, 400, missing.text);
+  assert.equal(await ledgerFingerprint(server.engine), before, 'refused sends leave no trace');
+  const read = await api.get(`/design/${designId}`, cafe.auth);
+  assert.is(read.body.published, false, 'a refused send does not publish the design');
+});
+
+test('the distributor sends brand cash: notes issued, the reserve funded, the design published; a repeat dedup_id runs once', async () => {
+  await issue(server, grocery.id, '100.00');
+  const body = { recipient_uid: `service:${pat.id}`, distribution_plan_id: giftPlan, amount: '50.00', message: 'Happy birthday', dedup_id: 'gift-1', 'appdata.order': 'G-1' };
+  const sent = await api.post(`/design/${designId}/send`, body, grocery.auth);
+  assert.is(sent.status, 200, sent.text);
+  const transfer = sent.body.transfer;
+  assert.is(transfer.workflow_type, 'send_design');
+  assert.is(transfer.completed, true);
+  const again = await api.post(`/design/${designId}/send`, body, grocery.auth);
+  assert.is(again.status, 200, again.text);
+  assert.is(again.body.transfer.id, transfer.id);
+  assert.is(await brand(pat.id, designId), '50.00');
+  assert.is(await usd(server, grocery.id), '50.00', 'the distributor paid the face value into the reserve');
+  const report = await assertAudit('design send');
+  assert.is(reserveOf(report, designId), '50.00');
+  const published = await api.get(`/design/${designId}`, pat.auth);
+  assert.is(published.status, 200, 'a published design is viewable by everyone');
+  assert.is(published.body.published, true);
+  const history = await api.get('/wallet/history', pat.auth);
+  assert.ok(history.body.results.some((row: any) => row.id === transfer.id), 'the customer sees the send in history');
+});
+
+test('acceptance follows agreements: presend at the redeemer and at a shop without one', async () => {
+  const atBooks = await api.get('/wallet/presend', pat.auth, { recipient_uid: `service:${books.id}` });
+  assert.is(atBooks.status, 200, atBooks.text);
+  const loop = atBooks.body.loops.find((row: any) => row.loop_id === designId);
+  assert.is(loop.missing_agreement, false);
+  assert.is(loop.title, 'Cafe Gift');
+  const other = await business('No Deal Shop');
+  const atOther = await api.get('/wallet/presend', pat.auth, { recipient_uid: `service:${other.id}` });
+  assert.is(atOther.body.loops.find((row: any) => row.loop_id === designId).missing_agreement, true);
+  const refused = await api.post('/wallet/send', { recipient_uid: `service:${other.id}`, amounts: `${designId}-USD-5.00` }, pat.auth);
+  assert.is(refused.status, 400, refused.text);
+  assert.is(refused.body.send_errors[0].code, 'cash_not_accepted');
+});
+
+test('spending at the redeemer redeems the brand cash and settles it from the reserve', async () => {
+  const spent = await api.post('/wallet/send', { recipient_uid: `service:${books.id}`, amounts: `${designId}-USD-20.00` }, pat.auth);
+  assert.is(spent.status, 200, spent.text);
+  assert.is(spent.body.transfer.workflow_type, 'profile_to_profile');
+  assert.is(await brand(pat.id, designId), '30.00');
+  assert.is(await brand(books.id, designId), '0.00', 'redeemed brand cash leaves the redeemer wallet');
+  assert.is(await usd(server, books.id), '20.00', 'settled in open loop cash');
+  const report = await assertAudit('redemption');
+  assert.is(reserveOf(report, designId), '30.00');
+  const totals = report.totals.find((row: any) => row.loop_id === designId);
+  assert.equal([totals.issued, totals.held, totals.redeemed], ['50.00', '30.00', '20.00']);
+  const detail = await api.get(`/t/${spent.body.transfer.id}`, books.auth);
+  const actions = detail.body.movements?.map((movement: any) => movement.action) ?? [];
+  assert.ok(actions.length === 0 || actions.includes('redeem'), JSON.stringify(detail.body.movements));
+});
+
+test('a plan with discount and static rows splits the payment; the reserve covers only the after-redemption rows', async () => {
+  const partner = await customer();
+  const plan = await api.post(`/design/${designId}/plan/create`, { title: 'Partners' }, cafe.auth);
+  const recipients = [
+    { percentage: '10', loop_id: '0', recipient_type: 'discount', recipient_id: '0' },
+    { percentage: '5', loop_id: '0', recipient_type: 'static', recipient_id: partner.id },
+    { percentage: '80', loop_id: designId, recipient_type: 'redeemer', recipient_id: '0' },
+  ];
+  const patched = await api.patch(`/design/${designId}/plan/${plan.body.plan_id}`, { recipients }, cafe.auth);
+  assert.is(patched.status, 200, patched.text);
+  const kim = await customer();
+  const sent = await api.post(`/design/${designId}/send`, { recipient_uid: `service:${kim.id}`, distribution_plan_id: plan.body.plan_id, amount: '40.00' }, grocery.auth);
+  assert.is(sent.status, 200, sent.text);
+  // Paid 36.00 (40 less 10%): 32.00 reserve, 2.00 fee, 2.00 proceeds to the issuer.
+  assert.is(await usd(server, grocery.id), '14.00');
+  assert.is(await usd(server, partner.id), '2.00');
+  assert.is(await usd(server, cafe.id), '2.00');
+  let report = await assertAudit('discount plan');
+  assert.is(reserveOf(report, designId), '62.00');
+  const spent = await api.post('/wallet/send', { recipient_uid: `service:${books.id}`, amounts: `${designId}-USD-15.00` }, kim.auth);
+  assert.is(spent.status, 200, spent.text);
+  assert.is(await usd(server, books.id), '32.00', 'the redeemer gets 80% of 15.00 on top of its 20.00');
+  report = await assertAudit('discount plan redemption');
+  assert.is(reserveOf(report, designId), '50.00');
+});
+
+test('unfunded loyalty cash: a 100% discount plan costs the issuer nothing and settles nothing', async () => {
+  const plan = await api.post(`/design/${designId}/plan/create`, { title: 'Loyalty' }, cafe.auth);
+  await api.patch(`/design/${designId}/plan/${plan.body.plan_id}`, { recipients: [{ percentage: '100', loop_id: '0', recipient_type: 'discount', recipient_id: '0' }] }, cafe.auth);
+  const sent = await api.post(`/design/${designId}/send`, { recipient_uid: `service:${pat.id}`, distribution_plan_id: plan.body.plan_id, amount: '5.00' }, cafe.auth);
+  assert.is(sent.status, 200, sent.text);
+  assert.is(await brand(pat.id, designId), '35.00');
+  await assertAudit('loyalty');
+});
+
+test('max_per_wallet holds on a design send', async () => {
+  await api.patch(`/design/${designId}`, { max_per_wallet: '40.00' }, cafe.auth);
+  const before = await ledgerFingerprint(server.engine);
+  const over = await api.post(`/design/${designId}/send`, { recipient_uid: `service:${pat.id}`, distribution_plan_id: giftPlan, amount: '5.01' }, grocery.auth);
+  assert.is(over.status, 400, over.text);
+  assert.ok(over.body.invalid.amount);
+  assert.equal(await ledgerFingerprint(server.engine), before);
+  await api.patch(`/design/${designId}`, { max_per_wallet: null }, cafe.auth);
+});
+
+test('a return to the issuer keeps the cash in circulation; expiry moves the rest out and releases its reserve', async () => {
+  const returned = await api.post('/wallet/send', { recipient_uid: `service:${cafe.id}`, amounts: `${designId}-USD-10.00` }, pat.auth);
+  assert.is(returned.status, 200, returned.text);
+  assert.is(await brand(cafe.id, designId), '10.00');
+  await assertAudit('return');
+  const cafeBefore = await usd(server, cafe.id);
+  server.clock.advance(31 * 24 * 60 * 60 * 1000);
+  await server.engine.sweeper.runOnce();
+  assert.is(await brand(pat.id, designId), '0.00');
+  assert.is(await brand(cafe.id, designId), '0.00');
+  const report = await assertAudit('expiry');
+  assert.is(reserveOf(report, designId), '0.00', 'expired cash needs no reserve');
+  const totals = report.totals.find((row: any) => row.loop_id === designId);
+  assert.is(totals.held, '0.00');
+  // Pat's 25.00 (20.00 gift + 5.00 loyalty), the cafe's returned 10.00 and Kim's 25.00 expire.
+  assert.is(totals.expired, '60.00');
+  assert.is(totals.redeemed, '35.00');
+  // Their reserve (20.00 + 10.00 + 80% of 25.00) goes to the issuer.
+  assert.is(BigInt((await usd(server, cafe.id)).replace('.', '')) - BigInt(cafeBefore.replace('.', '')), 5000n);
+  // A month has passed: the customer signs in again.
+  const fresh: Auth = { auth: { bearer: await userToken(server, app, pat.id, { concurrent: true, permissions }) } };
+  const history = await api.get('/wallet/history', fresh);
+  assert.is(history.status, 200, history.text);
+  assert.ok(history.body.results.some((row: any) => row.workflow_type === 'expire'), 'the holder sees the expiry');
+});
+
+test.run();
