@@ -212,6 +212,29 @@ test('max_per_wallet holds on a design send', async () => {
   await api.patch(`/design/${designId}`, { max_per_wallet: null }, cafe.auth);
 });
 
+test('transferable: false keeps holders from passing the cash to people; max_per_wallet holds on sends between wallets', async () => {
+  const friend = await customer();
+  await api.patch(`/design/${designId}`, { transferable: false }, cafe.auth);
+  const before = await ledgerFingerprint(server.engine);
+  const passed = await api.post('/wallet/send', { recipient_uid: `service:${friend.id}`, amounts: `${designId}-USD-1.00` }, pat.auth);
+  assert.is(passed.status, 400, passed.text);
+  assert.is(passed.body.send_errors[0].code, 'not_transferable');
+  assert.equal(await ledgerFingerprint(server.engine), before);
+  await api.patch(`/design/${designId}`, { transferable: true, max_per_wallet: '1.00' }, cafe.auth);
+  const over = await api.post('/wallet/send', { recipient_uid: `service:${friend.id}`, amounts: `${designId}-USD-1.01` }, pat.auth);
+  assert.is(over.status, 400, over.text);
+  assert.is(over.body.send_errors[0].code, 'max_per_wallet');
+  assert.equal(await ledgerFingerprint(server.engine), before);
+  const atCap = await api.post('/wallet/send', { recipient_uid: `service:${friend.id}`, amounts: `${designId}-USD-1.00` }, pat.auth);
+  assert.is(atCap.status, 200, atCap.text);
+  const back = await api.post('/wallet/send', { recipient_uid: `service:${pat.id}`, amounts: `${designId}-USD-1.00` }, friend.auth);
+  assert.is(back.status, 400, 'pat holds more than the cap already');
+  await api.patch(`/design/${designId}`, { max_per_wallet: null }, cafe.auth);
+  const returned = await api.post('/wallet/send', { recipient_uid: `service:${pat.id}`, amounts: `${designId}-USD-1.00` }, friend.auth);
+  assert.is(returned.status, 200, returned.text);
+  await assertAudit('holding rules');
+});
+
 test('a return to the issuer keeps the cash in circulation; expiry moves the rest out and releases its reserve', async () => {
   const returned = await api.post('/wallet/send', { recipient_uid: `service:${cafe.id}`, amounts: `${designId}-USD-10.00` }, pat.auth);
   assert.is(returned.status, 200, returned.text);

@@ -247,3 +247,16 @@ export async function selectTitles(db: Queryable, ids: readonly string[]): Promi
   const rows = await db<{ id: string; title: string }[]>`select id, title from designs where id = any(${[...ids]}::text[])`;
   return new Map(rows.map((row) => [row.id, row.title]));
 }
+
+export interface DesignRules {
+  id: string;
+  issuer_id: string;
+  transferable: boolean;
+  max_per_wallet: bigint | null;
+}
+
+/** The holding rules of the designs whose cash a transfer moves. */
+export async function selectRules(db: Queryable, ids: readonly string[]): Promise<DesignRules[]> {
+  if (ids.length === 0) return [];
+  return db<DesignRules[]>`select id, issuer_id, transferable, max_per_wallet from designs where id = any(${[...ids]}::text[])`;
+}

@@ -19,6 +19,7 @@ import type { ProfileRecord, ProfilesService } from '../profiles/service.ts';
 import { parseUid } from '../uids.ts';
 import type { InvitationsService } from '../invitations/service.ts';
 import { redeemArrivedIn } from '../designs/redemption.ts';
+import { holdingRulesProblem } from '../designs/rules.ts';
 import { selectRedeemedDesignIds } from '../designs/store.ts';
 import type { Queryable } from '../storage/database.ts';
 import { stateFields, transfer, type TransferEvent, type TransferStateName, type WaitFor } from './machine.ts';
@@ -263,6 +264,8 @@ export function createTransfersService(core: Core, profiles: ProfilesService, in
       if (recipientWalletState === 'closed') return reject(sendFailure([{ code: 'recipient_wallet_closed', field_name: 'recipient_uid', info: {} }]));
       if (!picked.ok) return reject(sendFailure(picked.errors));
       const picks = picked.value;
+      const rulesProblem = await holdingRulesProblem(unit.tx, picks, input.senderId, { id: recipient?.id ?? null, isIndividual: recipient?.isIndividual ?? true }, redeemed);
+      if (rulesProblem) return reject(sendFailure([rulesProblem]));
       const amount = sumPicks(picks);
       const nonPayment = picks.some((pick) => !accepts(pick, recipient, redeemed));
       const workflowType = nonPayment ? 'non_payment' : 'profile_to_profile';

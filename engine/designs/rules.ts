@@ -1,0 +1,35 @@
+// The holding rules of brand cash on every send between wallets: `transferable: false` keeps
+// holders from passing a design's cash to other individuals (its issuer may still send it, and
+// returns and redemptions go to businesses), and `max_per_wallet` caps what one wallet may hold.
+// Redeemers and the issuer are exempt from the cap: cash reaching them leaves circulation or
+// returns home.
+import type { Pick } from '../ledger/allocation.ts';
+import { openLoopId } from '../ledger/allocation.ts';
+import type { SendError } from '../ledger/errors.ts';
+import * as ledgerStore from '../ledger/store.ts';
+import { formatMinor } from '../money.ts';
+import type { Queryable } from '../storage/database.ts';
+import * as store from './store.ts';
+
+export interface RulesRecipient {
+  id: string | null;
+  isIndividual: boolean;
+}
+
+export async function holdingRulesProblem(db: Queryable, picks: readonly Pick[], senderId: string, recipient: RulesRecipient, redeemed: ReadonlySet<string>): Promise<SendError | null> {
+  const amounts = new Map<string, bigint>();
+  for (const pick of picks) if (pick.loopId !== openLoopId) amounts.set(pick.loopId, (amounts.get(pick.loopId) ?? 0n) + pick.amount);
+  if (amounts.size === 0) return null;
+  for (const rules of await store.selectRules(db, [...amounts.keys()])) {
+    if (!rules.transferable && recipient.isIndividual && senderId !== rules.issuer_id) {
+      return { code: 'not_transferable', field_name: 'amounts', info: { loop_id: rules.id, reason: 'this brand cash cannot be passed to other people' } };
+    }
+    if (rules.max_per_wallet === null || recipient.id === null || recipient.id === rules.issuer_id || redeemed.has(rules.id)) continue;
+    const currency = picks.find((pick) => pick.loopId === rules.id)!.currency;
+    const held = await ledgerStore.selectBalance(db, recipient.id, rules.id, currency);
+    if (held + amounts.get(rules.id)! > rules.max_per_wallet) {
+      return { code: 'max_per_wallet', field_name: 'amounts', info: { loop_id: rules.id, max_per_wallet: formatMinor(rules.max_per_wallet, currency), reason: 'the recipient would hold more of this brand cash than a wallet may' } };
+    }
+  }
+  return null;
+}
