@@ -182,3 +182,7 @@ export const redeemOnArrivalNotesMax = 1000;
 export const designMessageRulesMax = 20;
 /** Reserve notes one release reads; a reserve is kept in few notes, as it is paid in whole picks. */
 export const reserveNotesMax = 10_000;
+// Bills (POST /design/<id>/bill).
+/** The customer is reminded this often until they confirm payment was sent. */
+export const billReminderIntervalMs = 24 * 60 * 60 * 1000;
+export const billDeclaredBankCharsMax = 100;

@@ -9,6 +9,7 @@ import { createAuthnService, type AuthnService } from './authn/service.ts';
 import { createOauthService, type OauthService } from './oauth/service.ts';
 import { createSettingsService, type SettingsService } from './settings/service.ts';
 import { createLedgerDomain, type LedgerDomain } from './ledger/domain.ts';
+import { createBillsService, type BillsService } from './designs/bills.ts';
 import { createCirculation, type Circulation } from './designs/circulation.ts';
 import { createDesignsService, type DesignsService } from './designs/service.ts';
 
@@ -25,6 +26,7 @@ export interface Services {
   ledger: LedgerDomain;
   designs: DesignsService;
   circulation: Circulation;
+  bills: BillsService;
 }
 
 export async function createServices(core: Core): Promise<Services> {
@@ -39,5 +41,6 @@ export async function createServices(core: Core): Promise<Services> {
   const ledger = createLedgerDomain(core, { profiles, invitations });
   const designs = createDesignsService(core, { profiles, messages });
   const circulation = createCirculation(core, { profiles, transfers: ledger.transfers });
-  return { core, apps, profiles, tokens, messages, invitations, authn, oauth, settings, ledger, designs, circulation };
+  const bills = createBillsService(core, { profiles, transfers: ledger.transfers, messages });
+  return { core, apps, profiles, tokens, messages, invitations, authn, oauth, settings, ledger, designs, circulation, bills };
 }

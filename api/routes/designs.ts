@@ -122,12 +122,50 @@ const sendInput = z
   })
   .strict();
 
+const billInput = z
+  .object({
+    amount: amountField,
+    distribution_plan_id: requiredString(20),
+    sender_uid: boundedString(loginCharsMax, 1).optional(),
+    profile_creation_data: z
+      .object({ first_name: requiredString(50), last_name: requiredString(50), email: boundedString(loginCharsMax, 3).optional() })
+      .strict()
+      .optional(),
+    message: boundedString(sendMessageCharsMax).optional(),
+    private: boolField.optional(),
+    dedup_id: boundedString(dedupIdCharsMax, 1).optional(),
+    message_rules: z.array(messageRule).max(designMessageRulesMax).optional(),
+  })
+  .strict();
+
 function raiseEither(failure: Failure | DesignFailure): never {
   if (failure.error in designErrors) raise(failure as DesignFailure);
   raiseLedger(failure as Failure);
 }
 
 export const designRoutes: RouteDefinition[] = [
+  defineRoute({
+    method: 'post',
+    path: '/design/:designId/bill',
+    summary: 'Bills a customer for brand cash of a gl_design (merchants with the bill feature); the bill waits up to 14 days for payment.',
+    tags: ['designs'],
+    caller: { kind: 'token', permission: 'apply_design' },
+    input: billInput,
+    appdata: true,
+    response: z.looseObject({ transfer: z.looseObject({ id: z.string() }) }),
+    async handler({ engine, token, params, input, appdata }) {
+      if (appdataChars(appdata) > appdataCharsMax) throw httpError(edgeErrors, 'invalid', { invalid: { appdata: `must total at most ${appdataCharsMax} characters` } });
+      const result = await engine.services.bills.create({
+        callerId: token!.profileId, designId: designIdOf(params), amount: input.amount, planId: input.distribution_plan_id, senderUid: input.sender_uid,
+        profileCreationData: input.profile_creation_data, message: input.message, private: input.private ?? true, appdata, dedupId: input.dedup_id,
+      });
+      if (!result.ok) raiseEither(result);
+      const detail = await engine.services.ledger.queries.detail(token!.profileId, result.transferId);
+      if (!detail.ok) raiseLedger(detail);
+      return { transfer: detail.transfer };
+    },
+  }),
+
   defineRoute({
     method: 'post',
     path: '/design/:designId/send',

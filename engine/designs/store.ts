@@ -260,3 +260,10 @@ export async function selectRules(db: Queryable, ids: readonly string[]): Promis
   if (ids.length === 0) return [];
   return db<DesignRules[]>`select id, issuer_id, transferable, max_per_wallet from designs where id = any(${[...ids]}::text[])`;
 }
+
+/** The id of the profile's active agreement with the role on the design, if any. */
+export async function selectActiveAgreementId(db: Queryable, designId: string, profileId: string, role: 'redeemer' | 'distributor' | 'settler'): Promise<string | null> {
+  const rows = await db<{ id: string }[]>`
+    select id from agreements where design_id = ${designId} and member_id = ${profileId} and state = 'active' and ${db(role)} order by created_at limit 1`;
+  return rows[0]?.id ?? null;
+}

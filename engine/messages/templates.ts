@@ -69,3 +69,13 @@ export function agreementMessage(input: { ownerTitle: string; designTitle: strin
     text: `${input.ownerTitle} named you as ${roles} of ${input.designTitle} brand cash.\n\nTerms: ${input.termsText}\n\n${next}\n`,
   };
 }
+
+export function billMessage(input: { merchantTitle: string; designTitle: string; amount: string; currency: string; transferId: string; reminder: number }): { subject: string; text: string } {
+  const again = input.reminder > 0 ? `Reminder ${input.reminder}: ` : '';
+  return {
+    subject: `${again}${input.merchantTitle} sent you a bill for ${input.amount} ${input.currency}`,
+    text:
+      `${input.merchantTitle} billed you ${input.amount} ${input.currency} for ${input.designTitle} brand cash (transfer ${input.transferId}).\n\n` +
+      `Pay it from your wallet (POST /t/${input.transferId}/accept), or, if you paid another way, confirm it (POST /t/${input.transferId}/confirm-bill) and these reminders stop.\n`,
+  };
+}

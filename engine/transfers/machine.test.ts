@@ -43,4 +43,21 @@ test('expiry and retraction cancel with a reason; a payout failure records dfi_e
   assert.equal([failed.value, failed.context.dfiError, failed.context.reason], ['canceled', { error: 'closed', message: 'Closed.' }, 'dfi_error']);
 });
 
+test('a bill waits for payment; reminders and confirmation count; pay completes, expiry cancels', () => {
+  const waiting = start({ workflowType: 'bill', waitFor: 'bill' });
+  assert.is(waiting.value, 'bill');
+  assert.equal(stateFields('bill'), { nextActivity: 'bill.wait', completed: false, canceled: false, runState: 'paused' });
+  const reminded = transition(transferMachine, waiting, { type: 'transfer.bill_remind', at: later })[0];
+  assert.is(reminded.context.reminderCount, 1);
+  const confirmed = transition(transferMachine, reminded, { type: 'transfer.bill_confirm', at: later })[0];
+  assert.is(confirmed.context.billConfirmedAt, later);
+  assert.is(confirmed.value, 'bill', 'confirmation leaves the bill cancelable');
+  const paid = transition(transferMachine, confirmed, { type: 'transfer.bill_pay', at: later })[0];
+  assert.is(paid.value, 'completed');
+  assert.is(paid.can({ type: 'transfer.bill_expire', at: later }), false);
+  const expired = transition(transferMachine, waiting, { type: 'transfer.bill_expire', at: later })[0];
+  assert.is(expired.value, 'canceled');
+  assert.is(expired.context.reason, 'expired');
+});
+
 test.run();

@@ -3,7 +3,7 @@
 import { assign, setup } from 'xstate';
 import { defineActorKind } from '../actors/actor.ts';
 
-export type WaitFor = 'none' | 'invite' | 'paycode' | 'hold' | 'payout' | 'trade';
+export type WaitFor = 'none' | 'invite' | 'paycode' | 'hold' | 'payout' | 'trade' | 'bill';
 
 export interface TransferContext {
   workflowType: string;
@@ -16,6 +16,9 @@ export interface TransferContext {
   holdingUntil: string | null;
   dfiError: { error: string; message: string } | null;
   dfiResult: Record<string, unknown> | null;
+  /** Bills: reminders sent, and when the customer said payment was sent (absent on older snapshots). */
+  reminderCount?: number;
+  billConfirmedAt?: string | null;
 }
 
 export interface TransferInput {
@@ -41,6 +44,10 @@ export type TransferEvent =
   | { type: 'transfer.payout_failed'; at: string; error: string; message: string }
   | { type: 'transfer.trade_accept'; at: string }
   | { type: 'transfer.trade_expire'; at: string }
+  | { type: 'transfer.bill_pay'; at: string }
+  | { type: 'transfer.bill_confirm'; at: string }
+  | { type: 'transfer.bill_remind'; at: string }
+  | { type: 'transfer.bill_expire'; at: string }
   | { type: 'transfer.retract'; at: string; reason: string };
 
 export const transferMachine = setup({
@@ -55,6 +62,7 @@ export const transferMachine = setup({
     waitsForHold: ({ context }) => context.waitFor === 'hold',
     waitsForPayout: ({ context }) => context.waitFor === 'payout',
     waitsForTrade: ({ context }) => context.waitFor === 'trade',
+    waitsForBill: ({ context }) => context.waitFor === 'bill',
   },
   actions: {
     count: assign({ activityCount: ({ context }) => context.activityCount + 1 }),
@@ -65,6 +73,8 @@ export const transferMachine = setup({
     recordReason: assign({ reason: ({ event }) => (event.type === 'transfer.retract' ? event.reason : null) }),
     recordRefusal: assign({ reason: () => 'refused' }),
     recordExpiry: assign({ reason: () => 'expired' }),
+    recordReminder: assign({ reminderCount: ({ context }) => (context.reminderCount ?? 0) + 1 }),
+    recordBillConfirmed: assign({ billConfirmedAt: ({ context, event }) => context.billConfirmedAt ?? event.at }),
     recordSent: assign({ sentCount: ({ context }) => context.sentCount + 1 }),
     recordPaycodeExpiry: assign({ paycodeExpiresAt: ({ context, event }) => (event.type === 'transfer.paycode_extend' ? event.expiresAt : context.paycodeExpiresAt) }),
     recordDfiResult: assign({ dfiResult: ({ event }) => (event.type === 'transfer.payout_succeeded' ? event.result : null) }),
@@ -86,6 +96,8 @@ export const transferMachine = setup({
     holdingUntil: input.holdingUntil ?? null,
     dfiError: null,
     dfiResult: null,
+    reminderCount: 0,
+    billConfirmedAt: null,
   }),
   initial: 'start',
   states: {
@@ -96,6 +108,7 @@ export const transferMachine = setup({
         { guard: 'waitsForHold', target: 'holding' },
         { guard: 'waitsForPayout', target: 'payout' },
         { guard: 'waitsForTrade', target: 'trade' },
+        { guard: 'waitsForBill', target: 'bill' },
         { target: 'completed' },
       ],
     },
@@ -131,6 +144,15 @@ export const transferMachine = setup({
         'transfer.retract': { target: 'canceled', actions: ['recordReason', 'end'] },
       },
     },
+    bill: {
+      on: {
+        'transfer.bill_pay': { target: 'completed', actions: 'end' },
+        'transfer.bill_confirm': { actions: ['recordBillConfirmed', 'count'] },
+        'transfer.bill_remind': { actions: ['recordReminder', 'count'] },
+        'transfer.bill_expire': { target: 'canceled', actions: ['recordExpiry', 'end'] },
+        'transfer.retract': { target: 'canceled', actions: ['recordReason', 'end'] },
+      },
+    },
     payout: {
       on: {
         'transfer.payout_succeeded': { target: 'completed', actions: ['recordDfiResult', 'end'] },
@@ -148,7 +170,7 @@ export const transferMachine = setup({
 
 export const transfer = defineActorKind('transfer', transferMachine);
 
-export type TransferStateName = 'start' | 'invite' | 'paycode' | 'holding' | 'payout' | 'trade' | 'completed' | 'canceled';
+export type TransferStateName = 'start' | 'invite' | 'paycode' | 'holding' | 'payout' | 'trade' | 'bill' | 'completed' | 'canceled';
 
 const nextActivities: Record<TransferStateName, string> = {
   start: 'start',
@@ -157,6 +179,7 @@ const nextActivities: Record<TransferStateName, string> = {
   holding: 'hold',
   payout: 'send_to_dfi',
   trade: 'trade.wait',
+  bill: 'bill.wait',
   completed: 'completed',
   canceled: 'canceled',
 };

@@ -35,6 +35,7 @@ export const recipientInitiatedReasons = new Set([
   'unable_to_sign_up', 'not_available', 'computer_error', 'other',
 ]);
 const recipientInitiatedWorkflows = new Set(['bill']);
+const bothSidesRetract = new Set(['bill']);
 
 export interface SendInput {
   senderId: string;
@@ -132,7 +133,14 @@ export interface TransfersService {
   resend(input: { callerId: string; transferId: string }): Promise<TransferResult>;
   /** Applies an event to a loaded transfer and writes its new state; the building block of every change. */
   applyIn(unit: Unit, transferId: string, event: TransferEvent, change?: Partial<store.TransferChange>): Promise<boolean>;
+  /** Lets another domain deliver a transfer timer of its own (bills: bill_expire, bill_remind). */
+  onTimer(name: string, handler: TransferTimerHandler): void;
+  /** Lets another domain answer POST /t/<id>/accept for a workflow of its own (bills: payment). */
+  onAccept(workflowType: string, handler: TransferAcceptHandler): void;
 }
+
+export type TransferTimerHandler = (unit: Unit, transferId: string, event: TransferEvent) => Promise<void>;
+export type TransferAcceptHandler = (callerId: string, row: store.TransferRow) => Promise<TransferResult>;
 
 export function createTransfersService(core: Core, profiles: ProfilesService, invitations?: InvitationsService): TransfersService {
   const { sql, commands } = core;
@@ -440,7 +448,7 @@ export function createTransfersService(core: Core, profiles: ProfilesService, in
     await releaseEscrow(unit.tx, transferId, senderId, senderId, 0n, unit.now);
     const paycode = await store.selectPaycodeByTransfer(unit.tx, transferId);
     if (paycode && paycode.state === 'active') await store.updatePaycode(unit.tx, transferId, { state: 'ended' }, unit.now);
-    for (const name of ['paycode_expire', 'invite_expire', 'hold_end', 'trade_expire']) unit.cancelTimer(transfer, transferId, name);
+    for (const name of ['paycode_expire', 'invite_expire', 'hold_end', 'trade_expire', 'bill_expire', 'bill_remind']) unit.cancelTimer(transfer, transferId, name);
     return true;
   }
 
@@ -449,8 +457,12 @@ export function createTransfersService(core: Core, profiles: ProfilesService, in
     if (!row || !(await store.isViewer(sql, input.transferId, input.callerId))) return failure('transfer_not_found');
     const recipientInitiated = recipientInitiatedWorkflows.has(row.workflow_type);
     const initiator = recipientInitiated ? row.recipient_id : row.sender_id;
-    if (initiator !== input.callerId) return failure('not_initiator');
-    if (!input.permissions.has(recipientInitiated ? 'manage_received' : 'manage_sent')) return failure('wrong_permission', recipientInitiated ? 'manage_received' : 'manage_sent');
+    // A bill may be canceled by either side; the reasons are always those of its initiator.
+    const otherSide = bothSidesRetract.has(row.workflow_type) && (recipientInitiated ? row.sender_id : row.recipient_id) === input.callerId;
+    if (initiator !== input.callerId && !otherSide) return failure('not_initiator');
+    const callerIsRecipient = row.recipient_id === input.callerId && (recipientInitiated ? !otherSide : otherSide);
+    const needed = callerIsRecipient ? 'manage_received' : 'manage_sent';
+    if (!input.permissions.has(needed)) return failure('wrong_permission', needed);
     if (!(recipientInitiated ? recipientInitiatedReasons : senderInitiatedReasons).has(input.reason)) return failure('invalid_reason');
     return commands.run('transfer.retract', [{ kind: 'wallet', id: row.sender_id! }, { kind: 'transfer', id: row.id }], async (unit) => {
       await loadIn(unit, row.id);
@@ -525,6 +537,8 @@ export function createTransfersService(core: Core, profiles: ProfilesService, in
   async function accept(input: { callerId: string; transferId: string }): Promise<TransferResult> {
     const row = await store.selectTransfer(sql, input.transferId);
     if (!row) return failure('transfer_not_found');
+    const delegated = acceptHandlers.get(row.workflow_type);
+    if (delegated) return delegated(input.callerId, row);
     if (!(await ownsRecipientUid(input.callerId, row))) return failure('not_recipient');
     const caller = await profiles.get(sql, input.callerId);
     return commands.run('transfer.accept', [{ kind: 'wallet', id: input.callerId }, { kind: 'transfer', id: row.id }], async (unit) => {
@@ -574,7 +588,12 @@ export function createTransfersService(core: Core, profiles: ProfilesService, in
   }
 
   // Durable timers of transfers: paycode expiry and invitation expiry cancel and release the escrow.
+  const timerHandlers = new Map<string, TransferTimerHandler>();
+  const acceptHandlers = new Map<string, TransferAcceptHandler>();
+
   core.sweeper.register('transfer', async (unit, timer) => {
+    const extra = timerHandlers.get(timer.name);
+    if (extra) return extra(unit, timer.actorId, timer.event as TransferEvent);
     const { row } = await loadIn(unit, timer.actorId);
     if (timer.name === 'paycode_expire' || timer.name === 'invite_expire' || timer.name === 'trade_expire') {
       await cancelIn(unit, row.id, row.sender_id!, timer.event as TransferEvent);
@@ -587,7 +606,11 @@ export function createTransfersService(core: Core, profiles: ProfilesService, in
     throw new Error(`unknown transfer timer ${timer.name}`);
   });
 
-  return { resolveRecipient, send, receive, retract, skip, changePaycodeExpiration, accept, acceptCode, refuse, resend, applyIn };
+  return {
+    resolveRecipient, send, receive, retract, skip, changePaycodeExpiration, accept, acceptCode, refuse, resend, applyIn,
+    onTimer: (name, handler) => void timerHandlers.set(name, handler),
+    onAccept: (workflowType, handler) => void acceptHandlers.set(workflowType, handler),
+  };
 }
 
 export type { SendError };
