@@ -186,3 +186,8 @@ export const reserveNotesMax = 10_000;
 /** The customer is reminded this often until they confirm payment was sent. */
 export const billReminderIntervalMs = 24 * 60 * 60 * 1000;
 export const billDeclaredBankCharsMax = 100;
+// Campaign events (GET /campaign/events).
+export const campaignEventsLimitDefault = 50;
+export const campaignEventsLimitMax = 500;
+/** GET /campaign/list and the designs events are read from. */
+export const campaignDesignsMax = 1000;

@@ -10,6 +10,7 @@ import { createOauthService, type OauthService } from './oauth/service.ts';
 import { createSettingsService, type SettingsService } from './settings/service.ts';
 import { createLedgerDomain, type LedgerDomain } from './ledger/domain.ts';
 import { createBillsService, type BillsService } from './designs/bills.ts';
+import { createCampaignsService, type CampaignsService } from './designs/campaigns.ts';
 import { createCirculation, type Circulation } from './designs/circulation.ts';
 import { createDesignsService, type DesignsService } from './designs/service.ts';
 
@@ -27,6 +28,7 @@ export interface Services {
   designs: DesignsService;
   circulation: Circulation;
   bills: BillsService;
+  campaigns: CampaignsService;
 }
 
 export async function createServices(core: Core): Promise<Services> {
@@ -42,5 +44,5 @@ export async function createServices(core: Core): Promise<Services> {
   const designs = createDesignsService(core, { profiles, messages });
   const circulation = createCirculation(core, { profiles, transfers: ledger.transfers });
   const bills = createBillsService(core, { profiles, transfers: ledger.transfers, messages });
-  return { core, apps, profiles, tokens, messages, invitations, authn, oauth, settings, ledger, designs, circulation, bills };
+  return { core, apps, profiles, tokens, messages, invitations, authn, oauth, settings, ledger, designs, circulation, bills, campaigns: createCampaignsService(core) };
 }

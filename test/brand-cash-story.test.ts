@@ -19,6 +19,7 @@ type Auth = { auth: { bearer: string } };
 interface Actor {
   id: string;
   auth: Auth;
+  managerId?: string;
 }
 
 const api = {
@@ -32,7 +33,7 @@ async function business(name: string, features: string[] = []): Promise<Actor> {
   const id = await addBusiness(server, app, managerId, name);
   for (const feature of features) await server.client.post(`/admin/profiles/${id}/features`, { feature }, { auth: { operator: true } });
   const token = await userToken(server, app, id, { personalProfileId: managerId, concurrent: true, permissions });
-  return { id, auth: { auth: { bearer: token } } };
+  return { id, auth: { auth: { bearer: token } }, managerId };
 }
 
 async function customer(): Promise<Actor> {
@@ -259,6 +260,32 @@ test('a return to the issuer keeps the cash in circulation; expiry moves the res
   const history = await api.get('/wallet/history', fresh);
   assert.is(history.status, 200, history.text);
   assert.ok(history.body.results.some((row: any) => row.workflow_type === 'expire'), 'the holder sees the expiry');
+});
+
+test('campaign events: the owner reads returns and expiries, newest first, paged', async () => {
+  const owner: Auth = { auth: { bearer: await userToken(server, app, cafe.id, { personalProfileId: cafe.managerId, concurrent: true, permissions }) } };
+  const campaigns = await api.get('/campaign/list', owner);
+  assert.is(campaigns.status, 200, campaigns.text);
+  assert.equal(campaigns.body.campaigns.map((row: any) => row.id), [designId]);
+  const first = await api.get('/campaign/events', owner, { limit: 2 });
+  assert.is(first.status, 200, first.text);
+  assert.is(first.body.events.length, 2);
+  assert.is(first.body.more, true);
+  const second = await api.get('/campaign/events', owner, { limit: 2, cursor: first.body.next_cursor });
+  const events = [...first.body.events, ...second.body.events];
+  assert.is(second.body.more, false);
+  assert.equal(events.map((event: any) => event.event_type).sort(), ['expire', 'expire', 'expire', 'return']);
+  const returned = events.find((event: any) => event.event_type === 'return');
+  assert.equal([returned.holder_id, returned.amount, returned.design_title], [pat.id, '10.00', 'Cafe Gift']);
+  const expiries = await api.get('/campaign/events', owner, { event_type: 'expire' });
+  assert.is(expiries.body.events.length, 3);
+  assert.ok(expiries.body.events.every((event: any, index: number, all: any[]) => index === 0 || all[index - 1].created >= event.created), 'newest first');
+  const stranger = await api.get('/campaign/events', owner, { design_id: '0000000000' });
+  assert.is(stranger.status, 400);
+  const badCursor = await api.get('/campaign/events', owner, { cursor: 'nonsense' });
+  assert.is(badCursor.status, 400);
+  const customerView = await api.get('/campaign/list', { auth: { bearer: await userToken(server, app, pat.id, { concurrent: true, permissions }) } });
+  assert.equal(customerView.body.campaigns, [], 'holders see no campaigns');
 });
 
 test.run();

@@ -14,6 +14,7 @@ import { ledgerAdminRoutes } from './ledger-admin.ts';
 import { tradeRoutes } from './trades.ts';
 import { designRoutes } from './designs.ts';
 import { billRoutes } from './bills.ts';
+import { campaignRoutes } from './campaigns.ts';
 
 export function allRoutes(): RouteDefinition[] {
   return [
@@ -31,5 +32,6 @@ export function allRoutes(): RouteDefinition[] {
     ...tradeRoutes,
     ...designRoutes,
     ...billRoutes,
+    ...campaignRoutes,
   ];
 }

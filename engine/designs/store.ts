@@ -267,3 +267,46 @@ export async function selectActiveAgreementId(db: Queryable, designId: string, p
     select id from agreements where design_id = ${designId} and member_id = ${profileId} and state = 'active' and ${db(role)} order by created_at limit 1`;
   return rows[0]?.id ?? null;
 }
+
+export interface CampaignEventRow {
+  transfer_id: string;
+  number: number;
+  line: number;
+  at: Date;
+  action: string;
+  from_id: string | null;
+  loop_id: string;
+  currency: string;
+  amount: bigint;
+}
+
+/**
+ * Campaign events of the given designs, newest first: `expire` movements, and `return` (a holder
+ * other than the issuer moving the design's cash to its issuer). Keyset paged by (at, transfer, number, line).
+ */
+export async function selectCampaignEvents(
+  db: Queryable,
+  input: { designIds: readonly string[]; types: readonly ('return' | 'expire')[]; before: { at: Date; transferId: string; number: number; line: number } | null; limit: number },
+): Promise<CampaignEventRow[]> {
+  const wantReturn = input.types.includes('return');
+  const wantExpire = input.types.includes('expire');
+  const before = input.before
+    ? db`and (m.at, m.transfer_id, m.number, m.line) < (${input.before.at}, ${input.before.transferId}, ${input.before.number}, ${input.before.line})`
+    : db``;
+  return db<CampaignEventRow[]>`
+    select m.transfer_id, m.number, m.line, m.at, m.action, m.from_id, m.loop_id, m.currency, m.amount
+    from movements m join designs d on d.id = m.loop_id
+    where m.loop_id = any(${[...input.designIds]}::text[])
+      and ((${wantExpire} and m.action = 'expire') or (${wantReturn} and m.action = 'move' and m.to_id = d.issuer_id and m.from_id <> d.issuer_id))
+      ${before}
+    order by m.at desc, m.transfer_id desc, m.number desc, m.line desc
+    limit ${input.limit}`;
+}
+
+/** The designs on which the profile holds edit_design (their owner's view of campaigns). */
+export async function selectEditableDesigns(db: Queryable, profileId: string, limit: number): Promise<DesignRow[]> {
+  return db<DesignRow[]>`
+    select ${db.unsafe(designColumns.split(',').map((column) => `d.${column.trim()}`).join(', '))} from designs d join design_grants g on g.design_id = d.id
+    where g.profile_id = ${profileId} and g.permission = 'edit_design' and d.deleted_at is null
+    order by d.created_at desc, d.id desc limit ${limit}`;
+}
