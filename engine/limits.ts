@@ -191,3 +191,8 @@ export const campaignEventsLimitDefault = 50;
 export const campaignEventsLimitMax = 500;
 /** GET /campaign/list and the designs events are read from. */
 export const campaignDesignsMax = 1000;
+// Brand cash reminders (remind-brand-cash).
+/** Holders one design's daily reminder reaches; more are reached on later days, soonest expiry first. */
+export const brandCashReminderHoldersMax = 1000;
+/** Within this many days of expiry a holder is reminded every day, whatever the design's email_freq. */
+export const brandCashExpiryWarningDays = 7;

@@ -42,7 +42,7 @@ export async function createServices(core: Core): Promise<Services> {
   const settings = createSettingsService(core, { authn, profiles });
   const ledger = createLedgerDomain(core, { profiles, invitations });
   const designs = createDesignsService(core, { profiles, messages });
-  const circulation = createCirculation(core, { profiles, transfers: ledger.transfers });
+  const circulation = createCirculation(core, { profiles, transfers: ledger.transfers, messages });
   const bills = createBillsService(core, { profiles, transfers: ledger.transfers, messages });
   return { core, apps, profiles, tokens, messages, invitations, authn, oauth, settings, ledger, designs, circulation, bills, campaigns: createCampaignsService(core) };
 }

@@ -24,6 +24,8 @@ import * as transferStore from '../transfers/store.ts';
 import { designFailure, invalid, type DesignFailure } from './errors.ts';
 import { designKind } from './machine.ts';
 import { publishDesignIn } from './publish.ts';
+import { remindHoldersIn } from './reminders.ts';
+import type { MessagesService } from '../messages/service.ts';
 import { percentagePpm, ppmWhole, releaseReserve } from './reserve.ts';
 import * as store from './store.ts';
 import type { DesignRow, PlanRecipient } from './store.ts';
@@ -85,9 +87,9 @@ export interface Circulation {
   redeemedDesignIds(profileId: string): Promise<Set<string>>;
 }
 
-export function createCirculation(core: Core, dependencies: { profiles: ProfilesService; transfers: TransfersService }): Circulation {
+export function createCirculation(core: Core, dependencies: { profiles: ProfilesService; transfers: TransfersService; messages: MessagesService }): Circulation {
   const { sql, commands } = core;
-  const { profiles, transfers } = dependencies;
+  const { profiles, transfers, messages } = dependencies;
 
   async function checkedSend(input: DesignSendInput) {
     const design = /^\d{10}$/.test(input.designId) ? await store.selectDesign(sql, input.designId) : null;
@@ -168,7 +170,8 @@ export function createCirculation(core: Core, dependencies: { profiles: Profiles
   };
 
   core.sweeper.register(designKind.kind, async (unit, timer) => {
-    await expireDueIn(unit, timer.actorId);
+    if (timer.name === 'remind') await remindHoldersIn(unit, timer.actorId, { profiles, messages });
+    else await expireDueIn(unit, timer.actorId);
   });
 
   return circulation;

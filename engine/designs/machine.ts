@@ -12,9 +12,9 @@ export interface DesignContext {
   deletedAt: string | null;
 }
 
-// design.expire_due is delivered by the sweeper when notes of the design reach their expiry; it
-// changes no state of the design (the ledger moves the notes) and is accepted in every state.
-export type DesignEvent = { type: 'design.publish'; at: string } | { type: 'design.delete'; at: string } | { type: 'design.expire_due'; at: string };
+// design.expire_due and design.remind_due are delivered by the sweeper (notes reaching their expiry,
+// the daily holders' reminder); they change no state of the design and are accepted in every state.
+export type DesignEvent = { type: 'design.publish'; at: string } | { type: 'design.delete'; at: string } | { type: 'design.expire_due'; at: string } | { type: 'design.remind_due'; at: string };
 
 export const designMachine = setup({
   types: {

@@ -2,6 +2,7 @@
 // published (viewable by everyone, no longer deletable) in the issuing command's transaction.
 import type { Unit } from '../actors/command.ts';
 import { designKind } from './machine.ts';
+import { scheduleReminder } from './reminders.ts';
 import * as store from './store.ts';
 
 export async function publishDesignIn(unit: Unit, designId: string): Promise<void> {
@@ -10,4 +11,6 @@ export async function publishDesignIn(unit: Unit, designId: string): Promise<voi
   if (snapshot.value !== 'unpublished') return;
   unit.send(designKind, designId, { type: 'design.publish', at: unit.now.toISOString() });
   await store.markPublished(unit.tx, designId, unit.now);
+  // From publication on, the design's holders get remind-brand-cash messages (engine/designs/reminders.ts).
+  scheduleReminder(unit, designId);
 }

@@ -310,3 +310,18 @@ export async function selectEditableDesigns(db: Queryable, profileId: string, li
     where g.profile_id = ${profileId} and g.permission = 'edit_design' and d.deleted_at is null
     order by d.created_at desc, d.id desc limit ${limit}`;
 }
+
+export interface HolderSummaryRow {
+  holder_id: string;
+  currency: string;
+  amount: bigint;
+  soonest_expiry: Date | null;
+}
+
+/** The wallets holding a design's cash: amount and soonest expiry, soonest expiry first. */
+export async function selectHolders(db: Queryable, designId: string, limit: number): Promise<HolderSummaryRow[]> {
+  return db<HolderSummaryRow[]>`
+    select holder_id, currency, sum(amount)::bigint as amount, min(expires_at) as soonest_expiry from notes
+    where loop_id = ${designId} and holder_kind = 'wallet' group by holder_id, currency
+    order by min(expires_at) nulls last, holder_id limit ${limit}`;
+}

@@ -79,3 +79,11 @@ export function billMessage(input: { merchantTitle: string; designTitle: string;
       `Pay it from your wallet (POST /t/${input.transferId}/accept), or, if you paid another way, confirm it (POST /t/${input.transferId}/confirm-bill) and these reminders stop.\n`,
   };
 }
+
+export function brandCashReminder(input: { designTitle: string; amount: string; currency: string; expiresAt: string | null; lastWeek: boolean }): { subject: string; text: string } {
+  const expiry = input.expiresAt ? ` Part of it expires on ${input.expiresAt.slice(0, 10)}.` : '';
+  return {
+    subject: input.lastWeek ? `Your ${input.designTitle} cash expires soon` : `You hold ${input.amount} ${input.currency} of ${input.designTitle} cash`,
+    text: `Your wallet holds ${input.amount} ${input.currency} of ${input.designTitle} brand cash.${expiry}\n`,
+  };
+}
