@@ -52,7 +52,7 @@ export async function ledgerFingerprint(engine: Engine): Promise<string> {
   const rows = await engine.sql`
     select
       (select coalesce(string_agg(profile_id || ':' || currency || ':' || loop_id || '=' || amount, ',' order by profile_id, currency, loop_id), '') from balances) as balances,
-      (select coalesce(string_agg(serial || ':' || holder_kind || ':' || holder_id || '=' || amount, ',' order by serial), '') from notes) as notes,
+      (select coalesce(string_agg(serial || ':' || holder_kind || ':' || holder_id || '=' || amount || '/' || reserve, ',' order by serial), '') from notes) as notes,
       (select count(*) from transfers) as transfers, (select count(*) from movements) as movements,
       (select count(*) from paycodes) as paycodes, (select count(*) from transfer_dedup) as dedup`;
   return JSON.stringify(rows[0], (_key, value) => (typeof value === 'bigint' ? String(value) : value));
