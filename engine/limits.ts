@@ -172,3 +172,14 @@ export const agreementRemoveIdsMax = 100;
 /** GET /design and the operator's list return at most this many designs. */
 export const designsListMax = 1000;
 export const designExpireRelativeDaysMax = 36_500;
+
+// Design images and icons (PUT /design/<id>/image, /image/<denomination>, /icon; docs/decisions.md).
+// Images need defaultImageWidthPxMin; icons are fitted into iconFitPx squares.
+/** A design image's renditions: near 16:9, cropped to fill. */
+export const designImageFullPx = Object.freeze({ width: 1080, height: 608 });
+export const designImageThumbnailPx = Object.freeze({ width: 540, height: 304 });
+export const designIconThumbnailPx = 128;
+/** Decoded pixels an uploaded image may have (decompression bombs are refused before decoding). */
+export const imageInputPixelsMax = 40_000_000;
+/** Denominations with their own image on one design. */
+export const designImageDenominationsMax = 100;
