@@ -247,7 +247,7 @@ test('icons: none at first, zoom by default, fit on request, previews in both st
   const kept = await patch({ icon: { media_id: fitted.body.icon.media_id, style: 'zoom' } });
   assert.is(kept.status, 200, kept.text);
   assert.is(kept.body.icon.style, 'zoom');
-  assert.match(kept.body.icon.url, /full_zoom$/);
+  assert.match(kept.body.icon_url, /full_zoom$/);
   assert.is((await patch({ icon: { media_id: zoomed.body.icon.media_id } })).status, 400, 'an old icon is no longer this design\'s');
   const cleared = await patch({ icon: { media_id: null } });
   assert.is(cleared.body.icon.media_id, null);

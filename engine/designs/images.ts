@@ -123,17 +123,17 @@ function imageJson(config: Config, row: mediaStore.MediaRow, currency: string): 
 }
 
 /**
- * The image, images and icon fields of a design's JSON: image is the design's own image (or
- * null), images maps each denomination with its own image, icon carries the served URL.
+ * The image, images, icon and icon_url fields of a design's JSON: image is the design's own image
+ * (or null), images maps each denomination with its own image, icon_url serves the icon in its style.
  */
-export async function designMediaFields(db: Queryable, config: Config, design: DesignRow): Promise<{ image: Json | null; images: Record<string, Json>; icon: Json }> {
+export async function designMediaFields(db: Queryable, config: Config, design: DesignRow): Promise<{ image: Json | null; images: Record<string, Json>; icon: Json; icon_url: string | null }> {
   const rows = await mediaStore.selectImages(db, design.id);
   const own = rows.find((row) => row.denomination_minor === null);
   const images: Record<string, Json> = {};
   for (const row of rows) if (row.denomination_minor !== null) images[formatMinor(row.denomination_minor, design.currency)] = imageJson(config, row, design.currency);
   const mediaId = design.icon_media_id;
   const url = mediaId ? mediaUrlOf(config, mediaId, design.icon_style === 'fit' ? 'full_fit' : 'full_zoom') : null;
-  return { image: own ? imageJson(config, own, design.currency) : null, images, icon: { media_id: mediaId, style: design.icon_style, url } };
+  return { image: own ? imageJson(config, own, design.currency) : null, images, icon: { media_id: mediaId, style: design.icon_style }, icon_url: url };
 }
 
 export function createDesignImagesService(core: Core): DesignImagesService {

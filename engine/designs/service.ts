@@ -150,7 +150,7 @@ export function createDesignsService(core: Core, dependencies: { profiles: Profi
       designer_id: design.designer_id, featured_id: design.featured_id,
       expire: { mode: design.expire_mode, absolute: design.expire_absolute?.toISOString() ?? null, relative: design.expire_relative_days },
       email_freq: design.email_freq, generic_provider: design.generic_provider, issuer_id: design.issuer_id,
-      // Images and icons (engine/designs/images.ts): image, images (per denomination), icon with its url.
+      // Images and icons (engine/designs/images.ts): image, images (per denomination), icon, icon_url.
       ...(await designMediaFields(db, core.config, design)),
       published: design.published_at !== null, published_at: design.published_at?.toISOString() ?? null,
       created: design.created_at.toISOString(), modified: design.updated_at.toISOString(),
