@@ -14,6 +14,7 @@ import { ledgerAdminRoutes } from './ledger-admin.ts';
 import { tradeRoutes } from './trades.ts';
 import { designRoutes } from './designs.ts';
 import { designImageRoutes } from './design-images.ts';
+import { designAdminRoutes } from './designs-admin.ts';
 
 export function allRoutes(): RouteDefinition[] {
   return [
@@ -31,5 +32,6 @@ export function allRoutes(): RouteDefinition[] {
     ...tradeRoutes,
     ...designRoutes,
     ...designImageRoutes,
+    ...designAdminRoutes,
   ];
 }
