@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { adminClient, globalsOf, print } from '../client.ts';
 
 function designLine(design: any): string {
-  return `${design.id}  ${design.type.padEnd(14)}${design.currency}  ${design.published ? 'published  ' : 'unpublished'}  issuer ${design.issuer_id}  ${design.title}`;
+  return `${design.id}  ${design.type.padEnd(15)}${design.currency}  ${design.published ? 'published  ' : 'unpublished'}  issuer ${design.issuer_id}  ${design.title}`;
 }
 
 function roles(agreement: any): string {
