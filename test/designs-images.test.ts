@@ -286,6 +286,13 @@ test("another profile's design is not found; missing permissions are 403; unknow
   assert.is(forbidden.status, 403);
   assert.is(forbidden.body.error, 'forbidden');
 
+  // A deleted design's images are no longer served.
+  const doomed = await createDesign(cafe);
+  const uploaded = await put(`/design/${doomed.id}/image`, cafe, bytes, 'image/png');
+  assert.is((await fetchRendition(uploaded.body.image.url)).status, 200);
+  assert.is((await server.client.request('DELETE', `/design/${doomed.id}`, undefined, { auth: { bearer: cafe.bearer } })).status, 200);
+  assert.is((await fetchRendition(uploaded.body.image.url)).status, 404);
+
   for (const path of ['/media/design/00000000000000000000/full', '/media/design/nothex/full', '/media/design/00000000000000000000/huge']) {
     const response = await fetch(new URL(path, server.baseUrl));
     assert.is(response.status, 404, path);

@@ -76,8 +76,12 @@ export async function selectMedia(db: Queryable, mediaId: string): Promise<Media
   return rows[0] ?? null;
 }
 
+/** A rendition's bytes; none once its design is deleted. */
 export async function selectRendition(db: Queryable, mediaId: string, rendition: string): Promise<{ content_type: string; bytes: Buffer } | null> {
   const rows = await db<{ content_type: string; bytes: Buffer }[]>`
-    select content_type, bytes from design_media_renditions where media_id = ${mediaId} and rendition = ${rendition}`;
+    select r.content_type, r.bytes from design_media_renditions r
+    join design_media m on m.media_id = r.media_id
+    join designs d on d.id = m.design_id and d.deleted_at is null
+    where r.media_id = ${mediaId} and r.rendition = ${rendition}`;
   return rows[0] ?? null;
 }
