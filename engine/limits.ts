@@ -196,3 +196,14 @@ export const campaignDesignsMax = 1000;
 export const brandCashReminderHoldersMax = 1000;
 /** Within this many days of expiry a holder is reminded every day, whatever the design's email_freq. */
 export const brandCashExpiryWarningDays = 7;
+
+// Design images and icons (PUT /design/<id>/image, /image/<denomination>, /icon; docs/decisions.md).
+// Images need defaultImageWidthPxMin; icons are fitted into iconFitPx squares.
+/** A design image's renditions: near 16:9, cropped to fill. */
+export const designImageFullPx = Object.freeze({ width: 1080, height: 608 });
+export const designImageThumbnailPx = Object.freeze({ width: 540, height: 304 });
+export const designIconThumbnailPx = 128;
+/** Decoded pixels an uploaded image may have (decompression bombs are refused before decoding). */
+export const imageInputPixelsMax = 40_000_000;
+/** Denominations with their own image on one design. */
+export const designImageDenominationsMax = 100;

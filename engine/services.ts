@@ -13,6 +13,7 @@ import { createBillsService, type BillsService } from './designs/bills.ts';
 import { createCampaignsService, type CampaignsService } from './designs/campaigns.ts';
 import { createCirculation, type Circulation } from './designs/circulation.ts';
 import { createDesignsService, type DesignsService } from './designs/service.ts';
+import { createDesignImagesService, type DesignImagesService } from './designs/images.ts';
 
 export interface Services {
   core: Core;
@@ -29,6 +30,7 @@ export interface Services {
   circulation: Circulation;
   bills: BillsService;
   campaigns: CampaignsService;
+  designImages: DesignImagesService;
 }
 
 export async function createServices(core: Core): Promise<Services> {
@@ -44,5 +46,6 @@ export async function createServices(core: Core): Promise<Services> {
   const designs = createDesignsService(core, { profiles, messages });
   const circulation = createCirculation(core, { profiles, transfers: ledger.transfers, messages });
   const bills = createBillsService(core, { profiles, transfers: ledger.transfers, messages });
-  return { core, apps, profiles, tokens, messages, invitations, authn, oauth, settings, ledger, designs, circulation, bills, campaigns: createCampaignsService(core) };
+  const designImages = createDesignImagesService(core);
+  return { core, apps, profiles, tokens, messages, invitations, authn, oauth, settings, ledger, designs, circulation, bills, campaigns: createCampaignsService(core), designImages };
 }

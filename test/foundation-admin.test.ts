@@ -45,7 +45,7 @@ test('POST /admin/apps creates an app whose secret is stored only as a hash; GET
   const shown = await server.client.get(`/admin/apps/${answer.body.client_id}`, undefined, operator);
   assert.equal(shown.body, {
     client_id: answer.body.client_id, name: 'Shop', site: 'shop', permissions: ['create_profile'],
-    redirect_uris: ['https://shop.example/cb'], public: true, implicit_grant: true,
+    redirect_uris: ['https://shop.example/cb'], public: true, implicit_grant: true, user_permissions: [],
   });
   assert.is((await server.client.get('/admin/apps/1000000000', undefined, operator)).status, 404);
   const check = await server.engine.services.apps.authenticate(answer.body.client_id, answer.body.client_secret);

@@ -2,6 +2,7 @@
 // managers, business locations and profile reads. The CLI is its client.
 import { z } from 'zod';
 import { appPermissionNames } from '../../engine/apps/service.ts';
+import { knownPermissions } from '../../engine/tokens/service.ts';
 import { appNameCharsMax, appSiteCharsMax, loginCharsMax, redirectUriCharsMax, redirectUrisMax } from '../../engine/limits.ts';
 import { wallet, walletLock } from '../../engine/profiles/machine.ts';
 import { canonicalUidOf, usernamePattern } from '../../engine/profiles/names.ts';
@@ -27,6 +28,10 @@ const createAppInput = z
     site: requiredString(appSiteCharsMax).regex(/^[A-Za-z0-9_.-]+$/, 'must be letters, digits, _ . -').optional(),
     public: boolField.optional(),
     implicit_grant: boolField.optional(),
+    // User permissions the app may request beyond the default send-and-receive set.
+    user_permissions: stringList
+      .pipe(z.array(z.string().refine((name) => knownPermissions.includes(name), { message: 'must be a user permission name (see docs/decisions.md)' })))
+      .optional(),
   })
   .strict();
 
@@ -47,7 +52,7 @@ const empty = z.object({}).strict();
 
 export const defaultSite = 'default';
 
-function appView(app: { clientId: string; name: string; site: string; permissions: string[]; redirectUris: string[]; isPublic: boolean; implicitGrant: boolean }) {
+function appView(app: { clientId: string; name: string; site: string; permissions: string[]; redirectUris: string[]; isPublic: boolean; implicitGrant: boolean; userPermissions: string[] }) {
   return {
     client_id: app.clientId,
     name: app.name,
@@ -56,6 +61,7 @@ function appView(app: { clientId: string; name: string; site: string; permission
     redirect_uris: app.redirectUris,
     public: app.isPublic,
     implicit_grant: app.implicitGrant,
+    user_permissions: app.userPermissions,
   };
 }
 
@@ -76,6 +82,7 @@ export const adminRoutes: RouteDefinition[] = [
         site: input.site ?? defaultSite,
         isPublic: input.public ?? false,
         implicitGrant: input.implicit_grant ?? false,
+        userPermissions: input.user_permissions ?? [],
       });
       const app = await apps.get(created.clientId);
       return { ...appView(app!), client_secret: created.clientSecret };

@@ -15,6 +15,8 @@ import { tradeRoutes } from './trades.ts';
 import { designRoutes } from './designs.ts';
 import { billRoutes } from './bills.ts';
 import { campaignRoutes } from './campaigns.ts';
+import { designImageRoutes } from './design-images.ts';
+import { designAdminRoutes } from './designs-admin.ts';
 
 export function allRoutes(): RouteDefinition[] {
   return [
@@ -33,5 +35,7 @@ export function allRoutes(): RouteDefinition[] {
     ...designRoutes,
     ...billRoutes,
     ...campaignRoutes,
+    ...designImageRoutes,
+    ...designAdminRoutes,
   ];
 }

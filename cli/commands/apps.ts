@@ -14,10 +14,12 @@ export function registerAppCommands(program: Command, env?: Record<string, strin
     .option('--site <site>', 'the site whose profiles the app may create and control', 'default')
     .option('--public', 'a public app (may sign users up from offers)', false)
     .option('--implicit-grant', 'allow the OAuth implicit grant', false)
+    .option('--user-permissions <list>', 'user permissions the app may request beyond the default set, comma-separated, e.g. create_design,edit_design,view_design', '')
     .action(async (options, command: Command) => {
       const globals = globalsOf(command);
       const name = await valueOrPrompt(options.name, '--name', 'App name');
       const permissions = String(options.permissions).split(',').map((part) => part.trim()).filter(Boolean);
+      const userPermissions = String(options.userPermissions).split(',').map((part) => part.trim()).filter(Boolean);
       const created = await adminClient(globals, env).request('POST', '/admin/apps', {
         name,
         permissions,
@@ -25,12 +27,14 @@ export function registerAppCommands(program: Command, env?: Record<string, strin
         site: options.site,
         public: options.public,
         implicit_grant: options.implicitGrant,
+        user_permissions: userPermissions,
       });
       print(globals, created, () => [
         `client_id     ${created.client_id}`,
         `client_secret ${created.client_secret}`,
         `site          ${created.site}`,
         `permissions   ${created.permissions.join(', ') || '(none)'}`,
+        `user_permissions ${created.user_permissions.join(', ') || '(default set only)'}`,
         'Keep the secret on a server; it is not shown again.',
       ]);
     });
@@ -42,6 +46,6 @@ export function registerAppCommands(program: Command, env?: Record<string, strin
     .action(async (clientId: string, _options, command: Command) => {
       const globals = globalsOf(command);
       const shown = await adminClient(globals, env).request('GET', `/admin/apps/${encodeURIComponent(clientId)}`);
-      print(globals, shown, () => Object.entries(shown).map(([key, value]) => `${key.padEnd(14)}${Array.isArray(value) ? value.join(', ') : value}`));
+      print(globals, shown, () => Object.entries(shown).map(([key, value]) => `${key.padEnd(17)}${Array.isArray(value) ? value.join(', ') || '(none)' : value}`));
     });
 }

@@ -3,6 +3,8 @@
 import type { Core } from '../core.ts';
 import { constantTimeEqual, randomSecret, secretHash, shortIdFromSequence } from '../ids.ts';
 import { appSecretBytes } from '../limits.ts';
+import type { Queryable } from '../storage/database.ts';
+import { knownPermissions } from '../tokens/service.ts';
 import * as store from './store.ts';
 
 /** App permissions (profile access, granted for the app's own site). */
@@ -17,6 +19,8 @@ export interface AppRecord {
   redirectUris: string[];
   isPublic: boolean;
   implicitGrant: boolean;
+  /** User permissions the app may request beyond the default set (operator-allowed). */
+  userPermissions: string[];
 }
 
 export interface AppPrincipal {
@@ -36,12 +40,16 @@ export interface CreateAppInput {
   site: string;
   isPublic: boolean;
   implicitGrant: boolean;
+  /** User permissions the app may request beyond the default set; each a known permission. */
+  userPermissions?: string[];
 }
 
 export interface AppsService {
   create(input: CreateAppInput): Promise<{ clientId: string; clientSecret: string }>;
   get(clientId: string): Promise<AppRecord | null>;
   authenticate(clientId: string, clientSecret: string): Promise<AppCheck>;
+  /** The user permissions the app may request beyond the default set, read in db (a transaction's own). */
+  userPermissions(db: Queryable, clientId: string): Promise<string[]>;
 }
 
 function toRecord(row: store.AppRow): AppRecord {
@@ -53,6 +61,7 @@ function toRecord(row: store.AppRow): AppRecord {
     redirectUris: [...row.redirect_uris],
     isPublic: row.is_public,
     implicitGrant: row.implicit_grant,
+    userPermissions: [...row.user_permissions],
   };
 }
 
@@ -64,6 +73,9 @@ export function createAppsService(core: Core): AppsService {
     async create(input) {
       const unknown = input.permissions.filter((permission) => !(appPermissionNames as readonly string[]).includes(permission));
       if (unknown.length > 0) throw new Error(`unknown app permissions: ${unknown.join(', ')}`);
+      const userPermissions = [...new Set(input.userPermissions ?? [])];
+      const unknownUser = userPermissions.filter((permission) => !knownPermissions.includes(permission));
+      if (unknownUser.length > 0) throw new Error(`unknown user permissions: ${unknownUser.join(', ')}`);
       const clientSecret = randomSecret(appSecretBytes);
       const clientId = await sql.begin(async (tx) => {
         const id = shortIdFromSequence(await store.nextShortSequence(tx), 'app');
@@ -78,6 +90,7 @@ export function createAppsService(core: Core): AppsService {
             redirect_uris: input.redirectUris,
             is_public: input.isPublic,
             implicit_grant: input.implicitGrant,
+            user_permissions: userPermissions,
           },
           clock.now(),
         );
@@ -89,6 +102,10 @@ export function createAppsService(core: Core): AppsService {
       if (!clientIdPattern.test(clientId)) return null;
       const row = await store.selectApp(sql, clientId);
       return row ? toRecord(row) : null;
+    },
+    async userPermissions(db, clientId) {
+      if (!clientIdPattern.test(clientId)) return [];
+      return store.selectUserPermissions(db, clientId);
     },
     async authenticate(clientId, clientSecret) {
       if (!clientIdPattern.test(clientId)) return { ok: false, error: 'app_not_found' };

@@ -24,7 +24,7 @@ import {
 import { hashSecret, verifySecret } from '../passwords.ts';
 import type { ProfilesService } from '../profiles/service.ts';
 import type { AccessTokenInfo, TokensService } from '../tokens/service.ts';
-import { limitPermissions } from '../tokens/service.ts';
+import { grantedPermissions, limitPermissions } from '../tokens/service.ts';
 import type { Queryable } from '../storage/database.ts';
 import { parseLogin, type ParsedUid } from '../uids.ts';
 import type { MessagesService } from '../messages/service.ts';
@@ -205,10 +205,10 @@ export function createAuthnService(core: Core, dependencies: AuthnDependencies):
     return result;
   }
 
-  function tokenPermissions(context: AttemptContext): string[] {
+  /** Closed loop attempts keep the closed loop set; others get what is requested and the app is allowed. */
+  async function tokenPermissions(db: Queryable, context: AttemptContext): Promise<string[]> {
     if (context.closedLoop) return limitPermissions(context.permissions, tokens.closedLoopPermissions);
-    const allowed = context.permissions?.includes('mobile_device') ? [...tokens.defaultPermissions, 'mobile_device'] : tokens.defaultPermissions;
-    return limitPermissions(context.permissions, allowed);
+    return grantedPermissions(context.permissions, await apps.userPermissions(db, context.clientId));
   }
 
   /** Personal mobile devices only: the app declares one by requesting the mobile_device permission. */
@@ -230,7 +230,7 @@ export function createAuthnService(core: Core, dependencies: AuthnDependencies):
       clientId: context.clientId,
       profileId,
       personalProfileId: profileId,
-      permissions: tokenPermissions(context),
+      permissions: await tokenPermissions(unit.tx, context),
       deviceUuid: context.deviceUuid,
       source: 'authn',
       now: unit.now,

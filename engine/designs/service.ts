@@ -14,6 +14,7 @@ import { canonicalUidOf, sanitizeDescription } from '../profiles/names.ts';
 import type { ProfilesService } from '../profiles/service.ts';
 import type { Queryable } from '../storage/database.ts';
 import { designFailure, invalid, type DesignFailure } from './errors.ts';
+import { designMediaFields } from './images.ts';
 import { agreementKind, designKind, type AgreementEvent } from './machine.ts';
 import * as store from './store.ts';
 import type { AgreementRow, DesignChanges, DesignRow, PlanRecipient, PlanRow } from './store.ts';
@@ -152,7 +153,8 @@ export function createDesignsService(core: Core, dependencies: { profiles: Profi
       designer_id: design.designer_id, featured_id: design.featured_id,
       expire: { mode: design.expire_mode, absolute: design.expire_absolute?.toISOString() ?? null, relative: design.expire_relative_days },
       email_freq: design.email_freq, generic_provider: design.generic_provider, issuer_id: design.issuer_id,
-      icon: { media_id: design.icon_media_id, style: design.icon_style }, image: null,
+      // Images and icons (engine/designs/images.ts): image, images (per denomination), icon, icon_url.
+      ...(await designMediaFields(db, core.config, design)),
       published: design.published_at !== null, published_at: design.published_at?.toISOString() ?? null,
       created: design.created_at.toISOString(), modified: design.updated_at.toISOString(),
       permissions: [...held].sort(),

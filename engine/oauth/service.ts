@@ -8,7 +8,7 @@ import type { Core } from '../core.ts';
 import { constantTimeEqual, randomHex, randomSecret, secretHash } from '../ids.ts';
 import { deviceUuidCharsMax, oauthCodeLifetimeMs, oauthFlowLifetimeMs, oauthStateCharsMax } from '../limits.ts';
 import type { AccessTokenInfo, TokensService } from '../tokens/service.ts';
-import { knownPermissions } from '../tokens/service.ts';
+import { grantedPermissions, knownPermissions } from '../tokens/service.ts';
 import * as store from './store.ts';
 import type { FlowRow } from './store.ts';
 
@@ -97,7 +97,8 @@ export function createOauthService(core: Core, dependencies: { apps: AppsService
         client_id: app.clientId,
         redirect_uri: redirectUri,
         response_type: params.responseType,
-        scope: scope.length > 0 ? [...new Set(scope)] : [...tokens.defaultPermissions],
+        // What is requested and allowed (the default set without a scope), never more.
+        scope: grantedPermissions(scope, app.userPermissions),
         state: params.state ?? null,
         device_uuid: params.uuid ?? null,
         device_name: params.name?.slice(0, 200) ?? null,

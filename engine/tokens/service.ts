@@ -34,6 +34,24 @@ export const closedLoopPermissions: readonly string[] = Object.freeze([
   'accept_offer', 'apply_design', 'view_design', 'link_paycard', 'view_paycard',
 ]);
 
+/**
+ * Qualifiers any app may request beyond the default set: they describe the device or widen what
+ * can be read, never what can be done with cash (supplement 4.2 and 5.4 show them in scopes).
+ */
+export const requestableQualifiers: readonly string[] = Object.freeze(['mobile_device', 'offline', 'view_full_history', 'view']);
+
+/**
+ * What an open loop token gets (the /aa/* start calls' permissions, the authorize endpoint's
+ * scope): nothing requested gives the default set; a request gets exactly the names that are both
+ * requested and allowed (the default set, the qualifiers and the app's operator-allowed user
+ * permissions), in the order requested, never more.
+ */
+export function grantedPermissions(requested: readonly string[] | null | undefined, appUserPermissions: readonly string[]): string[] {
+  if (!requested || requested.length === 0) return [...defaultPermissions];
+  const allowed = new Set([...defaultPermissions, ...requestableQualifiers, ...appUserPermissions]);
+  return [...new Set(requested)].filter((permission) => allowed.has(permission));
+}
+
 /** Permissions in a request only limit: the allowed set, narrowed to the requested names when any are given. */
 export function limitPermissions(requested: readonly string[] | null | undefined, allowed: readonly string[]): string[] {
   if (!requested || requested.length === 0) return [...allowed];

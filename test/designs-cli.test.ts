@@ -1,0 +1,82 @@
+// Proves the operator CLI for designs: `cashloop design list`, `design show ID` and `agreement list
+// DESIGN_ID`, readable and with --json, against a real server; unknown ids and a wrong key exit 1.
+import sharp from 'sharp';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { designPermissions } from '../engine/designs/service.ts';
+import { addBusiness, addIndividual, createApp, userToken } from './foundation-helpers.ts';
+import { runCliCaptured } from './support/cli.ts';
+import { startTestServer, testOperatorKey, type TestServer } from './support/http.ts';
+
+let server: TestServer;
+
+test.before(async () => {
+  server = await startTestServer();
+});
+test.after(async () => server.close());
+
+async function cli(...args: string[]): Promise<{ code: number; out: string; stdout: string }> {
+  const run = await runCliCaptured(server.baseUrl, ['--operator-key', testOperatorKey, ...args]);
+  return { code: run.code, out: run.stdout + run.stderr, stdout: run.stdout };
+}
+
+test('design list, design show and agreement list, readable and --json', async () => {
+  const app = await createApp(server);
+  const managerId = await addIndividual(server, app);
+  const cafeId = await addBusiness(server, app, managerId, 'CLI Cafe');
+  const memberId = await addBusiness(server, app, managerId, 'CLI Member');
+  assert.is((await cli('profile', 'feature', 'add', cafeId, 'design_gl')).code, 0);
+  const bearer = await userToken(server, app, cafeId, { personalProfileId: managerId, concurrent: true, permissions: [...designPermissions, 'create_design'] });
+  const auth = { auth: { bearer } };
+
+  assert.match((await cli('design', 'list')).out, '(no designs)');
+  const created = await server.client.post('/design/create', { title: 'Bean Bucks', currency: 'USD', design_type: 'gl_design' }, auth);
+  assert.is(created.status, 200, created.text);
+  const designId = created.body.id;
+  const plan = await server.client.post(`/design/${designId}/plan/create`, { title: 'Standard' }, auth);
+  assert.is(plan.status, 200, plan.text);
+  const added = await server.client.post(`/design/${designId}/agreement/add`, { uid: `service:${memberId}`, redeemer: true, settler: true, terms_text: 'Net 30' }, auth);
+  assert.is(added.status, 200, added.text);
+  const image = await sharp({ create: { width: 800, height: 450, channels: 3, background: '#336699' } }).png().toBuffer();
+  const put = await server.client.request('PUT', `/design/${designId}/image`, undefined, { ...auth, rawBody: image, headers: { 'content-type': 'image/png' } });
+  assert.is(put.status, 200, put.text);
+
+  const list = await cli('design', 'list');
+  assert.is(list.code, 0, list.out);
+  assert.match(list.out, designId);
+  assert.match(list.out, 'gl_design');
+  assert.match(list.out, 'unpublished');
+  assert.match(list.out, `issuer ${cafeId}  Bean Bucks`);
+  const listJson = JSON.parse((await cli('--json', 'design', 'list')).stdout);
+  assert.equal(listJson.designs.map((row: any) => row.id), [designId]);
+
+  const show = await cli('design', 'show', designId);
+  assert.is(show.code, 0, show.out);
+  assert.match(show.out, 'title            Bean Bucks');
+  assert.match(show.out, `/media/design/${put.body.image.media_id}/full`);
+  assert.match(show.out, `${plan.body.plan_id} Standard`);
+  assert.match(show.out, 'agreements       1');
+  const showJson = JSON.parse((await cli('design', 'show', designId, '--json')).stdout);
+  assert.is(showJson.id, designId);
+  assert.is(showJson.distribution_plans.length, 1);
+  assert.is(showJson.image.media_id, put.body.image.media_id);
+
+  const agreements = await cli('agreement', 'list', designId);
+  assert.is(agreements.code, 0, agreements.out);
+  assert.match(agreements.out, `${added.body.agreement.id}  inactive     member ${memberId} (CLI Member)  redeemer,settler  "Net 30"`);
+  const agreementsJson = JSON.parse((await cli('--json', 'agreement', 'list', designId)).stdout);
+  assert.is(agreementsJson.design_id, designId);
+  assert.equal(agreementsJson.agreements.map((row: any) => [row.id, row.state]), [[added.body.agreement.id, 'inactive']]);
+});
+
+test('unknown designs and a wrong operator key exit 1 with the server\'s error', async () => {
+  const missing = await cli('design', 'show', '9999999999');
+  assert.is(missing.code, 1);
+  assert.match(missing.out, '404 not_found');
+  assert.is((await cli('agreement', 'list', 'nope')).code, 1);
+  const wrongKey = await runCliCaptured(server.baseUrl, ['--operator-key', 'wrong-key', 'design', 'list']);
+  assert.is(wrongKey.code, 1);
+  assert.match(wrongKey.stderr, '401');
+});
+
+test.run();
