@@ -4,7 +4,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { designPermissions } from '../engine/designs/service.ts';
-import { addBusiness, addIndividual, userToken, type TestApp } from './foundation-helpers.ts';
+import { addBusiness, addIndividual, createApp, userToken, type TestApp } from './foundation-helpers.ts';
 import { issue, ledgerWorld, usd } from './ledger-api-support.ts';
 import { ledgerFingerprint } from './ledger-support.ts';
 import { startTestServer, type TestServer } from './support/http.ts';
@@ -118,6 +118,20 @@ test('paid from the wallet: the customer pays open loop cash and holds the brand
   const again = await api.post(`/t/${waiting.id}/accept`, {}, pat.auth);
   assert.is(again.status, 400, 'a paid bill cannot be paid twice');
   await assertAudit('paid bill');
+});
+
+test('a closed-loop token cannot pay a bill: paying spends open loop cash', async () => {
+  const waiting = await bill();
+  const otherApp = await createApp(server);
+  const token = await server.client.post('/p/token', { uid: `service:${pat.id}` }, { auth: otherApp.basic });
+  assert.is(token.status, 200, token.text);
+  const before = await ledgerFingerprint(server.engine);
+  const paid = await api.post(`/t/${waiting.id}/accept`, {}, { auth: { bearer: token.body.access_token } });
+  assert.is(paid.status, 400, paid.text);
+  assert.is(paid.body.send_errors[0].code, 'open_loop_not_permitted');
+  assert.equal(await ledgerFingerprint(server.engine), before);
+  const canceled = await server.client.request('POST', `/t/${waiting.id}/retract`, { reason: 'canceled' }, { ...cafe.auth, form: true });
+  assert.is(canceled.status, 200, canceled.text);
 });
 
 test('canceled by the merchant and by the customer, with the reasons of a recipient-initiated transfer', async () => {

@@ -180,7 +180,7 @@ export const designRoutes: RouteDefinition[] = [
       const result = await engine.services.circulation.send({
         callerId: token!.profileId, designId: designIdOf(params), recipientUid: input.recipient_uid, planId: input.distribution_plan_id, amount: input.amount,
         senderUid: input.sender_uid, message: input.message, private: input.private ?? true, requireRecipientEmail: input.require_recipient_email ?? false,
-        appdata, dedupId: input.dedup_id,
+        appdata, dedupId: input.dedup_id, closedLoopOnly: token!.closedLoopOnly,
       });
       if (!result.ok) raiseEither(result);
       const detail = await engine.services.ledger.queries.detail(token!.profileId, result.transferId);

@@ -164,7 +164,7 @@ export const transferRoutes: RouteDefinition[] = [
     input: empty,
     async handler(context) {
       const transferId = transferIdOf(context.params);
-      const result = await context.engine.services.ledger.transfers.accept({ callerId: context.token!.profileId, transferId });
+      const result = await context.engine.services.ledger.transfers.accept({ callerId: context.token!.profileId, transferId, closedLoopOnly: context.token!.closedLoopOnly });
       if (!result.ok) raise(result);
       return detailAnswer(context, transferId);
     },

@@ -9,7 +9,7 @@ import type { Unit } from '../actors/command.ts';
 import { reject } from '../actors/command.ts';
 import type { Core } from '../core.ts';
 import { balanceLockKey, balanceRowLocks, walletHolder } from '../ledger/cash.ts';
-import { failure, type Failure } from '../ledger/errors.ts';
+import { failure, sendFailure, type Failure } from '../ledger/errors.ts';
 import { billPaymentWaitMs, billReminderIntervalMs, dedupWindowMs } from '../limits.ts';
 import type { MessagesService } from '../messages/service.ts';
 import { billMessage } from '../messages/templates.ts';
@@ -91,8 +91,10 @@ export function createBillsService(core: Core, dependencies: { profiles: Profile
     return { shared: { rows: balanceRowLocks, keys: [...new Set([row.sender_id!, row.recipient_id!, issuerId])].map((id) => balanceLockKey(id, row.currency)) } };
   }
 
-  transfers.onAccept('bill', async (callerId, row) => {
+  transfers.onAccept('bill', async (callerId, row, closedLoopOnly) => {
     if (row.sender_id !== callerId) return failure('not_recipient', 'only the billed customer pays a bill');
+    // Paying a bill spends open loop cash, which a closed-loop token may not move.
+    if (closedLoopOnly) return sendFailure([{ code: 'open_loop_not_permitted', field_name: 'transfer_id', info: { reason: 'this token may move brand cash only' } }]);
     const design = await store.selectDesign(sql, String(row.details.design_id));
     return commands.run('bill.pay', locksOf(row), async (unit) => {
       await payIn_(unit, row, 'wallet');

@@ -43,6 +43,8 @@ export interface DesignSendInput {
   requireRecipientEmail: boolean;
   appdata: Record<string, string>;
   dedupId?: string;
+  /** A closed-loop token: the sender's open loop payment under the plan is refused. */
+  closedLoopOnly?: boolean;
 }
 
 export type DesignSendResult = { ok: true; transferId: string; duplicate: boolean } | Failure | DesignFailure;
@@ -129,6 +131,10 @@ export function createCirculation(core: Core, dependencies: { profiles: Profiles
         return invalid('recipient_uid', 'the recipient has no confirmed email address');
       }
       const split = distributionSplit(amount, plan.recipients, design.id);
+      const paysOpenLoop = split.reserve > 0n || split.fees.length > 0 || (design.issuer_id !== input.callerId && split.proceeds > 0n);
+      if (input.closedLoopOnly && paysOpenLoop) {
+        return sendFailure([{ code: 'open_loop_not_permitted', field_name: 'distribution_plan_id', info: { reason: 'this plan makes the sender pay open loop cash, which this token may not move' } }]);
+      }
       const balanceKeys = [...new Set([input.callerId, recipient.id, design.issuer_id, ...split.fees.map((fee) => fee.recipientId)])].map((id) => balanceLockKey(id, design.currency));
       const lockRefs = [{ kind: designKind.kind, id: design.id }, { kind: 'wallet', id: input.callerId }];
       const result = await commands.run('design.send', lockRefs, async (unit) => {

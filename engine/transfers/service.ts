@@ -126,7 +126,7 @@ export interface TransfersService {
   retract(input: { callerId: string; permissions: ReadonlySet<string>; transferId: string; reason: string }): Promise<TransferResult>;
   skip(input: { callerId: string; transferId: string }): Promise<TransferResult>;
   changePaycodeExpiration(input: { callerId: string; transferId: string; paycode: string; expireSeconds: number }): Promise<TransferResult>;
-  accept(input: { callerId: string; transferId: string }): Promise<TransferResult>;
+  accept(input: { callerId: string; transferId: string; closedLoopOnly?: boolean }): Promise<TransferResult>;
   /** Accepts the waiting invitation transfer whose invitation code the caller entered (POST /wallet/accept-code). */
   acceptCode(input: { callerId: string; code: string }): Promise<TransferResult>;
   refuse(input: { callerId: string; transferId: string }): Promise<TransferResult>;
@@ -140,7 +140,7 @@ export interface TransfersService {
 }
 
 export type TransferTimerHandler = (unit: Unit, transferId: string, event: TransferEvent) => Promise<void>;
-export type TransferAcceptHandler = (callerId: string, row: store.TransferRow) => Promise<TransferResult>;
+export type TransferAcceptHandler = (callerId: string, row: store.TransferRow, closedLoopOnly: boolean) => Promise<TransferResult>;
 
 export function createTransfersService(core: Core, profiles: ProfilesService, invitations?: InvitationsService): TransfersService {
   const { sql, commands } = core;
@@ -534,11 +534,11 @@ export function createTransfersService(core: Core, profiles: ProfilesService, in
     });
   }
 
-  async function accept(input: { callerId: string; transferId: string }): Promise<TransferResult> {
+  async function accept(input: { callerId: string; transferId: string; closedLoopOnly?: boolean }): Promise<TransferResult> {
     const row = await store.selectTransfer(sql, input.transferId);
     if (!row) return failure('transfer_not_found');
     const delegated = acceptHandlers.get(row.workflow_type);
-    if (delegated) return delegated(input.callerId, row);
+    if (delegated) return delegated(input.callerId, row, input.closedLoopOnly === true);
     if (!(await ownsRecipientUid(input.callerId, row))) return failure('not_recipient');
     const caller = await profiles.get(sql, input.callerId);
     return commands.run('transfer.accept', [{ kind: 'wallet', id: input.callerId }, { kind: 'transfer', id: row.id }], async (unit) => {
