@@ -136,6 +136,10 @@ test('the distributor sends brand cash: notes issued, the reserve funded, the de
   assert.is(published.body.published, true);
   const history = await api.get('/wallet/history', pat.auth);
   assert.ok(history.body.results.some((row: any) => row.id === transfer.id), 'the customer sees the send in history');
+  const holdings = await server.engine.services.ledger.cash.holdings(server.engine.sql, pat.id);
+  const loop = holdings.find((row) => row.loop_id === designId)!;
+  assert.equal([loop.title, loop.thumbnail, loop.expiring.length], ['Cafe Gift', null, 1], 'the LoopDescription names the design');
+  assert.is(holdings.find((row) => row.loop_id === '0'), undefined);
 });
 
 test('acceptance follows agreements: presend at the redeemer and at a shop without one', async () => {

@@ -241,11 +241,14 @@ export async function selectPlanAnyState(db: Queryable, planId: string): Promise
   return rows[0] ?? null;
 }
 
-/** Design titles by id, for loop descriptions. */
-export async function selectTitles(db: Queryable, ids: readonly string[]): Promise<Map<string, string>> {
+/** Design titles and image media ids by id, for loop descriptions. */
+export async function selectLoopLooks(db: Queryable, ids: readonly string[]): Promise<Map<string, { title: string; imageMediaId: string | null }>> {
   if (ids.length === 0) return new Map();
-  const rows = await db<{ id: string; title: string }[]>`select id, title from designs where id = any(${[...ids]}::text[])`;
-  return new Map(rows.map((row) => [row.id, row.title]));
+  const rows = await db<{ id: string; title: string; image_media_id: string | null }[]>`
+    select d.id, d.title,
+      (select m.media_id from design_media m where m.design_id = d.id and m.kind = 'image' and m.denomination_minor is null) as image_media_id
+    from designs d where d.id = any(${[...ids]}::text[])`;
+  return new Map(rows.map((row) => [row.id, { title: row.title, imageMediaId: row.image_media_id }]));
 }
 
 export interface DesignRules {

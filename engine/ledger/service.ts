@@ -8,6 +8,7 @@ import { transfer } from '../transfers/machine.ts';
 import * as transferStore from '../transfers/store.ts';
 import { stateFields, type TransferStateName } from '../transfers/machine.ts';
 import { openLoopId } from './allocation.ts';
+import { mediaUrlOf } from '../designs/images.ts';
 import { failure, type Failure } from './errors.ts';
 import * as store from './store.ts';
 
@@ -29,7 +30,7 @@ export interface LedgerService {
   issuer(db: Queryable): Promise<string | null>;
   /** Issues open loop cash to a profile: movement 1 `issue` (from none to the issuer), movement 2 `grant` (issuer to holder). */
   issue(input: { toProfileId: string; amount: string; currency: string; issuerId?: string }): Promise<{ ok: true; transferId: string; serial: string } | Failure>;
-  holdings(db: Queryable, profileId: string): Promise<{ loop_id: string; currency: string; amount: string; expiring: { amount: string; expire_time: string }[] }[]>;
+  holdings(db: Queryable, profileId: string): Promise<{ loop_id: string; currency: string; title?: string; thumbnail?: string | null; amount: string; expiring: { amount: string; expire_time: string }[] }[]>;
   balance(db: Queryable, profileId: string, loopId: string, currency: string): Promise<bigint>;
   audit(db?: Queryable): Promise<AuditReport>;
 }
@@ -88,6 +89,9 @@ export function createLedgerService(core: Core, profiles: ProfilesService): Ledg
       return rows.map((row) => ({
         loop_id: row.loop_id,
         currency: row.currency,
+        // A brand cash LoopDescription names its design and shows its image thumbnail; open loop
+        // entries keep the keys observed from the real service.
+        ...(row.loop_id === openLoopId ? {} : { title: row.title ?? `Brand cash ${row.loop_id}`, thumbnail: row.image_media_id ? mediaUrlOf(core.config, row.image_media_id, 'thumbnail') : null }),
         amount: formatMinor(row.amount, row.currency),
         expiring: row.expiring.map((item) => ({ amount: formatMinor(BigInt(item.amount), row.currency), expire_time: new Date(item.expire_time).toISOString() })),
       }));

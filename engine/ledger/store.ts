@@ -308,6 +308,9 @@ export interface HoldingRow {
   currency: string;
   amount: bigint;
   expiring: { amount: string; expire_time: string }[];
+  /** Brand cash: the design's title and the media id of its image (for the LoopDescription). */
+  title: string | null;
+  image_media_id: string | null;
 }
 
 /** A wallet's holdings with their expiring cash, in one round trip (open loop cash never expires). */
@@ -318,8 +321,10 @@ export async function selectHoldings(sql: Queryable, profileId: string): Promise
         select json_agg(json_build_object('amount', e.amount::text, 'expire_time', e.expires_at) order by e.expires_at)
         from (select n.expires_at, sum(n.amount) as amount from notes n
           where n.holder_kind = 'wallet' and n.holder_id = b.profile_id and n.loop_id = b.loop_id and n.currency = b.currency and n.expires_at is not null
-          group by n.expires_at) e), '[]'::json) end as expiring
-    from balances b where b.profile_id = ${profileId} and b.amount > 0 order by b.currency, b.loop_id`;
+          group by n.expires_at) e), '[]'::json) end as expiring,
+      d.title, (select m.media_id from design_media m where m.design_id = d.id and m.kind = 'image' and m.denomination_minor is null) as image_media_id
+    from balances b left join designs d on d.id = b.loop_id
+    where b.profile_id = ${profileId} and b.amount > 0 order by b.currency, b.loop_id`;
 }
 
 export interface LoopSummaryRow {

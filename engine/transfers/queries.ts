@@ -9,7 +9,8 @@ import { formatMinor } from '../money.ts';
 import type { ProfileRecord, ProfilesService } from '../profiles/service.ts';
 import type { Queryable } from '../storage/database.ts';
 import { accepts, redeemedLoopsOf, type TransfersService } from './service.ts';
-import { selectTitles } from '../designs/store.ts';
+import { selectLoopLooks } from '../designs/store.ts';
+import { mediaUrlOf } from '../designs/images.ts';
 import * as store from './store.ts';
 import { partyFromProfile, steps, transferDetailJson, transferJson, type PartyInfo } from './views.ts';
 
@@ -139,7 +140,7 @@ export function createTransferQueries(core: Core, profiles: ProfilesService): Tr
       if (!serials.ok) return sendFailure(serials.errors);
       const redeemed = await redeemedLoopsOf(sql, recipient);
       const summary = serials.value === null ? await ledgerStore.selectLoopSummary(sql, input.senderId) : summarize(await ledgerStore.selectNotes(sql, walletHolder(input.senderId), serials.value));
-      const titles = await selectTitles(sql, summary.filter((row) => row.loop_id !== openLoopId).map((row) => row.loop_id));
+      const looks = await selectLoopLooks(sql, summary.filter((row) => row.loop_id !== openLoopId).map((row) => row.loop_id));
       const loops = summary
         .filter((row) => !(input.closedLoopOnly && row.loop_id === openLoopId))
         .map((row) => ({ row, accepted: accepts({ loopId: row.loop_id, issuerId: row.issuer_id } as never, recipient, redeemed) }))
@@ -148,7 +149,8 @@ export function createTransferQueries(core: Core, profiles: ProfilesService): Tr
           loop_id: row.loop_id,
           currency: row.currency,
           issuer_id: row.issuer_id,
-          title: row.loop_id === openLoopId ? row.currency : (titles.get(row.loop_id) ?? `Brand cash ${row.loop_id}`),
+          title: row.loop_id === openLoopId ? row.currency : (looks.get(row.loop_id)?.title ?? `Brand cash ${row.loop_id}`),
+          thumbnail: looks.get(row.loop_id)?.imageMediaId ? mediaUrlOf(core.config, looks.get(row.loop_id)!.imageMediaId!, 'thumbnail') : null,
           amount: formatMinor(row.amount, row.currency),
           max_sendable: formatMinor(row.amount, row.currency),
           missing_agreement: !accepted,
