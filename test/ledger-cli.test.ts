@@ -36,7 +36,8 @@ test('issuer, issue, holdings, account, fx and audit through the CLI', async () 
   assert.match((await cli('fx', 'set', 'USD', 'MXN', '18.4')).out, 'USD -> MXN  18.4');
   const audit = await cli('audit');
   assert.is(audit.code, 0, audit.out);
-  assert.match(audit.out, '0  USD  100.00  100.00  0.00  0.00');
+  assert.match(audit.out, 'loop_id  currency  issued    held  in_flight  reserved  redeemed  expired');
+  assert.match(audit.out, '0        USD       100.00  100.00       0.00      0.00      0.00     0.00');
   assert.match(audit.out, 'audit ok');
   // A balance that no longer matches its notes makes the audit fail.
   await server.engine.sql`update balances set amount = amount + 1 where profile_id = ${pat}`;

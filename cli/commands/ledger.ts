@@ -41,13 +41,15 @@ export function registerLedgerCommands(program: Command, env?: Record<string, st
 
   program
     .command('audit')
-    .description('Verify the ledger: issued = held + in flight + redeemed per loop and currency; exits 1 on a problem')
+    .description('Verify the ledger: per loop and currency issued = held + in flight + reserved + redeemed + expired, and each design\'s reserve; exits 1 on a problem')
     .action(async (_options, command: Command) => {
       const globals = globalsOf(command);
       const report = await adminClient(globals, env).request('GET', '/admin/ledger/audit');
+      const columns = ['loop_id', 'currency', 'issued', 'held', 'in_flight', 'reserved', 'redeemed', 'expired'];
+      const reserveColumns = ['design_id', 'currency', 'reserve', 'needed'];
       print(globals, report, () => [
-        'loop  currency  issued  held  in_flight  redeemed',
-        ...report.totals.map((total: any) => `${total.loop_id}  ${total.currency}  ${total.issued}  ${total.held}  ${total.in_flight}  ${total.redeemed}`),
+        ...alignedTable(columns, report.totals),
+        ...(report.reserves?.length ? ['', 'design reserves', ...alignedTable(reserveColumns, report.reserves)] : []),
         report.ok ? 'audit ok' : `audit FAILED:\n  ${report.problems.join('\n  ')}`,
       ]);
       if (!report.ok) throw new CliError('the ledger audit failed');
@@ -93,4 +95,12 @@ export function registerLedgerCommands(program: Command, env?: Record<string, st
       const answer = await adminClient(globals, env).request('GET', '/admin/ledger/fx-rates');
       print(globals, answer, () => (answer.rates.length === 0 ? ['(no rates)'] : answer.rates.map((row: any) => `${row.source_currency} -> ${row.dest_currency}  ${row.rate}`)));
     });
+}
+
+/** Rows as a table: a header and columns padded to their widest cell (amounts right-aligned). */
+function alignedTable(columns: readonly string[], rows: readonly Record<string, unknown>[]): string[] {
+  const cells = [columns.map(String), ...rows.map((row) => columns.map((column) => String(row[column] ?? '')))];
+  const widths = columns.map((_, index) => Math.max(...cells.map((line) => line[index].length)));
+  const numeric = columns.map((_, index) => rows.length > 0 && rows.every((row) => /^-?\d+(\.\d+)?$/.test(String(row[columns[index]] ?? ''))) && index > 1);
+  return cells.map((line) => line.map((cell, index) => (numeric[index] ? cell.padStart(widths[index]) : cell.padEnd(widths[index]))).join('  ').trimEnd());
 }
