@@ -2,6 +2,7 @@
 // distributor and a redeemer with active agreements, design sends backed by the reserve, spending
 // at the redeemer (redeemed and settled from the reserve), a return to the issuer, expiry under an
 // injected clock, and an audit that balances after every step.
+import sharp from 'sharp';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { designPermissions } from '../engine/designs/service.ts';
@@ -84,6 +85,11 @@ test('the merchant sets up a design, a plan and its network', async () => {
   designId = created.body.id;
   const patched = await api.patch(`/design/${designId}`, { expire: { mode: 'relative', relative: 30 } }, cafe.auth);
   assert.is(patched.status, 200, patched.text);
+  const picture = await sharp({ create: { width: 1200, height: 700, channels: 3, background: '#a52' } }).png().toBuffer();
+  for (const [path, headers] of [[`/design/${designId}/image`, {}], [`/design/${designId}/icon`, { 'x-image-style': 'fit' }]] as const) {
+    const uploaded = await server.client.request('PUT', path, undefined, { ...cafe.auth, rawBody: picture, headers: { 'content-type': 'image/png', ...headers } });
+    assert.is(uploaded.status, 200, uploaded.text);
+  }
   const plan = await api.post(`/design/${designId}/plan/create`, { title: 'Gift cards' }, cafe.auth);
   giftPlan = plan.body.plan_id;
   for (const [member, roles] of [[grocery, { distributor: true }], [books, { redeemer: true }]] as const) {
@@ -138,7 +144,8 @@ test('the distributor sends brand cash: notes issued, the reserve funded, the de
   assert.ok(history.body.results.some((row: any) => row.id === transfer.id), 'the customer sees the send in history');
   const holdings = await server.engine.services.ledger.cash.holdings(server.engine.sql, pat.id);
   const loop = holdings.find((row) => row.loop_id === designId)!;
-  assert.equal([loop.title, loop.thumbnail, loop.expiring.length], ['Cafe Gift', null, 1], 'the LoopDescription names the design');
+  assert.equal([loop.title, loop.expiring.length], ['Cafe Gift', 1], 'the LoopDescription names the design');
+  assert.match(String(loop.thumbnail), /\/media\/design\/[0-9a-f]{20}\/thumbnail$/, 'and shows its image');
   assert.is(holdings.find((row) => row.loop_id === '0'), undefined);
 });
 

@@ -206,6 +206,12 @@ export async function distributeIn(
     if (refused) return refused;
     number += 1;
   }
+  if (design.max_per_wallet !== null && input.recipientId !== design.issuer_id) {
+    const held = await ledgerStore.selectBalance(unit.tx, input.recipientId, design.id, design.currency);
+    if (held + amount > design.max_per_wallet) {
+      return sendFailure([{ code: 'max_per_wallet', field_name: 'amount', info: { loop_id: design.id, reason: 'the recipient would hold more of this brand cash than a wallet may' } }]);
+    }
+  }
   const expiresAt = noteExpiry(design, at);
   await ledgerStore.insertIssuedNote(unit.tx, {
     holderId: input.recipientId, loopId: design.id, currency: design.currency, issuerId: design.issuer_id, amount, expiresAt, reserve: split.reserve, planId: plan.id,

@@ -16,7 +16,10 @@ export interface RulesRecipient {
   isIndividual: boolean;
 }
 
-export async function holdingRulesProblem(db: Queryable, picks: readonly Pick[], senderId: string, recipient: RulesRecipient, redeemed: ReadonlySet<string>): Promise<SendError | null> {
+/** `credited`: the picks already sit in the recipient's balance (checked after a release from escrow). */
+export async function holdingRulesProblem(
+  db: Queryable, picks: readonly Pick[], senderId: string, recipient: RulesRecipient, redeemed: ReadonlySet<string>, credited = false,
+): Promise<SendError | null> {
   const amounts = new Map<string, bigint>();
   for (const pick of picks) if (pick.loopId !== openLoopId) amounts.set(pick.loopId, (amounts.get(pick.loopId) ?? 0n) + pick.amount);
   if (amounts.size === 0) return null;
@@ -27,7 +30,7 @@ export async function holdingRulesProblem(db: Queryable, picks: readonly Pick[],
     if (rules.max_per_wallet === null || recipient.id === null || recipient.id === rules.issuer_id || redeemed.has(rules.id)) continue;
     const currency = picks.find((pick) => pick.loopId === rules.id)!.currency;
     const held = await ledgerStore.selectBalance(db, recipient.id, rules.id, currency);
-    if (held + amounts.get(rules.id)! > rules.max_per_wallet) {
+    if ((credited ? held : held + amounts.get(rules.id)!) > rules.max_per_wallet) {
       return { code: 'max_per_wallet', field_name: 'amounts', info: { loop_id: rules.id, max_per_wallet: formatMinor(rules.max_per_wallet, currency), reason: 'the recipient would hold more of this brand cash than a wallet may' } };
     }
   }

@@ -526,6 +526,8 @@ export function createTransfersService(core: Core, profiles: ProfilesService, in
     const { state } = await loadIn(unit, row.id);
     if (state !== 'invite') return reject(failure('not_waiting'));
     const picks = await releaseEscrow(unit.tx, row.id, callerId, row.sender_id!, null, unit.now);
+    const rulesProblem = await holdingRulesProblem(unit.tx, picks, row.sender_id!, { id: callerId, isIndividual: callerIsIndividual }, await redeemedLoopsOf(unit.tx, await profiles.get(unit.tx, callerId)), true);
+    if (rulesProblem) return reject(sendFailure([rulesProblem]));
     await ledgerStore.insertMovements(unit.tx, row.id, movementLines(picks, 1, 'move', row.sender_id, callerId), unit.now);
     unit.cancelTimer(transfer, row.id, 'invite_expire');
     await applyIn(unit, row.id, { type: 'transfer.invite_accept', at: unit.now.toISOString() }, {

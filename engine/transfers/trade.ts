@@ -15,6 +15,7 @@ import { wallet } from '../profiles/machine.ts';
 import type { ProfilesService } from '../profiles/service.ts';
 import { stateFields, transfer, type TransferStateName } from './machine.ts';
 import { accepts, appdataChars, closedLoopRefusal, type TransfersService } from './service.ts';
+import { holdingRulesProblem } from '../designs/rules.ts';
 import * as store from './store.ts';
 
 export interface TradeEntry {
@@ -160,6 +161,8 @@ export function createTradesService(core: Core, profiles: ProfilesService, trans
       });
       if (!paid.ok) return reject(sendFailure(paid.errors.map((error) => ({ ...error, field_name: 'expect_amounts' }))));
       const offered = await releaseEscrow(unit.tx, row.id, input.callerId, senderId, null, at);
+      const offeredProblem = await holdingRulesProblem(unit.tx, offered, senderId, { id: input.callerId, isIndividual: true }, new Set(), true);
+      if (offeredProblem) return reject(sendFailure([offeredProblem]));
       await ledgerStore.moveNotes(unit.tx, walletHolder(input.callerId), walletHolder(senderId), paid.value, at);
       await ledgerStore.insertMovements(unit.tx, row.id, [
         ...movementLines(offered, 1, 'move', senderId, input.callerId),
