@@ -117,6 +117,11 @@ test('a design send needs the issuer or a distributor, a gl_design, a live plan,
   assert.is(broke.body.send_errors[0].code, 'insufficient_funds');
   const missing = await send(grocery, { recipient_uid: 'email:nobody@example.com' });
   assert.is(missing.status, 400, missing.text);
+  const longMessage = await send(grocery, { message: 'm'.repeat(1001) });
+  assert.is(longMessage.status, 400, longMessage.text);
+  assert.ok(longMessage.body.invalid.message);
+  const unknownField = await send(grocery, { colour: 'red' });
+  assert.is(unknownField.status, 400, unknownField.text);
   assert.equal(await ledgerFingerprint(server.engine), before, 'refused sends leave no trace');
   const read = await api.get(`/design/${designId}`, cafe.auth);
   assert.is(read.body.published, false, 'a refused send does not publish the design');
@@ -124,7 +129,7 @@ test('a design send needs the issuer or a distributor, a gl_design, a live plan,
 
 test('the distributor sends brand cash: notes issued, the reserve funded, the design published; a repeat dedup_id runs once', async () => {
   await issue(server, grocery.id, '100.00');
-  const body = { recipient_uid: `service:${pat.id}`, distribution_plan_id: giftPlan, amount: '50.00', message: 'Happy birthday', dedup_id: 'gift-1', 'appdata.order': 'G-1' };
+  const body = { recipient_uid: `service:${pat.id}`, distribution_plan_id: giftPlan, amount: '50.00', message: 'm'.repeat(1000), dedup_id: 'gift-1', 'appdata.order': 'G-1' };
   const sent = await api.post(`/design/${designId}/send`, body, grocery.auth);
   assert.is(sent.status, 200, sent.text);
   const transfer = sent.body.transfer;

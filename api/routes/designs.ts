@@ -5,7 +5,7 @@ import type { DesignError, DesignFailure } from '../../engine/designs/errors.ts'
 import { designTypes } from '../../engine/designs/service.ts';
 import {
   agreementRemoveIdsMax, agreementTermsLinkCharsMax, agreementTermsTextCharsMax, designDescriptionCharsMax, designExpireRelativeDaysMax, designTitleCharsMax,
-  dedupIdCharsMax, designMessageRulesMax, loginCharsMax, planRecipientsMax, planTitleCharsMax, sendMessageCharsMax,
+  dedupIdCharsMax, designMessageCharsMax, designMessageRulesMax, loginCharsMax, planRecipientsMax, planTitleCharsMax,
 } from '../../engine/limits.ts';
 import { appdataChars } from '../../engine/transfers/service.ts';
 import { appdataCharsMax } from '../../engine/limits.ts';
@@ -114,7 +114,7 @@ const sendInput = z
     distribution_plan_id: requiredString(20),
     amount: amountField,
     sender_uid: boundedString(loginCharsMax, 1).optional(),
-    message: boundedString(sendMessageCharsMax).optional(),
+    message: boundedString(designMessageCharsMax).optional(),
     private: boolField.optional(),
     require_recipient_email: boolField.optional(),
     dedup_id: boundedString(dedupIdCharsMax, 1).optional(),
@@ -131,7 +131,7 @@ const billInput = z
       .object({ first_name: requiredString(50), last_name: requiredString(50), email: boundedString(loginCharsMax, 3).optional() })
       .strict()
       .optional(),
-    message: boundedString(sendMessageCharsMax).optional(),
+    message: boundedString(designMessageCharsMax).optional(),
     private: boolField.optional(),
     dedup_id: boundedString(dedupIdCharsMax, 1).optional(),
     message_rules: z.array(messageRule).max(designMessageRulesMax).optional(),
