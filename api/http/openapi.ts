@@ -139,7 +139,8 @@ function successResponses(document: Document, route: RouteDefinition): Record<st
     }
     return responses;
   }
-  if (!route.response) throw new Error(`OpenAPI: ${route.method.toUpperCase()} ${route.path} declares no response`);
+  // A route without a declared answer is a gap test/openapi-lint.test.ts reports; it does not stop the server.
+  if (!route.response) return { '200': { description: 'Success (no response schema declared yet).' } };
   return { '200': { description: 'Success.', content: jsonContent(convert(document, route.response, 'output')) } };
 }
 
