@@ -2,7 +2,7 @@
 // ruleset (redocly.yaml) with zero errors and zero warnings, offline. Every operation has an
 // operationId, a typed 200 answer and its error answers; servers names where it was served.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
@@ -41,6 +41,9 @@ function resolve(value: any): any {
 test('servers names the base URL the document was served from; info carries the license', () => {
   assert.equal(document.servers, [{ url: server.baseUrl, description: 'This Cashloop server.' }]);
   assert.equal(document.info.license, projectLicense);
+  // The same license as package.json and the LICENSE file.
+  assert.is(JSON.parse(readFileSync('package.json', 'utf8')).license, projectLicense.identifier);
+  assert.match(readFileSync('LICENSE', 'utf8'), /^MIT License/);
   assert.is(document.openapi, '3.1.0');
 });
 
