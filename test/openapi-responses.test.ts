@@ -7,7 +7,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { z } from 'zod';
 import { loadConfig } from '../engine/config.ts';
-import { checkResponse } from '../api/http/response-check.ts';
+import { HttpError } from '../api/http/errors.ts';
+import { checkError, checkResponse } from '../api/http/response-check.ts';
 import type { RouteDefinition } from '../api/http/route.ts';
 import { errorBody } from '../api/http/schemas.ts';
 import { allRoutes } from '../api/routes/index.ts';
@@ -79,6 +80,12 @@ test('the response check is off unless configured', () => {
   assert.is(loadConfig({ CASHLOOP_CHECK_RESPONSES: '1' }).checkResponses, true);
   const route = routes.find((candidate) => candidate.path === '/me')!;
   assert.throws(() => checkResponse(route, { id: 'only an id' }), (error: Error) => /GET \/me answered/.test(error.message));
+  // Errors too: a status the route does not declare is a mismatch; a declared one passes through.
+  const undeclared = checkError(route, 'get', new HttpError(410, { error: 'unavailable', error_description: 'Gone.' })) as HttpError;
+  assert.is(undeclared.status, 500);
+  assert.match(String(undeclared.body.error_description), /error 410/);
+  const declared = new HttpError(401, { error: 'invalid_token', error_description: 'No.', token_error: 'missing_token' });
+  assert.is(checkError(route, 'get', declared), declared);
 });
 
 test('direct authentication answers AuthnResult at every step', async () => {

@@ -92,13 +92,15 @@ const errorResponses: Record<ErrorStatus, { name: string; description: string }>
   503: { name: 'ServiceUnavailable', description: 'The service is busy or a dependency is unavailable; try again.' },
 };
 
-/** The error statuses a route can answer: by caller kind and body, plus the route's own list. */
+/** The error statuses a route can answer: by caller kind, path parameters and body, plus the route's own list. */
 export function errorStatusesOf(route: RouteDefinition, method: Method): ErrorStatus[] {
   const statuses = new Set<ErrorStatus>([400]);
   const { caller } = route;
   if (caller.kind !== 'none') statuses.add(401);
   if ((caller.kind === 'token' && caller.permission) || (caller.kind === 'app' && caller.appPermission)) statuses.add(403);
   if (caller.kind === 'attempt') statuses.add(410);
+  // A path parameter names something that may not exist (attempts and invitations answer 410 instead).
+  if (route.path.includes(':') && caller.kind !== 'attempt') statuses.add(404);
   if (method !== 'get') {
     statuses.add(413);
     statuses.add(415);

@@ -3,13 +3,31 @@
 // never pays for it. A mismatch answers 500 with the problem in error_description.
 import { z } from 'zod';
 import { HttpError } from './errors.ts';
-import { RawResponse, type RouteDefinition } from './route.ts';
+import { errorStatusesOf } from './openapi.ts';
+import { RawResponse, type Method, type RouteDefinition } from './route.ts';
+import { errorBody } from './schemas.ts';
 
-function mismatch(route: RouteDefinition, problem: string): HttpError {
+function mismatch(route: RouteDefinition, problem: string, method: Method = route.method): HttpError {
   return new HttpError(500, {
     error: 'response_mismatch',
-    error_description: `${route.method.toUpperCase()} ${route.path} answered what its declared response does not describe: ${problem}`,
+    error_description: `${method.toUpperCase()} ${route.path} answered what its declared response does not describe: ${problem}`,
   });
+}
+
+/**
+ * An error a route threw, or the mismatch when its status is not among the route's declared error
+ * answers (the OpenAPI document's) or its body is not an Error.
+ */
+export function checkError(route: RouteDefinition, method: Method, error: unknown): unknown {
+  if (!(error instanceof HttpError)) return error;
+  // 429 and 503 are conditions of the whole edge (rate limits, a busy lock), not of one route.
+  const edgeWide = error.status === 429 || error.status === 503;
+  if (!edgeWide && !(errorStatusesOf(route, method) as number[]).includes(error.status)) {
+    return mismatch(route, `error ${error.status} ${JSON.stringify(error.body)}, a status the route does not declare (add it to errors)`, method);
+  }
+  const parsed = errorBody.safeParse(error.body);
+  if (!parsed.success) return mismatch(route, `an error body that is not an Error: ${z.prettifyError(parsed.error).replace(/\n/g, ' ')}`, method);
+  return error;
 }
 
 /** Throws when `result` (what the handler returned) does not match the route's declared answer. */

@@ -6,7 +6,7 @@ import type { Engine } from '../../engine/engine.ts';
 import { constantTimeEqual } from '../../engine/ids.ts';
 import { readAttemptSecret, readBasicCredentials, readBearerToken } from './credentials.ts';
 import { edgeErrors, httpError, HttpError, type ErrorStatus } from './errors.ts';
-import { checkResponse } from './response-check.ts';
+import { checkError, checkResponse } from './response-check.ts';
 import type { AppPrincipal, Authenticators, TokenPrincipal } from './principals.ts';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -235,7 +235,7 @@ export function mountRoutes(app: Express, engine: Engine, authenticators: Authen
     for (const method of methods) {
       app[method](route.path, (request: Request, response: Response, next: NextFunction) => {
         response.locals.routeKey = `${route.method.toUpperCase()} ${route.path}`;
-        handler(request, response).catch(next);
+        handler(request, response).catch((error: unknown) => next(engine.config.checkResponses ? checkError(route, method, error) : error));
       });
     }
   }

@@ -62,6 +62,7 @@ function startRoute(intent: StartInput['intent'], summary: string): RouteDefinit
     caller: closed ? { kind: 'app' } : { kind: 'none' },
     input: startInput,
     response: authnResult,
+    errors: intent === 'accept' ? [410] : [],
     async handler(context) {
       const { input, engine, app } = context;
       const clientId = closed ? app!.clientId : input.client_id;

@@ -58,6 +58,7 @@ export const settingsRoutes: RouteDefinition[] = [
       })
       .strict(),
     response: z.strictObject({ uid: z.string(), confirmed_uids: confirmedUids }),
+    errors: [410],
     async handler({ input, engine, token }) {
       const result = await engine.services.settings.confirmUid(token!.profileId, {
         attemptId: input.attempt_id, secret: input.secret, code: input.code, replaceUid: input.replace_uid, captcha: input['g-recaptcha-response'],
