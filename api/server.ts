@@ -5,7 +5,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import type { Engine } from '../engine/engine.ts';
 import { imageBodyBytesMax, requestBodyBytesMax } from '../engine/limits.ts';
 import { edgeErrors, httpError, HttpError } from './http/errors.ts';
-import { buildOpenApi } from './http/openapi.ts';
+import { buildOpenApi, withServers } from './http/openapi.ts';
 import type { Authenticators } from './http/principals.ts';
 import { mountRoutes } from './http/route.ts';
 import { LockUnavailableError } from '../engine/locks/lock.ts';
@@ -90,9 +90,10 @@ export function createApp(engine: Engine, authenticators: Authenticators): expre
   });
 
   const openApi = buildOpenApi(routes, { title: 'Cashloop', version: '1' });
-  app.get('/openapi.json', (_request, response) => {
+  app.get('/openapi.json', (request, response) => {
     response.locals.routeKey = 'GET /openapi.json';
-    response.json(openApi);
+    // servers: the configured public URL, else where this request reached us.
+    response.json(withServers(openApi, engine.config.publicUrl ?? `${request.protocol}://${request.get('host')}`));
   });
   app.get('/healthz', (_request, response) => {
     response.locals.routeKey = 'GET /healthz';

@@ -28,6 +28,7 @@ const configSchema = z
     RECAPTCHA_VERIFY_URL: z.string().url().default('https://www.google.com/recaptcha/api/siteverify'),
     BANK_CONNECTOR_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(0),
     BANK_CONNECTOR_FAILURE_RATE: z.coerce.number().min(0).max(1).default(0),
+    CASHLOOP_CHECK_RESPONSES: z.enum(['0', '1', 'false', 'true']).default('0'),
   })
   .superRefine((config, context) => {
     if (Boolean(config.RECAPTCHA_SITE_KEY) !== Boolean(config.RECAPTCHA_SECRET)) {
@@ -60,6 +61,8 @@ export type Config = Readonly<{
   recaptchaVerifyUrl: string;
   bankConnectorDelayMs: number;
   bankConnectorFailureRate: number;
+  /** Check every 200 answer against its route's declared response schema (tests turn it on; off by default). */
+  checkResponses: boolean;
 }>;
 
 export class ConfigError extends Error {}
@@ -91,5 +94,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     recaptchaVerifyUrl: value.RECAPTCHA_VERIFY_URL,
     bankConnectorDelayMs: value.BANK_CONNECTOR_DELAY_MS,
     bankConnectorFailureRate: value.BANK_CONNECTOR_FAILURE_RATE,
+    checkResponses: value.CASHLOOP_CHECK_RESPONSES === '1' || value.CASHLOOP_CHECK_RESPONSES === 'true',
   });
 }

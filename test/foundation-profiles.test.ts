@@ -268,7 +268,7 @@ test('GET /wallet/info shows providers\' holdings and accounts, and needs view_w
   const id = await addIndividual(server, app);
   const { profiles } = server.engine.services;
   profiles.registerHoldingsProvider(async (_db, profileId) => (profileId === id ? [{ loop_id: '0', currency: 'USD', amount: '1.25', expiring: [] }] : []));
-  profiles.registerAccountsProvider(async (_db, profileId) => (profileId === id ? [{ id: '1', redacted_account_num: 'XXX45', rdfi_name: 'Bank', alias: '' }] : []));
+  profiles.registerAccountsProvider(async (_db, profileId) => (profileId === id ? [{ id: '1', redacted_account_num: 'XXX45', rdfi_name: 'Bank', alias: '', ach_type: 'checking', currency: 'USD' }] : []));
   try {
     const answer = await server.client.get('/wallet/info', undefined, { auth: { bearer: await userToken(server, app, id) } });
     assert.equal(answer.body.profile.holdings, [{ loop_id: '0', currency: 'USD', amount: '1.25', expiring: [] }]);

@@ -5,7 +5,8 @@ import { z } from 'zod';
 import type { Engine } from '../../engine/engine.ts';
 import { constantTimeEqual } from '../../engine/ids.ts';
 import { readAttemptSecret, readBasicCredentials, readBearerToken } from './credentials.ts';
-import { edgeErrors, httpError, HttpError } from './errors.ts';
+import { edgeErrors, httpError, HttpError, type ErrorStatus } from './errors.ts';
+import { checkError, checkResponse } from './response-check.ts';
 import type { AppPrincipal, Authenticators, TokenPrincipal } from './principals.ts';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -64,8 +65,18 @@ export interface RouteDefinition<Schema extends z.ZodType = z.ZodType> {
    * one; routes that answer raw bytes (images, CSV, redirects) describe them with `rawResponse`.
    */
   response?: z.ZodType;
-  /** For a RawResponse route: the content type(s) it answers with, for the OpenAPI document. */
-  rawResponse?: { contentTypes: string[]; description: string };
+  /**
+   * For a RawResponse route: the content type(s) it answers with, for the OpenAPI document;
+   * `redirect` describes its 302 answer when it also redirects.
+   */
+  rawResponse?: { contentTypes: string[]; description: string; redirect?: string };
+  /** The OpenAPI operationId; derived from the method and path when absent (api/http/openapi.ts). */
+  operationId?: string;
+  /**
+   * Error statuses this route answers besides the ones every route of its caller kind gives
+   * (400; 401 and 403 for credentials and permissions; 413, 415 and 503 for calls with a body).
+   */
+  errors?: ErrorStatus[];
   /** How this route reports input that fails its schema (the OAuth token endpoint has its own codes). */
   invalidInput?: (invalid: Record<string, string>) => HttpError;
   handler(context: RouteContext<z.output<Schema>>): Promise<unknown>;
@@ -218,12 +229,13 @@ export function mountRoutes(app: Express, engine: Engine, authenticators: Authen
         response,
         requestId: response.locals.requestId,
       });
+      if (engine.config.checkResponses) checkResponse(route, result);
       sendResult(response, result);
     };
     for (const method of methods) {
       app[method](route.path, (request: Request, response: Response, next: NextFunction) => {
         response.locals.routeKey = `${route.method.toUpperCase()} ${route.path}`;
-        handler(request, response).catch(next);
+        handler(request, response).catch((error: unknown) => next(engine.config.checkResponses ? checkError(route, method, error) : error));
       });
     }
   }

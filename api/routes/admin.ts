@@ -1,5 +1,6 @@
 // The operator admin API (Bearer operator key): apps, profile features, profile flags, wallets,
 // managers, business locations and profile reads. The CLI is its client.
+import { featuresAnswer, profile, profileDetail } from '../http/schemas.ts';
 import { z } from 'zod';
 import { appPermissionNames } from '../../engine/apps/service.ts';
 import { knownPermissions } from '../../engine/tokens/service.ts';
@@ -65,6 +66,16 @@ function appView(app: { clientId: string; name: string; site: string; permission
   };
 }
 
+const appAnswer = z.strictObject({
+  client_id: z.string(),
+  name: z.string(),
+  site: z.string(),
+  permissions: z.array(z.string()),
+  redirect_uris: z.array(z.string()),
+  public: z.boolean(),
+  implicit_grant: z.boolean(),
+});
+
 export const adminRoutes: RouteDefinition[] = [
   defineRoute({
     method: 'post',
@@ -73,6 +84,7 @@ export const adminRoutes: RouteDefinition[] = [
     tags: ['admin'],
     caller: { kind: 'operator' },
     input: createAppInput,
+    response: appAnswer.extend({ client_secret: z.string() }),
     async handler({ input, engine }) {
       const { apps } = engine.services;
       const created = await apps.create({
@@ -96,6 +108,8 @@ export const adminRoutes: RouteDefinition[] = [
     tags: ['admin'],
     caller: { kind: 'operator' },
     input: empty,
+    response: appAnswer,
+    errors: [404],
     async handler({ engine, params }) {
       const app = await engine.services.apps.get(params.clientId);
       if (!app) throw httpError(adminErrors, 'app_not_found');
@@ -110,6 +124,8 @@ export const adminRoutes: RouteDefinition[] = [
     tags: ['admin'],
     caller: { kind: 'operator' },
     input: empty,
+    response: z.strictObject({ profile: profileDetail, site: z.string(), features: z.array(z.string()), managers: z.array(z.string()), managed: z.array(z.string()), wallet_state: z.string().nullable() }),
+    errors: [404],
     async handler({ engine, params }) {
       const { profiles } = engine.services;
       const record = await profiles.get(engine.sql, params.profileId);
@@ -132,6 +148,8 @@ export const adminRoutes: RouteDefinition[] = [
     tags: ['admin'],
     caller: { kind: 'operator' },
     input: flagsInput,
+    response: profile,
+    errors: [404],
     async handler({ input, engine, params }) {
       const { profiles } = engine.services;
       try {
@@ -156,6 +174,8 @@ export const adminRoutes: RouteDefinition[] = [
     tags: ['admin'],
     caller: { kind: 'operator' },
     input: featureInput,
+    response: featuresAnswer,
+    errors: [404],
     async handler({ input, engine, params }) {
       const { profiles } = engine.services;
       if (!(await profiles.get(engine.sql, params.profileId))) throw httpError(profileErrors, 'profile_not_found');
@@ -171,6 +191,8 @@ export const adminRoutes: RouteDefinition[] = [
     tags: ['admin'],
     caller: { kind: 'operator' },
     input: empty,
+    response: featuresAnswer,
+    errors: [404],
     async handler({ engine, params }) {
       const { profiles } = engine.services;
       if (!(await profiles.get(engine.sql, params.profileId))) throw httpError(profileErrors, 'profile_not_found');
@@ -186,6 +208,8 @@ export const adminRoutes: RouteDefinition[] = [
     tags: ['admin'],
     caller: { kind: 'operator' },
     input: managerInput,
+    response: z.strictObject({ managers: z.array(z.string()) }),
+    errors: [404],
     async handler({ input, engine, params }) {
       const { profiles } = engine.services;
       const business = await profiles.get(engine.sql, params.profileId);
@@ -207,6 +231,8 @@ export const adminRoutes: RouteDefinition[] = [
     tags: ['admin'],
     caller: { kind: 'operator' },
     input: locationInput,
+    response: profile,
+    errors: [404],
     async handler({ input, engine, params }) {
       const { profiles } = engine.services;
       const outcome = await profiles.setLocation(engine.sql, params.profileId, input);
@@ -222,6 +248,8 @@ export const adminRoutes: RouteDefinition[] = [
     tags: ['admin'],
     caller: { kind: 'operator' },
     input: empty,
+    response: profile,
+    errors: [404],
     async handler({ engine, params }) {
       const { profiles } = engine.services;
       const outcome = await profiles.setLocation(engine.sql, params.profileId, null);
@@ -237,6 +265,8 @@ export const adminRoutes: RouteDefinition[] = [
     tags: ['admin'],
     caller: { kind: 'operator' },
     input: walletInput,
+    response: z.strictObject({ wallet_state: z.string() }),
+    errors: [404],
     async handler({ input, engine, params }) {
       const profileId = params.profileId;
       const state = await engine.commands.run(`wallet.${input.action}`, [walletLock(profileId)], async (unit) => {

@@ -7,6 +7,7 @@ import { deviceNameCharsMax, loginCharsMax, passwordCharsMax, personNameCharsMax
 import { errorTable, httpError } from '../http/errors.ts';
 import { boolField, boundedString, deviceUuidField, stringList } from '../http/fields.ts';
 import { defineRoute, type RouteContext, type RouteDefinition } from '../http/route.ts';
+import { authnResult, emptyResponse } from '../http/schemas.ts';
 
 export const authnErrors = errorTable<AuthnError>({
   invalid: { status: 400, description: 'The request is not valid.' },
@@ -60,6 +61,8 @@ function startRoute(intent: StartInput['intent'], summary: string): RouteDefinit
     tags: ['authentication'],
     caller: closed ? { kind: 'app' } : { kind: 'none' },
     input: startInput,
+    response: authnResult,
+    errors: intent === 'accept' ? [410] : [],
     async handler(context) {
       const { input, engine, app } = context;
       const clientId = closed ? app!.clientId : input.client_id;
@@ -86,7 +89,13 @@ function startRoute(intent: StartInput['intent'], summary: string): RouteDefinit
   });
 }
 
-function attemptRoute<Schema extends z.ZodType>(action: string, summary: string, input: Schema, call: (context: RouteContext<z.output<Schema>>, id: string, credential: { secret: string }) => Promise<unknown>): RouteDefinition {
+function attemptRoute<Schema extends z.ZodType>(
+  action: string,
+  summary: string,
+  input: Schema,
+  call: (context: RouteContext<z.output<Schema>>, id: string, credential: { secret: string }) => Promise<unknown>,
+  response: z.ZodType = authnResult,
+): RouteDefinition {
   return defineRoute({
     method: 'post',
     path: `/aa/:attemptId/${action}`,
@@ -94,6 +103,7 @@ function attemptRoute<Schema extends z.ZodType>(action: string, summary: string,
     tags: ['authentication'],
     caller: { kind: 'attempt' },
     input,
+    response,
     async handler(context) {
       const result = (await call(context, context.params.attemptId, { secret: context.attemptSecret! })) as { ok: true; result?: unknown } | AuthnFailure;
       if (!result.ok) return authnFailure(result);
@@ -151,6 +161,7 @@ export const authnRoutes: RouteDefinition[] = [
     'Enables or disables trusting this device as a factor for 30 days.',
     z.object({ trust30: boolField, 'g-recaptcha-response': captchaField }).strict(),
     ({ input, engine }, id, credential) => engine.services.authn.setTrust(id, credential, { trust30: input.trust30, captcha: input['g-recaptcha-response'] }),
+    emptyResponse,
   ),
 
   defineRoute({
@@ -160,6 +171,7 @@ export const authnRoutes: RouteDefinition[] = [
     tags: ['authentication'],
     caller: { kind: 'none' },
     input: z.object({}).strict(),
+    response: z.strictObject({ sitekey: z.string(), captcha_bypass: z.string().optional().describe('sandbox only; usable as g-recaptcha-response') }),
     async handler({ engine }) {
       return engine.services.authn.siteKey();
     },

@@ -1,4 +1,5 @@
 // Invitations: invite, read, re-send and expire (Basic app authentication), and finish-invite.
+import { walletInfo } from '../http/schemas.ts';
 import { z } from 'zod';
 import { personNameProblem } from '../../engine/authn/names.ts';
 import type { InvitationError, InvitationFailure } from '../../engine/invitations/service.ts';
@@ -63,6 +64,22 @@ const reinviteInput = z
 const empty = z.object({}).strict();
 const inviteIdPattern = /^\d{10}$/;
 
+const nullableText = z.string().nullable();
+const invitationView = z.strictObject({
+  id: z.string(),
+  first_name: z.string(),
+  last_name: z.string(),
+  sender_name: z.string(),
+  sender_url: nullableText,
+  sender_image_url: nullableText,
+  org_name: nullableText,
+  org_url: nullableText,
+  org_image_url: nullableText,
+  failures: z.number().int(),
+  email: nullableText,
+  is_personal: z.boolean(),
+});
+
 export const invitationRoutes: RouteDefinition[] = [
   defineRoute({
     method: 'post',
@@ -71,6 +88,7 @@ export const invitationRoutes: RouteDefinition[] = [
     tags: ['invitations'],
     caller: { kind: 'app' },
     input: inviteInput,
+    response: z.strictObject({ id: z.string(), revealed_codes: z.array(z.string()).optional().describe('sandbox only') }),
     async handler({ input, engine, app }) {
       if (!input.email && !input.phone) throw httpError(invitationErrors, 'invalid', { invalid: { email: 'email or phone is required' } });
       const result = await engine.services.invitations.invite({
@@ -101,6 +119,8 @@ export const invitationRoutes: RouteDefinition[] = [
     tags: ['invitations'],
     caller: { kind: 'none' },
     input: empty,
+    response: invitationView,
+    errors: [410],
     async handler({ engine, params }) {
       if (!inviteIdPattern.test(params.inviteId)) throw httpError(invitationErrors, 'invalid', { invalid: { invite_id: 'is not an invitation ID' } });
       const result = await engine.services.invitations.get(params.inviteId);
@@ -115,6 +135,8 @@ export const invitationRoutes: RouteDefinition[] = [
     tags: ['invitations'],
     caller: { kind: 'app' },
     input: reinviteInput,
+    response: z.strictObject({ id: z.string(), revealed_codes: z.array(z.string()).optional().describe('sandbox only') }),
+    errors: [403, 410],
     async handler({ input, engine, app, params }) {
       if (!inviteIdPattern.test(params.inviteId)) throw httpError(invitationErrors, 'invitation_gone');
       const result = await engine.services.invitations.reinvite(app!.clientId, params.inviteId, {
@@ -144,6 +166,8 @@ export const invitationRoutes: RouteDefinition[] = [
     tags: ['invitations'],
     caller: { kind: 'app' },
     input: empty,
+    response: z.strictObject({ id: z.string(), expired: z.literal(true) }),
+    errors: [403, 410],
     async handler({ engine, app, params }) {
       if (!inviteIdPattern.test(params.inviteId)) throw httpError(invitationErrors, 'invitation_gone');
       const result = await engine.services.invitations.expire(app!.clientId, params.inviteId);
@@ -159,6 +183,7 @@ export const invitationRoutes: RouteDefinition[] = [
     caller: { kind: 'token', permission: 'view_wallet' },
     input: empty,
     alsoPost: true,
+    response: walletInfo.extend({ invite_id: z.string().nullable(), ext_id: z.string().nullable() }),
     async handler(context) {
       const walletInfo = profileRoutes.find((route) => route.path === '/wallet/info' && route.method === 'get');
       if (!walletInfo) throw new Error('GET /wallet/info is not defined');

@@ -1,5 +1,6 @@
 // The operator's ledger API (the CLI's `cash`, `audit`, `accounts` and `fx` commands): designate
 // the open loop issuer, issue cash, audit the ledger, register bank accounts, set exchange rates.
+import { holding } from '../http/schemas.ts';
 import { z } from 'zod';
 import type { Engine } from '../../engine/engine.ts';
 import { dfiAccountFieldCharsMax, loginCharsMax } from '../../engine/limits.ts';
@@ -20,6 +21,9 @@ async function profileIdOf(engine: Engine, uid: string, field: string): Promise<
   return profile.id;
 }
 
+const issuerAnswer = z.strictObject({ issuer_id: z.string().nullable() });
+const ratesAnswer = z.strictObject({ rates: z.array(z.strictObject({ source_currency: z.string(), dest_currency: z.string(), rate: z.string() })) });
+
 export const ledgerAdminRoutes: RouteDefinition[] = [
   defineRoute({
     method: 'post',
@@ -28,6 +32,7 @@ export const ledgerAdminRoutes: RouteDefinition[] = [
     tags: ['admin'],
     caller: { kind: 'operator' },
     input: z.object({ uid: uidField }).strict(),
+    response: issuerAnswer,
     async handler({ engine, input }) {
       const profileId = await profileIdOf(engine, input.uid, 'uid');
       const result = await engine.services.ledger.cash.setIssuer(profileId);
@@ -43,6 +48,7 @@ export const ledgerAdminRoutes: RouteDefinition[] = [
     tags: ['admin'],
     caller: { kind: 'operator' },
     input: empty,
+    response: issuerAnswer,
     async handler({ engine }) {
       return { issuer_id: await engine.services.ledger.cash.issuer(engine.sql) };
     },
@@ -55,6 +61,7 @@ export const ledgerAdminRoutes: RouteDefinition[] = [
     tags: ['admin'],
     caller: { kind: 'operator' },
     input: z.object({ to_uid: uidField, amount: amountField, currency: currencyField }).strict(),
+    response: z.strictObject({ transfer_id: z.string(), serial_number: z.string(), profile_id: z.string() }),
     async handler({ engine, input }) {
       const toProfileId = await profileIdOf(engine, input.to_uid, 'to_uid');
       const result = await engine.services.ledger.cash.issue({ toProfileId, amount: input.amount, currency: input.currency });
@@ -70,6 +77,7 @@ export const ledgerAdminRoutes: RouteDefinition[] = [
     tags: ['admin'],
     caller: { kind: 'operator' },
     input: empty,
+    response: z.strictObject({ ok: z.boolean(), totals: z.array(z.strictObject({ loop_id: z.string(), currency: z.string(), issued: z.string(), redeemed: z.string(), held: z.string(), in_flight: z.string() })), problems: z.array(z.string()) }),
     async handler({ engine }) {
       return engine.services.ledger.cash.audit();
     },
@@ -82,6 +90,7 @@ export const ledgerAdminRoutes: RouteDefinition[] = [
     tags: ['admin'],
     caller: { kind: 'operator' },
     input: empty,
+    response: z.strictObject({ holdings: z.array(holding) }),
     async handler({ engine, params }) {
       return { holdings: await engine.services.ledger.cash.holdings(engine.sql, params.profileId) };
     },
@@ -98,6 +107,7 @@ export const ledgerAdminRoutes: RouteDefinition[] = [
       holder_name: boundedString(dfiAccountFieldCharsMax).optional(),
       alias: boundedString(dfiAccountFieldCharsMax).optional(),
     }).strict(),
+    response: z.strictObject({ account_id: z.string(), profile_id: z.string() }),
     async handler({ engine, input }) {
       const profileId = await profileIdOf(engine, input.uid, 'uid');
       const result = await engine.services.ledger.payouts.addAccount(profileId, {
@@ -116,6 +126,7 @@ export const ledgerAdminRoutes: RouteDefinition[] = [
     tags: ['admin'],
     caller: { kind: 'operator' },
     input: z.object({ source_currency: currencyField, dest_currency: currencyField, rate: z.string().max(25) }).strict(),
+    response: ratesAnswer,
     async handler({ engine, input }) {
       const result = await engine.services.ledger.payouts.setRate(input.source_currency, input.dest_currency, input.rate);
       if (!result.ok) raise(result);
@@ -130,6 +141,7 @@ export const ledgerAdminRoutes: RouteDefinition[] = [
     tags: ['admin'],
     caller: { kind: 'operator' },
     input: empty,
+    response: ratesAnswer,
     async handler({ engine }) {
       return { rates: await engine.services.ledger.payouts.rates() };
     },

@@ -1,4 +1,5 @@
 // Wallet sending and receiving: GET /wallet/presend, POST /wallet/send, POST /wallet/receive.
+import { partyInfo, profile, sendableAmount, transfer, transferAndProfileAnswer } from '../http/schemas.ts';
 import { z } from 'zod';
 import type { Engine } from '../../engine/engine.ts';
 import {
@@ -70,6 +71,7 @@ export const ledgerRoutes: RouteDefinition[] = [
     tags: ['wallet'],
     caller: { kind: 'token', permission: 'send_cash' },
     input: presendInput,
+    response: z.strictObject({ must_accept_policy: z.boolean(), loops: z.array(sendableAmount), any_accepted: z.boolean(), force_private: z.boolean(), support_paycode: z.boolean(), message_split: z.boolean(), recipient_info: partyInfo, sender_can_send_direct: z.boolean().nullable(), recipient_can_send_direct: z.boolean().nullable() }),
     async handler({ engine, token, input }) {
       const { ledger } = engine.services;
       const result = await ledger.queries.presend(
@@ -89,6 +91,7 @@ export const ledgerRoutes: RouteDefinition[] = [
     caller: { kind: 'token', permission: 'send_cash' },
     input: sendInput,
     appdata: true,
+    response: transferAndProfileAnswer,
     async handler({ engine, token, input, appdata }) {
       // A split-message recipient reads subject and body; otherwise the plain message.
       const message = input.message_body ?? input.message;
@@ -127,6 +130,7 @@ export const ledgerRoutes: RouteDefinition[] = [
     tags: ['wallet'],
     caller: { kind: 'token', permission: 'receive_cash', acceptSoftExpired: true },
     input: receiveInput,
+    response: z.strictObject({ transfer, sender: profile.nullable(), amount_received: z.string() }),
     async handler({ engine, token, input }) {
       const { ledger, profiles } = engine.services;
       const result = await ledger.transfers.receive({
@@ -150,6 +154,7 @@ ledgerRoutes.push(
     tags: ['wallet'],
     caller: { kind: 'token', permission: 'receive_cash' },
     input: acceptCodeInput,
+    response: transferAndProfileAnswer,
     async handler({ engine, token, input }) {
       const result = await engine.services.ledger.transfers.acceptCode({ callerId: token!.profileId, code: input.code });
       if (!result.ok) raise(result);
@@ -180,6 +185,7 @@ ledgerRoutes.push(
     tags: ['wallet'],
     caller: { kind: 'token', permission: 'list_friends' },
     input: searchInput,
+    response: z.strictObject({ results: z.array(profile.extend({ uid: z.string() })), more: z.boolean() }),
     async handler({ engine, token, input }) {
       const result = await searchProfiles(engine, engine.services.profiles, {
         profileId: token!.profileId, q: input.q, uid: input.uid, limit: input.limit ?? searchLimitDefault, offset: input.offset ?? 0,

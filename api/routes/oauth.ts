@@ -1,6 +1,7 @@
 // The OAuth 2 authorization pages (GET /authorize and its form posts) and POST /token.
 // Pages are small server-rendered HTML with every value escaped; each form post must carry the
 // flow secret that also sits in an HttpOnly SameSite cookie (double submit against CSRF).
+import { accessTokenInfo } from '../http/schemas.ts';
 import type { Request } from 'express';
 import { z } from 'zod';
 import type { FlowOutcome, TokenEndpointError } from '../../engine/oauth/service.ts';
@@ -117,6 +118,7 @@ export const oauthRoutes: RouteDefinition[] = [
         force_login: boundedString(10).optional(),
       })
       .strict(),
+    rawResponse: { contentTypes: ['text/html'], description: 'The sign-in page.', redirect: 'Back to the redirect URI, with the code (or token) or the error.' },
     async handler({ input, engine, request }) {
       // Every visit signs in afresh (there is no browser session to reuse), so force_login always holds.
       const outcome = await engine.services.oauth.begin({
@@ -133,6 +135,8 @@ export const oauthRoutes: RouteDefinition[] = [
     tags: ['oauth'],
     caller: { kind: 'none' },
     input: z.object({ flow: flowField, login: boundedString(loginCharsMax, 1), password: boundedString(passwordCharsMax * 4, 1) }).strict(),
+    rawResponse: { contentTypes: ['text/html'], description: 'The next page of the flow.', redirect: 'Back to the redirect URI, with the code (or token) or the error.' },
+    errors: [403],
     async handler({ input, engine, request }) {
       const flow = checkedFlow(request, input.flow);
       if (!flow) return forbidden;
@@ -147,6 +151,8 @@ export const oauthRoutes: RouteDefinition[] = [
     tags: ['oauth'],
     caller: { kind: 'none' },
     input: z.object({ flow: flowField, code: boundedString(64, 1) }).strict(),
+    rawResponse: { contentTypes: ['text/html'], description: 'The next page of the flow.', redirect: 'Back to the redirect URI, with the code (or token) or the error.' },
+    errors: [403],
     async handler({ input, engine, request }) {
       const flow = checkedFlow(request, input.flow);
       if (!flow) return forbidden;
@@ -161,6 +167,8 @@ export const oauthRoutes: RouteDefinition[] = [
     tags: ['oauth'],
     caller: { kind: 'none' },
     input: z.object({ flow: flowField, decision: z.enum(['allow', 'deny']) }).strict(),
+    rawResponse: { contentTypes: ['text/html'], description: 'The next page of the flow.', redirect: 'Back to the redirect URI, with the code (or token) or the error.' },
+    errors: [403],
     async handler({ input, engine, request }) {
       const flow = checkedFlow(request, input.flow);
       if (!flow) return forbidden;
@@ -189,6 +197,7 @@ export const oauthRoutes: RouteDefinition[] = [
         description: `Invalid parameters: ${Object.keys(invalid).join(', ')}.`,
         invalid,
       }),
+    response: accessTokenInfo,
     async handler({ input, engine, request }) {
       const basic = readBasicCredentials(request);
       if (basic && (input.client_secret !== undefined || (input.client_id !== undefined && input.client_id !== basic.clientId))) {

@@ -1,5 +1,6 @@
 // Bank payouts: presend offers for a registered account, sending to it, and deposits to any
 // account with or without currency exchange.
+import { transferAndProfileAnswer } from '../http/schemas.ts';
 import { z } from 'zod';
 import type { AccountInput } from '../../engine/payouts/service.ts';
 import { accountNumberDigitsMax, dedupIdCharsMax, dfiAccountFieldCharsMax, fxRateCharsMax, holdSecondsMax, loginCharsMax, routingNumberDigits, serialNumbersMax } from '../../engine/limits.ts';
@@ -90,6 +91,7 @@ export const payoutRoutes: RouteDefinition[] = [
     tags: ['wallet'],
     caller: { kind: 'token', permission: 'send_to_account' },
     input: presendInput,
+    response: z.strictObject({ offers: z.array(z.strictObject({ name: z.string(), title: z.string(), options: z.array(z.strictObject({ name: z.enum(['add', 'subtract']), fee: z.string(), send_amount: z.string(), deposit_amount: z.string(), currency: z.string() })) })) }),
     async handler({ engine, token, input, params }) {
       const result = await engine.services.ledger.payouts.presend(token!.profileId, accountIdOf(params), input.amount, input.serial_numbers);
       if (!result.ok) raise(result);
@@ -114,6 +116,7 @@ export const payoutRoutes: RouteDefinition[] = [
     caller: { kind: 'token', permission: 'send_to_account' },
     input: accountSendInput,
     appdata: true,
+    response: transferAndProfileAnswer,
     async handler({ engine, token, input, params, appdata }) {
       const result = await engine.services.ledger.payouts.sendToAccount({
         profileId: token!.profileId, personalProfileId: token!.personalProfileId, accountId: accountIdOf(params), amount: input.amount,
@@ -132,6 +135,7 @@ export const payoutRoutes: RouteDefinition[] = [
     caller: { kind: 'token', permission: 'send_to_account' },
     input: sendDfiInput,
     appdata: true,
+    response: transferAndProfileAnswer,
     async handler({ engine, token, input, appdata }) {
       const result = await engine.services.ledger.payouts.sendDfi({
         profileId: token!.profileId, personalProfileId: token!.personalProfileId, currency: input.currency, amount: input.amount, fee: input.fee,
@@ -150,6 +154,7 @@ export const payoutRoutes: RouteDefinition[] = [
     caller: { kind: 'token', permission: 'send_to_account' },
     input: sendFxInput,
     appdata: true,
+    response: transferAndProfileAnswer,
     async handler({ engine, token, input, appdata }) {
       const result = await engine.services.ledger.payouts.sendFx({
         profileId: token!.profileId, personalProfileId: token!.personalProfileId, currency: input.currency, amount: input.amount, fee: input.fee,

@@ -1,5 +1,6 @@
 // Profile access for server apps (Basic app authentication): add-individual, add-business,
 // get-by-uid and /p/token; and the public profile reads: /me, /p/<id>, /wallet/info.
+import { accessTokenInfo, featuresAnswer, profile, profileWithUids, walletInfo } from '../http/schemas.ts';
 import { z } from 'zod';
 import type { ProfileAccessError } from '../../engine/profiles/errors.ts';
 import { canonicalUidOf, personNameProblem, sanitizeDescription } from '../../engine/profiles/names.ts';
@@ -149,6 +150,7 @@ export const profileRoutes: RouteDefinition[] = [
     tags: ['profile access'],
     caller: { kind: 'app', appPermission: 'create_profile' },
     input: addIndividualInput,
+    response: z.strictObject({ id: z.string(), profile }),
     async handler({ input, engine, app }) {
       const { profiles } = engine.services;
       const { profileId } = await engine.commands.run('profile.add_individual', [], (unit) =>
@@ -176,6 +178,7 @@ export const profileRoutes: RouteDefinition[] = [
     tags: ['profile access'],
     caller: { kind: 'app', appPermission: 'create_profile' },
     input: addBusinessInput,
+    response: z.strictObject({ id: z.string(), profile }),
     async handler({ input, engine, app }) {
       const { profiles } = engine.services;
       if (!input.manager_uid || input.manager_uid.trim() === '') throw fail('manager_required', { manager_uid: 'is required' });
@@ -208,6 +211,7 @@ export const profileRoutes: RouteDefinition[] = [
     tags: ['profile access'],
     caller: { kind: 'app', appPermission: 'get_profile' },
     input: getByUidInput,
+    response: z.strictObject({ profile: profileWithUids.optional() }),
     async handler({ input, engine, app }) {
       const { profiles } = engine.services;
       if (!canonicalUidOf(input.uid)) throw httpError(edgeErrors, 'invalid', { invalid: { uid: 'must be an email, E.164 phone, username or profile ID' } });
@@ -225,6 +229,8 @@ export const profileRoutes: RouteDefinition[] = [
     tags: ['profile access'],
     caller: { kind: 'app', appPermission: 'control_profile' },
     input: profileTokenInput,
+    response: accessTokenInfo,
+    errors: [403],
     async handler({ input, engine, app, now }) {
       const { profiles, tokens } = engine.services;
       const site = app!.site;
@@ -262,6 +268,8 @@ export const profileRoutes: RouteDefinition[] = [
     tags: ['profile access'],
     caller: { kind: 'app', appPermission: 'control_profile' },
     input: empty,
+    response: featuresAnswer,
+    errors: [404],
     async handler({ params, engine, app }) {
       const profile = await findOnSite(engine, engine.sql, `service:${params.profileId}`, app!.site);
       if (!profile) throw fail('profile_not_found');
@@ -276,6 +284,8 @@ export const profileRoutes: RouteDefinition[] = [
     tags: ['profile access'],
     caller: { kind: 'app', appPermission: 'control_profile' },
     input: featuresPatchInput,
+    response: featuresAnswer,
+    errors: [404],
     async handler({ params, input, engine, app }) {
       const { profiles } = engine.services;
       return engine.sql.begin(async (tx) => {
@@ -298,6 +308,8 @@ export const profileRoutes: RouteDefinition[] = [
     tags: ['wallet'],
     caller: { kind: 'token' },
     input: empty,
+    response: profile,
+    errors: [404],
     async handler({ engine, token }) {
       const { profiles } = engine.services;
       const record = await profiles.get(engine.sql, token!.profileId);
@@ -313,6 +325,8 @@ export const profileRoutes: RouteDefinition[] = [
     tags: ['wallet'],
     caller: { kind: 'none' },
     input: empty,
+    response: profile,
+    errors: [404],
     async handler({ engine, params }) {
       const { profiles } = engine.services;
       const record = await profiles.get(engine.sql, params.profileId);
@@ -329,6 +343,8 @@ export const profileRoutes: RouteDefinition[] = [
     caller: { kind: 'token', permission: 'view_wallet' },
     input: empty,
     alsoPost: true,
+    response: walletInfo,
+    errors: [404],
     async handler({ engine, token }) {
       const { profiles } = engine.services;
       const principal = token!;

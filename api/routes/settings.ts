@@ -1,5 +1,6 @@
 // Settings (permission change_settings): UIDs, password, device passwords, name and image; and
 // the public GET of profile image renditions.
+import { addUidAnswer, confirmedUids, emptyResponse, profile } from '../http/schemas.ts';
 import { z } from 'zod';
 import type { AuthnFailure } from '../../engine/authn/errors.ts';
 import { accessMethodCharsMax, loginCharsMax, passwordCharsMax, profileImageRenditionsPx } from '../../engine/limits.ts';
@@ -18,6 +19,8 @@ function answer(result: ({ ok: true } & Record<string, unknown>) | AuthnFailure)
   return body;
 }
 
+const imageUrls = z.strictObject({ image24: z.string().nullable(), image25: z.string().nullable(), image48: z.string().nullable(), image50: z.string().nullable(), image73: z.string().nullable() });
+
 export const settingsRoutes: RouteDefinition[] = [
   defineRoute({
     method: 'post',
@@ -32,6 +35,7 @@ export const settingsRoutes: RouteDefinition[] = [
         countries: stringList.pipe(z.array(z.string().regex(/^[A-Z]{2}$/, 'must be capitalised two-letter codes')).max(20)).optional(),
       })
       .strict(),
+    response: addUidAnswer,
     async handler({ input, engine, token }) {
       const result = await engine.services.settings.addUid(token!, { login: input.login, uidType: input.uid_type, countries: input.countries });
       return answer(result);
@@ -53,6 +57,8 @@ export const settingsRoutes: RouteDefinition[] = [
         'g-recaptcha-response': captchaField,
       })
       .strict(),
+    response: z.strictObject({ uid: z.string(), confirmed_uids: confirmedUids }),
+    errors: [410],
     async handler({ input, engine, token }) {
       const result = await engine.services.settings.confirmUid(token!.profileId, {
         attemptId: input.attempt_id, secret: input.secret, code: input.code, replaceUid: input.replace_uid, captcha: input['g-recaptcha-response'],
@@ -68,6 +74,7 @@ export const settingsRoutes: RouteDefinition[] = [
     tags: ['settings'],
     caller,
     input: z.object({ uid: boundedString(loginCharsMax + 10, 1) }).strict(),
+    response: z.strictObject({ confirmed_uids: confirmedUids }),
     async handler({ input, engine, token }) {
       return answer(await engine.services.settings.removeUid(token!.profileId, input.uid));
     },
@@ -80,6 +87,7 @@ export const settingsRoutes: RouteDefinition[] = [
     tags: ['settings'],
     caller,
     input: z.object({ current_password: passwordInput, new_password: boundedString(passwordCharsMax * 4, 1), 'g-recaptcha-response': captchaField }).strict(),
+    response: emptyResponse,
     async handler({ input, engine, token }) {
       return answer(await engine.services.settings.changePassword(token!.personalProfileId, { currentPassword: input.current_password, newPassword: input.new_password, captcha: input['g-recaptcha-response'] }));
     },
@@ -98,6 +106,7 @@ export const settingsRoutes: RouteDefinition[] = [
         'g-recaptcha-response': captchaField,
       })
       .strict(),
+    response: z.strictObject({ access_method: z.string(), device_password: z.string() }),
     async handler({ input, engine, token }) {
       return answer(await engine.services.settings.setDevicePassword(token!, { currentPassword: input.current_password, accessMethod: input.access_method, captcha: input['g-recaptcha-response'] }));
     },
@@ -110,6 +119,7 @@ export const settingsRoutes: RouteDefinition[] = [
     tags: ['settings'],
     caller,
     input: z.object({ access_method: z.string().regex(new RegExp(`^[A-Za-z0-9_]{1,${accessMethodCharsMax}}$`), `must be 1 to ${accessMethodCharsMax} ASCII letters, digits or underscores`) }).strict(),
+    response: z.strictObject({ removed: z.boolean() }),
     async handler({ input, engine, token }) {
       return answer(await engine.services.settings.removeDevicePassword(token!, input.access_method));
     },
@@ -124,6 +134,7 @@ export const settingsRoutes: RouteDefinition[] = [
     input: z
       .object({ first_name: boundedString(200).optional(), last_name: boundedString(200).optional(), title: boundedString(400).optional(), dba: boundedString(400).optional() })
       .strict(),
+    response: z.strictObject({ profile }),
     async handler({ input, engine, token }) {
       return answer(await engine.services.settings.changeName(token!.profileId, { firstName: input.first_name, lastName: input.last_name, title: input.title, dba: input.dba }));
     },
@@ -137,6 +148,7 @@ export const settingsRoutes: RouteDefinition[] = [
     caller,
     input: z.object({}).strict(),
     binaryBody: true,
+    response: imageUrls,
     async handler({ engine, token, request }) {
       const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
       return answer(await engine.services.settings.setImage(token!.profileId, body));
@@ -150,6 +162,9 @@ export const settingsRoutes: RouteDefinition[] = [
     tags: ['settings'],
     caller: { kind: 'none' },
     input: z.object({ v: z.string().max(20).optional() }).strict(),
+    rawResponse: { contentTypes: ['image/png', 'image/jpeg', 'image/gif', 'image/webp'], description: 'The image rendition.' },
+    operationId: 'getProfileImage',
+    errors: [404],
     async handler({ engine, params }) {
       const aliases: Record<string, number> = { '25': 24, '50': 48 };
       const size = aliases[params.size] ?? Number(params.size);

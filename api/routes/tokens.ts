@@ -1,4 +1,5 @@
 // Token calls: selectable profiles, select, refresh (password or PIN) and logout.
+import { accessTokenInfo, emptyResponse, profile } from '../http/schemas.ts';
 import { z } from 'zod';
 import type { TokenCallError } from '../../engine/tokens/errors.ts';
 import { passwordCharsMax } from '../../engine/limits.ts';
@@ -33,6 +34,7 @@ export const tokenRoutes: RouteDefinition[] = [
     tags: ['tokens'],
     caller: { kind: 'token', permission: 'select_profile' },
     input: empty,
+    response: z.strictObject({ profiles: z.array(profile) }),
     async handler({ engine, token }) {
       const { profiles } = engine.services;
       const personal = await profiles.get(engine.sql, token!.personalProfileId);
@@ -48,6 +50,7 @@ export const tokenRoutes: RouteDefinition[] = [
     tags: ['tokens'],
     caller: { kind: 'token', permission: 'select_profile' },
     input: empty,
+    response: accessTokenInfo,
     async handler({ engine, token, params, now }) {
       const { profiles, tokens } = engine.services;
       const principal = token!;
@@ -85,6 +88,7 @@ export const tokenRoutes: RouteDefinition[] = [
     tags: ['tokens'],
     caller: { kind: 'token', acceptSoftExpired: true },
     input: refreshInput,
+    response: accessTokenInfo,
     async handler({ engine, token, input }) {
       if (input.password === undefined && input.pin === undefined) {
         throw httpError(tokenErrors, 'credentials_required', { invalid: { password: 'give the password or the pin' } });
@@ -102,6 +106,7 @@ export const tokenRoutes: RouteDefinition[] = [
     tags: ['tokens'],
     caller: { kind: 'token', acceptSoftExpired: true },
     input: empty,
+    response: emptyResponse,
     async handler({ engine, token }) {
       await engine.services.tokens.logout(token!);
       return {};

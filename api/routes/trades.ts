@@ -1,5 +1,6 @@
 // Trades (supplement 4.10): POST /wallet/trade offers cash for cash the recipient sends back;
 // POST /t/<id>/accept-trade completes the exchange.
+import { transferDetailAnswer } from '../http/schemas.ts';
 import { z } from 'zod';
 import { dedupIdCharsMax, loginCharsMax, tradeAcceptExpireSecondsDefault, tradeAcceptExpireSecondsMax, tradeEntriesMax } from '../../engine/limits.ts';
 import { amountField, boundedString, currencyField, intField } from '../http/fields.ts';
@@ -48,6 +49,7 @@ export const tradeRoutes: RouteDefinition[] = [
     caller: { kind: 'token', permission: 'send_cash' },
     input: tradeInput,
     appdata: true,
+    response: transferDetailAnswer,
     async handler(context) {
       const { engine, token, input, appdata } = context;
       const result = await engine.services.ledger.trades.start({
@@ -67,6 +69,7 @@ export const tradeRoutes: RouteDefinition[] = [
     tags: ['transfers'],
     caller: { kind: 'token', permission: 'manage_received' },
     input: acceptTradeInput,
+    response: transferDetailAnswer,
     async handler(context) {
       const { engine, token, input, params } = context;
       if (!token!.permissions.has('apply_design')) throw httpError(edgeErrors, 'insufficient_scope', { description: 'This call needs the manage_received and apply_design permissions.' });

@@ -1,5 +1,6 @@
 // Transfers: history, history_sync, GET /t/<id>, and the calls that change a waiting transfer
 // (retract, skip, change_paycode_expiration, accept, refuse, resend).
+import { transfer, transferDetail, transferDetailAnswer } from '../http/schemas.ts';
 import { z } from 'zod';
 import {
   historyAppdataFilterCharsMax, historyLimitDefault, historyLimitMax, paycodeExpiryMsMax, syncLimitDefault, syncLimitMax,
@@ -68,6 +69,7 @@ export const transferRoutes: RouteDefinition[] = [
     caller: { kind: 'token', permission: 'view_history' },
     input: historyInput,
     appdata: true,
+    response: z.strictObject({ results: z.array(transfer), more: z.boolean() }),
     async handler({ engine, token, input, appdata }) {
       if (appdataChars(appdata) > historyAppdataFilterCharsMax) {
         throw httpError(edgeErrors, 'invalid', { invalid: { appdata: `filters must total at most ${historyAppdataFilterCharsMax} characters` } });
@@ -86,6 +88,7 @@ export const transferRoutes: RouteDefinition[] = [
     tags: ['transfers'],
     caller: { kind: 'token', permission: 'view_history' },
     input: syncInput,
+    response: z.strictObject({ results: z.array(transfer), more: z.boolean(), first_sync_ts: z.string().nullable(), last_sync_ts: z.string().nullable(), remain: z.number().int().optional() }),
     async handler({ engine, token, input }) {
       return engine.services.ledger.queries.sync({
         profileId: token!.profileId, syncTs: parseUtc(input.sync_ts), transferId: input.transfer_id?.replace(/-/g, '') ?? null,
@@ -101,6 +104,8 @@ export const transferRoutes: RouteDefinition[] = [
     tags: ['transfers'],
     caller: { kind: 'token', permission: 'view_history' },
     input: empty,
+    response: transferDetail,
+    errors: [403],
     async handler(context) {
       const answer = await detailAnswer(context, transferIdOf(context.params));
       return answer.transfer;
@@ -114,6 +119,8 @@ export const transferRoutes: RouteDefinition[] = [
     tags: ['transfers'],
     caller: { kind: 'token' },
     input: retractInput,
+    response: transferDetailAnswer,
+    errors: [403],
     async handler(context) {
       const transferId = transferIdOf(context.params);
       const token = context.token!;
@@ -130,6 +137,7 @@ export const transferRoutes: RouteDefinition[] = [
     tags: ['transfers'],
     caller: { kind: 'token', permission: 'manage_sent' },
     input: empty,
+    response: transferDetailAnswer,
     async handler(context) {
       const transferId = transferIdOf(context.params);
       const result = await context.engine.services.ledger.transfers.skip({ callerId: context.token!.profileId, transferId });
@@ -145,6 +153,7 @@ export const transferRoutes: RouteDefinition[] = [
     tags: ['transfers'],
     caller: { kind: 'token', permission: 'manage_sent' },
     input: changeExpirationInput,
+    response: transferDetailAnswer,
     async handler(context) {
       const transferId = transferIdOf(context.params);
       const result = await context.engine.services.ledger.transfers.changePaycodeExpiration({
@@ -162,6 +171,7 @@ export const transferRoutes: RouteDefinition[] = [
     tags: ['transfers'],
     caller: { kind: 'token', permission: 'receive_cash' },
     input: empty,
+    response: transferDetailAnswer,
     async handler(context) {
       const transferId = transferIdOf(context.params);
       const result = await context.engine.services.ledger.transfers.accept({ callerId: context.token!.profileId, transferId, closedLoopOnly: context.token!.closedLoopOnly });
@@ -177,6 +187,7 @@ export const transferRoutes: RouteDefinition[] = [
     tags: ['transfers'],
     caller: { kind: 'token', permission: 'receive_cash' },
     input: empty,
+    response: z.strictObject({ transfer }),
     async handler(context) {
       const transferId = transferIdOf(context.params);
       const result = await context.engine.services.ledger.transfers.refuse({ callerId: context.token!.profileId, transferId });
@@ -192,6 +203,7 @@ export const transferRoutes: RouteDefinition[] = [
     tags: ['transfers'],
     caller: { kind: 'token', permission: 'manage_sent' },
     input: empty,
+    response: transferDetailAnswer,
     async handler(context) {
       const transferId = transferIdOf(context.params);
       const result = await context.engine.services.ledger.transfers.resend({ callerId: context.token!.profileId, transferId });

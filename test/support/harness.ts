@@ -68,6 +68,8 @@ export async function createTestEngine(options: { clock?: ManualClock; env?: Rec
     CASHLOOP_MODE: 'sandbox',
     DATA_DIR: '/tmp/cashloop-test',
     LOG_LEVEL: 'error',
+    // Every answer is checked against its route's declared response (the OpenAPI document's schemas).
+    CASHLOOP_CHECK_RESPONSES: '1',
     ...options.env,
   });
   const lockKeyPrefix = `cashloop-test:${randomBytes(4).toString('hex')}:`;
