@@ -78,6 +78,9 @@ export const holding = component(
   z.strictObject({
     loop_id: z.string(),
     currency: z.string(),
+    /** Brand cash only: the design's title and its image thumbnail (LoopDescription). */
+    title: z.string().optional(),
+    thumbnail: z.string().nullable().optional(),
     amount: decimal,
     expiring: z.array(z.strictObject({ amount: decimal, expire_time: timestamp })),
   }),
@@ -255,6 +258,7 @@ export const sendableAmount = component(
     currency: z.string(),
     issuer_id: z.string(),
     title: z.string(),
+    thumbnail: z.string().nullable(),
     amount: decimal,
     max_sendable: decimal,
     missing_agreement: z.boolean(),

@@ -74,6 +74,7 @@ const appAnswer = z.strictObject({
   redirect_uris: z.array(z.string()),
   public: z.boolean(),
   implicit_grant: z.boolean(),
+  user_permissions: z.array(z.string()),
 });
 
 export const adminRoutes: RouteDefinition[] = [

@@ -77,7 +77,14 @@ export const ledgerAdminRoutes: RouteDefinition[] = [
     tags: ['admin'],
     caller: { kind: 'operator' },
     input: empty,
-    response: z.strictObject({ ok: z.boolean(), totals: z.array(z.strictObject({ loop_id: z.string(), currency: z.string(), issued: z.string(), redeemed: z.string(), held: z.string(), in_flight: z.string() })), problems: z.array(z.string()) }),
+    response: z.strictObject({
+      ok: z.boolean(),
+      totals: z.array(z.strictObject({
+        loop_id: z.string(), currency: z.string(), issued: z.string(), redeemed: z.string(), held: z.string(), in_flight: z.string(), reserved: z.string(), expired: z.string(),
+      })),
+      reserves: z.array(z.strictObject({ design_id: z.string(), currency: z.string(), reserve: z.string(), needed: z.string() })),
+      problems: z.array(z.string()),
+    }),
     async handler({ engine }) {
       return engine.services.ledger.cash.audit();
     },
