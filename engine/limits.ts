@@ -172,3 +172,11 @@ export const agreementRemoveIdsMax = 100;
 /** GET /design and the operator's list return at most this many designs. */
 export const designsListMax = 1000;
 export const designExpireRelativeDaysMax = 36_500;
+
+// --- First hour (issue 13): start-up, readiness and identifier keys ---
+/** Random bytes of an installation's id permutation key (created at first start). */
+export const idPermutationKeyBytes = 32;
+/** Each readiness probe (database, locks) answers within this, or counts as down. */
+export const readinessCheckTimeoutMs = 800;
+/** Start-up gives the database and Redis this long to answer before it names the problem. */
+export const startupConnectTimeoutMs = 5_000;
