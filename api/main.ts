@@ -6,6 +6,7 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { ConfigError, loadConfig, messageChannelProblems, type Config } from '../engine/config.ts';
 import { createEngine, type Engine } from '../engine/engine.ts';
+import { openPglite, openPostgres } from '../engine/storage/database.ts';
 import { randomSecret } from '../engine/ids.ts';
 import { operatorKeyBytes, startupConnectTimeoutMs } from '../engine/limits.ts';
 import { authenticatorsFor } from './authenticators.ts';
@@ -56,9 +57,11 @@ async function main(): Promise<void> {
   const channelProblems = messageChannelProblems(config);
   if (channelProblems.length > 0) refuseToStart(channelProblems.join('; '));
 
+  // Only connecting is bounded in time; a first start's migrations may take longer.
   let engine: Engine;
   try {
-    engine = await withinStartupTimeout(createEngine({ config }), 'the database');
+    const database = config.databaseUrl ? await withinStartupTimeout(openPostgres(config.databaseUrl), 'the database') : await openPglite(config.dataDir);
+    engine = await createEngine({ config, database });
   } catch (error) {
     refuseToStart(describeStorageError(error, config));
   }

@@ -180,3 +180,5 @@ export const idPermutationKeyBytes = 32;
 export const readinessCheckTimeoutMs = 800;
 /** Start-up gives the database and Redis this long to answer before it names the problem. */
 export const startupConnectTimeoutMs = 5_000;
+/** The operator's lists (apps, profiles, accounts) return at most this many rows. */
+export const operatorListMax = 1000;

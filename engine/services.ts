@@ -10,6 +10,7 @@ import { createOauthService, type OauthService } from './oauth/service.ts';
 import { createSettingsService, type SettingsService } from './settings/service.ts';
 import { createLedgerDomain, type LedgerDomain } from './ledger/domain.ts';
 import { createDesignsService, type DesignsService } from './designs/service.ts';
+import { createOperatorListsService, type OperatorListsService } from './operator/service.ts';
 
 export interface Services {
   core: Core;
@@ -23,6 +24,7 @@ export interface Services {
   settings: SettingsService;
   ledger: LedgerDomain;
   designs: DesignsService;
+  operatorLists: OperatorListsService;
 }
 
 export async function createServices(core: Core): Promise<Services> {
@@ -36,5 +38,6 @@ export async function createServices(core: Core): Promise<Services> {
   const settings = createSettingsService(core, { authn, profiles });
   const ledger = createLedgerDomain(core, { profiles, invitations });
   const designs = createDesignsService(core, { profiles, messages });
-  return { core, apps, profiles, tokens, messages, invitations, authn, oauth, settings, ledger, designs };
+  const operatorLists = createOperatorListsService(core);
+  return { core, apps, profiles, tokens, messages, invitations, authn, oauth, settings, ledger, designs, operatorLists };
 }
