@@ -51,7 +51,8 @@ export type Config = Readonly<{
   dataDir: string;
   mode: 'sandbox' | 'production';
   operatorKey: string | undefined;
-  publicUrl: string | undefined;
+  /** Base of links the service hands out; CASHLOOP_PUBLIC_URL, else this server's own address and port. */
+  publicUrl: string;
   logLevel: 'error' | 'warn' | 'info' | 'debug';
   smtpUrl: string | undefined;
   smtpFrom: string;
@@ -82,7 +83,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     dataDir: value.DATA_DIR,
     mode: value.CASHLOOP_MODE,
     operatorKey: value.CASHLOOP_OPERATOR_KEY,
-    publicUrl: value.CASHLOOP_PUBLIC_URL,
+    publicUrl: (value.CASHLOOP_PUBLIC_URL ?? `http://${['0.0.0.0', '::'].includes(value.HOST) ? '127.0.0.1' : value.HOST.includes(':') ? `[${value.HOST}]` : value.HOST}:${value.PORT}`).replace(/\/+$/, ''),
     logLevel: value.LOG_LEVEL,
     smtpUrl: value.SMTP_URL,
     smtpFrom: value.SMTP_FROM,
