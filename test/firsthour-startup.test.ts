@@ -10,7 +10,7 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { loadConfig } from '../engine/config.ts';
-import { createTestEngine } from './support/harness.ts';
+import { createTestEngine, environmentConfig } from './support/harness.ts';
 import { startTestServer } from './support/http.ts';
 import { addIndividual, createApp } from './foundation-helpers.ts';
 
@@ -59,6 +59,17 @@ test('an unreachable database stops start-up with one line', async () => {
   assert.is(lines.length, 1, lines.join('\n'));
   assert.match(lines[0], /^Cashloop cannot start: cannot reach the database at 127\.0\.0\.1:1\/cashloop \(DATABASE_URL\)/);
   assert.not.match(exit.stderr, /    at /, 'no stack trace');
+});
+
+test('a missing database (real Postgres) stops start-up with one line saying so', async () => {
+  if (!environmentConfig.databaseUrl) return;
+  const missing = new URL(environmentConfig.databaseUrl);
+  missing.pathname = '/cashloop_no_such_database';
+  const exit = await runServer({ DATA_DIR: scratch, DATABASE_URL: missing.toString() });
+  assert.is(exit.code, 1);
+  const lines = plainLines(exit);
+  assert.is(lines.length, 1, lines.join('\n'));
+  assert.match(lines[0], /does not exist.*createdb/);
 });
 
 test('production without a message channel stops start-up with one line naming both settings', async () => {
