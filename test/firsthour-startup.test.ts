@@ -23,7 +23,7 @@ interface Exit {
 }
 
 /** Runs `node api/main.ts` with only the given environment (plus PATH) and waits for it to exit. */
-function runServer(env: Record<string, string>, timeoutMs = 20_000): Promise<Exit> {
+function runServer(env: Record<string, string>, timeoutMs = 90_000): Promise<Exit> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'api/main.ts'], {
       cwd: root,
