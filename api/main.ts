@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { ConfigError, loadConfig, messageChannelProblems, type Config } from '../engine/config.ts';
 import { createEngine, type Engine } from '../engine/engine.ts';
 import { openPglite, openPostgres } from '../engine/storage/database.ts';
+import { createLogger } from '../engine/logger.ts';
 import { randomSecret } from '../engine/ids.ts';
 import { operatorKeyBytes, startupConnectTimeoutMs } from '../engine/limits.ts';
 import { authenticatorsFor } from './authenticators.ts';
@@ -59,9 +60,10 @@ async function main(): Promise<void> {
 
   // Only connecting is bounded in time; a first start's migrations may take longer.
   let engine: Engine;
+  const logger = createLogger(config.logLevel);
   try {
-    const database = config.databaseUrl ? await withinStartupTimeout(openPostgres(config.databaseUrl), 'the database') : await openPglite(config.dataDir);
-    engine = await createEngine({ config, database });
+    const database = config.databaseUrl ? await withinStartupTimeout(openPostgres(config.databaseUrl), 'the database') : await openPglite(config.dataDir, logger);
+    engine = await createEngine({ config, database, logger });
   } catch (error) {
     refuseToStart(describeStorageError(error, config));
   }
