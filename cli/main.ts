@@ -52,8 +52,11 @@ export async function runCli(argv: string[], env?: Environment): Promise<number>
   program.exitOverride();
   if (wantsJson(argv)) {
     // Commander's own usage errors become JSON too.
-    program.configureOutput({ writeErr: () => {}, outputError: () => {} });
-    for (const command of program.commands.flatMap((area) => [area, ...area.commands])) command.exitOverride().configureOutput({ writeErr: () => {}, outputError: () => {} });
+    const quiet = (command: Command): void => {
+      command.exitOverride().configureOutput({ writeErr: () => {}, outputError: () => {} });
+      command.commands.forEach(quiet);
+    };
+    quiet(program);
   }
   try {
     await program.parseAsync(argv, { from: 'user' });
