@@ -14,6 +14,7 @@ import { createCampaignsService, type CampaignsService } from './designs/campaig
 import { createCirculation, type Circulation } from './designs/circulation.ts';
 import { createDesignsService, type DesignsService } from './designs/service.ts';
 import { createDesignImagesService, type DesignImagesService } from './designs/images.ts';
+import { createOperatorListsService, type OperatorListsService } from './operator/service.ts';
 
 export interface Services {
   core: Core;
@@ -31,6 +32,7 @@ export interface Services {
   bills: BillsService;
   campaigns: CampaignsService;
   designImages: DesignImagesService;
+  operatorLists: OperatorListsService;
 }
 
 export async function createServices(core: Core): Promise<Services> {
@@ -47,5 +49,9 @@ export async function createServices(core: Core): Promise<Services> {
   const circulation = createCirculation(core, { profiles, transfers: ledger.transfers, messages });
   const bills = createBillsService(core, { profiles, transfers: ledger.transfers, messages });
   const designImages = createDesignImagesService(core);
-  return { core, apps, profiles, tokens, messages, invitations, authn, oauth, settings, ledger, designs, circulation, bills, campaigns: createCampaignsService(core), designImages };
+  const operatorLists = createOperatorListsService(core);
+  return {
+    core, apps, profiles, tokens, messages, invitations, authn, oauth, settings, ledger, designs, circulation, bills, campaigns: createCampaignsService(core), designImages,
+    operatorLists,
+  };
 }

@@ -17,6 +17,7 @@ import { billRoutes } from './bills.ts';
 import { campaignRoutes } from './campaigns.ts';
 import { designImageRoutes } from './design-images.ts';
 import { designAdminRoutes } from './designs-admin.ts';
+import { operatorListRoutes } from './operator-lists.ts';
 
 export function allRoutes(): RouteDefinition[] {
   return [
@@ -37,5 +38,6 @@ export function allRoutes(): RouteDefinition[] {
     ...campaignRoutes,
     ...designImageRoutes,
     ...designAdminRoutes,
+    ...operatorListRoutes,
   ];
 }

@@ -1,7 +1,8 @@
 // `cashloop design list|show` and `cashloop agreement list`: cash designs and their network
 // agreements through the admin API (read only).
 import type { Command } from 'commander';
-import { adminClient, globalsOf, print } from '../client.ts';
+import { globalsOf, operatorApi, print } from '../client.ts';
+import type { Environment } from '../settings.ts';
 
 function designLine(design: any): string {
   return `${design.id}  ${design.type.padEnd(15)}${design.currency}  ${design.published ? 'published  ' : 'unpublished'}  issuer ${design.issuer_id}  ${design.title}`;
@@ -11,7 +12,7 @@ function roles(agreement: any): string {
   return ['redeemer', 'distributor', 'settler'].filter((role) => agreement[role]).join(',');
 }
 
-export function registerDesignCommands(program: Command, env?: Record<string, string | undefined>): void {
+export function registerDesignCommands(program: Command, env: Environment): void {
   const design = program.command('design').description('Inspect cash designs (brand cash)');
 
   design
@@ -19,7 +20,8 @@ export function registerDesignCommands(program: Command, env?: Record<string, st
     .description('Every live cash design, newest first')
     .action(async (_options, command: Command) => {
       const globals = globalsOf(command);
-      const answer = await adminClient(globals, env).request('GET', '/admin/designs');
+      const api = operatorApi(globals, env);
+      const answer: any = await api.call(api.client.GET('/admin/designs'));
       print(globals, answer, () => (answer.designs.length === 0 ? ['(no designs)'] : answer.designs.map(designLine)));
     });
 
@@ -29,7 +31,8 @@ export function registerDesignCommands(program: Command, env?: Record<string, st
     .argument('<design_id>')
     .action(async (designId: string, _options, command: Command) => {
       const globals = globalsOf(command);
-      const shown = await adminClient(globals, env).request('GET', `/admin/designs/${encodeURIComponent(designId)}`);
+      const api = operatorApi(globals, env);
+      const shown: any = await api.call(api.client.GET('/admin/designs/{designId}', { params: { path: { designId } } }));
       print(globals, shown, () => [
         `id               ${shown.id}`,
         `title            ${shown.title}`,
@@ -53,7 +56,8 @@ export function registerDesignCommands(program: Command, env?: Record<string, st
     .argument('<design_id>')
     .action(async (designId: string, _options, command: Command) => {
       const globals = globalsOf(command);
-      const answer = await adminClient(globals, env).request('GET', `/admin/designs/${encodeURIComponent(designId)}/agreements`);
+      const api = operatorApi(globals, env);
+      const answer: any = await api.call(api.client.GET('/admin/designs/{designId}/agreements', { params: { path: { designId } } }));
       print(globals, answer, () =>
         answer.agreements.length === 0
           ? ['(no agreements)']
