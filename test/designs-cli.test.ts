@@ -72,11 +72,11 @@ test('design list, design show and agreement list, readable and --json', async (
 test('unknown designs and a wrong operator key exit 1 with the server\'s error', async () => {
   const missing = await cli('design', 'show', '9999999999');
   assert.is(missing.code, 1);
-  assert.match(missing.out, '404 not_found');
+  assert.match(missing.out, /no such design/i);
   assert.is((await cli('agreement', 'list', 'nope')).code, 1);
   const wrongKey = await runCliCaptured(server.baseUrl, ['--operator-key', 'wrong-key', 'design', 'list']);
   assert.is(wrongKey.code, 1);
-  assert.match(wrongKey.stderr, '401');
+  assert.match(wrongKey.stderr, 'Wrong operator key.');
 });
 
 test.run();
