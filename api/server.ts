@@ -93,7 +93,7 @@ export function createApp(engine: Engine, authenticators: Authenticators): expre
   app.get('/openapi.json', (request, response) => {
     response.locals.routeKey = 'GET /openapi.json';
     // servers: the configured public URL, else where this request reached us.
-    response.json(withServers(openApi, engine.config.publicUrl ?? `${request.protocol}://${request.get('host')}`));
+    response.json(withServers(openApi, engine.config.publicUrlConfigured ? engine.config.publicUrl : `${request.protocol}://${request.get('host')}`));
   });
   app.get('/healthz', (_request, response) => {
     response.locals.routeKey = 'GET /healthz';

@@ -54,6 +54,8 @@ export type Config = Readonly<{
   operatorKey: string | undefined;
   /** Base of links the service hands out; CASHLOOP_PUBLIC_URL, else this server's own address and port. */
   publicUrl: string;
+  /** CASHLOOP_PUBLIC_URL was set: the URL to show even when a request reached us another way. */
+  publicUrlConfigured: boolean;
   logLevel: 'error' | 'warn' | 'info' | 'debug';
   smtpUrl: string | undefined;
   smtpFrom: string;
@@ -86,6 +88,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     dataDir: value.DATA_DIR,
     mode: value.CASHLOOP_MODE,
     operatorKey: value.CASHLOOP_OPERATOR_KEY,
+    publicUrlConfigured: value.CASHLOOP_PUBLIC_URL !== undefined,
     publicUrl: (value.CASHLOOP_PUBLIC_URL ?? `http://${['0.0.0.0', '::'].includes(value.HOST) ? '127.0.0.1' : value.HOST.includes(':') ? `[${value.HOST}]` : value.HOST}:${value.PORT}`).replace(/\/+$/, ''),
     logLevel: value.LOG_LEVEL,
     smtpUrl: value.SMTP_URL,
