@@ -182,3 +182,25 @@ export const redeemOnArrivalNotesMax = 1000;
 export const designMessageRulesMax = 20;
 /** Reserve notes one release reads; a reserve is kept in few notes, as it is paid in whole picks. */
 export const reserveNotesMax = 10_000;
+
+// Offers (engine/offers): merchant fields, stock and search.
+export const offerTitleCharsMax = 100;
+export const offerDescriptionCharsMax = 2000;
+export const offerUrlCharsMax = 2000;
+export const offerOptionsMax = 10;
+export const offerOptionIdCharsMax = 40;
+/** show_limit: units one person may accept of one offer. */
+export const offerShowLimitMax = 1000;
+export const offerQuantityMax = 10_000_000;
+/** GET /o/find: businesses per page (spec: 1 to 100, default 10). */
+export const offerFindLimitMax = 100;
+export const offerFindLimitDefault = 10;
+export const offerFindOffsetMax = 100_000;
+export const offerFindTextCharsMax = 1000;
+export const offerFindIdsMax = 100;
+/** max_distance in metres: at most half the earth's circumference. */
+export const offerFindDistanceMetresMax = 20_037_509;
+/** GET /o/list and the operator's list return at most this many offers. */
+export const offersListMax = 1000;
+/** Bytes of randomness in an offer confirmation code (the link in the email). */
+export const offerConfirmCodeBytes = 24;

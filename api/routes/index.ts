@@ -13,6 +13,7 @@ import { payoutRoutes } from './payouts.ts';
 import { ledgerAdminRoutes } from './ledger-admin.ts';
 import { tradeRoutes } from './trades.ts';
 import { designRoutes } from './designs.ts';
+import { offerRoutes } from './offers.ts';
 
 export function allRoutes(): RouteDefinition[] {
   return [
@@ -29,5 +30,6 @@ export function allRoutes(): RouteDefinition[] {
     ...ledgerAdminRoutes,
     ...tradeRoutes,
     ...designRoutes,
+    ...offerRoutes,
   ];
 }

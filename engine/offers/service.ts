@@ -1,0 +1,625 @@
+// Offers: a business's promise of its brand cash (through a gl_design's plan) or open loop cash to
+// whoever accepts. Merchants create and edit them (the business's own token, or edit_design on the
+// paying design), operators through the admin API; people find them and accept them. An accept is
+// one command: the stock falls by a conditional update, the transfer (purchase_offer) is written
+// and the cash moves, all in one transaction, so no concurrency oversells an offer. An offer that
+// needs confirmed contact information and an accepter without a confirmed email holds its stock
+// and a waiting transfer until the link in the confirmation email is followed.
+import type { Unit } from '../actors/command.ts';
+import { reject } from '../actors/command.ts';
+import type { AppsService } from '../apps/service.ts';
+import * as authnStore from '../authn/store.ts';
+import type { Core } from '../core.ts';
+import { distributionSplit, issueBrandCashIn, payOpenLoop } from '../designs/circulation.ts';
+import * as designStore from '../designs/store.ts';
+import { designKind } from '../designs/machine.ts';
+import { randomSecret, secretHash } from '../ids.ts';
+import { balanceLockKey, walletHolder } from '../ledger/cash.ts';
+import type { Failure } from '../ledger/errors.ts';
+import type { LedgerDomain } from '../ledger/domain.ts';
+import * as ledgerStore from '../ledger/store.ts';
+import { appdataCharsMax, offerConfirmCodeBytes, offersListMax } from '../limits.ts';
+import type { MessagesService } from '../messages/service.ts';
+import { formatMinor, parseAmount, parsePositiveAmount } from '../money.ts';
+import { hashSecret } from '../passwords.ts';
+import type { ProfilesService } from '../profiles/service.ts';
+import type { TokensService } from '../tokens/service.ts';
+import { appdataChars } from '../transfers/service.ts';
+import { stateFields, transfer, type TransferStateName } from '../transfers/machine.ts';
+import * as transferStore from '../transfers/store.ts';
+import { invalid, offerFailure, type OfferFailure, type TransferFailed } from './errors.ts';
+import { offerKind } from './machine.ts';
+import * as store from './store.ts';
+import type { BoundingBox, OfferOption, OfferRow, PaymentType } from './store.ts';
+
+type Json = Record<string, unknown>;
+export type OfferResult<T> = ({ ok: true } & T) | OfferFailure;
+
+/** Tokens from POST /o/<id>/signup_accept carry exactly these (spec, "Permissions"). */
+export const signupAcceptPermissions: readonly string[] = Object.freeze(['accept_offer', 'manage_sent', 'mobile_device', 'send_cash', 'view_history', 'view_wallet']);
+
+export const paymentTypes = ['free', 'funded', 'paycard', 'service'] as const;
+
+export interface OfferCaller {
+  profileId: string;
+  /** The token's permissions (edit_design lets a design's editor manage the issuer's offers). */
+  permissions: ReadonlySet<string>;
+}
+
+export interface OptionInput {
+  option_id?: string;
+  payment_type: PaymentType;
+  price?: string;
+}
+
+export interface OfferFields {
+  title?: string;
+  description?: string;
+  amount?: string;
+  quantity?: number;
+  show_limit?: number;
+  options?: OptionInput[];
+  banner?: string | null;
+  metadata_image?: string | null;
+  metadata_description?: string;
+  require_confirmation?: boolean;
+  chain_id?: string | null;
+  latitude?: string;
+  longitude?: string;
+  starts_at?: string | null;
+  expires_at?: string | null;
+}
+
+export interface CreateInput extends OfferFields {
+  title: string;
+  amount: string;
+  quantity: number;
+  currency?: string;
+  design_id?: string;
+  distribution_plan_id?: string;
+  /** The business, when an operator creates the offer. */
+  profile_id?: string;
+}
+
+export interface FindInput {
+  text?: string;
+  profileIds?: string[];
+  chainIds?: string[];
+  excludeOfferIds?: string[];
+  latitude?: string;
+  longitude?: string;
+  maxDistanceMetres?: number;
+  ifRequireConfirmation?: 'include' | 'exclude' | 'default' | '';
+  limit: number;
+  offset: number;
+  /** The calling member, when a token came with the request. */
+  viewerId?: string;
+}
+
+export interface AcceptInput {
+  accepterId: string;
+  offerId: string;
+  optionId: string;
+  quantity: number;
+  referrerId?: string;
+  private: boolean;
+  email?: string;
+  appdata: Record<string, string>;
+  dedupId?: string;
+  messageRules?: unknown[];
+}
+
+export type AcceptResult = { ok: true; transfer: Json; confirming: boolean; profile: Json | null; accepterId: string } | OfferFailure | TransferFailed;
+
+export interface SignupAcceptInput extends Omit<AcceptInput, 'accepterId' | 'dedupId' | 'messageRules' | 'appdata'> {
+  clientId: string;
+  firstName: string;
+  lastName: string;
+  businessName?: string;
+  pin: string;
+  deviceName: string;
+  deviceUuid: string;
+  weeklyOffers: boolean;
+}
+
+export type SignupAcceptResult = { ok: true; transfer: Json; confirming: boolean; profile: Json | null; token: Json | null } | OfferFailure | TransferFailed;
+
+export interface OffersService {
+  create(caller: OfferCaller | 'operator', input: CreateInput): Promise<OfferResult<{ offer: Json }>>;
+  edit(caller: OfferCaller, offerId: string, fields: OfferFields): Promise<OfferResult<{ offer: Json }>>;
+  close(caller: OfferCaller | 'operator', offerId: string): Promise<OfferResult<{ offer: Json }>>;
+  /** GET /o/<id>/info: any open or closed offer, with its loop links. */
+  info(offerId: string): Promise<OfferResult<{ offer: Json; loopLinks: Json }>>;
+  /** GET /o/list: the offers the caller manages. */
+  list(caller: OfferCaller): Promise<{ offers: Json[]; loopLinks: Json }>;
+  find(input: FindInput): Promise<OfferResult<{ profiles: Json[]; offers: Json[]; loopLinks: Json; more: boolean }>>;
+  accept(input: AcceptInput): Promise<AcceptResult>;
+  confirm(code: string): Promise<OfferResult<{ transfer: Json; offerId: string }> | TransferFailed>;
+  signupAccept(input: SignupAcceptInput): Promise<SignupAcceptResult>;
+  adminList(filter: { profileId: string | null; state: 'open' | 'closed' | null }): Promise<Json[]>;
+}
+
+/** Metres per degree of latitude on the sphere the haversine distance uses. */
+const metresPerDegree = (2 * Math.PI * store.earthRadiusMetres) / 360;
+
+/**
+ * A box around the point that holds every place within `metres` (with a small margin), for the
+ * index prefilter; haversine then decides. Longitude spans widen toward the poles; a box that
+ * reaches a pole spans every longitude, and one that crosses the antimeridian becomes two ranges.
+ */
+export function boundingBox(latitude: number, longitude: number, metres: number): BoundingBox {
+  const degrees = (metres / metresPerDegree) * 1.001 + 0.000_001;
+  const minLatitude = latitude - degrees;
+  const maxLatitude = latitude + degrees;
+  const fixed = (value: number) => value.toFixed(6);
+  if (minLatitude <= -90 || maxLatitude >= 90) {
+    return { minLatitude: fixed(Math.max(-90, minLatitude)), maxLatitude: fixed(Math.min(90, maxLatitude)), longitudeRanges: null };
+  }
+  const widest = Math.max(Math.abs(minLatitude), Math.abs(maxLatitude));
+  const span = degrees / Math.cos((widest * Math.PI) / 180);
+  if (span >= 180) return { minLatitude: fixed(minLatitude), maxLatitude: fixed(maxLatitude), longitudeRanges: null };
+  const west = longitude - span;
+  const east = longitude + span;
+  let longitudeRanges: { min: string; max: string }[];
+  if (west < -180) longitudeRanges = [{ min: fixed(west + 360), max: '180' }, { min: '-180', max: fixed(east) }];
+  else if (east > 180) longitudeRanges = [{ min: fixed(west), max: '180' }, { min: '-180', max: fixed(east - 360) }];
+  else longitudeRanges = [{ min: fixed(west), max: fixed(east) }];
+  return { minLatitude: fixed(minLatitude), maxLatitude: fixed(maxLatitude), longitudeRanges };
+}
+
+function optionJson(option: OfferOption, currency: string): Json {
+  // The spec names the key option_id; a client sketch read `id` (supplement 2.13): both are sent.
+  return { option_id: option.option_id, id: option.option_id, payment_type: option.payment_type, price: formatMinor(BigInt(option.price), currency) };
+}
+
+export function offerJson(row: OfferRow, extra: Json = {}): Json {
+  const loopId = row.design_id ?? '0';
+  const amount = formatMinor(row.amount, row.currency);
+  return {
+    id: row.id, offer_id: row.id, profile_id: row.profile_id, title: row.title, description: row.description, amount, currency: row.currency,
+    loop_id: loopId, distribution_plan_id: row.plan_id, base_loops: [{ loop_id: loopId, amount }],
+    options: row.options.map((option) => optionJson(option, row.currency)), show_limit: row.show_limit, quantity: row.quantity,
+    purchases_remain: row.remaining, require_confirmation: row.require_confirmation, banner: row.banner, metadata_image: row.metadata_image,
+    metadata_description: row.metadata_description, chain_id: row.chain_id, latitude: row.latitude, longitude: row.longitude,
+    starts: row.starts_at?.toISOString() ?? null, expires: row.expires_at?.toISOString() ?? null, state: row.state, closed: row.state === 'closed',
+    created: row.created_at.toISOString(), modified: row.updated_at.toISOString(), ...extra,
+  };
+}
+
+/** Checks the merchant's options: ids unique, free and funded cost the accepter nothing, service has a price. */
+function parseOptions(inputs: readonly OptionInput[], currency: string): { ok: true; options: OfferOption[] } | OfferFailure {
+  const options: OfferOption[] = [];
+  const seen = new Set<string>();
+  for (const [index, input] of inputs.entries()) {
+    const optionId = input.option_id ?? (index === 0 ? input.payment_type : `${input.payment_type}-${index + 1}`);
+    if (seen.has(optionId)) return invalid(`options.${index}.option_id`, 'must be unique within the offer');
+    seen.add(optionId);
+    let price = 0n;
+    if (input.price !== undefined) {
+      const parsed = parseAmount(input.price, currency);
+      if (!parsed.ok) return invalid(`options.${index}.price`, `must be an amount of ${currency} (${parsed.error})`);
+      price = parsed.value.minor;
+    }
+    if ((input.payment_type === 'free' || input.payment_type === 'funded') && price !== 0n) {
+      return invalid(`options.${index}.price`, `a ${input.payment_type} option costs the accepter nothing`);
+    }
+    if (input.payment_type === 'service' && price <= 0n) return invalid(`options.${index}.price`, 'a service option needs a price above zero');
+    options.push({ option_id: optionId, payment_type: input.payment_type, price: price.toString() });
+  }
+  return { ok: true, options };
+}
+
+function parseTime(text: string | null | undefined): Date | null | undefined {
+  if (text === undefined) return undefined;
+  if (text === null) return null;
+  return new Date(/(Z|[+-]\d{2}:?\d{2})$/.test(text) ? text : `${text}Z`);
+}
+
+export function createOffersService(
+  core: Core,
+  dependencies: { profiles: ProfilesService; tokens: TokensService; apps: AppsService; messages: MessagesService; ledger: LedgerDomain },
+): OffersService {
+  const { sql, commands } = core;
+  const { profiles, tokens, apps, messages, ledger } = dependencies;
+  const publicUrl = () => core.config.publicUrl ?? 'http://localhost:8080';
+
+  /** Whether the caller manages offers of this business paying in this design. */
+  async function mayManage(caller: OfferCaller | 'operator', businessId: string, designId: string | null): Promise<boolean> {
+    if (caller === 'operator' || caller.profileId === businessId) return true;
+    if (!designId || !caller.permissions.has('edit_design')) return false;
+    return (await designStore.selectGrants(sql, designId, caller.profileId)).includes('edit_design');
+  }
+
+  async function loopLinks(rows: readonly OfferRow[], withManage: boolean): Promise<Json> {
+    const designIds = [...new Set(rows.flatMap((row) => (row.design_id ? [row.design_id] : [])))];
+    const links: Json = {};
+    if (rows.some((row) => row.design_id === null)) links['0'] = { title: 'Cash', thumbnail: null, ...(withManage ? { manage_url: null } : {}) };
+    for (const design of await store.selectLoopTitles(sql, designIds)) {
+      links[design.id] = { title: design.title, thumbnail: null, ...(withManage ? { manage_url: `${publicUrl()}/design/${design.id}` } : {}) };
+    }
+    return links;
+  }
+
+  async function checkFields(fields: OfferFields, currency: string, row: OfferRow | null): Promise<{ ok: true; changes: store.OfferChanges } | OfferFailure> {
+    const changes: store.OfferChanges = {};
+    if (fields.title !== undefined) changes.title = fields.title;
+    if (fields.description !== undefined) changes.description = fields.description;
+    if (fields.amount !== undefined) {
+      const parsed = parsePositiveAmount(fields.amount, currency);
+      if (!parsed.ok) return invalid('amount', `must be a positive amount of ${currency} (${parsed.error})`);
+      changes.amount = parsed.value.minor;
+    }
+    if (fields.options !== undefined) {
+      const parsed = parseOptions(fields.options, currency);
+      if (!parsed.ok) return parsed;
+      changes.options = parsed.options;
+    }
+    for (const key of ['banner', 'metadata_image', 'metadata_description', 'require_confirmation', 'chain_id', 'show_limit', 'quantity'] as const) {
+      if (fields[key] !== undefined) (changes as Record<string, unknown>)[key] = fields[key];
+    }
+    if ((fields.latitude === undefined) !== (fields.longitude === undefined)) return invalid(fields.latitude === undefined ? 'latitude' : 'longitude', 'latitude and longitude go together');
+    if (fields.latitude !== undefined) [changes.latitude, changes.longitude] = [fields.latitude, fields.longitude!];
+    const startsAt = parseTime(fields.starts_at);
+    const expiresAt = parseTime(fields.expires_at);
+    if (startsAt !== undefined) changes.starts_at = startsAt;
+    if (expiresAt !== undefined) changes.expires_at = expiresAt;
+    const starts = startsAt === undefined ? row?.starts_at ?? null : startsAt;
+    const expires = expiresAt === undefined ? row?.expires_at ?? null : expiresAt;
+    if (starts && expires && expires <= starts) return invalid('expires_at', 'must be after starts_at');
+    return { ok: true, changes };
+  }
+
+  async function create(caller: OfferCaller | 'operator', input: CreateInput): Promise<OfferResult<{ offer: Json }>> {
+    let design: designStore.DesignRow | null = null;
+    if (input.design_id !== undefined) {
+      design = /^\d{10}$/.test(input.design_id) ? await designStore.selectDesign(sql, input.design_id) : null;
+      if (!design || design.deleted_at) return invalid('design_id', 'names no design');
+      if (design.design_type !== 'gl_design') return invalid('design_id', 'offers pay brand cash of a gl_design only');
+      if (input.distribution_plan_id === undefined) return invalid('distribution_plan_id', 'is required with design_id');
+      if (!(await designStore.selectPlan(sql, design.id, input.distribution_plan_id))) return invalid('distribution_plan_id', 'is not a live plan of this design');
+      if (input.currency !== undefined && input.currency !== design.currency) return invalid('currency', `must be the design's currency ${design.currency}`);
+    } else if (input.distribution_plan_id !== undefined) {
+      return invalid('distribution_plan_id', 'goes with design_id');
+    }
+    const businessId = design?.issuer_id ?? input.profile_id ?? (caller === 'operator' ? null : caller.profileId);
+    if (!businessId) return invalid('profile_id', 'is required');
+    if (input.profile_id !== undefined && input.profile_id !== businessId) return invalid('profile_id', "must be the design's issuer");
+    const business = await profiles.get(sql, businessId);
+    if (!business) return invalid('profile_id', 'names no profile');
+    if (business.isIndividual) return offerFailure('offer_forbidden', { description: 'Offers belong to businesses.' });
+    if (!(await mayManage(caller, businessId, design?.id ?? null))) {
+      return offerFailure('offer_forbidden', { description: "Offers are made by the business itself or by a profile with edit_design on the paying design." });
+    }
+    const currency = design?.currency ?? input.currency ?? 'USD';
+    const checked = await checkFields({ options: [{ payment_type: 'free' }], ...input }, currency, null);
+    if (!checked.ok) return checked;
+    const changes = checked.changes;
+    if ((changes.show_limit ?? 1) > input.quantity && input.quantity > 0) changes.show_limit = input.quantity;
+    const location = changes.latitude !== undefined ? { latitude: changes.latitude!, longitude: changes.longitude! } : business.location;
+    const offerId = await commands.run('offer.create', [{ kind: 'profile', id: businessId }], async (unit) => {
+      const id = await unit.newShortId('offer');
+      unit.create(offerKind, id, { profileId: businessId, createdAt: unit.now.toISOString() });
+      await store.insertOffer(unit.tx, {
+        id, profile_id: businessId, created_by: caller === 'operator' ? businessId : caller.profileId, design_id: design?.id ?? null,
+        plan_id: design ? input.distribution_plan_id! : null, currency, amount: changes.amount!, title: input.title, description: changes.description ?? '',
+        banner: changes.banner ?? null, metadata_image: changes.metadata_image ?? null, metadata_description: changes.metadata_description ?? '',
+        require_confirmation: changes.require_confirmation ?? false, show_limit: changes.show_limit ?? 1, quantity: input.quantity, options: changes.options!,
+        chain_id: changes.chain_id ?? null, latitude: location ? String(location.latitude) : null, longitude: location ? String(location.longitude) : null,
+        starts_at: changes.starts_at ?? null, expires_at: changes.expires_at ?? null,
+      }, unit.now);
+      return id;
+    });
+    return { ok: true, offer: offerJson((await store.selectOffer(sql, offerId))!) };
+  }
+
+  async function edit(caller: OfferCaller, offerId: string, fields: OfferFields): Promise<OfferResult<{ offer: Json }>> {
+    const row = /^\d{10}$/.test(offerId) ? await store.selectOffer(sql, offerId) : null;
+    if (!row) return offerFailure('offer_not_found');
+    if (!(await mayManage(caller, row.profile_id, row.design_id))) return offerFailure('offer_forbidden');
+    const checked = await checkFields(fields, row.currency, row);
+    if (!checked.ok) return checked;
+    const result = await commands.run('offer.edit', [{ kind: offerKind.kind, id: offerId }], async (unit) => {
+      await unit.load(offerKind, offerId);
+      if (!unit.send(offerKind, offerId, { type: 'offer.edit', at: unit.now.toISOString() })) return reject(offerFailure('offer_closed'));
+      if (!(await store.updateOffer(unit.tx, offerId, checked.changes, unit.now))) {
+        return reject(invalid('quantity', 'is below the units already accepted'));
+      }
+      return { ok: true as const };
+    }) as { ok: true } | OfferFailure;
+    if (!result.ok) return result;
+    return { ok: true, offer: offerJson((await store.selectOffer(sql, offerId))!) };
+  }
+
+  async function close(caller: OfferCaller | 'operator', offerId: string): Promise<OfferResult<{ offer: Json }>> {
+    const row = /^\d{10}$/.test(offerId) ? await store.selectOffer(sql, offerId) : null;
+    if (!row) return offerFailure('offer_not_found');
+    if (!(await mayManage(caller, row.profile_id, row.design_id))) return offerFailure('offer_forbidden');
+    const result = await commands.run('offer.close', [{ kind: offerKind.kind, id: offerId }], async (unit) => {
+      await unit.load(offerKind, offerId);
+      if (!unit.send(offerKind, offerId, { type: 'offer.close', at: unit.now.toISOString() })) return reject(offerFailure('offer_closed'));
+      await store.closeOffer(unit.tx, offerId, unit.now);
+      return { ok: true as const };
+    }) as { ok: true } | OfferFailure;
+    if (!result.ok) return result;
+    return { ok: true, offer: offerJson((await store.selectOffer(sql, offerId))!) };
+  }
+
+  /** Moves the cash of an accept: the accepter's price (service options), then the payout. */
+  async function payoutIn(unit: Unit, offer: OfferRow, plan: designStore.PlanRow | null, design: designStore.DesignRow | null, accepterId: string, quantity: number, price: bigint, transferId: string): Promise<Failure | null> {
+    let number = 1;
+    const cost = price * BigInt(quantity);
+    if (cost > 0n) {
+      const refused = await payOpenLoop(unit, accepterId, walletHolder(offer.profile_id), offer.currency, cost, { transferId, number, action: 'purchase', toId: offer.profile_id });
+      if (refused) return refused;
+      number += 1;
+    }
+    const total = offer.amount * BigInt(quantity);
+    if (design && plan) {
+      const split = distributionSplit(total, plan.recipients, design.id);
+      return issueBrandCashIn(unit, { design, plan, amount: total, split, senderId: offer.profile_id, recipientId: accepterId, transferId, number });
+    }
+    return payOpenLoop(unit, offer.profile_id, walletHolder(accepterId), offer.currency, total, { transferId, number, action: 'move', toId: accepterId });
+  }
+
+  async function paying(offer: OfferRow) {
+    if (!offer.design_id) return { design: null, plan: null };
+    const [design, plan] = await Promise.all([designStore.selectDesign(sql, offer.design_id), designStore.selectPlanAnyState(sql, offer.plan_id!)]);
+    return { design, plan: plan && !plan.deleted_at ? plan : null };
+  }
+
+  function balanceKeys(offer: OfferRow, design: designStore.DesignRow | null, plan: designStore.PlanRow | null, accepterId: string): string[] {
+    const fees = design && plan ? distributionSplit(offer.amount, plan.recipients, design.id).fees.map((fee) => fee.recipientId) : [];
+    return [...new Set([offer.profile_id, accepterId, ...fees])].sort().map((id) => balanceLockKey(id, offer.currency));
+  }
+
+  /** A canceled purchase_offer transfer for an accept whose cash could not move (the 503 answer). */
+  async function failedTransfer(offer: OfferRow, accepterId: string, quantity: number, failure: Failure): Promise<TransferFailed> {
+    const transferId = await commands.run('offer.accept_failed', [{ kind: offerKind.kind, id: offer.id }], async (unit) => {
+      const id = await unit.newLongId('transfer');
+      unit.create(transfer, id, { workflowType: 'purchase_offer', waitFor: 'invite', at: unit.now.toISOString() });
+      const canceled = unit.send(transfer, id, { type: 'transfer.retract', at: unit.now.toISOString(), reason: 'not_available' })!;
+      await transferStore.insertTransfer(unit.tx, {
+        id, workflowType: 'purchase_offer', senderId: offer.profile_id, senderUid: `service:${offer.profile_id}`, recipientId: accepterId, recipientUid: `service:${accepterId}`,
+        senderPersonalId: null, recipientPersonalId: accepterId, currency: offer.currency, amount: offer.amount * BigInt(quantity), at: unit.now,
+        state: stateFields(canceled.value as TransferStateName), endAt: unit.now, activityCount: canceled.context.activityCount, private: true,
+        message: null, messageSubject: null, appdata: {}, details: { offer_id: offer.id, quantity, reason: 'not_available' },
+      }, [{ profileId: offer.profile_id, role: 'sender' }, { profileId: accepterId, role: 'recipient' }]);
+      return id;
+    });
+    const detail = await ledger.queries.detail(accepterId, transferId);
+    const code = 'send_errors' in failure ? (failure as { send_errors?: { code: string }[] }).send_errors?.[0]?.code : failure.error;
+    return {
+      ok: false, error: 'transfer_failed', transfer: detail.ok ? detail.transfer : { id: transferId },
+      description: `The offer's transfer could not complete (${code ?? 'unavailable'}); nothing was taken from the offer's stock.`,
+    };
+  }
+
+  /** The checks that need no lock, in a fixed order; the option chosen. */
+  async function precheck(offerId: string, optionId: string, quantity: number, now: Date): Promise<{ ok: true; offer: OfferRow; option: OfferOption } | OfferFailure> {
+    const offer = /^\d{10}$/.test(offerId) ? await store.selectOffer(sql, offerId) : null;
+    if (!offer) return offerFailure('offer_not_found');
+    if (offer.state !== 'open') return offerFailure('offer_closed');
+    if ((offer.starts_at && offer.starts_at > now) || (offer.expires_at && offer.expires_at <= now)) return offerFailure('offer_not_available');
+    const option = offer.options.find((candidate) => candidate.option_id === optionId);
+    if (!option) return invalid('option_id', 'is not an option of this offer');
+    if (option.payment_type === 'paycard') return offerFailure('paycard_not_supported');
+    if (quantity > offer.show_limit) return invalid('quantity', `must be at most the offer's show_limit ${offer.show_limit}`);
+    if (offer.remaining < quantity) return offerFailure('sold_out');
+    return { ok: true, offer, option };
+  }
+
+  async function answer(accepterId: string, transferId: string, confirming: boolean) {
+    const [detail, profile] = await Promise.all([ledger.queries.detail(accepterId, transferId), confirming ? null : profiles.detail(sql, accepterId)]);
+    if (!detail.ok) throw new Error(`transfer ${transferId} not visible to its accepter`);
+    return { ok: true as const, transfer: detail.transfer, confirming, profile, accepterId };
+  }
+
+  async function accept(input: AcceptInput): Promise<AcceptResult> {
+    const now = core.clock.now();
+    if (input.dedupId !== undefined) {
+      const existing = await store.selectAcceptanceByDedup(sql, input.accepterId, input.dedupId);
+      if (existing) return answer(input.accepterId, existing.transfer_id, existing.state === 'confirming');
+    }
+    const checked = await precheck(input.offerId, input.optionId, input.quantity, now);
+    if (!checked.ok) return checked;
+    const { offer, option } = checked;
+    const accepter = await profiles.get(sql, input.accepterId);
+    if (!accepter || !accepter.isIndividual) return offerFailure('offer_forbidden', { description: 'Offers are accepted by people, not businesses.' });
+    if (input.referrerId !== undefined && (input.referrerId === input.accepterId || !(await profiles.get(sql, input.referrerId)))) {
+      return invalid('referrer_id', 'must name another existing profile');
+    }
+    if (appdataChars(input.appdata) > appdataCharsMax) return invalid('appdata', `must total at most ${appdataCharsMax} characters`);
+    let confirmEmail: string | null = null;
+    if (offer.require_confirmation && !(await profiles.confirmedUids(sql, input.accepterId)).some((uid) => uid.startsWith('email:'))) {
+      if (input.email === undefined) return invalid('email', 'is required: this offer needs a confirmed email address');
+      const owner = await profiles.findByUid(sql, `email:${input.email}`);
+      if (owner && owner.id !== input.accepterId) return invalid('email', 'belongs to another profile');
+      confirmEmail = input.email;
+    }
+    const { design, plan } = await paying(offer);
+    const price = BigInt(option.price);
+    const lockRefs = [{ kind: offerKind.kind, id: offer.id }, { kind: 'wallet', id: input.accepterId }, { kind: 'wallet', id: offer.profile_id }];
+    if (design) lockRefs.push({ kind: designKind.kind, id: design.id });
+    const code = confirmEmail ? randomSecret(offerConfirmCodeBytes) : null;
+    type Outcome = { ok: true; transferId: string } | OfferFailure | { ok: false; error: 'duplicate' } | { ok: false; error: 'payout'; failure: Failure };
+    const outcome = await commands.run<Outcome>('offer.accept', lockRefs, async (unit) => {
+      await ledgerStore.lockBalances(unit.tx, balanceKeys(offer, design, plan, input.accepterId));
+      const snapshot = await unit.load(offerKind, offer.id);
+      if (!snapshot || snapshot.value !== 'open') return reject(offerFailure('offer_closed'));
+      const already = await store.acceptedQuantity(unit.tx, offer.id, input.accepterId);
+      if (already + input.quantity > offer.show_limit) {
+        return reject(invalid('quantity', `one person accepts at most ${offer.show_limit} of this offer (${already} already)`));
+      }
+      if ((await store.takeStock(unit.tx, offer.id, input.quantity, unit.now)) === null) return reject(offerFailure('sold_out'));
+      const transferId = await unit.newLongId('transfer');
+      const acceptanceId = await unit.newShortId('offer_acceptance');
+      const inserted = await store.insertAcceptance(unit.tx, {
+        id: acceptanceId, offer_id: offer.id, accepter_id: input.accepterId, option_id: option.option_id, quantity: input.quantity, price,
+        transfer_id: transferId, referrer_id: input.referrerId ?? null, dedup_id: input.dedupId ?? null, email: confirmEmail,
+        confirmDigest: code ? secretHash(code) : null, state: code ? 'confirming' : 'completed',
+      }, unit.now);
+      if (!inserted) return reject({ ok: false as const, error: 'duplicate' as const });
+      const created = unit.create(transfer, transferId, { workflowType: 'purchase_offer', waitFor: code ? 'invite' : 'none', at: unit.now.toISOString() });
+      await transferStore.insertTransfer(unit.tx, {
+        id: transferId, workflowType: 'purchase_offer', senderId: offer.profile_id, senderUid: `service:${offer.profile_id}`, recipientId: input.accepterId,
+        recipientUid: `service:${input.accepterId}`, senderPersonalId: null, recipientPersonalId: input.accepterId, currency: offer.currency,
+        amount: offer.amount * BigInt(input.quantity), at: unit.now, state: stateFields(created.value as TransferStateName), endAt: code ? null : unit.now,
+        activityCount: created.context.activityCount, private: input.private, message: null, messageSubject: null, appdata: input.appdata,
+        details: {
+          offer_id: offer.id, offer_title: offer.title, option_id: option.option_id, payment_type: option.payment_type, quantity: input.quantity,
+          referrer_id: input.referrerId ?? null, message_rules: input.messageRules ?? [], price: formatMinor(price * BigInt(input.quantity), offer.currency),
+        },
+      }, [{ profileId: offer.profile_id, role: 'sender' }, { profileId: input.accepterId, role: 'recipient' }]);
+      if (code) {
+        const link = `${publicUrl()}/o/confirm/${code}`;
+        messages.queue(unit, {
+          channel: 'email', to: confirmEmail!, template: 'transfer-offer-confirm-link', subject: `Confirm your email to receive ${offer.title}`,
+          text: `Follow this link to confirm your email address and receive "${offer.title}":\n\n${link}\n\nIf you did not accept this offer, ignore this message.`,
+        });
+        return { ok: true as const, transferId };
+      }
+      const refused = await payoutIn(unit, offer, plan, design, input.accepterId, input.quantity, price, transferId);
+      if (refused) return reject({ ok: false as const, error: 'payout' as const, failure: refused });
+      return { ok: true as const, transferId };
+    });
+    if (outcome.ok) return answer(input.accepterId, outcome.transferId, code !== null);
+    if (outcome.error === 'duplicate') {
+      const existing = await store.selectAcceptanceByDedup(sql, input.accepterId, input.dedupId!);
+      if (!existing) throw new Error('dedup key vanished');
+      return answer(input.accepterId, existing.transfer_id, existing.state === 'confirming');
+    }
+    if (outcome.error === 'payout') return failedTransfer(offer, input.accepterId, input.quantity, (outcome as { failure: Failure }).failure);
+    return outcome as OfferFailure;
+  }
+
+  async function confirm(code: string): Promise<OfferResult<{ transfer: Json; offerId: string }> | TransferFailed> {
+    const found = /^[A-Za-z0-9_-]{16,64}$/.test(code) ? await store.selectAcceptanceByDigest(sql, secretHash(code)) : null;
+    if (!found || found.state === 'canceled') return offerFailure('confirmation_not_found');
+    const offer = (await store.selectOffer(sql, found.offer_id))!;
+    const detail = async () => {
+      const read = await ledger.queries.detail(found.accepter_id, found.transfer_id);
+      if (!read.ok) throw new Error(`transfer ${found.transfer_id} not visible to its accepter`);
+      return { ok: true as const, transfer: read.transfer, offerId: offer.id };
+    };
+    if (found.state === 'completed') return detail();
+    const { design, plan } = await paying(offer);
+    const lockRefs = [{ kind: offerKind.kind, id: offer.id }, { kind: 'wallet', id: found.accepter_id }, { kind: 'wallet', id: offer.profile_id }];
+    if (design) lockRefs.push({ kind: designKind.kind, id: design.id });
+    const done = await commands.run('offer.confirm', lockRefs, async (unit) => {
+      await ledgerStore.lockBalances(unit.tx, balanceKeys(offer, design, plan, found.accepter_id));
+      const row = await store.selectAcceptanceForUpdate(unit.tx, found.id);
+      if (!row || row.state !== 'confirming') return { ok: true as const };
+      await unit.load(transfer, row.transfer_id);
+      const refused = await payoutIn(unit, offer, plan, design, row.accepter_id, row.quantity, row.price, row.transfer_id);
+      if (refused) return reject({ ok: false as const, failure: refused });
+      if (row.email) await profiles.addConfirmedUid(unit.tx, row.accepter_id, `email:${row.email}`);
+      if (!(await ledger.transfers.applyIn(unit, row.transfer_id, { type: 'transfer.invite_accept', at: unit.now.toISOString() }))) {
+        throw new Error(`transfer ${row.transfer_id} of a confirming accept was not waiting`);
+      }
+      await store.setAcceptanceState(unit.tx, row.id, 'confirming', 'completed', unit.now);
+      return { ok: true as const };
+    });
+    if (done.ok) return detail();
+    // The business cannot pay: the waiting transfer is canceled and the stock goes back.
+    await commands.run('offer.confirm_failed', [{ kind: offerKind.kind, id: offer.id }], async (unit) => {
+      const row = await store.selectAcceptanceForUpdate(unit.tx, found.id);
+      if (!row || row.state !== 'confirming') return;
+      await unit.load(transfer, row.transfer_id);
+      await ledger.transfers.applyIn(unit, row.transfer_id, { type: 'transfer.retract', at: unit.now.toISOString(), reason: 'not_available' });
+      await store.returnStock(unit.tx, offer.id, row.quantity, unit.now);
+      await store.setAcceptanceState(unit.tx, row.id, 'confirming', 'canceled', unit.now);
+    });
+    const read = await ledger.queries.detail(found.accepter_id, found.transfer_id);
+    return { ok: false, error: 'transfer_failed', description: "The offer's transfer could not complete; the offer's stock was given back.", transfer: read.ok ? read.transfer : { id: found.transfer_id } };
+  }
+
+  async function signupAccept(input: SignupAcceptInput): Promise<SignupAcceptResult> {
+    const app = await apps.get(input.clientId);
+    if (!app) return offerFailure('app_not_found');
+    if (!app.isPublic) return offerFailure('app_not_public');
+    const now = core.clock.now();
+    const checked = await precheck(input.offerId, input.optionId, input.quantity, now);
+    if (!checked.ok) return checked;
+    if (checked.offer.require_confirmation && input.email === undefined) return invalid('email', 'is required: this offer needs a confirmed email address');
+    if (input.email !== undefined && (await profiles.findByUid(sql, `email:${input.email}`))) return invalid('email', 'belongs to another profile; sign in instead');
+    const pinHash = await hashSecret(input.pin);
+    const profileId = await commands.run('offer.signup', [{ kind: 'device', id: input.deviceUuid }], async (unit) => {
+      const created = await profiles.createIndividualIn(unit, {
+        firstName: input.firstName, lastName: input.lastName, site: app.site, confirmedUids: [], businessName: input.businessName ?? null,
+        deviceUuid: input.deviceUuid, deviceName: input.deviceName, weeklyOffers: input.weeklyOffers, acceptedPolicy: false,
+      });
+      // The PIN is kept only as a hash, as the device password for PIN refreshes of this device.
+      await authnStore.upsertDevicePassword(unit.tx, created.profileId, input.deviceUuid, 'pin', pinHash, unit.now);
+      return created.profileId;
+    });
+    const accepted = await accept({
+      accepterId: profileId, offerId: input.offerId, optionId: input.optionId, quantity: input.quantity, referrerId: input.referrerId,
+      private: input.private, email: input.email, appdata: {},
+    });
+    if (!accepted.ok) return accepted;
+    if (accepted.confirming) return { ok: true, transfer: accepted.transfer, confirming: true, profile: null, token: null };
+    const token = await tokens.issue(sql, {
+      clientId: app.clientId, profileId, personalProfileId: profileId, permissions: [...signupAcceptPermissions], deviceUuid: input.deviceUuid,
+      source: 'authn', now: core.clock.now(),
+    });
+    return { ok: true, transfer: accepted.transfer, confirming: false, profile: accepted.profile, token: token as unknown as Json };
+  }
+
+  return {
+    create,
+    edit,
+    close,
+
+    async info(offerId) {
+      const row = /^\d{10}$/.test(offerId) ? await store.selectOffer(sql, offerId) : null;
+      if (!row) return offerFailure('offer_not_found');
+      return { ok: true, offer: offerJson(row), loopLinks: await loopLinks([row], false) };
+    },
+
+    async list(caller) {
+      const designIds = caller.permissions.has('edit_design') ? await store.selectEditableDesignIds(sql, caller.profileId) : [];
+      const rows = await store.selectManagedOffers(sql, caller.profileId, designIds, offersListMax);
+      return { offers: rows.map((row) => offerJson(row)), loopLinks: await loopLinks(rows, true) };
+    },
+
+    async find(input) {
+      const point = input.latitude !== undefined && input.longitude !== undefined ? { latitude: input.latitude, longitude: input.longitude } : null;
+      if (input.maxDistanceMetres !== undefined && !point) return invalid('max_distance', 'needs latitude and longitude');
+      let include = input.ifRequireConfirmation === 'include';
+      if (input.ifRequireConfirmation === undefined || input.ifRequireConfirmation === 'default' || input.ifRequireConfirmation === '') {
+        include = input.viewerId !== undefined && (await profiles.confirmedUids(sql, input.viewerId)).some((uid) => uid.startsWith('email:') || uid.startsWith('phone:'));
+      }
+      const query: store.FindQuery = {
+        now: core.clock.now(), text: input.text ?? null, point, maxDistanceMetres: input.maxDistanceMetres ?? null,
+        box: point && input.maxDistanceMetres !== undefined ? boundingBox(Number(point.latitude), Number(point.longitude), input.maxDistanceMetres) : null,
+        profileIds: input.profileIds ?? null, chainIds: input.chainIds ?? null, excludeOfferIds: input.excludeOfferIds ?? [],
+        includeRequireConfirmation: include, limit: input.limit, offset: input.offset,
+      };
+      const found = await store.findOffers(sql, query);
+      const more = found.some((row) => row.position > input.offset + input.limit);
+      const kept = found.filter((row) => row.position <= input.offset + input.limit);
+      const rows = new Map((await store.selectOffersByIds(sql, kept.map((row) => row.id))).map((row) => [row.id, row]));
+      const businessIds = [...new Set(kept.map((row) => row.profile_id))];
+      const businesses = new Map((await store.selectBusinesses(sql, businessIds)).map((row) => [row.id, row]));
+      const metres = (value: number | null) => (value === null ? null : Math.round(value));
+      const offers = kept.map((row) => offerJson(rows.get(row.id)!, { distance: metres(row.distance), relevance: row.rank }));
+      const profileResults = businessIds.map((id) => {
+        const mine = kept.filter((row) => row.profile_id === id);
+        const business = businesses.get(id);
+        return {
+          id, profile_id: id, title: business?.title ?? '', is_individual: false, latitude: business?.latitude ?? null, longitude: business?.longitude ?? null,
+          distance: metres(mine[0].distance), relevance: mine[0].rank, offer_ids: mine.map((row) => row.id),
+        };
+      });
+      return { ok: true, profiles: profileResults, offers, loopLinks: await loopLinks([...rows.values()], false), more };
+    },
+
+    accept,
+    confirm,
+    signupAccept,
+
+    async adminList(filter) {
+      return (await store.selectAllOffers(sql, filter, offersListMax)).map((row) => offerJson(row));
+    },
+  };
+}
