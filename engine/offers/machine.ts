@@ -7,6 +7,7 @@ import { defineActorKind } from '../actors/actor.ts';
 export interface OfferContext {
   profileId: string;
   createdAt: string;
+  editedAt: string | null;
   closedAt: string | null;
 }
 
@@ -19,16 +20,17 @@ export const offerMachine = setup({
     input: {} as { profileId: string; createdAt: string },
   },
   actions: {
+    stampEdited: assign({ editedAt: ({ event }) => event.at }),
     stampClosed: assign({ closedAt: ({ event }) => event.at }),
   },
 }).createMachine({
   id: 'offer',
-  context: ({ input }) => ({ profileId: input.profileId, createdAt: input.createdAt, closedAt: null }),
+  context: ({ input }) => ({ profileId: input.profileId, createdAt: input.createdAt, editedAt: null, closedAt: null }),
   initial: 'open',
   states: {
     open: {
       on: {
-        'offer.edit': {},
+        'offer.edit': { actions: 'stampEdited' },
         'offer.close': { target: 'closed', actions: 'stampClosed' },
       },
     },

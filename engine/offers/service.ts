@@ -387,7 +387,7 @@ export function createOffersService(
       return id;
     });
     const detail = await ledger.queries.detail(accepterId, transferId);
-    const code = 'send_errors' in failure ? (failure as { send_errors?: { code: string }[] }).send_errors?.[0]?.code : failure.error;
+    const code = failure.sendErrors?.[0]?.code ?? failure.error;
     return {
       ok: false, error: 'transfer_failed', transfer: detail.ok ? detail.transfer : { id: transferId },
       description: `The offer's transfer could not complete (${code ?? 'unavailable'}); nothing was taken from the offer's stock.`,
