@@ -22,7 +22,7 @@ interface Actor {
   id: string;
   auth: Auth;
 }
-const merchantPermissions = [...designPermissions, 'create_design', 'preview_offer', 'send_cash', 'view_wallet', 'view_history', 'receive_cash'];
+const merchantPermissions = [...designPermissions, 'create_design', 'preview_offer', 'send_cash', 'view_wallet', 'view_history', 'receive_cash', 'manage_sent'];
 const emails: OutgoingMessage[] = [];
 
 const post = (path: string, body: Record<string, unknown>, auth?: Auth) => server.client.post(path, body, auth);
@@ -254,6 +254,8 @@ test('an offer needing confirmed contact: email required, confirming until the l
   const message = await waitForEmail('pat@example.com');
   assert.is(message.template, 'transfer-offer-confirm-link');
   const code = /\/o\/confirm\/([A-Za-z0-9_-]+)/.exec(message.text)![1];
+  const shortcut = await post(`/t/${accepted.body.transfer.id}/accept`, {}, pat.auth);
+  assert.is(shortcut.status >= 400 && shortcut.status < 500, true, `only the link completes a confirming accept: ${shortcut.text}`);
   assert.is((await get('/o/confirm/wrong-code-0123456789')).status, 404);
   const confirmed = await get(`/o/confirm/${code}`);
   assert.is(confirmed.status, 200, confirmed.text);
@@ -273,6 +275,17 @@ test('an offer needing confirmed contact: email required, confirming until the l
   const someoneElse = await person();
   const taken = await post(`/o/${other.id}/accept`, { option_id: 'free', email: 'pat@example.com' }, someoneElse.auth);
   assert.is(taken.status, 400, taken.text);
+  // The business retracts a waiting accept: following the link then finds nothing, the stock comes back.
+  const sam = await person();
+  const waiting = await post(`/o/${created.id}/accept`, { option_id: 'free', email: 'sam@example.com' }, sam.auth);
+  assert.is(waiting.body.confirming, true);
+  assert.is((await get(`/o/${created.id}/info`)).body.offer.purchases_remain, 8);
+  const retracted = await post(`/t/${waiting.body.transfer.id}/retract`, { reason: 'not_available' }, cafe.auth);
+  assert.is(retracted.status, 200, retracted.text);
+  const samCode = /\/o\/confirm\/([A-Za-z0-9_-]+)/.exec((await waitForEmail('sam@example.com')).text)![1];
+  assert.is((await get(`/o/confirm/${samCode}`)).status, 404);
+  assert.is((await get(`/o/${created.id}/info`)).body.offer.purchases_remain, 9);
+  assert.is(await usd(server, sam.id), '0.00');
   await assertAudit('confirmation');
 });
 

@@ -461,8 +461,10 @@ export function createOffersService(
       if (!inserted) return reject({ ok: false as const, error: 'duplicate' as const });
       const created = unit.create(transfer, transferId, { workflowType: 'purchase_offer', waitFor: code ? 'invite' : 'none', at: unit.now.toISOString() });
       await transferStore.insertTransfer(unit.tx, {
+        // A confirming transfer names the email to confirm, so only following the link (not
+        // POST /t/<id>/accept, which needs the UID confirmed already) completes it.
         id: transferId, workflowType: 'purchase_offer', senderId: offer.profile_id, senderUid: `service:${offer.profile_id}`, recipientId: input.accepterId,
-        recipientUid: `service:${input.accepterId}`, senderPersonalId: null, recipientPersonalId: input.accepterId, currency: offer.currency,
+        recipientUid: code ? `email:${confirmEmail}` : `service:${input.accepterId}`, senderPersonalId: null, recipientPersonalId: input.accepterId, currency: offer.currency,
         amount: offer.amount * BigInt(input.quantity), at: unit.now, state: stateFields(created.value as TransferStateName), endAt: code ? null : unit.now,
         activityCount: created.context.activityCount, private: input.private, message: null, messageSubject: null, appdata: input.appdata,
         details: {
@@ -509,7 +511,13 @@ export function createOffersService(
       await ledgerStore.lockBalances(unit.tx, balanceKeys(offer, design, plan, found.accepter_id));
       const row = await store.selectAcceptanceForUpdate(unit.tx, found.id);
       if (!row || row.state !== 'confirming') return { ok: true as const };
-      await unit.load(transfer, row.transfer_id);
+      const waiting = await unit.load(transfer, row.transfer_id);
+      if (waiting?.value !== 'invite') {
+        // The business retracted the waiting transfer: the accept ends and its stock goes back.
+        await store.returnStock(unit.tx, offer.id, row.quantity, unit.now);
+        await store.setAcceptanceState(unit.tx, row.id, 'confirming', 'canceled', unit.now);
+        return { ok: false as const, gone: true as const };
+      }
       const refused = await payoutIn(unit, offer, plan, design, row.accepter_id, row.quantity, row.price, row.transfer_id);
       if (refused) return reject({ ok: false as const, failure: refused });
       if (row.email) await profiles.addConfirmedUid(unit.tx, row.accepter_id, `email:${row.email}`);
@@ -518,8 +526,9 @@ export function createOffersService(
       }
       await store.setAcceptanceState(unit.tx, row.id, 'confirming', 'completed', unit.now);
       return { ok: true as const };
-    });
+    }) as { ok: true } | { ok: false; gone: true } | { ok: false; failure: Failure };
     if (done.ok) return detail();
+    if ('gone' in done) return offerFailure('confirmation_not_found');
     // The business cannot pay: the waiting transfer is canceled and the stock goes back.
     await commands.run('offer.confirm_failed', [{ kind: offerKind.kind, id: offer.id }], async (unit) => {
       const row = await store.selectAcceptanceForUpdate(unit.tx, found.id);
