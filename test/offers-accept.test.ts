@@ -21,6 +21,7 @@ type Auth = { auth: { bearer: string } };
 interface Actor {
   id: string;
   auth: Auth;
+  managerId?: string;
 }
 const merchantPermissions = [...designPermissions, 'create_design', 'preview_offer', 'send_cash', 'view_wallet', 'view_history', 'receive_cash', 'manage_sent'];
 const emails: OutgoingMessage[] = [];
@@ -33,7 +34,7 @@ async function business(name: string, features: string[] = []): Promise<Actor> {
   const id = await addBusiness(server, app, managerId, name);
   for (const feature of features) await post(`/admin/profiles/${id}/features`, { feature }, { auth: { operator: true } } as never);
   const token = await userToken(server, app, id, { personalProfileId: managerId, concurrent: true, permissions: merchantPermissions });
-  return { id, auth: { auth: { bearer: token } } };
+  return { id, auth: { auth: { bearer: token } }, managerId };
 }
 
 async function person(): Promise<Actor> {
@@ -287,6 +288,39 @@ test('an offer needing confirmed contact: email required, confirming until the l
   assert.is((await get(`/o/${created.id}/info`)).body.offer.purchases_remain, 9);
   assert.is(await usd(server, sam.id), '0.00');
   await assertAudit('confirmation');
+});
+
+test('closed-loop tokens (POST /p/token) commit no open loop cash: brand cash offers with a plan that costs none, no priced options', async () => {
+  const closedToken = async (body: Record<string, unknown>) => {
+    const answer = await server.client.post('/p/token', body, { auth: app.basic });
+    assert.is(answer.status, 200, answer.text);
+    return { auth: { bearer: answer.body.access_token as string } };
+  };
+  const cafeClosed = await closedToken({ uid: `service:${cafe.id}`, manager_uid: `service:${cafe.managerId}` });
+  const openLoop = await post('/o/create', { title: 'Open loop', amount: '1.00', quantity: 1 }, cafeClosed);
+  assert.is(openLoop.status, 403, openLoop.text);
+  const reserved = await post('/o/create', { title: 'Reserved', amount: '1.00', quantity: 1, design_id: designId, distribution_plan_id: planId }, cafeClosed);
+  assert.is(reserved.status, 400, reserved.text);
+  assert.ok(reserved.body.invalid.distribution_plan_id);
+  const freePlan = await post(`/design/${designId}/plan/create`, { title: 'Free to issue' }, cafe.auth);
+  const noReserve = await server.client.request('PATCH', `/design/${designId}/plan/${freePlan.body.plan_id}`, { recipients: [] }, cafe.auth);
+  assert.is(noReserve.status, 200, noReserve.text);
+  const brandOnly = await post('/o/create', {
+    title: 'Brand only', amount: '3.00', quantity: 5, design_id: designId, distribution_plan_id: freePlan.body.plan_id,
+    options: [{ option_id: 'free', payment_type: 'free' }, { option_id: 'buy', payment_type: 'service', price: '1.00' }],
+  }, cafeClosed);
+  assert.is(brandOnly.status, 200, brandOnly.text);
+  const pat = await person();
+  await issue(server, pat.id, '5.00');
+  const patClosed = await closedToken({ uid: `service:${pat.id}` });
+  const priced = await post(`/o/${brandOnly.body.id}/accept`, { option_id: 'buy' }, patClosed);
+  assert.is(priced.status, 400, priced.text);
+  assert.ok(priced.body.invalid.option_id);
+  const free = await post(`/o/${brandOnly.body.id}/accept`, { option_id: 'free' }, patClosed);
+  assert.is(free.status, 200, free.text);
+  assert.is(await brand(pat.id, designId), '3.00');
+  assert.is(await usd(server, pat.id), '5.00');
+  await assertAudit('closed loop');
 });
 
 test('50 concurrent accepts of an offer with 20 in stock: exactly 20 succeed, the rest are sold out, nothing oversold', async () => {

@@ -40,7 +40,7 @@ function raise(failure: OfferFailure | TransferFailed): never {
 }
 
 function callerOf(context: RouteContext<unknown>): OfferCaller {
-  return { profileId: context.token!.profileId, permissions: context.token!.permissions };
+  return { profileId: context.token!.profileId, permissions: context.token!.permissions, closedLoopOnly: context.token!.closedLoopOnly };
 }
 
 const empty = z.object({}).strict();
@@ -314,7 +314,7 @@ export const offerRoutes: RouteDefinition[] = [
       const result = await context.engine.services.offers.accept({
         accepterId: context.token!.profileId, offerId: context.params.offerId, optionId: input.option_id, quantity: input.quantity ?? 1,
         referrerId: input.referrer_id, private: input.private ?? true, email: input.email, appdata: context.appdata, dedupId: input.dedup_id,
-        messageRules: input.message_rules,
+        messageRules: input.message_rules, closedLoopOnly: context.token!.closedLoopOnly,
       });
       if (!result.ok) raise(result);
       return acceptAnswer(result);

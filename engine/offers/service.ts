@@ -44,6 +44,8 @@ export interface OfferCaller {
   profileId: string;
   /** The token's permissions (edit_design lets a design's editor manage the issuer's offers). */
   permissions: ReadonlySet<string>;
+  /** A closed-loop token (POST /p/token) commits no open loop cash: brand cash offers whose plan costs none. */
+  closedLoopOnly?: boolean;
 }
 
 export interface OptionInput {
@@ -107,6 +109,8 @@ export interface AcceptInput {
   appdata: Record<string, string>;
   dedupId?: string;
   messageRules?: unknown[];
+  /** A closed-loop token pays no open loop price. */
+  closedLoopOnly?: boolean;
 }
 
 export type AcceptResult = { ok: true; transfer: Json; confirming: boolean; profile: Json | null; accepterId: string } | OfferFailure | TransferFailed;
@@ -230,6 +234,16 @@ export function createOffersService(
     return (await designStore.selectGrants(sql, designId, caller.profileId)).includes('edit_design');
   }
 
+  /** A closed-loop caller may make only offers that cost the business no open loop cash. */
+  function closedLoopProblem(caller: OfferCaller | 'operator', design: designStore.DesignRow | null, plan: designStore.PlanRow | null, amount: bigint): OfferFailure | null {
+    if (caller === 'operator' || !caller.closedLoopOnly) return null;
+    const refusal = 'a closed-loop token makes only brand cash offers whose plan costs no open loop cash';
+    if (!design || !plan) return offerFailure('offer_forbidden', { description: `This token may not commit open loop cash: ${refusal}.` });
+    const split = distributionSplit(amount, plan.recipients, design.id);
+    if (split.reserve > 0n || split.fees.length > 0) return invalid('distribution_plan_id', refusal);
+    return null;
+  }
+
   async function loopLinks(rows: readonly OfferRow[], withManage: boolean): Promise<Json> {
     const designIds = [...new Set(rows.flatMap((row) => (row.design_id ? [row.design_id] : [])))];
     const links: Json = {};
@@ -294,6 +308,9 @@ export function createOffersService(
     const checked = await checkFields({ options: [{ payment_type: 'free' }], ...input }, currency, null);
     if (!checked.ok) return checked;
     const changes = checked.changes;
+    const plan = design ? await designStore.selectPlan(sql, design.id, input.distribution_plan_id!) : null;
+    const closedLoop = closedLoopProblem(caller, design, plan, changes.amount!);
+    if (closedLoop) return closedLoop;
     if ((changes.show_limit ?? 1) > input.quantity && input.quantity > 0) changes.show_limit = input.quantity;
     const location = changes.latitude !== undefined ? { latitude: changes.latitude!, longitude: changes.longitude! } : business.location;
     const offerId = await commands.run('offer.create', [{ kind: 'profile', id: businessId }], async (unit) => {
@@ -318,6 +335,9 @@ export function createOffersService(
     if (!(await mayManage(caller, row.profile_id, row.design_id))) return offerFailure('offer_forbidden');
     const checked = await checkFields(fields, row.currency, row);
     if (!checked.ok) return checked;
+    const { design, plan } = await paying(row);
+    const closedLoop = closedLoopProblem(caller, design, plan, checked.changes.amount ?? row.amount);
+    if (closedLoop) return closedLoop;
     const result = await commands.run('offer.edit', [{ kind: offerKind.kind, id: offerId }], async (unit) => {
       await unit.load(offerKind, offerId);
       if (!unit.send(offerKind, offerId, { type: 'offer.edit', at: unit.now.toISOString() })) return reject(offerFailure('offer_closed'));
@@ -438,6 +458,7 @@ export function createOffersService(
     }
     const { design, plan } = await paying(offer);
     const price = BigInt(option.price);
+    if (input.closedLoopOnly && price > 0n) return invalid('option_id', 'this option costs open loop cash, which this token may not move');
     const lockRefs = [{ kind: offerKind.kind, id: offer.id }, { kind: 'wallet', id: input.accepterId }, { kind: 'wallet', id: offer.profile_id }];
     if (design) lockRefs.push({ kind: designKind.kind, id: design.id });
     const code = confirmEmail ? randomSecret(offerConfirmCodeBytes) : null;
