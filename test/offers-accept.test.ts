@@ -239,6 +239,22 @@ test('a business that cannot pay answers 503 with error, error_description and t
   await assertAudit('503');
 });
 
+test('a suspended business does not pay out and a suspended person does not accept; nothing changes', async () => {
+  const created = await offer(cafe, { title: 'Suspense' });
+  const pat = await person();
+  const operator = { auth: { operator: true } } as never;
+  const before = await ledgerFingerprint(server.engine);
+  assert.is((await post(`/admin/profiles/${cafe.id}/wallet`, { action: 'suspend' }, operator)).status, 200);
+  const paused = await post(`/o/${created.id}/accept`, { option_id: 'free' }, pat.auth);
+  assert.is(paused.status, 400, paused.text);
+  assert.is(paused.body.error, 'not_available');
+  assert.is((await post(`/admin/profiles/${cafe.id}/wallet`, { action: 'unsuspend' }, operator)).status, 200);
+  assert.is((await post(`/admin/profiles/${pat.id}/wallet`, { action: 'suspend' }, operator)).status, 200);
+  assert.is((await post(`/o/${created.id}/accept`, { option_id: 'free' }, pat.auth)).status, 403);
+  assert.is(await ledgerFingerprint(server.engine), before);
+  assert.is((await get(`/o/${created.id}/info`)).body.offer.purchases_remain, 10);
+});
+
 test('an offer needing confirmed contact: email required, confirming until the link is followed, then the cash arrives', async () => {
   const created = await offer(cafe, { title: 'Confirmed only', require_confirmation: true });
   const pat = await person();

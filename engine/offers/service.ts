@@ -22,6 +22,7 @@ import { appdataCharsMax, offerConfirmCodeBytes, offersListMax } from '../limits
 import type { MessagesService } from '../messages/service.ts';
 import { formatMinor, parseAmount, parsePositiveAmount } from '../money.ts';
 import { hashSecret } from '../passwords.ts';
+import { wallet } from '../profiles/machine.ts';
 import type { ProfilesService } from '../profiles/service.ts';
 import type { TokensService } from '../tokens/service.ts';
 import { appdataChars } from '../transfers/service.ts';
@@ -311,7 +312,6 @@ export function createOffersService(
     const plan = design ? await designStore.selectPlan(sql, design.id, input.distribution_plan_id!) : null;
     const closedLoop = closedLoopProblem(caller, design, plan, changes.amount!);
     if (closedLoop) return closedLoop;
-    if ((changes.show_limit ?? 1) > input.quantity && input.quantity > 0) changes.show_limit = input.quantity;
     const location = changes.latitude !== undefined ? { latitude: changes.latitude!, longitude: changes.longitude! } : business.location;
     const offerId = await commands.run('offer.create', [{ kind: 'profile', id: businessId }], async (unit) => {
       const id = await unit.newShortId('offer');
@@ -465,8 +465,12 @@ export function createOffersService(
     type Outcome = { ok: true; transferId: string } | OfferFailure | { ok: false; error: 'duplicate' } | { ok: false; error: 'payout'; failure: Failure };
     const outcome = await commands.run<Outcome>('offer.accept', lockRefs, async (unit) => {
       await ledgerStore.lockBalances(unit.tx, balanceKeys(offer, design, plan, input.accepterId));
-      const snapshot = await unit.load(offerKind, offer.id);
+      const [snapshot, businessWallet, accepterWallet] = await Promise.all([
+        unit.load(offerKind, offer.id), unit.load(wallet, offer.profile_id), unit.load(wallet, input.accepterId),
+      ]);
       if (!snapshot || snapshot.value !== 'open') return reject(offerFailure('offer_closed'));
+      if (businessWallet?.value !== 'active') return reject(offerFailure('offer_not_available', { description: "The business's wallet is not active." }));
+      if (accepterWallet?.value !== 'active') return reject(offerFailure('offer_forbidden', { description: 'Your wallet is not active.' }));
       const already = await store.acceptedQuantity(unit.tx, offer.id, input.accepterId);
       if (already + input.quantity > offer.show_limit) {
         return reject(invalid('quantity', `one person accepts at most ${offer.show_limit} of this offer (${already} already)`));
