@@ -154,6 +154,24 @@ test('merchants create offers; bad fields, people and strangers are refused; edi
   assert.is(accepted.body.error, 'closed');
 });
 
+test('a profile holding edit_design on the paying design manages the issuer\'s offers for it, with a token carrying edit_design', async () => {
+  const agency = await business('Agency');
+  await server.engine.sql`
+    insert into design_grants (design_id, profile_id, permission, created_at) values (${designId}, ${agency.id}, 'edit_design', now()), (${designId}, ${agency.id}, 'view_design', now())`;
+  const made = await post('/o/create', { title: 'Agency deal', amount: '4.00', quantity: 3, design_id: designId, distribution_plan_id: planId }, agency.auth);
+  assert.is(made.status, 200, made.text);
+  assert.is(made.body.profile_id, cafe.id, 'the offer belongs to the design\'s issuer');
+  const patched = await server.client.request('PATCH', `/o/${made.body.id}`, { title: 'Agency deal, improved' }, agency.auth);
+  assert.is(patched.status, 200, patched.text);
+  assert.ok((await get('/o/list', agency.auth)).body.offers.some((row: any) => row.id === made.body.id));
+  assert.is((await get('/o/list', agency.auth)).body.loop_links[designId].manage_url.endsWith(`/design/${designId}`), true);
+  const plainToken = { auth: { bearer: await userToken(server, app, agency.id, { concurrent: true, permissions: ['preview_offer'] }) } };
+  assert.is((await server.client.request('PATCH', `/o/${made.body.id}`, { title: 'No' }, plainToken)).status, 403, 'the token must carry edit_design');
+  const openLoop = await post('/o/create', { title: 'Not theirs', amount: '1.00', quantity: 1, profile_id: cafe.id }, agency.auth);
+  assert.is(openLoop.status, 400, 'profile_id is for operators');
+  assert.is((await post(`/o/${made.body.id}/close`, {}, agency.auth)).status, 200);
+});
+
 test('accept an open loop offer: cash, transfer, profile; dedup_id repeats the answer; show_limit, options and callers are checked', async () => {
   const created = await offer(cafe, { title: 'Five dollars', show_limit: 2 });
   const pat = await person();
