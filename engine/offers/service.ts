@@ -388,7 +388,7 @@ export function createOffersService(
   }
 
   function balanceKeys(offer: OfferRow, design: designStore.DesignRow | null, plan: designStore.PlanRow | null, accepterId: string): string[] {
-    const fees = design && plan ? distributionSplit(offer.amount, plan.recipients, design.id).fees.map((fee) => fee.recipientId) : [];
+    const fees = design && plan ? plan.recipients.filter((row) => row.recipient_type === 'static' && row.loop_id !== design.id).map((row) => row.recipient_id) : [];
     return [...new Set([offer.profile_id, accepterId, ...fees])].sort().map((id) => balanceLockKey(id, offer.currency));
   }
 
@@ -434,13 +434,20 @@ export function createOffersService(
     return { ok: true as const, transfer: detail.transfer, confirming, profile, accepterId };
   }
 
-  async function accept(input: AcceptInput): Promise<AcceptResult> {
-    const now = core.clock.now();
-    if (input.dedupId !== undefined) {
-      const existing = await store.selectAcceptanceByDedup(sql, input.accepterId, input.dedupId);
-      if (existing) return answer(input.accepterId, existing.transfer_id, existing.state === 'confirming');
-    }
-    const checked = await precheck(input.offerId, input.optionId, input.quantity, now);
+  interface PreparedAccept {
+    input: AcceptInput;
+    offer: OfferRow;
+    option: OfferOption;
+    price: bigint;
+    design: designStore.DesignRow | null;
+    plan: designStore.PlanRow | null;
+    /** The email to confirm, when the offer needs one the accepter has not confirmed. */
+    confirmEmail: string | null;
+  }
+
+  /** The accept's checks that need no lock, in a fixed order. */
+  async function prepareAccept(input: AcceptInput): Promise<{ ok: true; prepared: PreparedAccept } | OfferFailure> {
+    const checked = await precheck(input.offerId, input.optionId, input.quantity, core.clock.now());
     if (!checked.ok) return checked;
     const { offer, option } = checked;
     const accepter = await profiles.get(sql, input.accepterId);
@@ -449,6 +456,8 @@ export function createOffersService(
       return invalid('referrer_id', 'must name another existing profile');
     }
     if (appdataChars(input.appdata) > appdataCharsMax) return invalid('appdata', `must total at most ${appdataCharsMax} characters`);
+    const price = BigInt(option.price);
+    if (input.closedLoopOnly && price > 0n) return invalid('option_id', 'this option costs open loop cash, which this token may not move');
     let confirmEmail: string | null = null;
     if (offer.require_confirmation && !(await profiles.confirmedUids(sql, input.accepterId)).some((uid) => uid.startsWith('email:'))) {
       if (input.email === undefined) return invalid('email', 'is required: this offer needs a confirmed email address');
@@ -457,58 +466,75 @@ export function createOffersService(
       confirmEmail = input.email;
     }
     const { design, plan } = await paying(offer);
-    const price = BigInt(option.price);
-    if (input.closedLoopOnly && price > 0n) return invalid('option_id', 'this option costs open loop cash, which this token may not move');
+    return { ok: true, prepared: { input, offer, option, price, design, plan, confirmEmail } };
+  }
+
+  /**
+   * The accept's command body: both wallets active, within show_limit, the stock taken, the
+   * acceptance (dedup_id) and the purchase_offer transfer written, then the cash moved, or for a
+   * confirming accept the email queued. A refusal rolls everything back.
+   */
+  async function acceptIn(unit: Unit, prepared: PreparedAccept, code: string | null): Promise<{ ok: true; transferId: string }> {
+    const { input, offer, option, price, design, plan, confirmEmail } = prepared;
+    await ledgerStore.lockBalances(unit.tx, balanceKeys(offer, design, plan, input.accepterId));
+    const [snapshot, businessWallet, accepterWallet] = await Promise.all([
+      unit.load(offerKind, offer.id), unit.load(wallet, offer.profile_id), unit.load(wallet, input.accepterId),
+    ]);
+    if (!snapshot || snapshot.value !== 'open') return reject(offerFailure('offer_closed'));
+    if (businessWallet?.value !== 'active') return reject(offerFailure('offer_not_available', { description: "The business's wallet is not active." }));
+    if (accepterWallet?.value !== 'active') return reject(offerFailure('offer_forbidden', { description: 'Your wallet is not active.' }));
+    const already = await store.acceptedQuantity(unit.tx, offer.id, input.accepterId);
+    if (already + input.quantity > offer.show_limit) {
+      return reject(invalid('quantity', `one person accepts at most ${offer.show_limit} of this offer (${already} already)`));
+    }
+    if ((await store.takeStock(unit.tx, offer.id, input.quantity, unit.now)) === null) return reject(offerFailure('sold_out'));
+    const transferId = await unit.newLongId('transfer');
+    const acceptanceId = await unit.newShortId('offer_acceptance');
+    const inserted = await store.insertAcceptance(unit.tx, {
+      id: acceptanceId, offer_id: offer.id, accepter_id: input.accepterId, option_id: option.option_id, quantity: input.quantity, price,
+      transfer_id: transferId, referrer_id: input.referrerId ?? null, dedup_id: input.dedupId ?? null, email: confirmEmail,
+      confirmDigest: code ? secretHash(code) : null, state: code ? 'confirming' : 'completed',
+    }, unit.now);
+    if (!inserted) return reject({ ok: false as const, error: 'duplicate' as const });
+    const created = unit.create(transfer, transferId, { workflowType: 'purchase_offer', waitFor: code ? 'invite' : 'none', at: unit.now.toISOString() });
+    await transferStore.insertTransfer(unit.tx, {
+      // A confirming transfer names the email to confirm, so only following the link (not
+      // POST /t/<id>/accept, which needs the UID confirmed already) completes it.
+      id: transferId, workflowType: 'purchase_offer', senderId: offer.profile_id, senderUid: `service:${offer.profile_id}`, recipientId: input.accepterId,
+      recipientUid: code ? `email:${confirmEmail}` : `service:${input.accepterId}`, senderPersonalId: null, recipientPersonalId: input.accepterId, currency: offer.currency,
+      amount: offer.amount * BigInt(input.quantity), at: unit.now, state: stateFields(created.value as TransferStateName), endAt: code ? null : unit.now,
+      activityCount: created.context.activityCount, private: input.private, message: null, messageSubject: null, appdata: input.appdata,
+      details: {
+        offer_id: offer.id, offer_title: offer.title, option_id: option.option_id, payment_type: option.payment_type, quantity: input.quantity,
+        referrer_id: input.referrerId ?? null, message_rules: input.messageRules ?? [], price: formatMinor(price * BigInt(input.quantity), offer.currency),
+      },
+    }, [{ profileId: offer.profile_id, role: 'sender' }, { profileId: input.accepterId, role: 'recipient' }]);
+    if (code) {
+      const link = `${publicUrl()}/o/confirm/${code}`;
+      messages.queue(unit, {
+        channel: 'email', to: confirmEmail!, template: 'transfer-offer-confirm-link', subject: `Confirm your email to receive ${offer.title}`,
+        text: `Follow this link to confirm your email address and receive "${offer.title}":\n\n${link}\n\nIf you did not accept this offer, ignore this message.`,
+      });
+      return { ok: true, transferId };
+    }
+    const refused = await payoutIn(unit, offer, plan, design, input.accepterId, input.quantity, price, transferId);
+    if (refused) return reject({ ok: false as const, error: 'payout' as const, failure: refused });
+    return { ok: true, transferId };
+  }
+
+  async function accept(input: AcceptInput): Promise<AcceptResult> {
+    if (input.dedupId !== undefined) {
+      const existing = await store.selectAcceptanceByDedup(sql, input.accepterId, input.dedupId);
+      if (existing) return answer(input.accepterId, existing.transfer_id, existing.state === 'confirming');
+    }
+    const ready = await prepareAccept(input);
+    if (!ready.ok) return ready;
+    const { offer, design, confirmEmail } = ready.prepared;
     const lockRefs = [{ kind: offerKind.kind, id: offer.id }, { kind: 'wallet', id: input.accepterId }, { kind: 'wallet', id: offer.profile_id }];
     if (design) lockRefs.push({ kind: designKind.kind, id: design.id });
     const code = confirmEmail ? randomSecret(offerConfirmCodeBytes) : null;
     type Outcome = { ok: true; transferId: string } | OfferFailure | { ok: false; error: 'duplicate' } | { ok: false; error: 'payout'; failure: Failure };
-    const outcome = await commands.run<Outcome>('offer.accept', lockRefs, async (unit) => {
-      await ledgerStore.lockBalances(unit.tx, balanceKeys(offer, design, plan, input.accepterId));
-      const [snapshot, businessWallet, accepterWallet] = await Promise.all([
-        unit.load(offerKind, offer.id), unit.load(wallet, offer.profile_id), unit.load(wallet, input.accepterId),
-      ]);
-      if (!snapshot || snapshot.value !== 'open') return reject(offerFailure('offer_closed'));
-      if (businessWallet?.value !== 'active') return reject(offerFailure('offer_not_available', { description: "The business's wallet is not active." }));
-      if (accepterWallet?.value !== 'active') return reject(offerFailure('offer_forbidden', { description: 'Your wallet is not active.' }));
-      const already = await store.acceptedQuantity(unit.tx, offer.id, input.accepterId);
-      if (already + input.quantity > offer.show_limit) {
-        return reject(invalid('quantity', `one person accepts at most ${offer.show_limit} of this offer (${already} already)`));
-      }
-      if ((await store.takeStock(unit.tx, offer.id, input.quantity, unit.now)) === null) return reject(offerFailure('sold_out'));
-      const transferId = await unit.newLongId('transfer');
-      const acceptanceId = await unit.newShortId('offer_acceptance');
-      const inserted = await store.insertAcceptance(unit.tx, {
-        id: acceptanceId, offer_id: offer.id, accepter_id: input.accepterId, option_id: option.option_id, quantity: input.quantity, price,
-        transfer_id: transferId, referrer_id: input.referrerId ?? null, dedup_id: input.dedupId ?? null, email: confirmEmail,
-        confirmDigest: code ? secretHash(code) : null, state: code ? 'confirming' : 'completed',
-      }, unit.now);
-      if (!inserted) return reject({ ok: false as const, error: 'duplicate' as const });
-      const created = unit.create(transfer, transferId, { workflowType: 'purchase_offer', waitFor: code ? 'invite' : 'none', at: unit.now.toISOString() });
-      await transferStore.insertTransfer(unit.tx, {
-        // A confirming transfer names the email to confirm, so only following the link (not
-        // POST /t/<id>/accept, which needs the UID confirmed already) completes it.
-        id: transferId, workflowType: 'purchase_offer', senderId: offer.profile_id, senderUid: `service:${offer.profile_id}`, recipientId: input.accepterId,
-        recipientUid: code ? `email:${confirmEmail}` : `service:${input.accepterId}`, senderPersonalId: null, recipientPersonalId: input.accepterId, currency: offer.currency,
-        amount: offer.amount * BigInt(input.quantity), at: unit.now, state: stateFields(created.value as TransferStateName), endAt: code ? null : unit.now,
-        activityCount: created.context.activityCount, private: input.private, message: null, messageSubject: null, appdata: input.appdata,
-        details: {
-          offer_id: offer.id, offer_title: offer.title, option_id: option.option_id, payment_type: option.payment_type, quantity: input.quantity,
-          referrer_id: input.referrerId ?? null, message_rules: input.messageRules ?? [], price: formatMinor(price * BigInt(input.quantity), offer.currency),
-        },
-      }, [{ profileId: offer.profile_id, role: 'sender' }, { profileId: input.accepterId, role: 'recipient' }]);
-      if (code) {
-        const link = `${publicUrl()}/o/confirm/${code}`;
-        messages.queue(unit, {
-          channel: 'email', to: confirmEmail!, template: 'transfer-offer-confirm-link', subject: `Confirm your email to receive ${offer.title}`,
-          text: `Follow this link to confirm your email address and receive "${offer.title}":\n\n${link}\n\nIf you did not accept this offer, ignore this message.`,
-        });
-        return { ok: true as const, transferId };
-      }
-      const refused = await payoutIn(unit, offer, plan, design, input.accepterId, input.quantity, price, transferId);
-      if (refused) return reject({ ok: false as const, error: 'payout' as const, failure: refused });
-      return { ok: true as const, transferId };
-    });
+    const outcome = await commands.run<Outcome>('offer.accept', lockRefs, (unit) => acceptIn(unit, ready.prepared, code));
     if (outcome.ok) return answer(input.accepterId, outcome.transferId, code !== null);
     if (outcome.error === 'duplicate') {
       const existing = await store.selectAcceptanceByDedup(sql, input.accepterId, input.dedupId!);

@@ -42,7 +42,6 @@ create table offers (
 );
 create index offers_search on offers using gin (search) where state = 'open';
 create index offers_location on offers (latitude, longitude) where state = 'open' and latitude is not null;
-create index offers_title on offers (title, id) where state = 'open';
 create index offers_profile on offers (profile_id, created_at);
 create index offers_design on offers (design_id) where design_id is not null;
 
