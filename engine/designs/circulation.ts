@@ -79,57 +79,6 @@ export function noteExpiry(design: DesignRow, now: Date): Date | null {
   return null;
 }
 
-/** Moves the sender's open loop cash to a holder, recording it as one movement line. */
-export async function payOpenLoop(unit: Unit, fromId: string, to: ledgerStore.Holder, currency: string, amount: bigint, movement: { transferId: string; number: number; action: string; toId: string }): Promise<Failure | null> {
-  if (amount === 0n) return null;
-  const picked = await pickFromWallet(unit.tx, fromId, [{ loopId: openLoopId, currency, minor: amount }], null, { recipientId: null, accepts: () => true, nonPayment: false });
-  if (!picked.ok) return sendFailure(picked.errors);
-  const lines: ledgerStore.MovementLine[] = [{ number: movement.number, action: movement.action, fromId, toId: movement.toId, loopId: openLoopId, currency, issuerId: picked.value[0].issuerId, amount }];
-  await ledgerStore.moveNotes(unit.tx, walletHolder(fromId), to, picked.value, unit.now, { transferId: movement.transferId, lines: issuerLines(picked.value, lines[0]) });
-  return null;
-}
-
-/** One movement line per issuer of the picked open loop notes. */
-function issuerLines(picks: readonly Pick[], template: ledgerStore.MovementLine): ledgerStore.MovementLine[] {
-  const byIssuer = new Map<string, bigint>();
-  for (const pick of picks) byIssuer.set(pick.issuerId, (byIssuer.get(pick.issuerId) ?? 0n) + pick.amount);
-  return [...byIssuer].map(([issuerId, amount]) => ({ ...template, issuerId, amount }));
-}
-
-/**
- * Issues `amount` of a gl_design's brand cash to a recipient inside a command, the sender paying
- * the plan's split in open loop cash (engine/offers pays offers out through this too). Movements
- * are numbered from `number`: issue, send_design, then the payments. Returns the refusal when the
- * sender is short of open loop cash; the caller rejects, so nothing stays behind.
- */
-export async function issueBrandCashIn(unit: Unit, input: { design: DesignRow; plan: { id: string }; amount: bigint; split: DistributionSplit; senderId: string; recipientId: string; transferId: string; number: number }): Promise<Failure | null> {
-  const { design, plan, amount, split, senderId, recipientId, transferId } = input;
-  const at = unit.now;
-  // Open loop first: a sender short of it leaves nothing behind (the command rolls back).
-  let number = input.number + 2;
-  const payments: [ledgerStore.Holder, bigint, string, string][] = [[{ kind: 'reserve', id: design.id }, split.reserve, 'reserve', design.id]];
-  for (const fee of split.fees) payments.push([walletHolder(fee.recipientId), fee.amount, 'fee', fee.recipientId]);
-  if (design.issuer_id !== senderId) payments.push([walletHolder(design.issuer_id), split.proceeds, 'proceeds', design.issuer_id]);
-  for (const [holder, paid, action, toId] of payments) {
-    if (paid === 0n) continue;
-    const refused = await payOpenLoop(unit, senderId, holder, design.currency, paid, { transferId, number, action, toId });
-    if (refused) return refused;
-    number += 1;
-  }
-  const expiresAt = noteExpiry(design, at);
-  await ledgerStore.insertIssuedNote(unit.tx, {
-    holderId: recipientId, loopId: design.id, currency: design.currency, issuerId: design.issuer_id, amount, expiresAt, reserve: split.reserve, planId: plan.id,
-  }, at);
-  const line = { loopId: design.id, currency: design.currency, issuerId: design.issuer_id, amount };
-  await ledgerStore.insertMovements(unit.tx, transferId, [
-    { number: input.number, action: 'issue', fromId: null, toId: design.issuer_id, ...line },
-    { number: input.number + 1, action: 'send_design', fromId: design.issuer_id, toId: recipientId, ...line },
-  ], at);
-  await publishDesignIn(unit, design.id);
-  if (expiresAt) unit.schedule(designKind, design.id, `expire:${expiresAt.toISOString()}`, expiresAt, { type: 'design.expire_due', at: expiresAt.toISOString() });
-  return null;
-}
-
 export interface Circulation {
   send(input: DesignSendInput): Promise<DesignSendResult>;
   /** The designs whose cash the profile accepts as payment: its own designs' cash is accepted anyway. */
@@ -201,7 +150,7 @@ export function createCirculation(core: Core, dependencies: { profiles: Profiles
           private: input.private, message: input.message ?? null, messageSubject: null, appdata: input.appdata,
           details: { design_id: design.id, distribution_plan_id: plan.id },
         }, views);
-        const refused = await issueBrandCashIn(unit, { design, plan, amount, split, senderId: input.callerId, recipientId: recipient.id, transferId, number: 1 });
+        const refused = await distributeIn(unit, { design, plan, senderId: input.callerId, recipientId: recipient.id, amount, transferId, number: 1 });
         if (refused) return reject(refused);
         return { ok: true as const, transferId, duplicate: false };
       }, { shared: { rows: balanceRowLocks, keys: balanceKeys } }) as { ok: true; transferId: string; duplicate: boolean } | Failure | DesignFailure | { ok: false; error: 'duplicate' };
@@ -223,6 +172,61 @@ export function createCirculation(core: Core, dependencies: { profiles: Profiles
   });
 
   return circulation;
+}
+
+/**
+ * Inside a command: the sender pays the plan's split of `amount` in open loop cash (movements from
+ * `number` + 2 on), new brand cash notes reach the recipient (movements `number` issue and
+ * `number` + 1 send_design), the design is published and its expiry scheduled. A sender short of
+ * open loop cash gets the failure back (the caller rejects, so nothing stays).
+ */
+export async function distributeIn(
+  unit: Unit,
+  input: { design: DesignRow; plan: { id: string; recipients: PlanRecipient[] }; senderId: string; recipientId: string; amount: bigint; transferId: string; number: number },
+): Promise<Failure | null> {
+  const { design, plan, amount, transferId } = input;
+  const at = unit.now;
+  const split = distributionSplit(amount, plan.recipients, design.id);
+  let number = input.number + 2;
+  const payments: [ledgerStore.Holder, bigint, string, string][] = [[{ kind: 'reserve', id: design.id }, split.reserve, 'reserve', design.id]];
+  for (const fee of split.fees) payments.push([walletHolder(fee.recipientId), fee.amount, 'fee', fee.recipientId]);
+  if (design.issuer_id !== input.senderId) payments.push([walletHolder(design.issuer_id), split.proceeds, 'proceeds', design.issuer_id]);
+  for (const [holder, paid, action, toId] of payments) {
+    if (paid === 0n) continue;
+    const refused = await payIn(unit, input.senderId, holder, design.currency, paid, { transferId, number, action, toId });
+    if (refused) return refused;
+    number += 1;
+  }
+  if (design.max_per_wallet !== null && input.recipientId !== design.issuer_id) {
+    const held = await ledgerStore.selectBalance(unit.tx, input.recipientId, design.id, design.currency);
+    if (held + amount > design.max_per_wallet) {
+      return sendFailure([{ code: 'max_per_wallet', field_name: 'amount', info: { loop_id: design.id, reason: 'the recipient would hold more of this brand cash than a wallet may' } }]);
+    }
+  }
+  const expiresAt = noteExpiry(design, at);
+  await ledgerStore.insertIssuedNote(unit.tx, {
+    holderId: input.recipientId, loopId: design.id, currency: design.currency, issuerId: design.issuer_id, amount, expiresAt, reserve: split.reserve, planId: plan.id,
+  }, at);
+  const line = { loopId: design.id, currency: design.currency, issuerId: design.issuer_id, amount };
+  await ledgerStore.insertMovements(unit.tx, transferId, [
+    { number: input.number, action: 'issue', fromId: null, toId: design.issuer_id, ...line },
+    { number: input.number + 1, action: 'send_design', fromId: design.issuer_id, toId: input.recipientId, ...line },
+  ], at);
+  await publishDesignIn(unit, design.id);
+  if (expiresAt) unit.schedule(designKind, design.id, `expire:${expiresAt.toISOString()}`, expiresAt, { type: 'design.expire_due', at: expiresAt.toISOString() });
+  return null;
+}
+
+/** Moves open loop cash from a wallet to a holder, one movement line per issuer of the notes. */
+export async function payIn(unit: Unit, fromId: string, to: ledgerStore.Holder, currency: string, amount: bigint, movement: { transferId: string; number: number; action: string; toId: string }): Promise<Failure | null> {
+  if (amount === 0n) return null;
+  const picked = await pickFromWallet(unit.tx, fromId, [{ loopId: openLoopId, currency, minor: amount }], null, { recipientId: null, accepts: () => true, nonPayment: false });
+  if (!picked.ok) return sendFailure(picked.errors);
+  const byIssuer = new Map<string, bigint>();
+  for (const pick of picked.value) byIssuer.set(pick.issuerId, (byIssuer.get(pick.issuerId) ?? 0n) + pick.amount);
+  const lines = [...byIssuer].map(([issuerId, part]) => ({ number: movement.number, action: movement.action, fromId, toId: movement.toId, loopId: openLoopId, currency, issuerId, amount: part }));
+  await ledgerStore.moveNotes(unit.tx, walletHolder(fromId), to, picked.value, unit.now, { transferId: movement.transferId, lines });
+  return null;
 }
 
 /**

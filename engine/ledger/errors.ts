@@ -24,7 +24,9 @@ export type SendErrorCode =
   | 'invalid_fx'
   | 'sender_wallet_not_active'
   | 'open_loop_not_permitted'
-  | 'recipient_wallet_closed';
+  | 'recipient_wallet_closed'
+  | 'not_transferable'
+  | 'max_per_wallet';
 
 export type LedgerError =
   | 'send_failed'

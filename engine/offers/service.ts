@@ -10,7 +10,7 @@ import { reject } from '../actors/command.ts';
 import type { AppsService } from '../apps/service.ts';
 import * as authnStore from '../authn/store.ts';
 import type { Core } from '../core.ts';
-import { distributionSplit, issueBrandCashIn, payOpenLoop } from '../designs/circulation.ts';
+import { distributeIn, distributionSplit, payIn } from '../designs/circulation.ts';
 import * as designStore from '../designs/store.ts';
 import { designKind } from '../designs/machine.ts';
 import { randomSecret, secretHash } from '../ids.ts';
@@ -369,16 +369,13 @@ export function createOffersService(
     let number = 1;
     const cost = price * BigInt(quantity);
     if (cost > 0n) {
-      const refused = await payOpenLoop(unit, accepterId, walletHolder(offer.profile_id), offer.currency, cost, { transferId, number, action: 'purchase', toId: offer.profile_id });
+      const refused = await payIn(unit, accepterId, walletHolder(offer.profile_id), offer.currency, cost, { transferId, number, action: 'purchase', toId: offer.profile_id });
       if (refused) return refused;
       number += 1;
     }
     const total = offer.amount * BigInt(quantity);
-    if (design && plan) {
-      const split = distributionSplit(total, plan.recipients, design.id);
-      return issueBrandCashIn(unit, { design, plan, amount: total, split, senderId: offer.profile_id, recipientId: accepterId, transferId, number });
-    }
-    return payOpenLoop(unit, offer.profile_id, walletHolder(accepterId), offer.currency, total, { transferId, number, action: 'move', toId: accepterId });
+    if (design && plan) return distributeIn(unit, { design, plan, senderId: offer.profile_id, recipientId: accepterId, amount: total, transferId, number });
+    return payIn(unit, offer.profile_id, walletHolder(accepterId), offer.currency, total, { transferId, number, action: 'move', toId: accepterId });
   }
 
   async function paying(offer: OfferRow) {
