@@ -9,7 +9,7 @@ import * as assert from 'uvu/assert';
 import { designPermissions } from '../engine/designs/service.ts';
 import type { OutgoingMessage } from '../engine/messages/service.ts';
 import { signupAcceptPermissions } from '../engine/offers/service.ts';
-import { addBusiness, addIndividual, userToken, type TestApp } from './foundation-helpers.ts';
+import { addBusiness, addIndividual, countRows, userToken, type TestApp } from './foundation-helpers.ts';
 import { issue, ledgerWorld, usd, type LedgerWorld } from './ledger-api-support.ts';
 import { ledgerFingerprint } from './ledger-support.ts';
 import { startTestServer, type TestServer } from './support/http.ts';
@@ -389,6 +389,24 @@ test('signup_accept: public apps only; creates the person, keeps a PIN hash usab
     assert.is(refused.status, 400, refused.text);
     assert.ok(refused.body.invalid[field], `${field}: ${refused.text}`);
   }
+  // A refused accept leaves no profile behind.
+  const soldOut = await offer(cafe, { title: 'Gone', quantity: 0 });
+  const profilesBefore = await countRows(server, 'profiles');
+  const refusedAccept = await server.client.post(`/o/${soldOut.id}/signup_accept`, publicForm, { form: true });
+  assert.is(refusedAccept.status, 400, refusedAccept.text);
+  assert.is(refusedAccept.body.error, 'sold_out');
+  assert.is(await countRows(server, 'profiles'), profilesBefore);
+  const operator = { auth: { operator: true } } as never;
+  await post(`/admin/profiles/${cafe.id}/wallet`, { action: 'suspend' }, operator);
+  const refusedInside = await server.client.post(`/o/${created.id}/signup_accept`, publicForm, { form: true });
+  await post(`/admin/profiles/${cafe.id}/wallet`, { action: 'unsuspend' }, operator);
+  assert.is(refusedInside.status, 400, refusedInside.text);
+  assert.is(await countRows(server, 'profiles'), profilesBefore, 'a refusal inside the command rolls the new profile back');
+  const poor = await business('Poor Bakery');
+  const poorOffer = await offer(poor, { title: 'Empty promise' });
+  const unpaid = await server.client.post(`/o/${poorOffer.id}/signup_accept`, { ...publicForm, device_uuid: 'device-poor' }, { form: true });
+  assert.is(unpaid.status, 503, unpaid.text);
+  assert.is(unpaid.body.transfer.canceled, true);
   const answer = await server.client.post(`/o/${created.id}/signup_accept`, publicForm, { form: true });
   assert.is(answer.status, 200, answer.text);
   assert.is(answer.body.confirming, false);

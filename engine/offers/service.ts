@@ -590,17 +590,28 @@ export function createOffersService(
     return { ok: false, error: 'transfer_failed', description: "The offer's transfer could not complete; the offer's stock was given back.", transfer: read.ok ? read.transfer : { id: found.transfer_id } };
   }
 
+  /**
+   * Creates the person, keeps the PIN as a hash and accepts, all in one command, so a refused
+   * accept leaves no profile behind. When the business cannot pay, the person is created alone
+   * and the 503 carries the canceled transfer, as for an accept.
+   */
   async function signupAccept(input: SignupAcceptInput): Promise<SignupAcceptResult> {
     const app = await apps.get(input.clientId);
     if (!app) return offerFailure('app_not_found');
     if (!app.isPublic) return offerFailure('app_not_public');
-    const now = core.clock.now();
-    const checked = await precheck(input.offerId, input.optionId, input.quantity, now);
+    const checked = await precheck(input.offerId, input.optionId, input.quantity, core.clock.now());
     if (!checked.ok) return checked;
-    if (checked.offer.require_confirmation && input.email === undefined) return invalid('email', 'is required: this offer needs a confirmed email address');
+    const { offer, option } = checked;
+    if (offer.require_confirmation && input.email === undefined) return invalid('email', 'is required: this offer needs a confirmed email address');
     if (input.email !== undefined && (await profiles.findByUid(sql, `email:${input.email}`))) return invalid('email', 'belongs to another profile; sign in instead');
+    if (input.referrerId !== undefined && !(await profiles.get(sql, input.referrerId))) return invalid('referrer_id', 'must name an existing profile');
+    const price = BigInt(option.price);
+    if (price > 0n) return invalid('option_id', 'a new wallet holds no cash to pay this option with');
     const pinHash = await hashSecret(input.pin);
-    const profileId = await commands.run('offer.signup', [{ kind: 'device', id: input.deviceUuid }], async (unit) => {
+    const { design, plan } = await paying(offer);
+    const confirmEmail = offer.require_confirmation ? input.email! : null;
+    const code = confirmEmail ? randomSecret(offerConfirmCodeBytes) : null;
+    const createIn = async (unit: Unit) => {
       const created = await profiles.createIndividualIn(unit, {
         firstName: input.firstName, lastName: input.lastName, site: app.site, confirmedUids: [], businessName: input.businessName ?? null,
         deviceUuid: input.deviceUuid, deviceName: input.deviceName, weeklyOffers: input.weeklyOffers, acceptedPolicy: false,
@@ -608,16 +619,29 @@ export function createOffersService(
       // The PIN is kept only as a hash, as the device password for PIN refreshes of this device.
       await authnStore.upsertDevicePassword(unit.tx, created.profileId, input.deviceUuid, 'pin', pinHash, unit.now);
       return created.profileId;
+    };
+    const lockRefs = [{ kind: offerKind.kind, id: offer.id }, { kind: 'wallet', id: offer.profile_id }];
+    if (design) lockRefs.push({ kind: designKind.kind, id: design.id });
+    type Outcome = { ok: true; transferId: string; profileId: string } | OfferFailure | { ok: false; error: 'payout'; failure: Failure };
+    const outcome = await commands.run<Outcome>('offer.signup_accept', lockRefs, async (unit) => {
+      const profileId = await createIn(unit);
+      const acceptInput: AcceptInput = {
+        accepterId: profileId, offerId: offer.id, optionId: option.option_id, quantity: input.quantity, referrerId: input.referrerId, private: input.private,
+        email: input.email, appdata: {},
+      };
+      const done = await acceptIn(unit, { input: acceptInput, offer, option, price, design, plan, confirmEmail }, code);
+      return { ...done, profileId };
     });
-    const accepted = await accept({
-      accepterId: profileId, offerId: input.offerId, optionId: input.optionId, quantity: input.quantity, referrerId: input.referrerId,
-      private: input.private, email: input.email, appdata: {},
-    });
-    if (!accepted.ok) return accepted;
+    if (!outcome.ok && outcome.error === 'payout') {
+      const profileId = await commands.run('offer.signup', [{ kind: 'device', id: input.deviceUuid }], createIn);
+      return failedTransfer(offer, profileId, input.quantity, (outcome as { failure: Failure }).failure);
+    }
+    if (!outcome.ok) return outcome as OfferFailure;
+    const accepted = await answer(outcome.profileId, outcome.transferId, code !== null);
     if (accepted.confirming) return { ok: true, transfer: accepted.transfer, confirming: true, profile: null, token: null };
     const token = await tokens.issue(sql, {
-      clientId: app.clientId, profileId, personalProfileId: profileId, permissions: [...signupAcceptPermissions], deviceUuid: input.deviceUuid,
-      source: 'authn', now: core.clock.now(),
+      clientId: app.clientId, profileId: outcome.profileId, personalProfileId: outcome.profileId, permissions: [...signupAcceptPermissions],
+      deviceUuid: input.deviceUuid, source: 'authn', now: core.clock.now(),
     });
     return { ok: true, transfer: accepted.transfer, confirming: false, profile: accepted.profile, token: token as unknown as Json };
   }
