@@ -204,3 +204,5 @@ export const offerFindDistanceMetresMax = 20_037_509;
 export const offersListMax = 1000;
 /** Bytes of randomness in an offer confirmation code (the link in the email). */
 export const offerConfirmCodeBytes = 24;
+/** An accept waiting for its confirmation link ends after this long; its stock goes back. */
+export const offerConfirmExpireMs = 7 * 24 * 60 * 60 * 1000;

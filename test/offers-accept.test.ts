@@ -436,4 +436,25 @@ test('signup_accept: public apps only; creates the person, keeps a PIN hash usab
   await assertAudit('signup_accept');
 });
 
+// Last: it moves the clock a week on, past every token's expiry.
+test('a confirmation link not followed within a week: the waiting transfer is canceled as expired and the stock comes back', async () => {
+  const created = await offer(cafe, { title: 'Hurry', require_confirmation: true, quantity: 3 });
+  const kim = await person();
+  const waiting = await post(`/o/${created.id}/accept`, { option_id: 'free', email: 'kim@example.com' }, kim.auth);
+  assert.is(waiting.body.confirming, true, waiting.text);
+  const code = /\/o\/confirm\/([A-Za-z0-9_-]+)/.exec((await waitForEmail('kim@example.com')).text)![1];
+  assert.is((await get(`/o/${created.id}/info`)).body.offer.purchases_remain, 2);
+  server.clock.advance(6 * 24 * 60 * 60 * 1000);
+  await server.engine.sweeper.runOnce();
+  assert.is((await get(`/o/${created.id}/info`)).body.offer.purchases_remain, 2, 'not yet');
+  server.clock.advance(2 * 24 * 60 * 60 * 1000);
+  await server.engine.sweeper.runOnce();
+  assert.is((await get(`/o/${created.id}/info`)).body.offer.purchases_remain, 3);
+  const row = await server.engine.sql`select next_activity, canceled, reason from transfers where id = ${waiting.body.transfer.id}`;
+  assert.equal([row[0].canceled, row[0].reason], [true, 'expired']);
+  assert.is((await get(`/o/confirm/${code}`)).status, 404);
+  assert.is(await usd(server, kim.id), '0.00');
+  await assertAudit('confirmation expiry');
+});
+
 test.run();

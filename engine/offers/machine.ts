@@ -11,7 +11,12 @@ export interface OfferContext {
   closedAt: string | null;
 }
 
-export type OfferEvent = { type: 'offer.edit'; at: string } | { type: 'offer.close'; at: string };
+// offer.confirm_expire is delivered by the sweeper when an accept waiting for its confirmation
+// link runs out of time; the service ends that accept, and the offer's own state does not change.
+export type OfferEvent =
+  | { type: 'offer.edit'; at: string }
+  | { type: 'offer.close'; at: string }
+  | { type: 'offer.confirm_expire'; at: string; acceptanceId: string };
 
 export const offerMachine = setup({
   types: {

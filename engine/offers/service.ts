@@ -18,7 +18,7 @@ import { balanceLockKey, walletHolder } from '../ledger/cash.ts';
 import type { Failure } from '../ledger/errors.ts';
 import type { LedgerDomain } from '../ledger/domain.ts';
 import * as ledgerStore from '../ledger/store.ts';
-import { appdataCharsMax, offerConfirmCodeBytes, offersListMax } from '../limits.ts';
+import { appdataCharsMax, offerConfirmCodeBytes, offerConfirmExpireMs, offersListMax } from '../limits.ts';
 import type { MessagesService } from '../messages/service.ts';
 import { formatMinor, parseAmount, parsePositiveAmount } from '../money.ts';
 import { hashSecret } from '../passwords.ts';
@@ -507,6 +507,8 @@ export function createOffersService(
       },
     }, [{ profileId: offer.profile_id, role: 'sender' }, { profileId: input.accepterId, role: 'recipient' }]);
     if (code) {
+      const dueAt = new Date(unit.now.getTime() + offerConfirmExpireMs);
+      unit.schedule(offerKind, offer.id, `confirm:${acceptanceId}`, dueAt, { type: 'offer.confirm_expire', at: dueAt.toISOString(), acceptanceId });
       const link = `${publicUrl()}/o/confirm/${code}`;
       messages.queue(unit, {
         channel: 'email', to: confirmEmail!, template: 'transfer-offer-confirm-link', subject: `Confirm your email to receive ${offer.title}`,
@@ -559,6 +561,7 @@ export function createOffersService(
       await ledgerStore.lockBalances(unit.tx, balanceKeys(offer, design, plan, found.accepter_id));
       const row = await store.selectAcceptanceForUpdate(unit.tx, found.id);
       if (!row || row.state !== 'confirming') return { ok: true as const };
+      unit.cancelTimer(offerKind, offer.id, `confirm:${row.id}`);
       const waiting = await unit.load(transfer, row.transfer_id);
       if (waiting?.value !== 'invite') {
         // The business retracted the waiting transfer: the accept ends and its stock goes back.
@@ -645,6 +648,19 @@ export function createOffersService(
     });
     return { ok: true, transfer: accepted.transfer, confirming: false, profile: accepted.profile, token: token as unknown as Json };
   }
+
+  // A confirmation link not followed in time: the waiting transfer is canceled (reason expired)
+  // and the stock goes back.
+  core.sweeper.register(offerKind.kind, async (unit, timer) => {
+    const event = timer.event as { type?: string; acceptanceId?: string };
+    if (event.type !== 'offer.confirm_expire' || !event.acceptanceId) throw new Error(`offer timer ${timer.name} carries no known event`);
+    const row = await store.selectAcceptanceForUpdate(unit.tx, event.acceptanceId);
+    if (!row || row.state !== 'confirming') return;
+    const waiting = await unit.load(transfer, row.transfer_id);
+    if (waiting?.value === 'invite') await ledger.transfers.applyIn(unit, row.transfer_id, { type: 'transfer.invite_expire', at: unit.now.toISOString() });
+    await store.returnStock(unit.tx, row.offer_id, row.quantity, unit.now);
+    await store.setAcceptanceState(unit.tx, row.id, 'confirming', 'canceled', unit.now);
+  });
 
   return {
     create,
