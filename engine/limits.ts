@@ -198,6 +198,8 @@ export const offerFindLimitDefault = 10;
 export const offerFindOffsetMax = 100_000;
 export const offerFindTextCharsMax = 1000;
 export const offerFindIdsMax = 100;
+/** GET /o/find shows at most this many offers of each business (best first), so an answer stays bounded. */
+export const offerFindOffersPerBusinessMax = 50;
 /** max_distance in metres: at most half the earth's circumference. */
 export const offerFindDistanceMetresMax = 20_037_509;
 /** GET /o/list and the operator's list return at most this many offers. */

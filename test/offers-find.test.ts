@@ -1,7 +1,8 @@
 // Proves GET /o/find over HTTP: text relevance, distance with max_distance at its boundary, both
 // together, every filter (profile_ids, chain_ids, exclude_offer_ids, if_require_confirmation),
 // limit and offset counting businesses with `more`, bad input as 400, and at 100,000 offers a
-// plan that uses the GIN and (latitude, longitude) indexes rather than a scan.
+// plan that uses the GIN and (latitude, longitude) indexes rather than a scan, with at most 50
+// offers per business in an answer.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { explainFind } from '../engine/offers/store.ts';
@@ -182,7 +183,7 @@ test('at 100,000 offers, text and distance searches use their indexes and answer
   await sql`analyze offers`;
   const base = {
     now: new Date(), text: null, point: null, maxDistanceMetres: null, box: null, profileIds: null, chainIds: null, excludeOfferIds: [],
-    includeRequireConfirmation: true, limit: 10, offset: 0,
+    includeRequireConfirmation: true, limit: 10, offset: 0, offersPerBusiness: 50,
   };
   const textPlan = await explainFind(sql, { ...base, text: 'word4242' });
   assert.match(textPlan, /offers_search/, textPlan);
@@ -199,6 +200,15 @@ test('at 100,000 offers, text and distance searches use their indexes and answer
   assert.ok(byText.body.offers.length > 0 && byText.body.offers.length <= 20);
   assert.is(near.status, 200);
   assert.ok(elapsed < 3000, `two searches over 100,000 offers took ${elapsed} ms`);
+  // Searches that match everything stay bounded: each business shows at most 50 offers.
+  const broadStarted = Date.now();
+  const everything = await find({ limit: '100' });
+  const nearest = await find({ latitude: '30', longitude: '-100' });
+  const broadElapsed = Date.now() - broadStarted;
+  assert.is(everything.status, 200);
+  assert.is(everything.body.offers.filter((row: any) => row.profile_id === pizzeria.id).length, 50);
+  assert.is(nearest.body.offers.filter((row: any) => row.profile_id === pizzeria.id).length, 50);
+  assert.ok(broadElapsed < 8000, `two unselective searches over 100,000 offers took ${broadElapsed} ms`);
 });
 
 test.run();

@@ -18,7 +18,7 @@ import { balanceLockKey, walletHolder } from '../ledger/cash.ts';
 import type { Failure } from '../ledger/errors.ts';
 import type { LedgerDomain } from '../ledger/domain.ts';
 import * as ledgerStore from '../ledger/store.ts';
-import { appdataCharsMax, offerConfirmCodeBytes, offerConfirmExpireMs, offersListMax } from '../limits.ts';
+import { appdataCharsMax, offerConfirmCodeBytes, offerConfirmExpireMs, offerFindOffersPerBusinessMax, offersListMax } from '../limits.ts';
 import type { MessagesService } from '../messages/service.ts';
 import { formatMinor, parseAmount, parsePositiveAmount } from '../money.ts';
 import { hashSecret } from '../passwords.ts';
@@ -690,7 +690,7 @@ export function createOffersService(
         now: core.clock.now(), text: input.text ?? null, point, maxDistanceMetres: input.maxDistanceMetres ?? null,
         box: point && input.maxDistanceMetres !== undefined ? boundingBox(Number(point.latitude), Number(point.longitude), input.maxDistanceMetres) : null,
         profileIds: input.profileIds ?? null, chainIds: input.chainIds ?? null, excludeOfferIds: input.excludeOfferIds ?? [],
-        includeRequireConfirmation: include, limit: input.limit, offset: input.offset,
+        includeRequireConfirmation: include, limit: input.limit, offset: input.offset, offersPerBusiness: offerFindOffersPerBusinessMax,
       };
       const found = await store.findOffers(sql, query);
       const more = found.some((row) => row.position > input.offset + input.limit);

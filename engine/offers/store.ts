@@ -171,6 +171,8 @@ export interface FindQuery {
   /** Businesses per page, and businesses skipped. */
   limit: number;
   offset: number;
+  /** Offers shown per business, best first. */
+  offersPerBusiness: number;
 }
 
 export interface FoundOffer {
@@ -234,9 +236,13 @@ function findStatement(db: Queryable, query: FindQuery, explain: boolean) {
       from reach group by profile_id
       order by position limit ${query.limit + 1} offset ${query.offset}
     )
-    select reach.id, reach.profile_id, page.position::int as position, reach.distance, reach.rank
-    from reach join page using (profile_id)
-    order by page.position, ${order}, reach.id`;
+    select id, profile_id, position, distance, rank from (
+      select reach.id, reach.profile_id, page.position::int as position, reach.distance, reach.rank, reach.title,
+        row_number() over (partition by reach.profile_id order by ${order}, reach.id) as within
+      from reach join page using (profile_id)
+    ) kept
+    where within <= ${query.offersPerBusiness}
+    order by position, ${order}, id`;
 }
 
 export interface AcceptanceRow {
