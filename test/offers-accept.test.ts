@@ -234,6 +234,14 @@ test('a brand cash offer issues the design\'s cash through its plan; a service o
   const broke = await person();
   const short = await post(`/o/${created.id}/accept`, { option_id: 'buy' }, broke.auth);
   assert.is(short.status, 503, short.text);
+  // A deleted plan pays nothing (and never open loop cash instead).
+  const doomedPlan = await post(`/design/${designId}/plan/create`, { title: 'Doomed' }, cafe.auth);
+  const doomed = await offer(cafe, { title: 'Doomed deal', design_id: designId, distribution_plan_id: doomedPlan.body.plan_id });
+  assert.is((await server.client.request('DELETE', `/design/${designId}/plan/${doomedPlan.body.plan_id}`, undefined, cafe.auth)).status, 200);
+  const orphan = await post(`/o/${doomed.id}/accept`, { option_id: 'free' }, broke.auth);
+  assert.is(orphan.status, 400, orphan.text);
+  assert.is(orphan.body.error, 'not_available');
+  assert.is(await usd(server, broke.id), '0.00');
   const info = await get(`/o/${created.id}/info`);
   assert.is(info.body.loop_links[designId].title, 'Cafe Gift');
   assert.is(info.body.offer.purchases_remain, 8);

@@ -306,7 +306,7 @@ export function createOffersService(
       return offerFailure('offer_forbidden', { description: "Offers are made by the business itself or by a profile with edit_design on the paying design." });
     }
     const currency = design?.currency ?? input.currency ?? 'USD';
-    const checked = await checkFields({ options: [{ payment_type: 'free' }], ...input }, currency, null);
+    const checked = await checkFields({ ...input, options: input.options ?? [{ payment_type: 'free' }] }, currency, null);
     if (!checked.ok) return checked;
     const changes = checked.changes;
     const plan = design ? await designStore.selectPlan(sql, design.id, input.distribution_plan_id!) : null;
@@ -374,6 +374,7 @@ export function createOffersService(
       number += 1;
     }
     const total = offer.amount * BigInt(quantity);
+    if (offer.design_id && !(design && plan)) return { ok: false, error: 'send_failed', detail: "the offer's design or plan is gone" };
     if (design && plan) return distributeIn(unit, { design, plan, senderId: offer.profile_id, recipientId: accepterId, amount: total, transferId, number });
     return payIn(unit, offer.profile_id, walletHolder(accepterId), offer.currency, total, { transferId, number, action: 'move', toId: accepterId });
   }
@@ -463,6 +464,7 @@ export function createOffersService(
       confirmEmail = input.email;
     }
     const { design, plan } = await paying(offer);
+    if (offer.design_id && !(design && plan && !design.deleted_at)) return offerFailure('offer_not_available', { description: "The offer's design or distribution plan is gone." });
     return { ok: true, prepared: { input, offer, option, price, design, plan, confirmEmail } };
   }
 
@@ -612,6 +614,7 @@ export function createOffersService(
     if (price > 0n) return invalid('option_id', 'a new wallet holds no cash to pay this option with');
     const pinHash = await hashSecret(input.pin);
     const { design, plan } = await paying(offer);
+    if (offer.design_id && !(design && plan && !design.deleted_at)) return offerFailure('offer_not_available', { description: "The offer's design or distribution plan is gone." });
     const confirmEmail = offer.require_confirmation ? input.email! : null;
     const code = confirmEmail ? randomSecret(offerConfirmCodeBytes) : null;
     const createIn = async (unit: Unit) => {
