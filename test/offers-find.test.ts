@@ -83,6 +83,7 @@ test('text relevance: a title match ranks above a description match; stop words 
   assert.ok(answer.body.offers.every((row: any) => typeof row.relevance === 'number' && row.relevance > 0));
   const phrase = await find({ text: '"coffee beans"' });
   assert.equal(ids(phrase), [offers.beans]);
+  assert.equal(ids(await find({ text: '  ' })), ids(await find({})), 'blank text is no filter');
   const nothing = await find({ text: 'the' });
   assert.is(nothing.status, 200);
   assert.equal(ids(nothing), []);

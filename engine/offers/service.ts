@@ -562,7 +562,8 @@ export function createOffersService(
     const done = await commands.run('offer.confirm', lockRefs, async (unit) => {
       await ledgerStore.lockBalances(unit.tx, balanceKeys(offer, design, plan, found.accepter_id));
       const row = await store.selectAcceptanceForUpdate(unit.tx, found.id);
-      if (!row || row.state !== 'confirming') return { ok: true as const };
+      if (!row || row.state === 'canceled') return { ok: false as const, gone: true as const };
+      if (row.state === 'completed') return { ok: true as const };
       unit.cancelTimer(offerKind, offer.id, `confirm:${row.id}`);
       const waiting = await unit.load(transfer, row.transfer_id);
       if (waiting?.value !== 'invite') {
@@ -690,7 +691,7 @@ export function createOffersService(
         include = input.viewerId !== undefined && (await profiles.confirmedUids(sql, input.viewerId)).some((uid) => uid.startsWith('email:') || uid.startsWith('phone:'));
       }
       const query: store.FindQuery = {
-        now: core.clock.now(), text: input.text ?? null, point, maxDistanceMetres: input.maxDistanceMetres ?? null,
+        now: core.clock.now(), text: input.text?.trim() ? input.text : null, point, maxDistanceMetres: input.maxDistanceMetres ?? null,
         box: point && input.maxDistanceMetres !== undefined ? boundingBox(Number(point.latitude), Number(point.longitude), input.maxDistanceMetres) : null,
         profileIds: input.profileIds ?? null, chainIds: input.chainIds ?? null, excludeOfferIds: input.excludeOfferIds ?? [],
         includeRequireConfirmation: include, limit: input.limit, offset: input.offset, offersPerBusiness: offerFindOffersPerBusinessMax,
