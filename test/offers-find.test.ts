@@ -6,7 +6,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { explainFind } from '../engine/offers/store.ts';
-import { boundingBox } from '../engine/offers/service.ts';
+import { boundingBox } from '../engine/offers/search.ts';
 import { addBusiness, addIndividual, createApp, userToken, type TestApp } from './foundation-helpers.ts';
 import { startTestServer, type TestServer } from './support/http.ts';
 

@@ -18,7 +18,7 @@ import { balanceLockKey, walletHolder } from '../ledger/cash.ts';
 import type { Failure } from '../ledger/errors.ts';
 import type { LedgerDomain } from '../ledger/domain.ts';
 import * as ledgerStore from '../ledger/store.ts';
-import { appdataCharsMax, offerConfirmCodeBytes, offerConfirmExpireMs, offerFindOffersPerBusinessMax, offersListMax } from '../limits.ts';
+import { appdataCharsMax, offerConfirmCodeBytes, offerConfirmExpireMs, offersListMax } from '../limits.ts';
 import type { MessagesService } from '../messages/service.ts';
 import { formatMinor, parseAmount, parsePositiveAmount } from '../money.ts';
 import { hashSecret } from '../passwords.ts';
@@ -29,9 +29,11 @@ import { appdataChars } from '../transfers/service.ts';
 import { stateFields, transfer, type TransferStateName } from '../transfers/machine.ts';
 import * as transferStore from '../transfers/store.ts';
 import { invalid, offerFailure, type OfferFailure, type TransferFailed } from './errors.ts';
+import { createOfferSearch, type FindInput } from './search.ts';
+import { loopLinks, offerJson } from './views.ts';
 import { offerKind } from './machine.ts';
 import * as store from './store.ts';
-import type { BoundingBox, OfferOption, OfferRow, PaymentType } from './store.ts';
+import type { OfferOption, OfferRow, PaymentType } from './store.ts';
 
 type Json = Record<string, unknown>;
 export type OfferResult<T> = ({ ok: true } & T) | OfferFailure;
@@ -84,21 +86,6 @@ export interface CreateInput extends OfferFields {
   profile_id?: string;
 }
 
-export interface FindInput {
-  text?: string;
-  profileIds?: string[];
-  chainIds?: string[];
-  excludeOfferIds?: string[];
-  latitude?: string;
-  longitude?: string;
-  maxDistanceMetres?: number;
-  ifRequireConfirmation?: 'include' | 'exclude' | 'default' | '';
-  limit: number;
-  offset: number;
-  /** The calling member, when a token came with the request. */
-  viewerId?: string;
-}
-
 export interface AcceptInput {
   accepterId: string;
   offerId: string;
@@ -144,53 +131,6 @@ export interface OffersService {
   adminList(filter: { profileId: string | null; state: 'open' | 'closed' | null }): Promise<Json[]>;
 }
 
-/** Metres per degree of latitude on the sphere the haversine distance uses. */
-const metresPerDegree = (2 * Math.PI * store.earthRadiusMetres) / 360;
-
-/**
- * A box around the point that holds every place within `metres` (with a small margin), for the
- * index prefilter; haversine then decides. Longitude spans widen toward the poles; a box that
- * reaches a pole spans every longitude, and one that crosses the antimeridian becomes two ranges.
- */
-export function boundingBox(latitude: number, longitude: number, metres: number): BoundingBox {
-  const degrees = (metres / metresPerDegree) * 1.001 + 0.000_001;
-  const minLatitude = latitude - degrees;
-  const maxLatitude = latitude + degrees;
-  const fixed = (value: number) => value.toFixed(6);
-  if (minLatitude <= -90 || maxLatitude >= 90) {
-    return { minLatitude: fixed(Math.max(-90, minLatitude)), maxLatitude: fixed(Math.min(90, maxLatitude)), longitudeRanges: null };
-  }
-  const widest = Math.max(Math.abs(minLatitude), Math.abs(maxLatitude));
-  const span = degrees / Math.cos((widest * Math.PI) / 180);
-  if (span >= 180) return { minLatitude: fixed(minLatitude), maxLatitude: fixed(maxLatitude), longitudeRanges: null };
-  const west = longitude - span;
-  const east = longitude + span;
-  let longitudeRanges: { min: string; max: string }[];
-  if (west < -180) longitudeRanges = [{ min: fixed(west + 360), max: '180' }, { min: '-180', max: fixed(east) }];
-  else if (east > 180) longitudeRanges = [{ min: fixed(west), max: '180' }, { min: '-180', max: fixed(east - 360) }];
-  else longitudeRanges = [{ min: fixed(west), max: fixed(east) }];
-  return { minLatitude: fixed(minLatitude), maxLatitude: fixed(maxLatitude), longitudeRanges };
-}
-
-function optionJson(option: OfferOption, currency: string): Json {
-  // The spec names the key option_id; a client sketch read `id` (supplement 2.13): both are sent.
-  return { option_id: option.option_id, id: option.option_id, payment_type: option.payment_type, price: formatMinor(BigInt(option.price), currency) };
-}
-
-export function offerJson(row: OfferRow, extra: Json = {}): Json {
-  const loopId = row.design_id ?? '0';
-  const amount = formatMinor(row.amount, row.currency);
-  return {
-    id: row.id, offer_id: row.id, profile_id: row.profile_id, title: row.title, description: row.description, amount, currency: row.currency,
-    loop_id: loopId, distribution_plan_id: row.plan_id, base_loops: [{ loop_id: loopId, amount }],
-    options: row.options.map((option) => optionJson(option, row.currency)), show_limit: row.show_limit, quantity: row.quantity,
-    purchases_remain: row.remaining, require_confirmation: row.require_confirmation, banner: row.banner, metadata_image: row.metadata_image,
-    metadata_description: row.metadata_description, chain_id: row.chain_id, latitude: row.latitude, longitude: row.longitude,
-    starts: row.starts_at?.toISOString() ?? null, expires: row.expires_at?.toISOString() ?? null, state: row.state, closed: row.state === 'closed',
-    created: row.created_at.toISOString(), modified: row.updated_at.toISOString(), ...extra,
-  };
-}
-
 /** Checks the merchant's options: ids unique, free and funded cost the accepter nothing, service has a price. */
 function parseOptions(inputs: readonly OptionInput[], currency: string): { ok: true; options: OfferOption[] } | OfferFailure {
   const options: OfferOption[] = [];
@@ -227,6 +167,7 @@ export function createOffersService(
   const { sql, commands } = core;
   const { profiles, tokens, apps, messages, ledger } = dependencies;
   const publicUrl = () => core.config.publicUrl ?? 'http://localhost:8080';
+  const search = createOfferSearch(core, { profiles, publicUrl });
 
   /** Whether the caller manages offers of this business paying in this design. */
   async function mayManage(caller: OfferCaller | 'operator', businessId: string, designId: string | null): Promise<boolean> {
@@ -243,16 +184,6 @@ export function createOffersService(
     const split = distributionSplit(amount, plan.recipients, design.id);
     if (split.reserve > 0n || split.fees.length > 0) return invalid('distribution_plan_id', refusal);
     return null;
-  }
-
-  async function loopLinks(rows: readonly OfferRow[], withManage: boolean): Promise<Json> {
-    const designIds = [...new Set(rows.flatMap((row) => (row.design_id ? [row.design_id] : [])))];
-    const links: Json = {};
-    if (rows.some((row) => row.design_id === null)) links['0'] = { title: 'Cash', thumbnail: null, ...(withManage ? { manage_url: null } : {}) };
-    for (const design of await store.selectLoopTitles(sql, designIds)) {
-      links[design.id] = { title: design.title, thumbnail: null, ...(withManage ? { manage_url: `${publicUrl()}/design/${design.id}` } : {}) };
-    }
-    return links;
   }
 
   async function checkFields(fields: OfferFields, currency: string, row: OfferRow | null): Promise<{ ok: true; changes: store.OfferChanges } | OfferFailure> {
@@ -674,46 +605,16 @@ export function createOffersService(
     async info(offerId) {
       const row = /^\d{10}$/.test(offerId) ? await store.selectOffer(sql, offerId) : null;
       if (!row) return offerFailure('offer_not_found');
-      return { ok: true, offer: offerJson(row), loopLinks: await loopLinks([row], false) };
+      return { ok: true, offer: offerJson(row), loopLinks: await loopLinks(sql, [row], false, publicUrl()) };
     },
 
     async list(caller) {
       const designIds = caller.permissions.has('edit_design') ? await store.selectEditableDesignIds(sql, caller.profileId) : [];
       const rows = await store.selectManagedOffers(sql, caller.profileId, designIds, offersListMax);
-      return { offers: rows.map((row) => offerJson(row)), loopLinks: await loopLinks(rows, true) };
+      return { offers: rows.map((row) => offerJson(row)), loopLinks: await loopLinks(sql, rows, true, publicUrl()) };
     },
 
-    async find(input) {
-      const point = input.latitude !== undefined && input.longitude !== undefined ? { latitude: input.latitude, longitude: input.longitude } : null;
-      if (input.maxDistanceMetres !== undefined && !point) return invalid('max_distance', 'needs latitude and longitude');
-      let include = input.ifRequireConfirmation === 'include';
-      if (input.ifRequireConfirmation === undefined || input.ifRequireConfirmation === 'default' || input.ifRequireConfirmation === '') {
-        include = input.viewerId !== undefined && (await profiles.confirmedUids(sql, input.viewerId)).some((uid) => uid.startsWith('email:') || uid.startsWith('phone:'));
-      }
-      const query: store.FindQuery = {
-        now: core.clock.now(), text: input.text?.trim() ? input.text : null, point, maxDistanceMetres: input.maxDistanceMetres ?? null,
-        box: point && input.maxDistanceMetres !== undefined ? boundingBox(Number(point.latitude), Number(point.longitude), input.maxDistanceMetres) : null,
-        profileIds: input.profileIds ?? null, chainIds: input.chainIds ?? null, excludeOfferIds: input.excludeOfferIds ?? [],
-        includeRequireConfirmation: include, limit: input.limit, offset: input.offset, offersPerBusiness: offerFindOffersPerBusinessMax,
-      };
-      const found = await store.findOffers(sql, query);
-      const more = found.some((row) => row.position > input.offset + input.limit);
-      const kept = found.filter((row) => row.position <= input.offset + input.limit);
-      const rows = new Map((await store.selectOffersByIds(sql, kept.map((row) => row.id))).map((row) => [row.id, row]));
-      const businessIds = [...new Set(kept.map((row) => row.profile_id))];
-      const businesses = new Map((await store.selectBusinesses(sql, businessIds)).map((row) => [row.id, row]));
-      const metres = (value: number | null) => (value === null ? null : Math.round(value));
-      const offers = kept.map((row) => offerJson(rows.get(row.id)!, { distance: metres(row.distance), relevance: row.rank }));
-      const profileResults = businessIds.map((id) => {
-        const mine = kept.filter((row) => row.profile_id === id);
-        const business = businesses.get(id);
-        return {
-          id, profile_id: id, title: business?.title ?? '', is_individual: false, latitude: business?.latitude ?? null, longitude: business?.longitude ?? null,
-          distance: metres(mine[0].distance), relevance: mine[0].rank, offer_ids: mine.map((row) => row.id),
-        };
-      });
-      return { ok: true, profiles: profileResults, offers, loopLinks: await loopLinks([...rows.values()], false), more };
-    },
+    find: (input) => search.find(input),
 
     accept,
     confirm,
