@@ -11,6 +11,7 @@ import { registerDesignCommands } from './commands/designs.ts';
 import { registerConfigCommands } from './commands/config.ts';
 import { registerCompletionCommand } from './commands/completion.ts';
 import { CliError, defaultPort, type Environment } from './settings.ts';
+import { registerOfferCommands } from './commands/offers.ts';
 
 export function cliVersion(): string {
   return (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
@@ -32,6 +33,7 @@ export function buildProgram(env: Environment = process.env): Command {
   registerDesignCommands(program, env);
   registerConfigCommands(program, env);
   registerCompletionCommand(program);
+  registerOfferCommands(program, env);
   return program;
 }
 

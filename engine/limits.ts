@@ -217,3 +217,29 @@ export const readinessCheckTimeoutMs = 800;
 export const startupConnectTimeoutMs = 5_000;
 /** The operator's lists (apps, profiles, accounts) return at most this many rows. */
 export const operatorListMax = 1000;
+
+// Offers (engine/offers): merchant fields, stock and search.
+export const offerTitleCharsMax = 100;
+export const offerDescriptionCharsMax = 2000;
+export const offerUrlCharsMax = 2000;
+export const offerOptionsMax = 10;
+export const offerOptionIdCharsMax = 40;
+/** show_limit: units one person may accept of one offer. */
+export const offerShowLimitMax = 1000;
+export const offerQuantityMax = 10_000_000;
+/** GET /o/find: businesses per page (spec: 1 to 100, default 10). */
+export const offerFindLimitMax = 100;
+export const offerFindLimitDefault = 10;
+export const offerFindOffsetMax = 100_000;
+export const offerFindTextCharsMax = 1000;
+export const offerFindIdsMax = 100;
+/** GET /o/find shows at most this many offers of each business (best first), so an answer stays bounded. */
+export const offerFindOffersPerBusinessMax = 50;
+/** max_distance in metres: at most half the earth's circumference. */
+export const offerFindDistanceMetresMax = 20_037_509;
+/** GET /o/list and the operator's list return at most this many offers. */
+export const offersListMax = 1000;
+/** Bytes of randomness in an offer confirmation code (the link in the email). */
+export const offerConfirmCodeBytes = 24;
+/** An accept waiting for its confirmation link ends after this long; its stock goes back. */
+export const offerConfirmExpireMs = 7 * 24 * 60 * 60 * 1000;

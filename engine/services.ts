@@ -15,6 +15,7 @@ import { createCirculation, type Circulation } from './designs/circulation.ts';
 import { createDesignsService, type DesignsService } from './designs/service.ts';
 import { createDesignImagesService, type DesignImagesService } from './designs/images.ts';
 import { createOperatorListsService, type OperatorListsService } from './operator/service.ts';
+import { createOffersService, type OffersService } from './offers/service.ts';
 
 export interface Services {
   core: Core;
@@ -33,6 +34,7 @@ export interface Services {
   campaigns: CampaignsService;
   designImages: DesignImagesService;
   operatorLists: OperatorListsService;
+  offers: OffersService;
 }
 
 export async function createServices(core: Core): Promise<Services> {
@@ -50,8 +52,9 @@ export async function createServices(core: Core): Promise<Services> {
   const bills = createBillsService(core, { profiles, transfers: ledger.transfers, messages });
   const designImages = createDesignImagesService(core);
   const operatorLists = createOperatorListsService(core);
+  const offers = createOffersService(core, { profiles, tokens, apps, messages, ledger });
   return {
     core, apps, profiles, tokens, messages, invitations, authn, oauth, settings, ledger, designs, circulation, bills, campaigns: createCampaignsService(core), designImages,
-    operatorLists,
+    operatorLists, offers,
   };
 }

@@ -18,6 +18,7 @@ import { campaignRoutes } from './campaigns.ts';
 import { designImageRoutes } from './design-images.ts';
 import { designAdminRoutes } from './designs-admin.ts';
 import { operatorListRoutes } from './operator-lists.ts';
+import { offerRoutes } from './offers.ts';
 
 export function allRoutes(): RouteDefinition[] {
   return [
@@ -39,5 +40,6 @@ export function allRoutes(): RouteDefinition[] {
     ...designImageRoutes,
     ...designAdminRoutes,
     ...operatorListRoutes,
+    ...offerRoutes,
   ];
 }

@@ -1785,6 +1785,211 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/o/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The offers the caller manages (its own, and those paying in designs it may edit), with loop_links. */
+        get: operations["getOfferList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/o/find": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Finds open offers by text, distance and filters; limit and offset count businesses; ordered by distance, else relevance, else title. */
+        get: operations["getOfferFind"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/o/create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Creates an offer (our call; the spec has none): the business's own token, or edit_design on the paying design. */
+        post: operations["postOfferCreate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/o/confirm/{code}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The link in an offer confirmation email: confirms the email address and completes the waiting accept. */
+        get: operations["getOfferConfirmByCode"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/o/{offerId}/info": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One offer (OfferDetail) and the loops it pays in; no permission needed. */
+        get: operations["getOfferInfo"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/o/{offerId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Edits an open offer; a new quantity moves the stock left by the same difference (never below zero). */
+        patch: operations["patchOfferByOfferId"];
+        trace?: never;
+    };
+    "/o/{offerId}/close": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Closes an offer for good; waiting confirmations can still complete. */
+        post: operations["postOfferClose"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/o/{offerId}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Accepts an offer: the stock falls and the cash moves in one transaction; 503 with the canceled transfer when the business cannot pay. */
+        post: operations["postOfferAccept"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/o/{offerId}/signup_accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Signs a person up (public apps only), sets the 4-digit PIN, accepts the offer and answers a token with the signup_accept permissions. */
+        post: operations["postOfferSignupAccept"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/offers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Operators: offers, newest first, optionally of one business or in one state. */
+        get: operations["getAdminOffers"];
+        put?: never;
+        /** Operators: creates an offer for a business (profile_id, or the issuer of design_id). */
+        post: operations["postAdminOffers"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/offers/{offerId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Operators: one offer. */
+        get: operations["getAdminOffersByOfferId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/offers/{offerId}/close": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Operators: closes an offer for good. */
+        post: operations["postAdminOffersClose"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/openapi.json": {
         parameters: {
             query?: never;
@@ -7340,6 +7545,901 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+        };
+    };
+    getOfferList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        offers: ({
+                            id: string;
+                            title: string;
+                            amount: string;
+                            currency: string;
+                            loop_id: string;
+                            options: ({
+                                option_id: string;
+                                /** @enum {string} */
+                                payment_type: "free" | "funded" | "paycard" | "service";
+                                price: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            show_limit: number;
+                            purchases_remain: number;
+                            require_confirmation: boolean;
+                            banner: string | null;
+                            metadata_image: string | null;
+                            metadata_description: string;
+                            /** @enum {string} */
+                            state: "open" | "closed";
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                        loop_links: {
+                            [key: string]: {
+                                title: string;
+                                thumbnail: string | null;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    getOfferFind: {
+        parameters: {
+            query?: {
+                text?: string;
+                profile_ids?: string[] | string;
+                chain_ids?: string[] | string;
+                exclude_offer_ids?: string[] | string;
+                latitude?: string | number;
+                longitude?: string | number;
+                max_distance?: number | string;
+                if_require_confirmation?: "include" | "exclude" | "default" | "";
+                limit?: number | string;
+                offset?: number | string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        profiles: ({
+                            id: string;
+                            offer_ids: string[];
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                        offers: ({
+                            id: string;
+                            title: string;
+                            amount: string;
+                            currency: string;
+                            loop_id: string;
+                            options: ({
+                                option_id: string;
+                                /** @enum {string} */
+                                payment_type: "free" | "funded" | "paycard" | "service";
+                                price: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            show_limit: number;
+                            purchases_remain: number;
+                            require_confirmation: boolean;
+                            banner: string | null;
+                            metadata_image: string | null;
+                            metadata_description: string;
+                            /** @enum {string} */
+                            state: "open" | "closed";
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                        loop_links: {
+                            [key: string]: {
+                                title: string;
+                                thumbnail: string | null;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        };
+                        more: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+        };
+    };
+    postOfferCreate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    title: string;
+                    description?: string;
+                    amount: string | number;
+                    quantity: number | string;
+                    show_limit?: number | string;
+                    options?: {
+                        option_id?: string;
+                        /** @enum {string} */
+                        payment_type: "free" | "funded" | "paycard" | "service";
+                        price?: string | number;
+                    }[];
+                    banner?: string | null;
+                    metadata_image?: string | null;
+                    metadata_description?: string;
+                    require_confirmation?: boolean | string;
+                    chain_id?: string | null;
+                    latitude?: string | number;
+                    longitude?: string | number;
+                    starts_at?: string | null;
+                    expires_at?: string | null;
+                    currency?: string;
+                    design_id?: string;
+                    distribution_plan_id?: string;
+                };
+                "application/x-www-form-urlencoded": {
+                    title: string;
+                    description?: string;
+                    amount: string | number;
+                    quantity: number | string;
+                    show_limit?: number | string;
+                    options?: {
+                        option_id?: string;
+                        /** @enum {string} */
+                        payment_type: "free" | "funded" | "paycard" | "service";
+                        price?: string | number;
+                    }[];
+                    banner?: string | null;
+                    metadata_image?: string | null;
+                    metadata_description?: string;
+                    require_confirmation?: boolean | string;
+                    chain_id?: string | null;
+                    latitude?: string | number;
+                    longitude?: string | number;
+                    starts_at?: string | null;
+                    expires_at?: string | null;
+                    currency?: string;
+                    design_id?: string;
+                    distribution_plan_id?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        title: string;
+                        amount: string;
+                        currency: string;
+                        loop_id: string;
+                        options: ({
+                            option_id: string;
+                            /** @enum {string} */
+                            payment_type: "free" | "funded" | "paycard" | "service";
+                            price: string;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                        show_limit: number;
+                        purchases_remain: number;
+                        require_confirmation: boolean;
+                        banner: string | null;
+                        metadata_image: string | null;
+                        metadata_description: string;
+                        /** @enum {string} */
+                        state: "open" | "closed";
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getOfferConfirmByCode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        confirmed: boolean;
+                        offer_id: string;
+                        transfer: {
+                            id: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    getOfferInfo: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                offerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        offer: {
+                            id: string;
+                            title: string;
+                            amount: string;
+                            currency: string;
+                            loop_id: string;
+                            options: ({
+                                option_id: string;
+                                /** @enum {string} */
+                                payment_type: "free" | "funded" | "paycard" | "service";
+                                price: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            show_limit: number;
+                            purchases_remain: number;
+                            require_confirmation: boolean;
+                            banner: string | null;
+                            metadata_image: string | null;
+                            metadata_description: string;
+                            /** @enum {string} */
+                            state: "open" | "closed";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        loop_links: {
+                            [key: string]: {
+                                title: string;
+                                thumbnail: string | null;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    patchOfferByOfferId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                offerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    title?: string;
+                    description?: string;
+                    amount?: string | number;
+                    quantity?: number | string;
+                    show_limit?: number | string;
+                    options?: {
+                        option_id?: string;
+                        /** @enum {string} */
+                        payment_type: "free" | "funded" | "paycard" | "service";
+                        price?: string | number;
+                    }[];
+                    banner?: string | null;
+                    metadata_image?: string | null;
+                    metadata_description?: string;
+                    require_confirmation?: boolean | string;
+                    chain_id?: string | null;
+                    latitude?: string | number;
+                    longitude?: string | number;
+                    starts_at?: string | null;
+                    expires_at?: string | null;
+                };
+                "application/x-www-form-urlencoded": {
+                    title?: string;
+                    description?: string;
+                    amount?: string | number;
+                    quantity?: number | string;
+                    show_limit?: number | string;
+                    options?: {
+                        option_id?: string;
+                        /** @enum {string} */
+                        payment_type: "free" | "funded" | "paycard" | "service";
+                        price?: string | number;
+                    }[];
+                    banner?: string | null;
+                    metadata_image?: string | null;
+                    metadata_description?: string;
+                    require_confirmation?: boolean | string;
+                    chain_id?: string | null;
+                    latitude?: string | number;
+                    longitude?: string | number;
+                    starts_at?: string | null;
+                    expires_at?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        title: string;
+                        amount: string;
+                        currency: string;
+                        loop_id: string;
+                        options: ({
+                            option_id: string;
+                            /** @enum {string} */
+                            payment_type: "free" | "funded" | "paycard" | "service";
+                            price: string;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                        show_limit: number;
+                        purchases_remain: number;
+                        require_confirmation: boolean;
+                        banner: string | null;
+                        metadata_image: string | null;
+                        metadata_description: string;
+                        /** @enum {string} */
+                        state: "open" | "closed";
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    postOfferClose: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                offerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+                "application/x-www-form-urlencoded": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        title: string;
+                        amount: string;
+                        currency: string;
+                        loop_id: string;
+                        options: ({
+                            option_id: string;
+                            /** @enum {string} */
+                            payment_type: "free" | "funded" | "paycard" | "service";
+                            price: string;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                        show_limit: number;
+                        purchases_remain: number;
+                        require_confirmation: boolean;
+                        banner: string | null;
+                        metadata_image: string | null;
+                        metadata_description: string;
+                        /** @enum {string} */
+                        state: "open" | "closed";
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    postOfferAccept: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                offerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    option_id: string;
+                    quantity?: number | string;
+                    referrer_id?: string;
+                    private?: boolean | string;
+                    email?: string;
+                    dedup_id?: string;
+                    message_rules?: {
+                        [key: string]: unknown;
+                    }[];
+                };
+                "application/x-www-form-urlencoded": {
+                    option_id: string;
+                    quantity?: number | string;
+                    referrer_id?: string;
+                    private?: boolean | string;
+                    email?: string;
+                    dedup_id?: string;
+                    message_rules?: {
+                        [key: string]: unknown;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        transfer: {
+                            id: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        confirming: boolean;
+                        profile?: {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    postOfferSignupAccept: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                offerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    option_id: string;
+                    quantity?: number | string;
+                    referrer_id?: string;
+                    private?: boolean | string;
+                    email?: string;
+                    first_name: string;
+                    last_name: string;
+                    business_name?: string;
+                    app_id: string;
+                    pin: string;
+                    device_name: string;
+                    device_uuid: string;
+                    agreed_terms_and_privacy: boolean | string;
+                    weekly_offers?: boolean | string;
+                };
+                "application/x-www-form-urlencoded": {
+                    option_id: string;
+                    quantity?: number | string;
+                    referrer_id?: string;
+                    private?: boolean | string;
+                    email?: string;
+                    first_name: string;
+                    last_name: string;
+                    business_name?: string;
+                    app_id: string;
+                    pin: string;
+                    device_name: string;
+                    device_uuid: string;
+                    agreed_terms_and_privacy: boolean | string;
+                    weekly_offers?: boolean | string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        transfer: {
+                            id: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        confirming: boolean;
+                        profile?: {
+                            [key: string]: unknown;
+                        };
+                        token?: {
+                            access_token: string;
+                            scope: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getAdminOffers: {
+        parameters: {
+            query?: {
+                profile_id?: string;
+                state?: "open" | "closed";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        offers: ({
+                            id: string;
+                            title: string;
+                            amount: string;
+                            currency: string;
+                            loop_id: string;
+                            options: ({
+                                option_id: string;
+                                /** @enum {string} */
+                                payment_type: "free" | "funded" | "paycard" | "service";
+                                price: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            show_limit: number;
+                            purchases_remain: number;
+                            require_confirmation: boolean;
+                            banner: string | null;
+                            metadata_image: string | null;
+                            metadata_description: string;
+                            /** @enum {string} */
+                            state: "open" | "closed";
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    postAdminOffers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    title: string;
+                    description?: string;
+                    amount: string | number;
+                    quantity: number | string;
+                    show_limit?: number | string;
+                    options?: {
+                        option_id?: string;
+                        /** @enum {string} */
+                        payment_type: "free" | "funded" | "paycard" | "service";
+                        price?: string | number;
+                    }[];
+                    banner?: string | null;
+                    metadata_image?: string | null;
+                    metadata_description?: string;
+                    require_confirmation?: boolean | string;
+                    chain_id?: string | null;
+                    latitude?: string | number;
+                    longitude?: string | number;
+                    starts_at?: string | null;
+                    expires_at?: string | null;
+                    currency?: string;
+                    design_id?: string;
+                    distribution_plan_id?: string;
+                    profile_id?: string;
+                };
+                "application/x-www-form-urlencoded": {
+                    title: string;
+                    description?: string;
+                    amount: string | number;
+                    quantity: number | string;
+                    show_limit?: number | string;
+                    options?: {
+                        option_id?: string;
+                        /** @enum {string} */
+                        payment_type: "free" | "funded" | "paycard" | "service";
+                        price?: string | number;
+                    }[];
+                    banner?: string | null;
+                    metadata_image?: string | null;
+                    metadata_description?: string;
+                    require_confirmation?: boolean | string;
+                    chain_id?: string | null;
+                    latitude?: string | number;
+                    longitude?: string | number;
+                    starts_at?: string | null;
+                    expires_at?: string | null;
+                    currency?: string;
+                    design_id?: string;
+                    distribution_plan_id?: string;
+                    profile_id?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        title: string;
+                        amount: string;
+                        currency: string;
+                        loop_id: string;
+                        options: ({
+                            option_id: string;
+                            /** @enum {string} */
+                            payment_type: "free" | "funded" | "paycard" | "service";
+                            price: string;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                        show_limit: number;
+                        purchases_remain: number;
+                        require_confirmation: boolean;
+                        banner: string | null;
+                        metadata_image: string | null;
+                        metadata_description: string;
+                        /** @enum {string} */
+                        state: "open" | "closed";
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getAdminOffersByOfferId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                offerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        offer: {
+                            id: string;
+                            title: string;
+                            amount: string;
+                            currency: string;
+                            loop_id: string;
+                            options: ({
+                                option_id: string;
+                                /** @enum {string} */
+                                payment_type: "free" | "funded" | "paycard" | "service";
+                                price: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            show_limit: number;
+                            purchases_remain: number;
+                            require_confirmation: boolean;
+                            banner: string | null;
+                            metadata_image: string | null;
+                            metadata_description: string;
+                            /** @enum {string} */
+                            state: "open" | "closed";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        loop_links: {
+                            [key: string]: {
+                                title: string;
+                                thumbnail: string | null;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    postAdminOffersClose: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                offerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+                "application/x-www-form-urlencoded": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        title: string;
+                        amount: string;
+                        currency: string;
+                        loop_id: string;
+                        options: ({
+                            option_id: string;
+                            /** @enum {string} */
+                            payment_type: "free" | "funded" | "paycard" | "service";
+                            price: string;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                        show_limit: number;
+                        purchases_remain: number;
+                        require_confirmation: boolean;
+                        banner: string | null;
+                        metadata_image: string | null;
+                        metadata_description: string;
+                        /** @enum {string} */
+                        state: "open" | "closed";
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getOpenApiDocument: {

@@ -1,0 +1,35 @@
+// Named outcomes of offer calls; api/routes/offers.ts maps each once.
+export type OfferError =
+  | 'invalid'
+  | 'offer_not_found'
+  | 'offer_forbidden'
+  | 'offer_closed'
+  | 'offer_not_available'
+  | 'sold_out'
+  | 'paycard_not_supported'
+  | 'confirmation_not_found'
+  | 'app_not_found'
+  | 'app_not_public';
+
+export interface OfferFailure {
+  ok: false;
+  error: OfferError;
+  invalid?: Record<string, string>;
+  description?: string;
+}
+
+export function offerFailure(error: OfferError, extras: { invalid?: Record<string, string>; description?: string } = {}): OfferFailure {
+  return { ok: false, error, ...extras };
+}
+
+export function invalid(field: string, message: string): OfferFailure {
+  return offerFailure('invalid', { invalid: { [field]: message } });
+}
+
+/** The offer's transfer could not complete (the business is short of cash): a 503 that carries the canceled transfer. */
+export interface TransferFailed {
+  ok: false;
+  error: 'transfer_failed';
+  description: string;
+  transfer: Record<string, unknown>;
+}
