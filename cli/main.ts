@@ -6,6 +6,7 @@ import { CliError, defaultUrl } from './client.ts';
 import { registerAppCommands } from './commands/apps.ts';
 import { registerProfileCommands } from './commands/profiles.ts';
 import { registerLedgerCommands } from './commands/ledger.ts';
+import { registerPosCommands } from './commands/pos.ts';
 
 /** env: an explicit environment (tests); by default engine/config reads the process's. */
 export function buildProgram(env?: Record<string, string | undefined>): Command {
@@ -19,6 +20,7 @@ export function buildProgram(env?: Record<string, string | undefined>): Command 
   registerAppCommands(program, env);
   registerProfileCommands(program, env);
   registerLedgerCommands(program, env);
+  registerPosCommands(program, env);
   return program;
 }
 

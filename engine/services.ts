@@ -11,6 +11,7 @@ import { createSettingsService, type SettingsService } from './settings/service.
 import { createLedgerDomain, type LedgerDomain } from './ledger/domain.ts';
 import { createCirculation, type Circulation } from './designs/circulation.ts';
 import { createDesignsService, type DesignsService } from './designs/service.ts';
+import { createPosDomain, type PosDomain } from './pos/domain.ts';
 
 export interface Services {
   core: Core;
@@ -25,6 +26,7 @@ export interface Services {
   ledger: LedgerDomain;
   designs: DesignsService;
   circulation: Circulation;
+  pos: PosDomain;
 }
 
 export async function createServices(core: Core): Promise<Services> {
@@ -39,5 +41,6 @@ export async function createServices(core: Core): Promise<Services> {
   const ledger = createLedgerDomain(core, { profiles, invitations });
   const designs = createDesignsService(core, { profiles, messages });
   const circulation = createCirculation(core, { profiles, transfers: ledger.transfers });
-  return { core, apps, profiles, tokens, messages, invitations, authn, oauth, settings, ledger, designs, circulation };
+  const pos = createPosDomain(core, { profiles, ledger });
+  return { core, apps, profiles, tokens, messages, invitations, authn, oauth, settings, ledger, designs, circulation, pos };
 }

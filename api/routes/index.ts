@@ -13,6 +13,9 @@ import { payoutRoutes } from './payouts.ts';
 import { ledgerAdminRoutes } from './ledger-admin.ts';
 import { tradeRoutes } from './trades.ts';
 import { designRoutes } from './designs.ts';
+import { pullRoutes } from './pull.ts';
+import { procRoutes } from './proc.ts';
+import { reportRoutes } from './report.ts';
 
 export function allRoutes(): RouteDefinition[] {
   return [
@@ -29,5 +32,8 @@ export function allRoutes(): RouteDefinition[] {
     ...ledgerAdminRoutes,
     ...tradeRoutes,
     ...designRoutes,
+    ...pullRoutes,
+    ...procRoutes,
+    ...reportRoutes,
   ];
 }
