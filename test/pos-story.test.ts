@@ -407,7 +407,7 @@ test('the report: rows and totals match every sale and settlement; filters and C
   const csv = await api.post('/wallet/report/receivable', { csv: true }, till1);
   assert.is(csv.status, 200, csv.text);
   assert.match(csv.headers.get('content-type') ?? '', /text\/csv/);
-  const lines = csv.text.trim().split('\r\n');
+  const lines = csv.text.trim().split(/\r?\n/);
   const header = lines[0].split(',');
   assert.equal(header, Object.keys(rows[0]));
   const parsed = lines.slice(1).map((line) => Object.fromEntries(line.split(',').map((cell, index) => [header[index], cell])));

@@ -3,7 +3,7 @@
 // flat whatever the row count.
 import type { Core } from '../core.ts';
 import { reportCursorRows, reportJsonRowsMax } from '../limits.ts';
-import { formatMinor } from '../money.ts';
+import { currencyScaleExceptions, formatMinor } from '../money.ts';
 import type { ProfilesService } from '../profiles/service.ts';
 import { invalid, type PosFailure } from './errors.ts';
 import * as store from './store.ts';
@@ -56,7 +56,7 @@ function csvCell(value: string | boolean | null): string {
 }
 
 export function csvLine(values: readonly (string | boolean | null)[]): string {
-  return `${values.map(csvCell).join(',')}\r\n`;
+  return `${values.map(csvCell).join(',')}\n`;
 }
 
 const datePattern = /^\d{4}-\d{2}-\d{2}$/;
@@ -71,8 +71,8 @@ export interface Report {
   /** The filters of a request, checked; an invalid field is named. */
   filters(request: ReportRequest): store.ReportFilters | PosFailure;
   json(request: ReportRequest, filters: store.ReportFilters): Promise<Record<string, unknown>>;
-  /** CSV lines: the header, then one line per row, read from the database a batch at a time. */
-  csv(filters: store.ReportFilters): AsyncIterable<string>;
+  /** CSV: the header, then one line per row; from Postgres's COPY, or read a batch at a time on PGlite. */
+  csv(filters: store.ReportFilters): AsyncIterable<string | Buffer>;
 }
 
 export function createReport(core: Core, dependencies: { profiles: ProfilesService }): Report {
@@ -89,7 +89,7 @@ export function createReport(core: Core, dependencies: { profiles: ProfilesServi
       let posDevice: store.ReportFilters['posDevice'];
       if (device === 'any_or_none' || device === 'any' || device === 'none') posDevice = device;
       else {
-        const match = /^(\d{10})\.(.{1,36})$/.exec(device);
+        const match = /^(\d{10})\.([0-9A-Za-z_-]{1,36})$/.exec(device);
         if (!match) return invalid('pos_device', 'must be any_or_none, any, none or <profile_id>.<device_id>');
         posDevice = { holderId: match[1], deviceId: match[2] };
       }
@@ -126,6 +126,10 @@ export function createReport(core: Core, dependencies: { profiles: ProfilesServi
     },
 
     async *csv(filters) {
+      if (core.database.kind === 'postgres') {
+        yield* await store.copyReport(sql, filters, currencyScaleExceptions);
+        return;
+      }
       yield csvLine(csvColumns);
       for await (const batch of store.reportQuery(sql, filters).cursor(reportCursorRows)) {
         let chunk = '';

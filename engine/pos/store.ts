@@ -212,3 +212,48 @@ export async function selectSettlementTotals(db: Queryable): Promise<{ currency:
       coalesce(sum(amount) filter (where state = 'settled'), 0)::bigint as settled
     from settlements group by currency order by currency`;
 }
+
+/** A SQL string literal (COPY takes no parameters; every value here was validated before). */
+function literal(text: string): string {
+  return `'${text.replace(/'/g, "''")}'`;
+}
+
+/** ISO 4217 scales other than 2, as SQL (engine/money.ts holds the table). */
+function scaleCase(column: string, exceptions: Readonly<Record<string, number>>): string {
+  const whens = Object.entries(exceptions).map(([currency, scale]) => `when ${literal(currency)} then ${scale}`).join(' ');
+  return `(case ${column} ${whens} else 2 end)`;
+}
+
+/**
+ * The report as CSV produced by Postgres itself (COPY ... TO STDOUT), formatted exactly as the
+ * JSON rows are: the API only pipes bytes, so its memory stays flat and its time near the bare query's.
+ */
+export function reportCopyText(filters: ReportFilters, scaleExceptions: Readonly<Record<string, number>>): string {
+  const conditions = [`profile_id = ${literal(filters.profileId)}`];
+  if (filters.startAt) conditions.push(`at >= ${literal(filters.startAt.toISOString())}::timestamptz`);
+  if (filters.endBefore) conditions.push(`at < ${literal(filters.endBefore.toISOString())}::timestamptz`);
+  if (filters.posDevice === 'any') conditions.push('pos_device_id is not null');
+  else if (filters.posDevice === 'none') conditions.push('pos_device_id is null');
+  else if (filters.posDevice !== 'any_or_none') conditions.push(`pos_device_holder_id = ${literal(filters.posDevice.holderId)} and pos_device_id = ${literal(filters.posDevice.deviceId)}`);
+  if (filters.settlementTypes) conditions.push(`settlement_type in (${filters.settlementTypes.map(literal).join(', ')})`);
+  const money = (value: string, currency: string) => {
+    const scale = scaleCase(currency, scaleExceptions);
+    return `round((${value})::numeric / power(10::numeric, ${scale}), ${scale})::text`;
+  };
+  return `copy (
+    select to_char(at at time zone 'UTC', 'YYYY-MM-DD') as date, to_char(at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as timestamp,
+      transfer_id, pos_device_holder_id, pos_device_id, dist_tid, settlement_type, received_currency, settle_currency, loop_id,
+      case when is_fundable then 'true' else 'false' end as is_fundable, tender_type,
+      ${money('received_amount', 'received_currency')} as received_amount,
+      ${money('case when is_fundable then settle_funded else 0 end', 'settle_currency')} as settle_funded,
+      ${money('settle_reclaimed', 'settle_currency')} as settle_reclaimed,
+      ${money('settle_pending', 'settle_currency')} as settle_pending,
+      ${money('settle_settled', 'settle_currency')} as settle_settled
+    from receivables where ${conditions.join(' and ')} order by at, id
+  ) to stdout with (format csv, header true)`;
+}
+
+/** Streams the report's CSV bytes from Postgres (real Postgres only). */
+export async function copyReport(db: Queryable, filters: ReportFilters, scaleExceptions: Readonly<Record<string, number>>): Promise<AsyncIterable<Buffer>> {
+  return (await db.unsafe(reportCopyText(filters, scaleExceptions)).readable()) as AsyncIterable<Buffer>;
+}
