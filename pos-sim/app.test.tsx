@@ -208,6 +208,7 @@ test('sign in by direct authentication with code entry, then act for the busines
   const authnApp = await createAuthnApp(server);
   const person = await signUp(server.client, authnApp);
   const shopId = await addBusiness(server, app, person.profileId, 'Signed In Shop');
+  await server.client.post(`/admin/profiles/${shopId}/features`, { feature: 'pull_payment' }, { auth: { operator: true } });
   const { lastFrame, stdin, unmount } = render(<App options={options(null, { clientId: authnApp.clientId, businessId: shopId })} />);
   await waitFor(lastFrame, 'App client id');
   await key(stdin, enter);
@@ -222,6 +223,12 @@ test('sign in by direct authentication with code entry, then act for the busines
   await key(stdin, enter);
   await waitFor(lastFrame, 'Signed In Shop');
   await waitFor(lastFrame, '1  Sale by pull');
+  // The signed-in token carries pull_payment: the pull reaches the consent rule, not a scope error.
+  await key(stdin, '1');
+  await waitFor(lastFrame, 'Customer UID or code text');
+  await type(stdin, customerId);
+  await key(stdin, enter);
+  await waitFor(lastFrame, 'has not let this merchant pull');
   unmount();
 });
 

@@ -207,8 +207,10 @@ export function createAuthnService(core: Core, dependencies: AuthnDependencies):
 
   function tokenPermissions(context: AttemptContext): string[] {
     if (context.closedLoop) return limitPermissions(context.permissions, tokens.closedLoopPermissions);
-    const allowed = context.permissions?.includes('mobile_device') ? [...tokens.defaultPermissions, 'mobile_device'] : tokens.defaultPermissions;
-    return limitPermissions(context.permissions, allowed);
+    // Asked for by name only: a personal mobile device, and a merchant terminal's pull_payment (the
+    // pull still needs a business with the pull_payment feature and the customer's consent).
+    const extras = ['mobile_device', 'pull_payment'].filter((name) => context.permissions?.includes(name));
+    return limitPermissions(context.permissions, [...tokens.defaultPermissions, ...extras]);
   }
 
   /** Personal mobile devices only: the app declares one by requesting the mobile_device permission. */
