@@ -246,6 +246,8 @@ test('unfunded loyalty cash: the pull settles pending; a settler pays it in a ba
   const pendingView = await api.get(`/design/${designId}/settlements`, cafe.auth);
   assert.is(pendingView.status, 200, pendingView.text);
   assert.is(pendingView.body.pending[0].amount, '20.00');
+  const notTheirs = await api.get(`/design/${designId}/settlements`, grocery.auth);
+  assert.is(notTheirs.status, 403, notTheirs.text);
 
   const stranger = await api.post(`/design/${designId}/settle`, {}, grocery.auth);
   assert.is(stranger.status, 403, stranger.text);

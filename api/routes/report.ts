@@ -86,8 +86,10 @@ export const reportRoutes: RouteDefinition[] = [
     caller: { kind: 'token', permission: 'view_design_network' },
     input: z.object({}).strict(),
     response: z.object({ pending: z.array(z.object({ currency: z.string(), count: z.number(), amount: z.string() })) }),
-    async handler({ engine, params }) {
-      return { pending: await engine.services.pos.settlements.pending(params.designId) };
+    async handler({ engine, params, token }) {
+      const result = await engine.services.pos.settlements.pending(params.designId, token!.profileId);
+      if (!result.ok) raise(result);
+      return { pending: result.pending };
     },
   }),
 

@@ -5,7 +5,7 @@
 // from pending to settled. Running it again pays only what is still pending: it is idempotent.
 import { reject } from '../actors/command.ts';
 import type { Core } from '../core.ts';
-import { activeAgreementRoles, selectDesign } from '../designs/store.ts';
+import { activeAgreementRoles, selectDesign, selectGrants } from '../designs/store.ts';
 import { openLoopId } from '../ledger/allocation.ts';
 import { balanceLockKey, movementLines, pickFromWallet, walletHolder } from '../ledger/cash.ts';
 import { sendFailure, type Failure } from '../ledger/errors.ts';
@@ -41,7 +41,8 @@ export type SettleResult = SettleAnswer | Failure | PosFailure;
 
 export interface Settlements {
   settle(input: SettleInput): Promise<SettleResult>;
-  pending(designId: string): Promise<{ currency: string; count: number; amount: string }[]>;
+  /** What is pending, for the issuer, its settlers and redeemers, and profiles granted view_design_network. */
+  pending(designId: string, callerId: string): Promise<{ ok: true; pending: { currency: string; count: number; amount: string }[] } | PosFailure>;
 }
 
 export function createSettlements(core: Core): Settlements {
@@ -109,9 +110,15 @@ export function createSettlements(core: Core): Settlements {
       };
     },
 
-    async pending(designId) {
-      const design = await selectDesign(sql, designId);
-      return (await store.pendingTotals(sql, designId)).map((row) => ({ currency: row.currency, count: Number(row.count), amount: formatMinor(row.amount, design?.currency ?? row.currency) }));
+    async pending(designId, callerId) {
+      const design = /^\d{10}$/.test(designId) ? await selectDesign(sql, designId) : null;
+      if (!design || design.deleted_at) return posFailure('design_not_found');
+      if (design.issuer_id !== callerId) {
+        const [roles, grants] = await Promise.all([activeAgreementRoles(sql, design.id, callerId), selectGrants(sql, design.id, callerId)]);
+        if (!roles.settler && !roles.redeemer && !grants.includes('view_design_network')) return posFailure('not_settler', { description: 'Only the issuer, its settlers and redeemers see what is pending.' });
+      }
+      const pending = (await store.pendingTotals(sql, design.id)).map((row) => ({ currency: row.currency, count: Number(row.count), amount: formatMinor(row.amount, row.currency) }));
+      return { ok: true, pending };
     },
   };
 }
