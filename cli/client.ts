@@ -1,69 +1,76 @@
-// The CLI's HTTP client of the admin API: server URL, operator key, JSON in and out, and output
-// either as JSON (--json) or as readable lines.
-import { existsSync, readFileSync } from 'node:fs';
-import path from 'node:path';
+// The CLI's side of the API: a typed client (cli/api/client.ts) for the server the settings
+// resolve, errors turned into plain words, and output either as JSON (--json) or readable lines.
 import type { Command } from 'commander';
-import { loadConfig } from '../engine/config.ts';
+import { cashloopClient, type CashloopClient } from './api/client.ts';
+import { CliError, resolveOperatorKey, resolveServer, type Environment, type GlobalOptions } from './settings.ts';
 
-export const defaultUrl = 'http://127.0.0.1:8080';
+export { CliError, type GlobalOptions } from './settings.ts';
 
-export interface GlobalOptions {
-  url?: string;
-  operatorKey?: string;
-  dataDir?: string;
-  json?: boolean;
-}
+/** What a call answered: the typed body when the document describes it, otherwise any JSON. */
+export type Answered<Data> = [NonNullable<Data>] extends [never] ? any : NonNullable<Data>;
 
-export class CliError extends Error {
-  constructor(
-    message: string,
-    readonly body?: unknown,
-  ) {
-    super(message);
+/** Words for the codes the server puts in `invalid`; context carries what the command sent. */
+async function plainFieldMessage(field: string, message: string, context: CallContext): Promise<string> {
+  switch (message) {
+    case 'too_precise': {
+      if (!context.currency) return 'too many decimal places for the currency';
+      // engine/money.ts is pure (no imports); loaded only on this error path.
+      const { currencyScale } = await import('../engine/money.ts');
+      const scale = currencyScale(context.currency);
+      return `too many decimal places for ${context.currency} (${scale} allowed)`;
+    }
+    case 'not_positive':
+      return 'must be more than zero';
+    case 'invalid_amount':
+      return 'is not a decimal amount such as 12.50';
+    case 'invalid_currency':
+      return 'is not an ISO 4217 currency';
+    default:
+      return /^[a-z_]+$/.test(message) ? message.replace(/_/g, ' ') : message;
   }
 }
 
-/** The operator key: --operator-key, then CASHLOOP_OPERATOR_KEY, then DATA_DIR/operator-key. */
-export function resolveOperatorKey(options: GlobalOptions, env?: Record<string, string | undefined>): string {
-  if (options.operatorKey) return options.operatorKey;
-  const config = loadConfig(env);
-  if (config.operatorKey) return config.operatorKey;
-  const file = path.resolve(options.dataDir ?? config.dataDir, 'operator-key');
-  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
-  throw new CliError(`No operator key: pass --operator-key, set CASHLOOP_OPERATOR_KEY, or run where ${file} exists.`);
+export interface CallContext {
+  /** The currency the command sent, to explain amount errors. */
+  currency?: string;
 }
 
-export interface AdminClient {
-  request(method: string, requestPath: string, body?: Record<string, unknown>): Promise<any>;
+/** Turns an error answer into a CliError whose message a person can read. */
+async function answerError(response: Response, body: unknown, context: CallContext): Promise<CliError> {
+  const parsed = (body && typeof body === 'object' ? body : {}) as { error?: string; error_description?: string; invalid?: Record<string, string> };
+  const code = parsed.error ?? `http_${response.status}`;
+  if (parsed.invalid && Object.keys(parsed.invalid).length > 0) {
+    const parts = await Promise.all(Object.entries(parsed.invalid).map(async ([field, message]) => `${field}: ${await plainFieldMessage(field, message, context)}`));
+    return new CliError(parts.join('; '), code, { status: response.status, invalid: parsed.invalid, body });
+  }
+  const description = parsed.error_description ?? (typeof body === 'string' && body ? body : `the server answered ${response.status}`);
+  return new CliError(description, code, { status: response.status, body });
 }
 
-export function adminClient(options: GlobalOptions, env?: Record<string, string | undefined>): AdminClient {
-  const baseUrl = options.url ?? defaultUrl;
+export interface OperatorApi {
+  client: CashloopClient;
+  /** Awaits a typed call; an error answer or an unreachable server becomes a CliError. */
+  call<Data>(pending: Promise<{ data?: Data; error?: unknown; response: Response }>, context?: CallContext): Promise<Answered<Data>>;
+}
+
+export function operatorApi(options: GlobalOptions, env: Environment): OperatorApi {
+  const server = resolveServer(options, env);
+  const client = cashloopClient({ baseUrl: server.url, bearer: resolveOperatorKey(options, env) });
   return {
-    async request(method, requestPath, body) {
-      const key = resolveOperatorKey(options, env);
-      let response: Response;
+    client,
+    async call(pending, context = {}) {
+      let result: Awaited<typeof pending>;
       try {
-        response = await fetch(new URL(requestPath, baseUrl), {
-          method,
-          headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-          body: body ? JSON.stringify(body) : undefined,
-        });
+        result = await pending;
       } catch (error) {
-        throw new CliError(`Cannot reach the Cashloop server at ${baseUrl} (${(error as Error).message}). Is it running? Use --url.`);
+        const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+        throw new CliError(
+          `Cannot reach the Cashloop server at ${server.url} (chosen from ${server.source}): ${cause?.code ?? cause?.message ?? (error as Error).message}. Is it running? Pass --url or set CASHLOOP_URL.`,
+          'unreachable',
+        );
       }
-      const text = await response.text();
-      let parsed: any;
-      try {
-        parsed = text ? JSON.parse(text) : {};
-      } catch {
-        parsed = { raw: text };
-      }
-      if (!response.ok) {
-        const details = parsed.invalid ? ` ${Object.entries(parsed.invalid).map(([field, message]) => `${field}: ${message}`).join('; ')}` : '';
-        throw new CliError(`${response.status} ${parsed.error ?? 'error'}: ${parsed.error_description ?? text}${details}`, parsed);
-      }
-      return parsed;
+      if (!result.response.ok) throw await answerError(result.response, result.error, context);
+      return (result.data ?? {}) as never;
     },
   };
 }
@@ -78,10 +85,29 @@ export function print(options: GlobalOptions, value: unknown, lines: () => strin
   else process.stdout.write(`${lines().join('\n')}\n`);
 }
 
+/** Rows under a header, each column as wide as its widest cell (numbers right-aligned). */
+export function table(header: readonly string[], rows: readonly (readonly unknown[])[], options: { rightAligned?: readonly number[] } = {}): string[] {
+  const cells = [header, ...rows.map((row) => row.map((cell) => (cell === null || cell === undefined ? '' : String(cell))))];
+  const widths = header.map((_, column) => Math.max(...cells.map((row) => (row[column] ?? '').length)));
+  const right = new Set(options.rightAligned ?? []);
+  return cells.map((row) =>
+    row
+      .map((cell, column) => (right.has(column) ? cell.padStart(widths[column]) : column === row.length - 1 ? cell : cell.padEnd(widths[column])))
+      .join('  ')
+      .trimEnd(),
+  );
+}
+
+/** Label/value lines with the labels padded to one width. */
+export function fields(pairs: readonly (readonly [string, unknown])[]): string[] {
+  const width = Math.max(...pairs.map(([label]) => label.length));
+  return pairs.map(([label, value]) => `${label.padEnd(width)}  ${Array.isArray(value) ? value.join(', ') || '(none)' : value === null || value === undefined || value === '' ? '' : String(value)}`.trimEnd());
+}
+
 /** Reads a value: the flag if given, else a prompt on a terminal, else an error naming the flag. */
 export async function valueOrPrompt(value: string | undefined, flag: string, message: string): Promise<string> {
   if (value !== undefined && value !== '') return value;
-  if (!process.stdin.isTTY) throw new CliError(`Missing ${flag}.`);
+  if (!process.stdin.isTTY) throw new CliError(`Missing ${flag}.`, 'missing_option');
   const { input } = await import('@inquirer/prompts');
   return input({ message, required: true });
 }

@@ -9,7 +9,8 @@ const redisUrlList = z
 const configSchema = z
   .object({
     PORT: z.coerce.number().int().min(0).max(65535).default(8080),
-    HOST: z.string().default('0.0.0.0'),
+    // Loopback unless asked: sandbox mode reveals codes and /metrics is open (docker-compose sets 0.0.0.0).
+    HOST: z.string().default('127.0.0.1'),
     DATABASE_URL: z
       .string()
       .regex(/^postgres(ql)?:\/\//, 'DATABASE_URL must start with postgres:// or postgresql://')
@@ -50,7 +51,8 @@ export type Config = Readonly<{
   dataDir: string;
   mode: 'sandbox' | 'production';
   operatorKey: string | undefined;
-  publicUrl: string | undefined;
+  /** Base of links the service hands out; CASHLOOP_PUBLIC_URL, else this server's own address and port. */
+  publicUrl: string;
   logLevel: 'error' | 'warn' | 'info' | 'debug';
   smtpUrl: string | undefined;
   smtpFrom: string;
@@ -69,8 +71,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const cleaned = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
   const parsed = configSchema.safeParse(cleaned);
   if (!parsed.success) {
-    const lines = parsed.error.issues.map((issue) => `  ${issue.path.join('.') || 'config'}: ${issue.message}`);
-    throw new ConfigError(`Cashloop cannot start; the configuration is wrong:\n${lines.join('\n')}`);
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || 'config'}: ${issue.message}`);
+    throw new ConfigError(`Cashloop cannot start: ${problems.join('; ')}`);
   }
   const value = parsed.data;
   return Object.freeze({
@@ -81,7 +83,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     dataDir: value.DATA_DIR,
     mode: value.CASHLOOP_MODE,
     operatorKey: value.CASHLOOP_OPERATOR_KEY,
-    publicUrl: value.CASHLOOP_PUBLIC_URL,
+    publicUrl: (value.CASHLOOP_PUBLIC_URL ?? `http://${['0.0.0.0', '::'].includes(value.HOST) ? '127.0.0.1' : value.HOST.includes(':') ? `[${value.HOST}]` : value.HOST}:${value.PORT}`).replace(/\/+$/, ''),
     logLevel: value.LOG_LEVEL,
     smtpUrl: value.SMTP_URL,
     smtpFrom: value.SMTP_FROM,
@@ -92,4 +94,17 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     bankConnectorDelayMs: value.BANK_CONNECTOR_DELAY_MS,
     bankConnectorFailureRate: value.BANK_CONNECTOR_FAILURE_RATE,
   });
+}
+
+/**
+ * What a production server lacks to deliver sign-up and sign-in codes: without SMTP_URL or
+ * SMS_WEBHOOK_URL codes would only be written to files under DATA_DIR. Pure, so start-up and
+ * tests share it. (Issue 13; the trust work may fold this into a wider productionProblems.)
+ */
+export function messageChannelProblems(config: Config): string[] {
+  if (config.mode !== 'production') return [];
+  const problems: string[] = [];
+  if (!config.smtpUrl) problems.push('production mode needs SMTP_URL (email codes would only be written to files)');
+  if (!config.smsWebhookUrl) problems.push('production mode needs SMS_WEBHOOK_URL (SMS codes would only be written to files)');
+  return problems;
 }

@@ -9,6 +9,7 @@ import type { Database, Sql } from './storage/database.ts';
 import type { CommandRunner } from './actors/command.ts';
 import type { Sweeper } from './actors/sweeper.ts';
 import type { Outbox } from './actors/outbox.ts';
+import type { IdMinter } from './ids.ts';
 
 export interface Core {
   config: Config;
@@ -21,4 +22,6 @@ export interface Core {
   commands: CommandRunner;
   sweeper: Sweeper;
   outbox: Outbox;
+  /** Ids under this installation's permutation key. */
+  ids: IdMinter;
 }

@@ -9,10 +9,13 @@ import { createRedlockLocks } from './locks/redlock.ts';
 import type { LockService } from './locks/lock.ts';
 import { openPglite, openPostgres, type Database } from './storage/database.ts';
 import { migrate } from './storage/migrate.ts';
+import { idPermutationKeyBytes, readinessCheckTimeoutMs } from './limits.ts';
 import { createCommandRunner } from './actors/command.ts';
 import { createSweeper } from './actors/sweeper.ts';
 import { createOutbox } from './actors/outbox.ts';
 import type { Core } from './core.ts';
+import { createIdMinter, randomSecret } from './ids.ts';
+import { installationSecret } from './storage/installation-store.ts';
 import { createServices, type Services } from './services.ts';
 
 export interface Engine extends Core {
@@ -46,24 +49,25 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
   if (applied.length > 0) logger.info('migrations applied', { migrations: applied });
   const locks =
     options.locks ??
-    (config.redisUrls ? createRedlockLocks({ urls: config.redisUrls, keyPrefix: options.lockKeyPrefix ?? 'cashloop:' }) : createMemoryLocks());
+    (config.redisUrls ? createRedlockLocks({ urls: config.redisUrls, keyPrefix: options.lockKeyPrefix ?? 'cashloop:', logger }) : createMemoryLocks());
   const sql = database.sql;
+  const ids = createIdMinter(await installationSecret(sql, 'id_permutation_key', randomSecret(idPermutationKeyBytes), clock.now()));
   const outbox = createOutbox({ sql, clock, logger, metrics });
-  const commands = createCommandRunner({ sql, locks, clock, metrics, onCommitted: (ids) => outbox.kick(ids) });
+  const commands = createCommandRunner({ sql, locks, clock, metrics, ids, onCommitted: (ids) => outbox.kick(ids) });
   const sweeper = createSweeper({ sql, commands, clock, logger, metrics });
-  const core: Core = { config, clock, logger, metrics, database, sql, locks, commands, sweeper, outbox };
+  const core: Core = { config, clock, logger, metrics, database, sql, locks, commands, sweeper, outbox, ids };
   const services = await createServices(core);
 
   return {
     ...core,
     services,
     async ready() {
-      try {
-        await sql`select 1`;
-      } catch {
-        return false;
-      }
-      return locks.ping();
+      // Bounded: a database or Redis that does not answer counts as down within the timeout.
+      const [databaseUp, locksUp] = await Promise.all([
+        withinTimeout(sql`select 1`.then(() => true, () => false), readinessCheckTimeoutMs),
+        withinTimeout(locks.ping(), readinessCheckTimeoutMs),
+      ]);
+      return databaseUp && locksUp;
     },
     startBackground(intervals = {}) {
       sweeper.start(intervals.sweeperIntervalMs ?? 500);
@@ -76,4 +80,13 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       await database.close();
     },
   };
+}
+
+/** The check's answer, or false when it has not answered within timeoutMs. */
+function withinTimeout(check: Promise<boolean>, timeoutMs: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), timeoutMs);
+  });
+  return Promise.race([check.catch(() => false), timedOut]).finally(() => clearTimeout(timer));
 }

@@ -1,12 +1,32 @@
 // Identifiers: decimal-digit strings that are unique by construction (a keyed permutation of a
-// database sequence) and not guessable in order, plus random url-safe secrets.
-import { createHash, createHmac, createSecretKey, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
+// database sequence) and not guessable in order, plus random url-safe secrets. The permutation
+// key belongs to the installation (created on first start, kept in the database), so two
+// installations give different ids; the fixed legacy key stays for installations that issued
+// ids before per-installation keys existed, and for unit tests that need no database.
+import { createHash, createHmac, createSecretKey, randomBytes, randomInt, timingSafeEqual, type KeyObject } from 'node:crypto';
 
-// Imported once: a string key would be imported again for every round of every id.
-const permutationKey = createSecretKey(Buffer.from('cashloop-id-permutation-v1'));
+export const legacyIdPermutationKey = 'cashloop-id-permutation-v1';
+
+export interface IdMinter {
+  /** A 10-digit id (profiles, apps, attempts, invitations) from a sequence number. */
+  short(sequence: bigint, salt: string): string;
+  /** A 16-digit id (transfers, tokens) from a sequence number. */
+  long(sequence: bigint, salt: string): string;
+}
+
+/** Ids under one permutation key (imported once: a string key would be imported for every round). */
+export function createIdMinter(keyText: string): IdMinter {
+  const key = createSecretKey(Buffer.from(keyText));
+  return {
+    short: (sequence, salt) => shortIdFromSequence(sequence, salt, key),
+    long: (sequence, salt) => longIdFromSequence(sequence, salt, key),
+  };
+}
+
+const legacyKey = createSecretKey(Buffer.from(legacyIdPermutationKey));
 
 /** Feistel permutation of [0, 2^bits) with an even bit count; cycle-walked into [0, domain). */
-function permute(value: bigint, bits: number, domain: bigint, salt: string): bigint {
+function permute(value: bigint, bits: number, domain: bigint, salt: string, permutationKey: KeyObject): bigint {
   const half = BigInt(bits / 2);
   const mask = (1n << half) - 1n;
   let current = value;
@@ -25,17 +45,17 @@ function permute(value: bigint, bits: number, domain: bigint, salt: string): big
 }
 
 /** A 10-digit id (profiles, apps, attempts, invitations) from a sequence number. */
-export function shortIdFromSequence(sequence: bigint, salt: string): string {
+export function shortIdFromSequence(sequence: bigint, salt: string, key: KeyObject = legacyKey): string {
   const domain = 9_000_000_000n;
   if (sequence < 0n || sequence >= domain) throw new Error(`sequence ${sequence} out of range`);
-  return (1_000_000_000n + permute(sequence, 34, domain, salt)).toString();
+  return (1_000_000_000n + permute(sequence, 34, domain, salt, key)).toString();
 }
 
 /** A 16-digit id (transfers) from a sequence number. */
-export function longIdFromSequence(sequence: bigint, salt: string): string {
+export function longIdFromSequence(sequence: bigint, salt: string, key: KeyObject = legacyKey): string {
   const domain = 9_000_000_000_000_000n;
   if (sequence < 0n || sequence >= domain) throw new Error(`sequence ${sequence} out of range`);
-  return (1_000_000_000_000_000n + permute(sequence, 54, domain, salt)).toString();
+  return (1_000_000_000_000_000n + permute(sequence, 54, domain, salt, key)).toString();
 }
 
 export function randomSecret(bytes: number): string {

@@ -196,3 +196,13 @@ export const settleBatchesPerRunMax = 10_000;
 export const reportCursorRows = 1000;
 /** Rows a JSON report answers with at most; CSV has no limit. */
 export const reportJsonRowsMax = 200_000;
+
+// --- First hour (issue 13): start-up, readiness and identifier keys ---
+/** Random bytes of an installation's id permutation key (created at first start). */
+export const idPermutationKeyBytes = 32;
+/** Each readiness probe (database, locks) answers within this, or counts as down. */
+export const readinessCheckTimeoutMs = 800;
+/** Start-up gives the database and Redis this long to answer before it names the problem. */
+export const startupConnectTimeoutMs = 5_000;
+/** The operator's lists (apps, profiles, accounts) return at most this many rows. */
+export const operatorListMax = 1000;

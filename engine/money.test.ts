@@ -1,7 +1,7 @@
 // Proves that amounts parse and format exactly, and that bad amounts are refused by name.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { formatMinor, parseAmount, parsePositiveAmount } from './money.ts';
+import { formatMinor, isCurrency, parseAmount, parsePositiveAmount } from './money.ts';
 
 test('parses decimal strings into minor units without floating point', () => {
   assert.equal(parseAmount('0.10', 'USD'), { ok: true, value: { currency: 'USD', minor: 10n } });
@@ -18,6 +18,12 @@ test('refuses what is not an exact amount', () => {
   assert.equal(parseAmount('0.5', 'JPY'), { ok: false, error: 'too_precise' });
   assert.equal(parseAmount('1', 'usd'), { ok: false, error: 'invalid_currency' });
   assert.equal(parsePositiveAmount('0.00', 'USD'), { ok: false, error: 'not_positive' });
+});
+
+test('knows ISO 4217 currencies and refuses made-up codes', () => {
+  for (const code of ['USD', 'EUR', 'MXN', 'JPY', 'BHD', 'CLF', 'XAF']) assert.ok(isCurrency(code), code);
+  for (const code of ['XYZ', 'ABC', 'usd', 'US', 'USDD']) assert.not.ok(isCurrency(code), code);
+  assert.equal(parseAmount('1', 'XYZ'), { ok: false, error: 'invalid_currency' });
 });
 
 test('formats with the currency scale', () => {

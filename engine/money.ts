@@ -1,6 +1,9 @@
 // Exact money: decimal strings at the edge, bigint minor units inside. Never a JS number.
 
-/** ISO 4217 minor-unit scales that differ from 2. */
+/**
+ * ISO 4217 minor-unit scales that differ from 2. Kept by hand because Intl (CLDR) gives display
+ * digits, which differ from ISO's minor units for AFN, HUF, IQD, IDR, COP and others.
+ */
 export const currencyScaleExceptions: Readonly<Record<string, number>> = {
   BIF: 0, CLP: 0, DJF: 0, GNF: 0, ISK: 0, JPY: 0, KMF: 0, KRW: 0, PYG: 0, RWF: 0, UGX: 0, UYI: 0,
   VND: 0, VUV: 0, XAF: 0, XOF: 0, XPF: 0,
@@ -19,8 +22,15 @@ export function currencyScale(currency: string): number {
   return currencyScaleExceptions[currency] ?? 2;
 }
 
+/**
+ * ISO 4217 codes: the ones Node's Intl knows (current national currencies, SDR, CFA francs),
+ * plus the fund codes with their own minor units above (CLF, UYI, UYW).
+ */
+const isoCurrencies: ReadonlySet<string> = new Set([...Intl.supportedValuesOf('currency'), ...Object.keys(currencyScaleExceptions)]);
+
+/** An ISO 4217 currency code (uppercase): XYZ or usd is not one. */
 export function isCurrency(text: string): boolean {
-  return currencyPattern.test(text);
+  return currencyPattern.test(text) && isoCurrencies.has(text);
 }
 
 /** Parses a decimal string in a currency into minor units. Rejects signs, exponents and excess precision. */

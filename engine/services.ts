@@ -12,6 +12,7 @@ import { createLedgerDomain, type LedgerDomain } from './ledger/domain.ts';
 import { createCirculation, type Circulation } from './designs/circulation.ts';
 import { createDesignsService, type DesignsService } from './designs/service.ts';
 import { createPosDomain, type PosDomain } from './pos/domain.ts';
+import { createOperatorListsService, type OperatorListsService } from './operator/service.ts';
 
 export interface Services {
   core: Core;
@@ -27,6 +28,7 @@ export interface Services {
   designs: DesignsService;
   circulation: Circulation;
   pos: PosDomain;
+  operatorLists: OperatorListsService;
 }
 
 export async function createServices(core: Core): Promise<Services> {
@@ -42,5 +44,6 @@ export async function createServices(core: Core): Promise<Services> {
   const designs = createDesignsService(core, { profiles, messages });
   const circulation = createCirculation(core, { profiles, transfers: ledger.transfers });
   const pos = createPosDomain(core, { profiles, ledger });
-  return { core, apps, profiles, tokens, messages, invitations, authn, oauth, settings, ledger, designs, circulation, pos };
+  const operatorLists = createOperatorListsService(core);
+  return { core, apps, profiles, tokens, messages, invitations, authn, oauth, settings, ledger, designs, circulation, pos, operatorLists };
 }

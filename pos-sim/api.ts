@@ -1,8 +1,7 @@
-// The terminal's one HTTP client: openapi-fetch typed by pos-sim/api-schema.d.ts, generated from
-// the server's own OpenAPI document (pos-sim/generate-schema.ts). Every failure becomes one clear
-// line (PosError); nothing here throws anything else at the screen.
-import createClient from 'openapi-fetch';
-import type { paths } from './api-schema.d.ts';
+// The terminal's HTTP client: the one typed client the CLI uses too (cli/api/client.ts, openapi-fetch
+// over types generated from the server's own /openapi.json; `npm run client:generate`). Every
+// failure becomes one clear line (PosError); nothing here throws anything else at the screen.
+import { cashloopClient } from '../cli/api/client.ts';
 
 export class PosError extends Error {}
 
@@ -61,7 +60,8 @@ async function must<T>(call: Promise<{ data?: unknown; error?: unknown; response
 export type PosClient = ReturnType<typeof createPosClient>;
 
 export function createPosClient(baseUrl: string, initialToken: string | null = null) {
-  const client = createClient<paths>({ baseUrl });
+  // No fixed bearer: the terminal's token changes at sign-in, and processor calls use another.
+  const client = cashloopClient({ baseUrl });
   let token = initialToken;
   const auth = () => ({ authorization: `Bearer ${token ?? ''}` });
   return {

@@ -1,5 +1,5 @@
 // Runs every test file (unit tests beside the code, stories in test/) each in its own process,
-// two at a time, and ends with one line: "N passed, N failed".
+// two at a time, printing progress (file N of M, elapsed seconds) as each finishes, and ends with one line: "N passed, N failed".
 // Usage: npm test [-- <substring filter>]
 import { spawn } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
@@ -70,12 +70,14 @@ async function main(): Promise<void> {
   const queue = [...files];
   const results: FileResult[] = [];
   const startedAt = Date.now();
+  process.stdout.write(`Running ${files.length} test files, ${concurrency} at a time\n`);
   async function worker(): Promise<void> {
     for (let file = queue.shift(); file; file = queue.shift()) {
       const result = await runFile(file);
       results.push(result);
       const mark = result.failed > 0 ? 'FAIL' : 'ok  ';
-      process.stdout.write(`${mark} ${file} (${result.passed} passed, ${result.failed} failed, ${result.durationMs} ms)\n`);
+      const elapsedSeconds = Math.round((Date.now() - startedAt) / 1000);
+      process.stdout.write(`[${results.length}/${files.length} ${elapsedSeconds} s] ${mark} ${file} (${result.passed} passed, ${result.failed} failed, ${result.durationMs} ms)\n`);
       if (result.failed > 0) process.stdout.write(result.output.split('\n').map((line) => `     ${line}`).join('\n') + '\n');
     }
   }

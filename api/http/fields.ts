@@ -2,6 +2,7 @@
 // string), so booleans, integers and lists accept both shapes and come out typed.
 import { z } from 'zod';
 import { deviceUuidCharsMax, latitudeDegreesMax, longitudeDegreesMax } from '../../engine/limits.ts';
+import { isCurrency } from '../../engine/money.ts';
 import { parseDegrees } from '../../engine/profiles/location.ts';
 
 const trueWords = new Set(['true', '1', 'yes', 'on']);
@@ -29,7 +30,11 @@ export const amountField = z
   .transform((value) => String(value).trim())
   .pipe(z.string().regex(/^\d{1,18}(\.\d{1,18})?$/, 'must be a decimal amount such as 12.50'));
 
-export const currencyField = z.string().regex(/^[A-Z]{3}$/, 'must be 3 uppercase letters');
+/** An ISO 4217 code (engine/money.ts decides which codes exist). */
+export const currencyField = z
+  .string()
+  .regex(/^[A-Z]{3}$/, 'must be 3 uppercase letters')
+  .refine((code) => isCurrency(code), 'is not an ISO 4217 currency');
 
 export const timestampField = z
   .string()

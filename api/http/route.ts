@@ -130,7 +130,8 @@ async function resolveCaller(route: RouteDefinition, request: Request, params: R
     if (!attemptSecret) throw httpError(edgeErrors, 'missing_attempt_secret');
   } else if (caller.kind === 'operator') {
     const raw = readBearerToken(request, {});
-    if (!raw || !constantTimeEqual(raw, authenticators.operatorKey())) throw httpError(edgeErrors, 'operator_unauthorized');
+    if (!raw) throw httpError(edgeErrors, 'operator_unauthorized');
+    if (!constantTimeEqual(raw, authenticators.operatorKey())) throw httpError(edgeErrors, 'operator_unauthorized', { description: 'Wrong operator key.' });
   }
   return { token, app, attemptSecret };
 }

@@ -16,6 +16,7 @@ import { designRoutes } from './designs.ts';
 import { pullRoutes } from './pull.ts';
 import { procRoutes } from './proc.ts';
 import { reportRoutes } from './report.ts';
+import { operatorListRoutes } from './operator-lists.ts';
 
 export function allRoutes(): RouteDefinition[] {
   return [
@@ -35,5 +36,6 @@ export function allRoutes(): RouteDefinition[] {
     ...pullRoutes,
     ...procRoutes,
     ...reportRoutes,
+    ...operatorListRoutes,
   ];
 }

@@ -1,8 +1,9 @@
-// `cashloop app create|show`: apps through the admin API.
+// `cashloop app create|show|list`: apps through the admin API.
 import type { Command } from 'commander';
-import { adminClient, globalsOf, print, valueOrPrompt } from '../client.ts';
+import { fields, globalsOf, operatorApi, print, table, valueOrPrompt } from '../client.ts';
+import type { Environment } from '../settings.ts';
 
-export function registerAppCommands(program: Command, env?: Record<string, string | undefined>): void {
+export function registerAppCommands(program: Command, env: Environment): void {
   const app = program.command('app').description('Manage apps (client_id and client_secret)');
 
   app
@@ -18,19 +19,19 @@ export function registerAppCommands(program: Command, env?: Record<string, strin
       const globals = globalsOf(command);
       const name = await valueOrPrompt(options.name, '--name', 'App name');
       const permissions = String(options.permissions).split(',').map((part) => part.trim()).filter(Boolean);
-      const created = await adminClient(globals, env).request('POST', '/admin/apps', {
-        name,
-        permissions,
-        redirect_uris: options.redirectUri,
-        site: options.site,
-        public: options.public,
-        implicit_grant: options.implicitGrant,
-      });
+      const api = operatorApi(globals, env);
+      const created = await api.call(
+        api.client.POST('/admin/apps', {
+          body: { name, permissions, redirect_uris: options.redirectUri, site: options.site, public: options.public, implicit_grant: options.implicitGrant },
+        }),
+      );
       print(globals, created, () => [
-        `client_id     ${created.client_id}`,
-        `client_secret ${created.client_secret}`,
-        `site          ${created.site}`,
-        `permissions   ${created.permissions.join(', ') || '(none)'}`,
+        ...fields([
+          ['client_id', created.client_id],
+          ['client_secret', created.client_secret],
+          ['site', created.site],
+          ['permissions', created.permissions],
+        ]),
         'Keep the secret on a server; it is not shown again.',
       ]);
     });
@@ -41,7 +42,23 @@ export function registerAppCommands(program: Command, env?: Record<string, strin
     .argument('<client_id>')
     .action(async (clientId: string, _options, command: Command) => {
       const globals = globalsOf(command);
-      const shown = await adminClient(globals, env).request('GET', `/admin/apps/${encodeURIComponent(clientId)}`);
-      print(globals, shown, () => Object.entries(shown).map(([key, value]) => `${key.padEnd(14)}${Array.isArray(value) ? value.join(', ') : value}`));
+      const api = operatorApi(globals, env);
+      const shown = await api.call(api.client.GET('/admin/apps/{clientId}', { params: { path: { clientId } } }));
+      print(globals, shown, () => fields(Object.entries(shown as Record<string, unknown>)));
+    });
+
+  app
+    .command('list')
+    .description('List apps, newest first')
+    .option('--limit <n>', 'at most this many', '100')
+    .action(async (options, command: Command) => {
+      const globals = globalsOf(command);
+      const api = operatorApi(globals, env);
+      const answer = await api.call(api.client.GET('/admin/apps', { params: { query: { limit: options.limit } } }));
+      print(globals, answer, () =>
+        answer.apps.length === 0
+          ? ['(no apps)']
+          : table(['client_id', 'name', 'site', 'permissions', 'created'], answer.apps.map((item: any) => [item.client_id, item.name, item.site, item.permissions.join(',') || '-', item.created_at.slice(0, 19).replace('T', ' ')])),
+      );
     });
 }

@@ -1,9 +1,10 @@
-// `cashloop cash issuer|issue|holdings`, `cashloop audit`, `cashloop account add` and
+// `cashloop cash issuer|issue|holdings`, `cashloop audit`, `cashloop account add|list` and
 // `cashloop fx set|list`: the cash ledger through the admin API.
 import type { Command } from 'commander';
-import { adminClient, CliError, globalsOf, print } from '../client.ts';
+import { CliError, globalsOf, operatorApi, print, table } from '../client.ts';
+import type { Environment } from '../settings.ts';
 
-export function registerLedgerCommands(program: Command, env?: Record<string, string | undefined>): void {
+export function registerLedgerCommands(program: Command, env: Environment): void {
   const cash = program.command('cash').description('Issue open loop cash and inspect holdings');
 
   cash
@@ -12,8 +13,10 @@ export function registerLedgerCommands(program: Command, env?: Record<string, st
     .option('--uid <uid>', 'UID of the issuer profile, e.g. service:1234567890')
     .action(async (options, command: Command) => {
       const globals = globalsOf(command);
-      const client = adminClient(globals, env);
-      const answer = options.uid ? await client.request('POST', '/admin/ledger/issuer', { uid: options.uid }) : await client.request('GET', '/admin/ledger/issuer');
+      const api = operatorApi(globals, env);
+      const answer = options.uid
+        ? await api.call(api.client.POST('/admin/ledger/issuer', { body: { uid: options.uid } }))
+        : await api.call(api.client.GET('/admin/ledger/issuer'));
       print(globals, answer, () => [`issuer ${answer.issuer_id ?? '(none designated)'}`]);
     });
 
@@ -25,7 +28,8 @@ export function registerLedgerCommands(program: Command, env?: Record<string, st
     .requiredOption('--currency <code>', 'ISO 4217 currency, e.g. USD')
     .action(async (options, command: Command) => {
       const globals = globalsOf(command);
-      const answer = await adminClient(globals, env).request('POST', '/admin/ledger/issue', { to_uid: options.to, amount: options.amount, currency: options.currency });
+      const api = operatorApi(globals, env);
+      const answer = await api.call(api.client.POST('/admin/ledger/issue', { body: { to_uid: options.to, amount: options.amount, currency: options.currency } }), { currency: options.currency });
       print(globals, answer, () => [`issued ${options.amount} ${options.currency} to ${answer.profile_id}`, `transfer ${answer.transfer_id}`, `serial   ${answer.serial_number}`]);
     });
 
@@ -35,8 +39,11 @@ export function registerLedgerCommands(program: Command, env?: Record<string, st
     .argument('<profile_id>')
     .action(async (profileId: string, _options, command: Command) => {
       const globals = globalsOf(command);
-      const answer = await adminClient(globals, env).request('GET', `/admin/ledger/holdings/${encodeURIComponent(profileId)}`);
-      print(globals, answer, () => (answer.holdings.length === 0 ? ['(no cash)'] : answer.holdings.map((holding: any) => `loop ${holding.loop_id}  ${holding.amount} ${holding.currency}`)));
+      const api = operatorApi(globals, env);
+      const answer = await api.call(api.client.GET('/admin/ledger/holdings/{profileId}', { params: { path: { profileId } } }));
+      print(globals, answer, () =>
+        answer.holdings.length === 0 ? ['(no cash)'] : table(['loop', 'currency', 'amount'], answer.holdings.map((holding: any) => [holding.loop_id, holding.currency, holding.amount]), { rightAligned: [2] }),
+      );
     });
 
   program
@@ -44,13 +51,17 @@ export function registerLedgerCommands(program: Command, env?: Record<string, st
     .description('Verify the ledger: issued = held + in flight + redeemed per loop and currency; exits 1 on a problem')
     .action(async (_options, command: Command) => {
       const globals = globalsOf(command);
-      const report = await adminClient(globals, env).request('GET', '/admin/ledger/audit');
+      const api = operatorApi(globals, env);
+      const report = await api.call(api.client.GET('/admin/ledger/audit'));
       print(globals, report, () => [
-        'loop  currency  issued  held  in_flight  redeemed',
-        ...report.totals.map((total: any) => `${total.loop_id}  ${total.currency}  ${total.issued}  ${total.held}  ${total.in_flight}  ${total.redeemed}`),
+        ...table(
+          ['loop', 'currency', 'issued', 'held', 'in_flight', 'redeemed'],
+          report.totals.map((total: any) => [total.loop_id, total.currency, total.issued, total.held, total.in_flight, total.redeemed]),
+          { rightAligned: [2, 3, 4, 5] },
+        ),
         report.ok ? 'audit ok' : `audit FAILED:\n  ${report.problems.join('\n  ')}`,
       ]);
-      if (!report.ok) throw new CliError('the ledger audit failed');
+      if (!report.ok) throw new CliError('The ledger audit failed.', 'audit_failed');
     });
 
   const account = program.command('account').description('Bank (DFI) accounts of profiles');
@@ -71,8 +82,27 @@ export function registerLedgerCommands(program: Command, env?: Record<string, st
       if (options.bankName) body.rdfi_name = options.bankName;
       if (options.holder) body.holder_name = options.holder;
       if (options.alias) body.alias = options.alias;
-      const answer = await adminClient(globals, env).request('POST', '/admin/ledger/accounts', body);
+      const api = operatorApi(globals, env);
+      const answer = await api.call(api.client.POST('/admin/ledger/accounts', { body: body as never }), { currency: options.currency });
       print(globals, answer, () => [`account ${answer.account_id} registered to ${answer.profile_id}`]);
+    });
+  account
+    .command('list')
+    .description('List registered bank accounts, newest first (account numbers show their last four digits)')
+    .option('--profile <profile_id>', 'only this profile\'s accounts')
+    .option('--limit <n>', 'at most this many', '100')
+    .action(async (options, command: Command) => {
+      const globals = globalsOf(command);
+      const api = operatorApi(globals, env);
+      const answer = await api.call(api.client.GET('/admin/ledger/accounts', { params: { query: { limit: options.limit, profile_id: options.profile } } }));
+      print(globals, answer, () =>
+        answer.accounts.length === 0
+          ? ['(no accounts)']
+          : table(
+              ['account_id', 'profile_id', 'bank', 'routing', 'account', 'type', 'currency', 'alias'],
+              answer.accounts.map((item: any) => [item.account_id, item.profile_id, item.rdfi_name, item.routing_number, `...${item.account_number_last4}`, item.ach_type, item.currency, item.alias || '-']),
+            ),
+      );
     });
 
   const fx = program.command('fx').description('Exchange rates for send-fx');
@@ -83,14 +113,16 @@ export function registerLedgerCommands(program: Command, env?: Record<string, st
     .argument('<rate>', 'dest units per source unit, e.g. 18.4')
     .action(async (source: string, dest: string, rate: string, _options, command: Command) => {
       const globals = globalsOf(command);
-      const answer = await adminClient(globals, env).request('POST', '/admin/ledger/fx-rates', { source_currency: source, dest_currency: dest, rate });
-      print(globals, answer, () => answer.rates.map((row: any) => `${row.source_currency} -> ${row.dest_currency}  ${row.rate}`));
+      const api = operatorApi(globals, env);
+      const answer = await api.call(api.client.POST('/admin/ledger/fx-rates', { body: { source_currency: source, dest_currency: dest, rate } }));
+      print(globals, answer, () => table(['from', 'to', 'rate'], answer.rates.map((row: any) => [row.source_currency, row.dest_currency, row.rate])));
     });
   fx
     .command('list')
     .action(async (_options, command: Command) => {
       const globals = globalsOf(command);
-      const answer = await adminClient(globals, env).request('GET', '/admin/ledger/fx-rates');
-      print(globals, answer, () => (answer.rates.length === 0 ? ['(no rates)'] : answer.rates.map((row: any) => `${row.source_currency} -> ${row.dest_currency}  ${row.rate}`)));
+      const api = operatorApi(globals, env);
+      const answer = await api.call(api.client.GET('/admin/ledger/fx-rates'));
+      print(globals, answer, () => (answer.rates.length === 0 ? ['(no rates)'] : table(['from', 'to', 'rate'], answer.rates.map((row: any) => [row.source_currency, row.dest_currency, row.rate]))));
     });
 }

@@ -2,9 +2,10 @@
 // of the admin API, until none is left (the design's first active settler, else its issuer, pays).
 import type { Command } from 'commander';
 import { settleBatchesPerRunMax } from '../../engine/limits.ts';
-import { adminClient, globalsOf, print } from '../client.ts';
+import { globalsOf, operatorApi, print } from '../client.ts';
+import type { Environment } from '../settings.ts';
 
-export function registerPosCommands(program: Command, env?: Record<string, string | undefined>): void {
+export function registerPosCommands(program: Command, env: Environment): void {
   program
     .command('settle')
     .description("Settle a design's pending redemptions in batches; idempotent (a second run settles nothing)")
@@ -12,10 +13,10 @@ export function registerPosCommands(program: Command, env?: Record<string, strin
     .option('--batch <n>', 'settlement rows per batch (1-500)', '100')
     .action(async (designId: string, options, command: Command) => {
       const globals = globalsOf(command);
-      const client = adminClient(globals, env);
-      const answers: any[] = [];
+      const api = operatorApi(globals, env);
+      const answers: { settled: number; pending: number; pending_amount: string; currency: string; settler_id: string; transfer_ids: string[] }[] = [];
       for (let batch = 0; batch < settleBatchesPerRunMax; batch++) {
-        const answer = await client.request('POST', `/admin/designs/${encodeURIComponent(designId)}/settle`, { limit: Number(options.batch) });
+        const answer = await api.call(api.client.POST('/admin/designs/{designId}/settle', { params: { path: { designId } }, body: { limit: Number(options.batch) } as never }));
         answers.push(answer);
         if (answer.settled === 0 || answer.pending === 0) break;
       }

@@ -1,30 +1,48 @@
-// `cashloop profile show|set|locate|feature|wallet|manager`: profiles through the admin API.
+// `cashloop profile list|show|set|locate|feature|wallet|manager`: profiles through the admin API.
 import type { Command } from 'commander';
-import { adminClient, CliError, globalsOf, print } from '../client.ts';
+import { CliError, fields, globalsOf, operatorApi, print, table } from '../client.ts';
+import type { Environment } from '../settings.ts';
 
 function parseBoolean(text: string): boolean {
   if (/^(true|yes|1|on)$/i.test(text)) return true;
   if (/^(false|no|0|off)$/i.test(text)) return false;
-  throw new CliError(`Expected true or false, got ${text}.`);
+  throw new CliError(`Expected true or false, got ${text}.`, 'invalid_option');
 }
 
 function profileLines(shown: any): string[] {
   const profile = shown.profile ?? shown;
-  const lines = [
-    `id                  ${profile.id}`,
-    `title               ${profile.title}`,
-    `kind                ${profile.is_individual ? 'individual' : 'business'}`,
-    `username            ${profile.username ?? ''}`,
-    `support_paycode     ${profile.support_paycode}`,
-    `preferred_currency  ${profile.preferred_currency}`,
+  const pairs: [string, unknown][] = [
+    ['id', profile.id],
+    ['title', profile.title],
+    ['kind', profile.is_individual ? 'individual' : 'business'],
+    ['username', profile.username ?? ''],
+    ['support_paycode', profile.support_paycode],
+    ['preferred_currency', profile.preferred_currency],
   ];
-  if (!profile.is_individual) lines.push(`location            ${profile.latitude ? `${profile.latitude}, ${profile.longitude}` : '(none)'}`);
-  if (shown.site !== undefined) lines.push(`site                ${shown.site}`, `features            ${shown.features.join(', ')}`, `managers            ${shown.managers.join(', ')}`, `wallet              ${shown.wallet_state}`);
-  return lines;
+  if (!profile.is_individual) pairs.push(['location', profile.latitude ? `${profile.latitude}, ${profile.longitude}` : '(none)']);
+  if (shown.site !== undefined) pairs.push(['site', shown.site], ['features', shown.features], ['managers', shown.managers], ['wallet', shown.wallet_state]);
+  return fields(pairs);
 }
 
-export function registerProfileCommands(program: Command, env?: Record<string, string | undefined>): void {
+export function registerProfileCommands(program: Command, env: Environment): void {
   const profile = program.command('profile').description('Inspect and adjust profiles');
+
+  profile
+    .command('list')
+    .description('List profiles, newest first')
+    .option('--site <site>', 'only this site')
+    .option('--kind <kind>', 'individual or business')
+    .option('--limit <n>', 'at most this many', '100')
+    .action(async (options, command: Command) => {
+      const globals = globalsOf(command);
+      const api = operatorApi(globals, env);
+      const answer = await api.call(api.client.GET('/admin/profiles', { params: { query: { limit: options.limit, site: options.site, kind: options.kind } } }));
+      print(globals, answer, () =>
+        answer.profiles.length === 0
+          ? ['(no profiles)']
+          : table(['id', 'kind', 'title', 'username', 'site', 'created'], answer.profiles.map((item: any) => [item.id, item.kind, item.title, item.username || '-', item.site, item.created_at.slice(0, 19).replace('T', ' ')])),
+      );
+    });
 
   profile
     .command('show')
@@ -32,7 +50,8 @@ export function registerProfileCommands(program: Command, env?: Record<string, s
     .argument('<profile_id>')
     .action(async (profileId: string, _options, command: Command) => {
       const globals = globalsOf(command);
-      const shown = await adminClient(globals, env).request('GET', `/admin/profiles/${encodeURIComponent(profileId)}`);
+      const api = operatorApi(globals, env);
+      const shown = await api.call(api.client.GET('/admin/profiles/{profileId}', { params: { path: { profileId } } }));
       print(globals, shown, () => profileLines(shown));
     });
 
@@ -49,8 +68,9 @@ export function registerProfileCommands(program: Command, env?: Record<string, s
       if (options.supportPaycode !== undefined) body.support_paycode = parseBoolean(options.supportPaycode);
       if (options.preferredCurrency !== undefined) body.preferred_currency = options.preferredCurrency;
       if (options.username !== undefined) body.username = options.username;
-      if (Object.keys(body).length === 0) throw new CliError('Nothing to set: give --support-paycode, --preferred-currency or --username.');
-      const updated = await adminClient(globals, env).request('PATCH', `/admin/profiles/${encodeURIComponent(profileId)}`, body);
+      if (Object.keys(body).length === 0) throw new CliError('Nothing to set: give --support-paycode, --preferred-currency or --username.', 'invalid_option');
+      const api = operatorApi(globals, env);
+      const updated = await api.call(api.client.PATCH('/admin/profiles/{profileId}', { params: { path: { profileId } }, body }), { currency: options.preferredCurrency });
       print(globals, updated, () => profileLines(updated));
     });
 
@@ -64,14 +84,14 @@ export function registerProfileCommands(program: Command, env?: Record<string, s
     .action(async (profileId: string, options, command: Command) => {
       const globals = globalsOf(command);
       const given = options.latitude !== undefined || options.longitude !== undefined;
-      if (options.clear && given) throw new CliError('Give either --clear or --latitude with --longitude, not both.');
-      if (!options.clear && (options.latitude === undefined || options.longitude === undefined)) throw new CliError('Give --latitude and --longitude together, or --clear.');
-      const locationPath = `/admin/profiles/${encodeURIComponent(profileId)}/location`;
-      const client = adminClient(globals, env);
+      if (options.clear && given) throw new CliError('Give either --clear or --latitude with --longitude, not both.', 'invalid_option');
+      if (!options.clear && (options.latitude === undefined || options.longitude === undefined)) throw new CliError('Give --latitude and --longitude together, or --clear.', 'invalid_option');
+      const api = operatorApi(globals, env);
+      const params = { path: { profileId } };
       // Degrees go as the typed strings, so the server rounds exact decimals, not floats.
       const updated = options.clear
-        ? await client.request('DELETE', locationPath)
-        : await client.request('PUT', locationPath, { latitude: options.latitude, longitude: options.longitude });
+        ? await api.call(api.client.DELETE('/admin/profiles/{profileId}/location', { params, body: {} }))
+        : await api.call(api.client.PUT('/admin/profiles/{profileId}/location', { params, body: { latitude: options.latitude, longitude: options.longitude } }));
       print(globals, updated, () => profileLines(updated));
     });
 
@@ -82,7 +102,8 @@ export function registerProfileCommands(program: Command, env?: Record<string, s
     .argument('<feature>')
     .action(async (profileId: string, name: string, _options, command: Command) => {
       const globals = globalsOf(command);
-      const answer = await adminClient(globals, env).request('POST', `/admin/profiles/${encodeURIComponent(profileId)}/features`, { feature: name });
+      const api = operatorApi(globals, env);
+      const answer = await api.call(api.client.POST('/admin/profiles/{profileId}/features', { params: { path: { profileId } }, body: { feature: name as never } }));
       print(globals, answer, () => [`features ${answer.features.join(', ')}`]);
     });
   feature
@@ -91,7 +112,8 @@ export function registerProfileCommands(program: Command, env?: Record<string, s
     .argument('<feature>')
     .action(async (profileId: string, name: string, _options, command: Command) => {
       const globals = globalsOf(command);
-      const answer = await adminClient(globals, env).request('DELETE', `/admin/profiles/${encodeURIComponent(profileId)}/features/${encodeURIComponent(name)}`);
+      const api = operatorApi(globals, env);
+      const answer = await api.call(api.client.DELETE('/admin/profiles/{profileId}/features/{feature}', { params: { path: { profileId, feature: name } }, body: {} }));
       print(globals, answer, () => [`features ${answer.features.join(', ') || '(none)'}`]);
     });
 
@@ -102,7 +124,8 @@ export function registerProfileCommands(program: Command, env?: Record<string, s
     .argument('<action>', 'suspend, unsuspend or close')
     .action(async (profileId: string, action: string, _options, command: Command) => {
       const globals = globalsOf(command);
-      const answer = await adminClient(globals, env).request('POST', `/admin/profiles/${encodeURIComponent(profileId)}/wallet`, { action });
+      const api = operatorApi(globals, env);
+      const answer = await api.call(api.client.POST('/admin/profiles/{profileId}/wallet', { params: { path: { profileId } }, body: { action: action as never } }));
       print(globals, answer, () => [`wallet ${answer.wallet_state}`]);
     });
 
@@ -113,7 +136,8 @@ export function registerProfileCommands(program: Command, env?: Record<string, s
     .argument('<manager_uid>')
     .action(async (businessId: string, managerUid: string, _options, command: Command) => {
       const globals = globalsOf(command);
-      const answer = await adminClient(globals, env).request('POST', `/admin/profiles/${encodeURIComponent(businessId)}/managers`, { manager_uid: managerUid });
+      const api = operatorApi(globals, env);
+      const answer = await api.call(api.client.POST('/admin/profiles/{profileId}/managers', { params: { path: { profileId: businessId } }, body: { manager_uid: managerUid } }));
       print(globals, answer, () => [`managers ${answer.managers.join(', ')}`]);
     });
 }

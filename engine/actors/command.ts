@@ -3,7 +3,7 @@
 // unlock -> deliver effects. Nothing else writes actor state.
 import { initialTransition, transition } from 'xstate';
 import type { Clock } from '../clock.ts';
-import { longIdFromSequence, shortIdFromSequence } from '../ids.ts';
+import { createIdMinter, legacyIdPermutationKey, type IdMinter } from '../ids.ts';
 import { commandVersionConflictRetriesMax, sharedTransactionCommandsMax, sharedTransactionsInFlightMax } from '../limits.ts';
 import type { LockHold, LockService } from '../locks/lock.ts';
 import { LockLostError } from '../locks/lock.ts';
@@ -95,6 +95,8 @@ export interface CommandRunnerOptions {
   clock: Clock;
   metrics: Metrics;
   onCommitted?: (outboxIds: bigint[]) => void;
+  /** The installation's ids (the engine passes its own; the legacy key otherwise). */
+  ids?: IdMinter;
 }
 
 export function toStored(snapshot: { value: unknown; context: unknown; status: string }): StoredSnapshot {
@@ -119,7 +121,7 @@ function isRetryable(error: unknown): boolean {
 }
 
 /** A unit over a transaction, and the writes that end it. */
-function openUnit(tx: TransactionSql, now: Date): { unit: Unit; finish(): Promise<bigint[]> } {
+function openUnit(tx: TransactionSql, now: Date, ids: IdMinter): { unit: Unit; finish(): Promise<bigint[]> } {
   const tracked = new Map<string, Tracked>();
   const timers: ({ op: 'set'; kind: string; id: string; name: string; dueAt: Date; event: unknown } | { op: 'delete'; kind: string; id: string; name: string })[] = [];
   const effects: { kind: string; payload: unknown }[] = [];
@@ -165,10 +167,10 @@ function openUnit(tx: TransactionSql, now: Date): { unit: Unit; finish(): Promis
       effects.push({ kind, payload });
     },
     async newShortId(salt) {
-      return shortIdFromSequence(await store.nextShortSequence(tx), salt);
+      return ids.short(await store.nextShortSequence(tx), salt);
     },
     async newLongId(salt) {
-      return longIdFromSequence(await store.nextLongSequence(tx), salt);
+      return ids.long(await store.nextLongSequence(tx), salt);
     },
   };
 
@@ -213,11 +215,12 @@ class SharedTransactionAborted extends Error {
 
 export function createCommandRunner(options: CommandRunnerOptions): CommandRunner {
   const { sql, locks, clock, metrics } = options;
+  const ids = options.ids ?? createIdMinter(legacyIdPermutationKey);
 
   /** One command's transaction, its locks already held. */
   async function transact<R>(body: (unit: Unit) => Promise<R>, hold: LockHold): Promise<{ result: R; outboxIds: bigint[] }> {
     return pipelinedTransaction(sql, async (tx) => {
-      const { unit, finish } = openUnit(tx, clock.now());
+      const { unit, finish } = openUnit(tx, clock.now(), ids);
       const result = await body(unit);
       const outboxIds = await finish();
       // The last moment to learn that the lock passed on: after this, commit.
@@ -283,7 +286,7 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
         const tables = [...keysByTable].sort(([left], [right]) => (left.table < right.table ? -1 : left.table > right.table ? 1 : 0));
         const rowsTaken = Promise.all(tables.map(([rows, keys]) => rows.take(tx, [...keys].sort())));
         rowsTaken.catch(() => {});
-        const units = batch.map(() => openUnit(tx, now));
+        const units = batch.map(() => openUnit(tx, now, ids));
         const outcomes = await Promise.allSettled(batch.map((entry, index) => entry.body(units[index].unit)));
         await rowsTaken;
         if (outcomes.some((outcome) => outcome.status === 'rejected')) throw new SharedTransactionAborted();

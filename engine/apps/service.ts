@@ -1,7 +1,7 @@
 // Apps: a client_id (10 digits), a secret kept only as a sha256 hash, app permissions granted
 // for one site, redirect URIs and the public and implicit-grant flags.
 import type { Core } from '../core.ts';
-import { constantTimeEqual, randomSecret, secretHash, shortIdFromSequence } from '../ids.ts';
+import { constantTimeEqual, randomSecret, secretHash } from '../ids.ts';
 import { appSecretBytes } from '../limits.ts';
 import * as store from './store.ts';
 
@@ -66,7 +66,7 @@ export function createAppsService(core: Core): AppsService {
       if (unknown.length > 0) throw new Error(`unknown app permissions: ${unknown.join(', ')}`);
       const clientSecret = randomSecret(appSecretBytes);
       const clientId = await sql.begin(async (tx) => {
-        const id = shortIdFromSequence(await store.nextShortSequence(tx), 'app');
+        const id = core.ids.short(await store.nextShortSequence(tx), 'app');
         await store.insertApp(
           tx,
           {

@@ -4,17 +4,33 @@ import { Redlock, ResourceLockedError, ExecutionError } from '@sesamecare-oss/re
 import { lockRetryCount, lockRetryDelayMs, lockRetryJitterMs, lockTtlMs } from '../limits.ts';
 import { LockUnavailableError, stableOrder, type LockHold, type LockService } from './lock.ts';
 import { createMemoryLocks } from './memory.ts';
+import type { Logger } from '../logger.ts';
 
 export interface RedlockOptions {
   urls: readonly string[];
   keyPrefix: string;
   ttlMs?: number;
+  /** Connection errors go here as JSON log lines (never ioredis's own "Unhandled error event"). */
+  logger?: Logger;
 }
 
 type Outcome = { settled: false } | { settled: true; value: unknown } | { settled: true; error: unknown };
 
 export function createRedlockLocks(options: RedlockOptions): LockService & { clients: Redis[] } {
   const clients = options.urls.map((url) => new Redis(url, { maxRetriesPerRequest: 2, enableOfflineQueue: true, lazyConnect: false, enableAutoPipelining: true }));
+  // ioredis retries a lost connection by itself; each outage is logged once, when it starts.
+  clients.forEach((client, index) => {
+    let reported = false;
+    client.on('error', (error: Error) => {
+      if (reported) return;
+      reported = true;
+      options.logger?.warn('redis unreachable', { node: index, error: error.message });
+    });
+    client.on('ready', () => {
+      if (reported) options.logger?.info('redis reachable again', { node: index });
+      reported = false;
+    });
+  });
   const ttlMs = options.ttlMs ?? lockTtlMs;
   const redlock = new Redlock(clients, {
     driftFactor: 0.01,

@@ -3,7 +3,7 @@
 // of its scope; logout ends every token of the personal profile and app; refresh extends the soft
 // expiration (as a new token) until the fifth failed attempt locks it.
 import type { Core } from '../core.ts';
-import { longIdFromSequence, randomSecret, secretHash } from '../ids.ts';
+import { randomSecret, secretHash } from '../ids.ts';
 import { concurrentTokenHardExpirationMs, refreshFailuresMax, tokenHardExpirationMs, tokenSecretBytes, tokenSoftExpirationMs } from '../limits.ts';
 import { verifySecret } from '../passwords.ts';
 import type { ProfilesService } from '../profiles/service.ts';
@@ -147,7 +147,7 @@ export function createTokensService(core: Core, dependencies: { profiles: Profil
     const softMs = Math.min(input.now.getTime() + tokenSoftExpirationMs, hardExpiresAt.getTime());
     const softExpiresAt = new Date(softMs);
     const sequence = await store.nextTokenSequence(db);
-    const id = longIdFromSequence(sequence, 'token');
+    const id = core.ids.long(sequence, 'token');
     const accessToken = `t${input.clientId}-${id}-${randomSecret(tokenSecretBytes)}`;
     const permissions = [...new Set(input.permissions)];
     await store.insertToken(db, {

@@ -4,7 +4,7 @@
 import type { Unit } from '../actors/command.ts';
 import { reject } from '../actors/command.ts';
 import type { Core } from '../core.ts';
-import { longIdFromSequence, randomDigits } from '../ids.ts';
+import { randomDigits } from '../ids.ts';
 import { openLoopId, parseAmounts, parseSerialNumbers, sumPicks, type AmountEntry, type Note, type Pick } from '../ledger/allocation.ts';
 import { balanceLockKey, balanceRowLocks, escrowHolder, movementLines, pickFromWallet, releaseEscrow, walletHolder } from '../ledger/cash.ts';
 import { failure, sendFailure, type Failure, type SendError } from '../ledger/errors.ts';
@@ -246,11 +246,11 @@ export function createTransfersService(core: Core, profiles: ProfilesService, in
       let recipientWalletState: string | null;
       if (input.dedupId === undefined) {
         const [started, pickedNow, senderNow] = await Promise.all([begun(), pick(), unit.load(wallet, input.senderId)]);
-        transferId = longIdFromSequence(started.sequence, 'transfer');
+        transferId = core.ids.long(started.sequence, 'transfer');
         [picked, senderWallet, recipientWalletState] = [pickedNow, senderNow, started.recipientWalletState];
       } else {
         const started = await begun();
-        transferId = longIdFromSequence(started.sequence, 'transfer');
+        transferId = core.ids.long(started.sequence, 'transfer');
         const [claimed, pickedNow, senderNow] = await Promise.all([
           store.claimDedup(unit.tx, input.senderId, input.dedupId, transferId, at, new Date(at.getTime() - dedupWindowMs)), pick(), unit.load(wallet, input.senderId),
         ]);

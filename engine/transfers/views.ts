@@ -145,7 +145,8 @@ export function paycodeJson(row: PaycodeRow, publicUrl: string): Record<string, 
     expires: row.expires_at.toISOString(),
     sender_id: row.sender_id,
     recipient_id: row.recipient_id,
-    url: `${publicUrl}/p/${row.sender_id}/t/${row.transfer_id}`,
+    // The transfer as its sender reads it (GET /t/<id> with the sender's token shows the code).
+    url: `${publicUrl}/t/${row.transfer_id}`,
   };
 }
 

@@ -23,3 +23,20 @@ export async function runCliCaptured(baseUrl: string, args: readonly string[], e
     process.stderr.write = writeErr;
   }
 }
+
+/** `cashloop ...args` exactly as given (no --url added), with env as its whole environment. */
+export async function runCliRaw(args: readonly string[], env: Record<string, string> = {}): Promise<CliRun> {
+  let stdout = '';
+  let stderr = '';
+  const writeOut = process.stdout.write.bind(process.stdout);
+  const writeErr = process.stderr.write.bind(process.stderr);
+  process.stdout.write = ((chunk: string) => ((stdout += chunk), true)) as typeof process.stdout.write;
+  process.stderr.write = ((chunk: string) => ((stderr += chunk), true)) as typeof process.stderr.write;
+  try {
+    const code = await runCli([...args], env);
+    return { code, stdout, stderr };
+  } finally {
+    process.stdout.write = writeOut;
+    process.stderr.write = writeErr;
+  }
+}
