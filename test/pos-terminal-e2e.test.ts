@@ -15,12 +15,21 @@ import { startTestServer, type TestServer } from './support/http.ts';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const permissions = [...designPermissions, 'create_design', 'send_cash', 'view_wallet', 'receive_cash', 'view_history', 'pull_payment'];
 let server: TestServer;
+/** Every terminal this file starts: killed at the end, so a failed step cannot keep the run alive. */
+const started: { kill(signal?: string): void }[] = [];
 
 test.before(async () => {
   server = await startTestServer();
 });
 
 test.after(async () => {
+  for (const child of started) {
+    try {
+      child.kill();
+    } catch {
+      // Already gone.
+    }
+  }
   await server.close();
 });
 
@@ -30,6 +39,7 @@ function terminal(args: string[]) {
   const child = spawn(process.execPath, ['--import', 'tsx', 'pos-sim/main.tsx', ...args], {
     name: 'xterm-256color', cols: 80, rows: 24, cwd: root, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', TERM: 'xterm-256color' },
   });
+  started.push(child);
   let output = '';
   let exitCode: number | null = null;
   child.onData((data) => {
