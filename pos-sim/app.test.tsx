@@ -37,7 +37,7 @@ async function waitFor(frame: () => string | undefined, text: string | RegExp, t
     const now = frame() ?? '';
     if (typeof text === 'string' ? now.includes(text) : text.test(now)) {
       // A new screen takes its keys once React has run its effects.
-      await delay(150);
+      await delay(250);
       return frame() ?? now;
     }
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${text}; screen:\n${now}`);

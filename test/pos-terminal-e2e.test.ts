@@ -58,7 +58,7 @@ function terminal(args: string[]) {
         if (Date.now() > deadline) throw new Error(`no "${text}" on the terminal:\n${plain(output).slice(-2000)}`);
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await new Promise((resolve) => setTimeout(resolve, 400));
     },
     async type(text: string) {
       for (const character of text) {
@@ -96,9 +96,16 @@ test('a sale by pull in the real terminal process, keyboard only', async () => {
   await run.waitFor('Pty Cafe');
   await run.type('1');
   await run.waitFor('Customer UID or code text');
-  await run.type(`${customerId}\r`);
+  // Each entry is checked on the screen before Enter, as a cashier would (keys typed before a
+  // screen takes input are lost, as on any terminal).
+  await run.type(customerId);
+  await run.waitFor(`code text: ${customerId}`);
+  await run.type('\r');
   await run.waitFor('Pty Gift  25.00 USD available');
-  await run.type('10.00\r');
+  await run.type('10.00');
+  await run.waitFor('Sale total: 10.00');
+  await run.type('\r');
+  await run.waitFor('Paid in brand cash');
   await run.type('\r');
   await run.waitFor('Take this payment?');
   await run.type('y');
