@@ -15,6 +15,7 @@ export const posErrors = errorTable<PosError>({
   design_not_found: { status: 404, error: 'not_found', description: 'No such design.' },
   not_settler: { status: 403, error: 'not_settler', description: 'Only the issuer or a profile with an active settler agreement settles this design.' },
   no_settler: { status: 400, error: 'invalid', description: 'The design has no settler.' },
+  report_too_large: { status: 400, error: 'invalid', description: 'The report has too many rows for JSON; ask for csv: true or narrow the dates.' },
 });
 
 /** Throws the mapped HTTP error of a point-of-sale or ledger failure (their codes do not overlap). */

@@ -49,7 +49,11 @@ export const reportRoutes: RouteDefinition[] = [
       };
       const filters = report.filters(request);
       if ('error' in filters) raise(filters);
-      if (!input.csv) return report.json(request, filters);
+      if (!input.csv) {
+        const answer = await report.json(request, filters);
+        if ('error' in answer && answer.ok === false) raise(answer as never);
+        return answer;
+      }
       response.status(200);
       response.type('text/csv; charset=utf-8');
       response.setHeader('content-disposition', 'attachment; filename="received-and-receivable.csv"');

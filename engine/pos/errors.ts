@@ -9,7 +9,8 @@ export type PosError =
   | 'recipient_not_accepting'
   | 'design_not_found'
   | 'not_settler'
-  | 'no_settler';
+  | 'no_settler'
+  | 'report_too_large';
 
 export interface PosFailure {
   ok: false;

@@ -5,7 +5,7 @@ import type { Core } from '../core.ts';
 import { reportCursorRows, reportJsonRowsMax } from '../limits.ts';
 import { currencyScaleExceptions, formatMinor } from '../money.ts';
 import type { ProfilesService } from '../profiles/service.ts';
-import { invalid, type PosFailure } from './errors.ts';
+import { invalid, posFailure, type PosFailure } from './errors.ts';
 import * as store from './store.ts';
 
 export const settlementTypes = ['init_dist', 'redeem', 'immediate', 'paycard', 'non_service'] as const;
@@ -70,7 +70,7 @@ function parseDate(text: string): Date | null {
 export interface Report {
   /** The filters of a request, checked; an invalid field is named. */
   filters(request: ReportRequest): store.ReportFilters | PosFailure;
-  json(request: ReportRequest, filters: store.ReportFilters): Promise<Record<string, unknown>>;
+  json(request: ReportRequest, filters: store.ReportFilters): Promise<Record<string, unknown> | PosFailure>;
   /** CSV: the header, then one line per row; from Postgres's COPY, or read a batch at a time on PGlite. */
   csv(filters: store.ReportFilters): AsyncIterable<string | Buffer>;
 }
@@ -108,7 +108,7 @@ export function createReport(core: Core, dependencies: { profiles: ProfilesServi
       const report: ReportRow[] = [];
       for await (const batch of store.reportQuery(sql, filters).cursor(reportCursorRows)) {
         for (const row of batch) report.push(rowJson(row));
-        if (report.length > reportJsonRowsMax) throw new Error(`report of ${request.profileId} exceeds ${reportJsonRowsMax} rows; ask for csv`);
+        if (report.length > reportJsonRowsMax) return posFailure('report_too_large', { invalid: { csv: `the report has more than ${reportJsonRowsMax} rows; ask for csv: true` } });
       }
       return {
         report_type: 'received_and_receivable',
