@@ -17,6 +17,7 @@ import { renderMarkdown, type Report } from './report.ts';
 import { runEmbedded, type EmbeddedResult } from './phases/embedded.ts';
 import { runServer, type ServerResult } from './phases/server.ts';
 import { buildReport } from './phases/summary.ts';
+import { renderPosReport, runPosReport } from './phases/pos-report.ts';
 
 export interface RunState {
   plan: BenchPlan;
@@ -54,7 +55,20 @@ async function phase<T>(state: RunState, name: string, body: () => Promise<T>): 
   }
 }
 
+/** `npm run bench -- --pos-report`: only the received-and-receivable report at 100,000 rows (issue 11). */
+async function posReportOnly(): Promise<void> {
+  const environment = loadBenchEnvironment();
+  const result = await runPosReport(environment, log);
+  const markdown = renderPosReport(result);
+  const resultsDirectory = path.join(repositoryRoot, 'bench', 'results');
+  mkdirSync(resultsDirectory, { recursive: true });
+  writeFileSync(path.join(resultsDirectory, 'pos-report.md'), markdown);
+  process.stdout.write(`\n${markdown}`);
+  process.exitCode = result.csvMemoryOk && result.csvTimeOk ? 0 : 1;
+}
+
 async function main(): Promise<void> {
+  if (process.argv.includes('--pos-report')) return posReportOnly();
   const plan = planFor(process.argv.slice(2));
   const environment = loadBenchEnvironment();
   const state: RunState = { plan, environment, pgbench: null, httpCeiling: null, pglite: null, server: null, embedded: null, problems: [], unhandled: [], startedAt: new Date(), loadAverageStart: os.loadavg()[0], seconds: 0 };
@@ -76,10 +90,11 @@ async function main(): Promise<void> {
   );
   state.server = await phase(state, 'API on Postgres and Redis', () => runServer(plan, environment, log));
   state.embedded = await phase(state, 'API on embedded PGlite', () => runEmbedded(plan, log));
+  const posReport = await phase(state, 'received-and-receivable report at 100,000 rows', () => runPosReport(environment, log));
   state.seconds = (performance.now() - startedAt) / 1000;
 
   const report: Report = buildReport(state);
-  const markdown = renderMarkdown(report);
+  const markdown = renderMarkdown(report) + (posReport ? `\n${renderPosReport(posReport)}` : '');
   const resultsDirectory = path.join(repositoryRoot, 'bench', 'results');
   mkdirSync(resultsDirectory, { recursive: true });
   writeFileSync(path.join(resultsDirectory, plan.quick ? 'latest-quick.md' : 'latest.md'), markdown);

@@ -8,6 +8,7 @@ import { registerAppCommands } from './commands/apps.ts';
 import { registerProfileCommands } from './commands/profiles.ts';
 import { registerLedgerCommands } from './commands/ledger.ts';
 import { registerDesignCommands } from './commands/designs.ts';
+import { registerPosCommands } from './commands/pos.ts';
 import { registerConfigCommands } from './commands/config.ts';
 import { registerCompletionCommand } from './commands/completion.ts';
 import { CliError, defaultPort, type Environment } from './settings.ts';
@@ -31,6 +32,7 @@ export function buildProgram(env: Environment = process.env): Command {
   registerProfileCommands(program, env);
   registerLedgerCommands(program, env);
   registerDesignCommands(program, env);
+  registerPosCommands(program, env);
   registerConfigCommands(program, env);
   registerCompletionCommand(program);
   registerOfferCommands(program, env);

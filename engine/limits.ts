@@ -208,6 +208,20 @@ export const imageInputPixelsMax = 40_000_000;
 /** Denominations with their own image on one design. */
 export const designImageDenominationsMax = 100;
 
+// Point of sale (pull, processor, settlement, report).
+export const posMessageCharsMax = 1000;
+/** A customer's pull consents listed at once. */
+export const pullConsentsListMax = 1000;
+/** Pending settlement rows one settle command pays; the rest wait for the next batch. */
+export const settleBatchMax = 500;
+export const settleBatchDefault = 100;
+/** Batches one `cashloop settle` run pays before it stops (each batch is its own command). */
+export const settleBatchesPerRunMax = 10_000;
+/** Report rows a CSV export reads from the database per round trip. */
+export const reportCursorRows = 1000;
+/** Rows a JSON report answers with at most; CSV has no limit. */
+export const reportJsonRowsMax = 200_000;
+
 // --- First hour (issue 13): start-up, readiness and identifier keys ---
 /** Random bytes of an installation's id permutation key (created at first start). */
 export const idPermutationKeyBytes = 32;

@@ -4,7 +4,7 @@
  * ISO 4217 minor-unit scales that differ from 2. Kept by hand because Intl (CLDR) gives display
  * digits, which differ from ISO's minor units for AFN, HUF, IQD, IDR, COP and others.
  */
-const currencyScaleExceptions: Record<string, number> = {
+export const currencyScaleExceptions: Readonly<Record<string, number>> = {
   BIF: 0, CLP: 0, DJF: 0, GNF: 0, ISK: 0, JPY: 0, KMF: 0, KRW: 0, PYG: 0, RWF: 0, UGX: 0, UYI: 0,
   VND: 0, VUV: 0, XAF: 0, XOF: 0, XPF: 0,
   BHD: 3, IQD: 3, JOD: 3, KWD: 3, LYD: 3, OMR: 3, TND: 3,

@@ -14,6 +14,7 @@ import { createCampaignsService, type CampaignsService } from './designs/campaig
 import { createCirculation, type Circulation } from './designs/circulation.ts';
 import { createDesignsService, type DesignsService } from './designs/service.ts';
 import { createDesignImagesService, type DesignImagesService } from './designs/images.ts';
+import { createPosDomain, type PosDomain } from './pos/domain.ts';
 import { createOperatorListsService, type OperatorListsService } from './operator/service.ts';
 import { createOffersService, type OffersService } from './offers/service.ts';
 
@@ -35,6 +36,7 @@ export interface Services {
   designImages: DesignImagesService;
   operatorLists: OperatorListsService;
   offers: OffersService;
+  pos: PosDomain;
 }
 
 export async function createServices(core: Core): Promise<Services> {
@@ -53,8 +55,9 @@ export async function createServices(core: Core): Promise<Services> {
   const designImages = createDesignImagesService(core);
   const operatorLists = createOperatorListsService(core);
   const offers = createOffersService(core, { profiles, tokens, apps, messages, ledger });
+  const pos = createPosDomain(core, { profiles, ledger });
   return {
     core, apps, profiles, tokens, messages, invitations, authn, oauth, settings, ledger, designs, circulation, bills, campaigns: createCampaignsService(core), designImages,
-    operatorLists, offers,
+    operatorLists, offers, pos,
   };
 }

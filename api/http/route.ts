@@ -198,6 +198,8 @@ function splitParams(route: RouteDefinition, params: Record<string, unknown>) {
 }
 
 function sendResult(response: Response, result: unknown): void {
+  // A streamed answer (a CSV report) was written by its handler.
+  if (response.headersSent) return;
   if (result instanceof RawResponse) {
     for (const [name, value] of Object.entries(result.headers)) response.setHeader(name, value);
     if (result.contentType) response.type(result.contentType);

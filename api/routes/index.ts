@@ -17,6 +17,9 @@ import { billRoutes } from './bills.ts';
 import { campaignRoutes } from './campaigns.ts';
 import { designImageRoutes } from './design-images.ts';
 import { designAdminRoutes } from './designs-admin.ts';
+import { pullRoutes } from './pull.ts';
+import { procRoutes } from './proc.ts';
+import { reportRoutes } from './report.ts';
 import { operatorListRoutes } from './operator-lists.ts';
 import { offerRoutes } from './offers.ts';
 
@@ -39,6 +42,9 @@ export function allRoutes(): RouteDefinition[] {
     ...campaignRoutes,
     ...designImageRoutes,
     ...designAdminRoutes,
+    ...pullRoutes,
+    ...procRoutes,
+    ...reportRoutes,
     ...operatorListRoutes,
     ...offerRoutes,
   ];

@@ -1768,6 +1768,227 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/pull/redeemable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The customer's brand cash this merchant redeems (its own designs and designs it has an active redeemer agreement for); needs the customer's pull consent. */
+        get: operations["getPullRedeemable"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/pull/redeem": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Pulls brand cash from a consenting customer's wallet to the merchant; redeemed cash settles per its plan. The token's device is the POS device. */
+        post: operations["postPullRedeem"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/wallet/pull-consent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Lets a merchant pull brand cash from this wallet at its terminals (until revoked). */
+        post: operations["postWalletPullConsent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/wallet/pull-consent/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Withdraws a merchant’s pull consent; its terminals can no longer pull from this wallet. */
+        post: operations["postWalletPullConsentRevoke"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/wallet/pull-consents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The merchants this wallet lets pull payments. */
+        get: operations["getWalletPullConsents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/proc/sendable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The sender's brand cash and whether the recipient accepts each loop (processor token of the sender). */
+        get: operations["getProcSendable"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/proc/redeemable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Deprecated alias of GET /proc/sendable. */
+        get: operations["getProcRedeemable"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/proc/send": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Sends brand cash for the sender that granted this processor token, to an accepting business or an individual; redeemed cash settles per its plan. */
+        post: operations["postProcSend"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/proc/redeem": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Deprecated alias of POST /proc/send. */
+        post: operations["postProcRedeem"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/wallet/report/receivable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Received-and-receivable report: one row per payment part received (redemptions, outside tender), with what settled and what is pending; csv streams CSV. */
+        post: operations["postWalletReportReceivable"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/design/{designId}/settle": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A settler pays a batch of the design's pending settlements in open loop cash from its wallet; repeat until pending is 0. */
+        post: operations["postDesignSettle"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/design/{designId}/settlements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What the design's redemptions left pending, per currency. */
+        get: operations["getDesignSettlements"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/designs/{designId}/settle": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The operator settles a batch of the design's pending settlements; the design's first active settler (else its issuer) pays. */
+        post: operations["postAdminDesignsSettle"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/profiles": {
         parameters: {
             query?: never;
@@ -7509,6 +7730,613 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+        };
+    };
+    getPullRedeemable: {
+        parameters: {
+            query: {
+                sender_uid: string;
+                serial_numbers?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        loops: ({
+                            loop_id: string;
+                            currency: string;
+                            issuer_id: string;
+                            title: string;
+                            amount: string;
+                            max_sendable: string;
+                            missing_agreement: boolean;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                        sender_info: {
+                            title: string;
+                            is_individual: boolean;
+                            uid_value: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        recipient_info: {
+                            title: string;
+                            is_individual: boolean;
+                            uid_value: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    postPullRedeem: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    sender_uid: string;
+                    amounts?: string;
+                    non_service_amount?: string | number;
+                    non_service_currency?: string;
+                    serial_numbers?: string;
+                    private?: boolean | string;
+                    message?: string;
+                    dedup_id?: string;
+                };
+                "application/x-www-form-urlencoded": {
+                    sender_uid: string;
+                    amounts?: string;
+                    non_service_amount?: string | number;
+                    non_service_currency?: string;
+                    serial_numbers?: string;
+                    private?: boolean | string;
+                    message?: string;
+                    dedup_id?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        transfer: {
+                            id: string;
+                            workflow_type: string;
+                            amount: string;
+                            currency: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    postWalletPullConsent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    merchant_uid: string;
+                };
+                "application/x-www-form-urlencoded": {
+                    merchant_uid: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        merchant_id: string;
+                        consented: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    postWalletPullConsentRevoke: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    merchant_uid: string;
+                };
+                "application/x-www-form-urlencoded": {
+                    merchant_uid: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        revoked: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getWalletPullConsents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        consents: {
+                            merchant_id: string;
+                            granted: string;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    getProcSendable: {
+        parameters: {
+            query: {
+                sender_id: string;
+                recipient_id: string;
+                serial_numbers?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        loops: ({
+                            loop_id: string;
+                            currency: string;
+                            issuer_id: string;
+                            title: string;
+                            amount: string;
+                            max_sendable: string;
+                            missing_agreement: boolean;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                        sender_info: {
+                            title: string;
+                            is_individual: boolean;
+                            uid_value: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        recipient_info: {
+                            title: string;
+                            is_individual: boolean;
+                            uid_value: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    getProcRedeemable: {
+        parameters: {
+            query: {
+                sender_id: string;
+                recipient_id: string;
+                serial_numbers?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        loops: ({
+                            loop_id: string;
+                            currency: string;
+                            issuer_id: string;
+                            title: string;
+                            amount: string;
+                            max_sendable: string;
+                            missing_agreement: boolean;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                        sender_info: {
+                            title: string;
+                            is_individual: boolean;
+                            uid_value: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        recipient_info: {
+                            title: string;
+                            is_individual: boolean;
+                            uid_value: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    postProcSend: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    sender_id: string;
+                    recipient_id: string;
+                    amounts?: string;
+                    non_service_amount?: string | number;
+                    non_service_currency?: string;
+                    serial_numbers?: string;
+                    private?: boolean | string;
+                    message?: string;
+                    dedup_id?: string;
+                };
+                "application/x-www-form-urlencoded": {
+                    sender_id: string;
+                    recipient_id: string;
+                    amounts?: string;
+                    non_service_amount?: string | number;
+                    non_service_currency?: string;
+                    serial_numbers?: string;
+                    private?: boolean | string;
+                    message?: string;
+                    dedup_id?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        transfer: {
+                            id: string;
+                            workflow_type: string;
+                            amount: string;
+                            currency: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    postProcRedeem: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    sender_id: string;
+                    recipient_id: string;
+                    amounts?: string;
+                    non_service_amount?: string | number;
+                    non_service_currency?: string;
+                    serial_numbers?: string;
+                    private?: boolean | string;
+                    message?: string;
+                    dedup_id?: string;
+                };
+                "application/x-www-form-urlencoded": {
+                    sender_id: string;
+                    recipient_id: string;
+                    amounts?: string;
+                    non_service_amount?: string | number;
+                    non_service_currency?: string;
+                    serial_numbers?: string;
+                    private?: boolean | string;
+                    message?: string;
+                    dedup_id?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        transfer: {
+                            id: string;
+                            workflow_type: string;
+                            amount: string;
+                            currency: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    postWalletReportReceivable: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    start_date?: string;
+                    end_date?: string;
+                    pos_device?: string;
+                    settlement_types?: string[] | string;
+                    csv?: boolean | string;
+                };
+                "application/x-www-form-urlencoded": {
+                    start_date?: string;
+                    end_date?: string;
+                    pos_device?: string;
+                    settlement_types?: string[] | string;
+                    csv?: boolean | string;
+                };
+            };
+        };
+        responses: {
+            /** @description With csv true: the report rows as CSV, header first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    postDesignSettle: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                designId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    limit?: number | string;
+                };
+                "application/x-www-form-urlencoded": {
+                    limit?: number | string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        design_id: string;
+                        settler_id: string;
+                        settled: number;
+                        amount: string;
+                        currency: string;
+                        transfer_ids: string[];
+                        pending: number;
+                        pending_amount: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getDesignSettlements: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                designId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        pending: {
+                            currency: string;
+                            count: number;
+                            amount: string;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    postAdminDesignsSettle: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                designId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    limit?: number | string;
+                };
+                "application/x-www-form-urlencoded": {
+                    limit?: number | string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        design_id: string;
+                        settler_id: string;
+                        settled: number;
+                        amount: string;
+                        currency: string;
+                        transfer_ids: string[];
+                        pending: number;
+                        pending_amount: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getAdminProfiles: {

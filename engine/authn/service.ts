@@ -208,7 +208,9 @@ export function createAuthnService(core: Core, dependencies: AuthnDependencies):
   /** Closed loop attempts keep the closed loop set; others get what is requested and the app is allowed. */
   async function tokenPermissions(db: Queryable, context: AttemptContext): Promise<string[]> {
     if (context.closedLoop) return limitPermissions(context.permissions, tokens.closedLoopPermissions);
-    return grantedPermissions(context.permissions, await apps.userPermissions(db, context.clientId));
+    // Asked for by name: the app's allowed extras, and a merchant terminal's pull_payment (the pull
+    // still needs a business with the pull_payment feature and the customer's consent).
+    return grantedPermissions(context.permissions, [...(await apps.userPermissions(db, context.clientId)), 'pull_payment']);
   }
 
   /** Personal mobile devices only: the app declares one by requesting the mobile_device permission. */

@@ -1,15 +1,21 @@
 // Redemption: brand cash that reaches a redeemer (a profile with an active redeemer agreement,
-// other than the design's issuer) leaves circulation in the same command, and the reserve that
-// backed it settles at once per the plan it was distributed under: after-redemption static rows
-// get their share, the redeemer the rest. Unfunded brand cash (reserve 0) settles nothing here;
-// settlement by a settler is the point-of-sale work (docs/brand-cash.md).
+// other than the design's issuer: by a send, a pull at its terminal or a processor's send) leaves
+// circulation in the same command and settles per the plan it was distributed under. The plan's
+// after-redemption rows are its settlement terms (a plan without any settles on the default terms:
+// the redeemer is owed the face value). What the notes' reserve covers is paid at once from the
+// design's reserve (static rows first, the redeemer the rest); what it does not cover stays owed
+// as pending settlement rows until a settler of the design pays them (engine/pos/settlement.ts).
+// Every part is a settlement row, and the redeemer's part a row of its received-and-receivable report.
 import type { Unit } from '../actors/command.ts';
 import type { Pick } from '../ledger/allocation.ts';
 import { walletHolder } from '../ledger/cash.ts';
 import * as ledgerStore from '../ledger/store.ts';
 import { redeemOnArrivalNotesMax } from '../limits.ts';
-import { releaseReserve, percentagePpm } from './reserve.ts';
+import { settlementKind } from '../pos/machine.ts';
+import * as posStore from '../pos/store.ts';
+import { releaseReserve, percentagePpm, ppmWhole } from './reserve.ts';
 import * as store from './store.ts';
+import type { PlanRecipient } from './store.ts';
 
 interface ArrivedNote {
   serial: bigint;
@@ -21,8 +27,58 @@ interface ArrivedNote {
   plan_id: string | null;
 }
 
+/** The terminal a redemption was taken at (the calling token's device), for the report. */
+export interface PosDevice {
+  holderId: string;
+  deviceId: string;
+}
+
+export interface RedeemInput {
+  transferId: string;
+  redeemerId: string;
+  designIds: readonly string[];
+  number: number;
+  posDevice?: PosDevice | null;
+}
+
+/** One recipient's share of a redemption under a plan's terms (pure). */
+export interface Owed {
+  role: 'redeemer' | 'static';
+  recipientId: string;
+  amount: bigint;
+}
+
+/** What redeeming `amount` under the plan's rows owes, per after-redemption row (pure). */
+export function owedUnder(recipients: readonly PlanRecipient[] | null, designId: string, redeemerId: string, amount: bigint): Owed[] {
+  const after = (recipients ?? []).filter((row) => row.loop_id === designId);
+  const terms: PlanRecipient[] = after.length > 0 ? after : [{ percentage: '100', loop_id: designId, recipient_type: 'redeemer', recipient_id: '0' }];
+  return terms.map((row) => ({
+    role: row.recipient_type === 'static' ? 'static' as const : 'redeemer' as const,
+    recipientId: row.recipient_type === 'static' ? row.recipient_id : redeemerId,
+    amount: (amount * percentagePpm(row.percentage)) / ppmWhole,
+  }));
+}
+
+/** How the notes' reserve pays what is owed: static rows first, the redeemer all that is left (pure). */
+export function fundFromReserve(owed: readonly Owed[], reserve: bigint): { owed: Owed; funded: bigint; pending: bigint }[] {
+  let left = reserve;
+  const parts: { owed: Owed; funded: bigint; pending: bigint }[] = [];
+  for (const row of owed.filter((entry) => entry.role === 'static')) {
+    const funded = row.amount < left ? row.amount : left;
+    left -= funded;
+    parts.push({ owed: row, funded, pending: row.amount - funded });
+  }
+  const redeemerOwed = owed.filter((entry) => entry.role === 'redeemer').reduce((total, entry) => total + entry.amount, 0n);
+  const redeemerId = owed.find((entry) => entry.role === 'redeemer')?.recipientId;
+  if (redeemerId !== undefined || left > 0n) {
+    const funded = left;
+    parts.push({ owed: { role: 'redeemer', recipientId: redeemerId ?? '', amount: redeemerOwed }, funded, pending: redeemerOwed > funded ? redeemerOwed - funded : 0n });
+  }
+  return parts;
+}
+
 /** Redeems the redeemer's brand cash of the given designs; returns the next free movement number. */
-export async function redeemArrivedIn(unit: Unit, input: { transferId: string; redeemerId: string; designIds: readonly string[]; number: number }): Promise<number> {
+export async function redeemArrivedIn(unit: Unit, input: RedeemInput): Promise<number> {
   const notes = await unit.tx<ArrivedNote[]>`
     select serial, loop_id, currency, issuer_id, amount, reserve, plan_id from notes
     where holder_kind = 'wallet' and holder_id = ${input.redeemerId} and loop_id = any(${[...input.designIds]}::text[])
@@ -31,6 +87,8 @@ export async function redeemArrivedIn(unit: Unit, input: { transferId: string; r
   let number = input.number;
   const byDesign = new Map<string, ArrivedNote[]>();
   for (const note of notes) byDesign.set(note.loop_id, [...(byDesign.get(note.loop_id) ?? []), note]);
+  const settlements: posStore.NewSettlement[] = [];
+  const receivables: posStore.NewReceivable[] = [];
   for (const [designId, designNotes] of byDesign) {
     const currency = designNotes[0].currency;
     const issuerId = designNotes[0].issuer_id;
@@ -41,27 +99,47 @@ export async function redeemArrivedIn(unit: Unit, input: { transferId: string; r
     });
     await ledgerStore.addRedeemed(unit.tx, designId, currency, amount);
     number += 1;
-    // Settlement per plan: the reserve of the redeemed notes, split over the plan's after rows.
-    const byPlan = new Map<string, bigint>();
-    for (const note of designNotes) if (note.reserve > 0n) byPlan.set(note.plan_id ?? '', (byPlan.get(note.plan_id ?? '') ?? 0n) + note.reserve);
-    for (const [planId, reserve] of byPlan) {
+    // Settlement per plan: what the plan's terms owe for the notes redeemed under it, paid from
+    // their reserve as far as it goes, the rest pending for a settler.
+    const byPlan = new Map<string, { amount: bigint; reserve: bigint }>();
+    for (const note of designNotes) {
+      const entry = byPlan.get(note.plan_id ?? '') ?? { amount: 0n, reserve: 0n };
+      entry.amount += note.amount;
+      entry.reserve += note.reserve;
+      byPlan.set(note.plan_id ?? '', entry);
+    }
+    let redeemerFunded = 0n;
+    let redeemerPending = 0n;
+    for (const [planId, totals] of byPlan) {
       const plan = planId ? await store.selectPlanAnyState(unit.tx, planId) : null;
-      const after = (plan?.recipients ?? []).filter((row) => row.loop_id === designId);
-      const afterPpm = after.reduce((total, row) => total + percentagePpm(row.percentage), 0n);
-      let paid = 0n;
-      for (const row of after) {
-        if (row.recipient_type !== 'static' || afterPpm === 0n) continue;
-        const share = (reserve * percentagePpm(row.percentage)) / afterPpm;
-        if (share === 0n) continue;
-        await releaseReserve(unit, designId, currency, share, row.recipient_id, { transferId: input.transferId, number, action: 'settle' });
-        paid += share;
-        number += 1;
-      }
-      if (reserve - paid > 0n) {
-        await releaseReserve(unit, designId, currency, reserve - paid, input.redeemerId, { transferId: input.transferId, number, action: 'settle' });
-        number += 1;
+      const parts = fundFromReserve(owedUnder(plan?.recipients ?? null, designId, input.redeemerId, totals.amount), totals.reserve);
+      for (const part of parts) {
+        const recipientId = part.owed.recipientId || input.redeemerId;
+        const base = { redemptionTransferId: input.transferId, designId, planId: planId || null, redeemerId: input.redeemerId, recipientId, role: part.owed.role, currency };
+        if (part.funded > 0n) {
+          await releaseReserve(unit, designId, currency, part.funded, recipientId, { transferId: input.transferId, number, action: 'settle' });
+          number += 1;
+          settlements.push({ ...base, id: await unit.newLongId('settlement'), amount: part.funded, state: 'funded' });
+        }
+        if (part.pending > 0n) {
+          const id = await unit.newLongId('settlement');
+          unit.create(settlementKind, id, { designId, recipientId, amount: String(part.pending), at: unit.now.toISOString() });
+          settlements.push({ ...base, id, amount: part.pending, state: 'pending' });
+        }
+        if (part.owed.role === 'redeemer') {
+          redeemerFunded += part.funded;
+          redeemerPending += part.pending;
+        }
       }
     }
+    const settlesTo = redeemerFunded + redeemerPending;
+    receivables.push({
+      profileId: input.redeemerId, transferId: input.transferId, posDeviceHolderId: input.posDevice?.holderId ?? null, posDeviceId: input.posDevice?.deviceId ?? null,
+      distTid: null, settlementType: 'redeem', receivedCurrency: currency, settleCurrency: currency, loopId: designId, isFundable: settlesTo > 0n, tenderType: 'service',
+      receivedAmount: amount, settleFunded: redeemerFunded, settleReclaimed: amount > settlesTo ? amount - settlesTo : 0n, settlePending: redeemerPending, settleSettled: 0n,
+    });
   }
+  await posStore.insertSettlements(unit.tx, settlements, unit.now);
+  await posStore.insertReceivables(unit.tx, receivables, unit.now);
   return number;
 }

@@ -33,12 +33,19 @@ export interface LedgerService {
   holdings(db: Queryable, profileId: string): Promise<{ loop_id: string; currency: string; title?: string; thumbnail?: string | null; amount: string; expiring: { amount: string; expire_time: string }[] }[]>;
   balance(db: Queryable, profileId: string, loopId: string, currency: string): Promise<bigint>;
   audit(db?: Queryable): Promise<AuditReport>;
+  /** Adds a domain's own audit check (its problems join the report): point-of-sale settlements. */
+  addAuditCheck(check: (db: Queryable) => Promise<string[]>): void;
 }
 
 export function createLedgerService(core: Core, profiles: ProfilesService): LedgerService {
   const { sql, commands } = core;
+  const auditChecks: ((db: Queryable) => Promise<string[]>)[] = [];
 
   const service: LedgerService = {
+    addAuditCheck(check) {
+      auditChecks.push(check);
+    },
+
     async setIssuer(profileId) {
       const profile = await profiles.get(sql, profileId);
       if (!profile) return failure('profile_not_found');
@@ -128,6 +135,7 @@ export function createLedgerService(core: Core, profiles: ProfilesService): Ledg
       if (negative > 0) problems.push(`${negative} negative balances`);
       const orphans = await store.countOrphanHeldNotes(db);
       if (orphans > 0) problems.push(`${orphans} notes held by transfers that have ended`);
+      for (const check of auditChecks) problems.push(...(await check(db)));
       return {
         ok: problems.length === 0,
         totals: rows.map((row) => ({

@@ -1,0 +1,235 @@
+// Proves every flow of the merchant terminal through ink-testing-library against a real server:
+// sign in by direct authentication with code entry, sale by pull with a split and a receipt, a
+// refused pull shown as one line, a payment code with its QR code and a correction, processor
+// mode, and the end of day report with its CSV export.
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { render } from 'ink-testing-library';
+import React from 'react';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { designPermissions } from '../engine/designs/service.ts';
+import { createAuthnApp, signUp } from '../test/authn-support.ts';
+import { addBusiness, addIndividual, userToken, type TestApp } from '../test/foundation-helpers.ts';
+import { issue, ledgerWorld } from '../test/ledger-api-support.ts';
+import { startTestServer, type TestServer } from '../test/support/http.ts';
+import { createPosClient } from './api.ts';
+import { App, type AppOptions } from './app.tsx';
+
+let server: TestServer;
+let app: TestApp;
+let merchantId: string;
+let managerId: string;
+let merchantToken: string;
+let customerId: string;
+let strangerId: string;
+let customerToken: string;
+let designId: string;
+const exportDir = mkdtempSync(path.join(tmpdir(), 'pos-sim-test-'));
+const permissions = [...designPermissions, 'create_design', 'send_cash', 'view_wallet', 'receive_cash', 'view_history', 'pull_payment'];
+
+const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function waitFor(frame: () => string | undefined, text: string | RegExp, timeoutMs = 10_000): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const now = frame() ?? '';
+    if (typeof text === 'string' ? now.includes(text) : text.test(now)) {
+      // A new screen takes its keys once React has run its effects.
+      await delay(250);
+      return frame() ?? now;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${text}; screen:\n${now}`);
+    await delay(20);
+  }
+}
+
+async function type(stdin: { write(data: string): void }, text: string): Promise<void> {
+  for (const character of text) {
+    stdin.write(character);
+    await delay(5);
+  }
+}
+
+async function key(stdin: { write(data: string): void }, sequence: string): Promise<void> {
+  stdin.write(sequence);
+  await delay(30);
+}
+
+const enter = '\r';
+const escape = '\u001B';
+
+function options(token: string | null, extra: Partial<AppOptions> = {}): AppOptions {
+  return {
+    client: createPosClient(server.baseUrl, token), deviceUuid: 'till-9', exportDir, currency: 'USD', today: () => server.clock.now().toISOString().slice(0, 10), ...extra,
+  };
+}
+
+test.before(async () => {
+  server = await startTestServer();
+  app = (await ledgerWorld(server)).app;
+  managerId = await addIndividual(server, app);
+  merchantId = await addBusiness(server, app, managerId, 'Terminal Cafe');
+  for (const feature of ['design_gl', 'pull_payment']) await server.client.post(`/admin/profiles/${merchantId}/features`, { feature }, { auth: { operator: true } });
+  await server.engine.services.profiles.setFlags(server.engine.sql, merchantId, { supportPaycode: true });
+  merchantToken = await userToken(server, app, merchantId, { personalProfileId: managerId, concurrent: true, permissions, deviceUuid: 'till-9' });
+  const merchantAuth = { auth: { bearer: merchantToken } };
+  customerId = await addIndividual(server, app);
+  strangerId = await addIndividual(server, app);
+  customerToken = await userToken(server, app, customerId, { concurrent: true, permissions });
+  const customerAuth = { auth: { bearer: customerToken } };
+  const created = await server.client.post('/design/create', { title: 'Terminal Gift', currency: 'USD', design_type: 'gl_design' }, merchantAuth);
+  designId = created.body.id;
+  const plan = await server.client.post(`/design/${designId}/plan/create`, { title: 'Gift' }, merchantAuth);
+  await issue(server, merchantId, '100.00');
+  const sent = await server.client.post(`/design/${designId}/send`, { recipient_uid: `service:${customerId}`, distribution_plan_id: plan.body.plan_id, amount: '40.00' }, merchantAuth);
+  assert.is(sent.status, 200, sent.text);
+  await issue(server, customerId, '20.00');
+  const consent = await server.client.post('/wallet/pull-consent', { merchant_uid: `service:${merchantId}` }, customerAuth);
+  assert.is(consent.status, 200, consent.text);
+});
+
+test.after(async () => {
+  await server.close();
+});
+
+test('sale by pull: customer, brand cash with title and amount, split with outside tender, confirm, receipt', async () => {
+  const { lastFrame, stdin, unmount } = render(<App options={options(merchantToken)} />);
+  await waitFor(lastFrame, 'Terminal Cafe');
+  await key(stdin, '1');
+  await waitFor(lastFrame, 'Customer UID or code text');
+  await type(stdin, customerId);
+  await key(stdin, enter);
+  await waitFor(lastFrame, 'Terminal Gift  40.00 USD available');
+  await type(stdin, '15.00');
+  await key(stdin, enter);
+  await type(stdin, '12.00');
+  await key(stdin, enter);
+  const confirm = await waitFor(lastFrame, 'Take this payment?');
+  assert.match(confirm, /Outside tender\s+3\.00 USD/);
+  await key(stdin, 'y');
+  const receipt = await waitFor(lastFrame, 'Receipt');
+  assert.match(receipt, /Transfer \d{16}/);
+  assert.match(receipt, /Remaining\s+28\.00 USD of Terminal Gift/);
+  assert.ok(receipt.split('\n').every((line) => line.length <= 80), 'fits 80 columns');
+  await key(stdin, enter);
+  await waitFor(lastFrame, 'Sale by pull');
+  unmount();
+});
+
+test('a refused pull is one clear line and the terminal stays usable', async () => {
+  const { lastFrame, stdin, unmount } = render(<App options={options(merchantToken)} />);
+  await waitFor(lastFrame, 'Terminal Cafe');
+  await key(stdin, '1');
+  await type(stdin, strangerId);
+  await key(stdin, enter);
+  const refused = await waitFor(lastFrame, '! ');
+  assert.match(refused, /has not let this merchant pull/);
+  assert.not.match(refused, /at .*\.ts:\d+/, 'no stack trace');
+  await type(stdin, 'nonsense');
+  await key(stdin, enter);
+  await waitFor(lastFrame, 'type a profile id');
+  await key(stdin, escape);
+  await waitFor(lastFrame, '4  End of day report');
+  unmount();
+});
+
+test('payment code: QR code on screen, receive with total_due and total_tax, then a correction', async () => {
+  const sent = await server.client.post('/wallet/send', { recipient_uid: `service:${merchantId}`, amounts: '0-USD-10.00' }, { auth: { bearer: customerToken } });
+  assert.is(sent.status, 200, sent.text);
+  const paycode = sent.body.transfer.payment_codes[0].code as string;
+  const { lastFrame, stdin, unmount } = render(<App options={options(merchantToken)} />);
+  await waitFor(lastFrame, 'Terminal Cafe');
+  await key(stdin, '2');
+  const screen = await waitFor(lastFrame, 'Payment code');
+  assert.ok(screen.includes('▀') || screen.includes('▄') || screen.includes('█'), 'a QR code is drawn');
+  assert.ok(screen.split('\n').length <= 24, 'fits 24 rows');
+  await type(stdin, paycode);
+  await key(stdin, enter);
+  await type(stdin, '8.00');
+  await key(stdin, enter);
+  await type(stdin, '8.00');
+  await key(stdin, enter);
+  await type(stdin, '0.50');
+  await key(stdin, enter);
+  await waitFor(lastFrame, 'Received 8.00 USD');
+  await key(stdin, 'c');
+  await waitFor(lastFrame, 'Corrected amount');
+  await type(stdin, '9.00');
+  await key(stdin, enter);
+  await type(stdin, '9.00');
+  await key(stdin, enter);
+  await waitFor(lastFrame, 'Received 9.00 USD');
+  unmount();
+});
+
+test('processor mode: a processor token of the customer sends to this shop', async () => {
+  const info = await server.engine.services.tokens.issue(server.engine.sql, {
+    clientId: app.clientId, profileId: customerId, personalProfileId: customerId, permissions: ['offline', 'process_payment'], concurrent: true, deviceUuid: null, source: 'oauth', now: server.clock.now(),
+  });
+  const { lastFrame, stdin, unmount } = render(<App options={options(merchantToken, { processorToken: info.access_token })} />);
+  await waitFor(lastFrame, 'Terminal Cafe');
+  await key(stdin, '3');
+  await waitFor(lastFrame, 'Processor token');
+  await key(stdin, enter);
+  await type(stdin, customerId);
+  await key(stdin, enter);
+  // The payment code's correction took 1.00 more, of the shop's own brand cash (spent first at its issuer).
+  await waitFor(lastFrame, 'Terminal Gift  27.00 USD available');
+  await type(stdin, '5.00');
+  await key(stdin, enter);
+  await key(stdin, enter);
+  await waitFor(lastFrame, 'Take this payment?');
+  await key(stdin, 'y');
+  const receipt = await waitFor(lastFrame, 'Receipt');
+  assert.match(receipt, /Remaining\s+22\.00 USD/);
+  unmount();
+});
+
+test('end of day: totals per settlement type and a CSV export', async () => {
+  const { lastFrame, stdin, unmount } = render(<App options={options(merchantToken)} />);
+  await waitFor(lastFrame, 'Terminal Cafe');
+  await key(stdin, '4');
+  const report = await waitFor(lastFrame, 'e: export CSV');
+  // The merchant is the design's issuer: its own brand cash comes home unfunded (12.00 + 5.00).
+  assert.match(report, /redeem\s+2\s+17\.00\s+0\.00\s+0\.00\s+0\.00/, report);
+  assert.match(report, /non_service\s+1\s+3\.00/);
+  await key(stdin, 'e');
+  const saved = await waitFor(lastFrame, 'CSV saved to');
+  const file = /CSV saved to (\S+?\.csv)/.exec(saved.replace(/\n/g, ''))![1];
+  const csv = readFileSync(path.join(exportDir, path.basename(file)), 'utf8');
+  assert.ok(csv.startsWith('date,timestamp,transfer_id'), csv.slice(0, 80));
+  assert.is(csv.trim().split(/\r?\n/).length, 4);
+  unmount();
+});
+
+test('sign in by direct authentication with code entry, then act for the business', async () => {
+  const authnApp = await createAuthnApp(server);
+  const person = await signUp(server.client, authnApp);
+  const shopId = await addBusiness(server, app, person.profileId, 'Signed In Shop');
+  await server.client.post(`/admin/profiles/${shopId}/features`, { feature: 'pull_payment' }, { auth: { operator: true } });
+  const { lastFrame, stdin, unmount } = render(<App options={options(null, { clientId: authnApp.clientId, businessId: shopId })} />);
+  await waitFor(lastFrame, 'App client id');
+  await key(stdin, enter);
+  await type(stdin, person.email);
+  await key(stdin, enter);
+  await type(stdin, person.password);
+  await key(stdin, enter);
+  const codeScreen = await waitFor(lastFrame, 'Enter the code');
+  const code = /sandbox: (\d[\d-]*) =>/.exec(codeScreen)?.[1];
+  assert.ok(code, codeScreen);
+  await type(stdin, code!);
+  await key(stdin, enter);
+  await waitFor(lastFrame, 'Signed In Shop');
+  await waitFor(lastFrame, '1  Sale by pull');
+  // The signed-in token carries pull_payment: the pull reaches the consent rule, not a scope error.
+  await key(stdin, '1');
+  await waitFor(lastFrame, 'Customer UID or code text');
+  await type(stdin, customerId);
+  await key(stdin, enter);
+  await waitFor(lastFrame, 'has not let this merchant pull');
+  unmount();
+});
+
+test.run();

@@ -1,0 +1,423 @@
+// Proves the point of sale over HTTP on a real server and database: pull at a merchant terminal
+// (consent, feature, permission, brand cash only, another brand, too much, dedup, two terminals at
+// once), processor sends with a processor token, settlement per plan (funded at once, pending then
+// settled by a settler, a plan with discount and static rows), and the received-and-receivable
+// report's rows, totals, filters and CSV checked against them, with the audit balanced after each step.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { designPermissions } from '../engine/designs/service.ts';
+import { addBusiness, addIndividual, userToken, type TestApp } from './foundation-helpers.ts';
+import { issue, ledgerWorld, usd } from './ledger-api-support.ts';
+import { ledgerFingerprint } from './ledger-support.ts';
+import { runCliCaptured } from './support/cli.ts';
+import { startTestServer, testOperatorKey, type TestServer } from './support/http.ts';
+
+let server: TestServer;
+let app: TestApp;
+const permissions = [...designPermissions, 'create_design', 'send_cash', 'view_wallet', 'receive_cash', 'view_history'];
+type Auth = { auth: { bearer: string } };
+
+interface Actor {
+  id: string;
+  managerId: string;
+  auth: Auth;
+}
+
+const api = {
+  get: (path: string, auth: Auth, query?: Record<string, unknown>) => server.client.request('GET', path, query, auth),
+  post: (path: string, body: Record<string, unknown>, auth: Auth) => server.client.request('POST', path, body, auth),
+  patch: (path: string, body: Record<string, unknown>, auth: Auth) => server.client.request('PATCH', path, body, auth),
+};
+
+async function business(name: string, features: string[] = [], extra: string[] = [], deviceUuid?: string): Promise<Actor> {
+  const managerId = await addIndividual(server, app);
+  const id = await addBusiness(server, app, managerId, name);
+  for (const feature of features) await server.client.post(`/admin/profiles/${id}/features`, { feature }, { auth: { operator: true } });
+  const token = await userToken(server, app, id, { personalProfileId: managerId, concurrent: true, permissions: [...permissions, ...extra], deviceUuid });
+  return { id, managerId, auth: { auth: { bearer: token } } };
+}
+
+async function terminal(merchant: Actor, deviceUuid: string, extra = ['pull_payment']): Promise<Auth> {
+  const token = await userToken(server, app, merchant.id, { personalProfileId: merchant.managerId, concurrent: true, permissions: [...permissions, ...extra], deviceUuid });
+  return { auth: { bearer: token } };
+}
+
+async function customer(): Promise<Actor> {
+  const id = await addIndividual(server, app);
+  const token = await userToken(server, app, id, { concurrent: true, permissions });
+  return { id, managerId: id, auth: { auth: { bearer: token } } };
+}
+
+/** A processor's token for the customer, as the authorization code grant issues it (source oauth). */
+async function processorToken(profileId: string, source: 'oauth' | 'authn' = 'oauth', granted = ['offline', 'process_payment']): Promise<Auth> {
+  const info = await server.engine.services.tokens.issue(server.engine.sql, {
+    clientId: app.clientId, profileId, personalProfileId: profileId, permissions: granted, concurrent: true, deviceUuid: null, source, now: server.clock.now(),
+  });
+  return { auth: { bearer: info.access_token } };
+}
+
+async function assertAudit(step: string): Promise<any> {
+  const report = await server.engine.services.ledger.cash.audit();
+  assert.ok(report.ok, `${step}: ${report.problems.join('; ')}`);
+  return report;
+}
+
+async function brand(profileId: string, loopId: string): Promise<string> {
+  const holdings = await server.engine.services.ledger.cash.holdings(server.engine.sql, profileId);
+  return holdings.find((row) => row.loop_id === loopId)?.amount ?? '0.00';
+}
+
+let cafe: Actor;
+let books: Actor;
+let grocery: Actor;
+let gym: Actor;
+let settler: Actor;
+let partner: Actor;
+let pat: Actor;
+let kim: Actor;
+let till1: Auth;
+let till2: Auth;
+let designId: string;
+let gymDesignId: string;
+let giftPlan: string;
+let loyaltyPlan: string;
+let feePlan: string;
+const sales: { transferId: string; loop: string; received: string; funded: string; pending: string; settled: string; reclaimed: string; device: string | null; type: string }[] = [];
+
+test.before(async () => {
+  server = await startTestServer();
+  app = (await ledgerWorld(server)).app;
+  cafe = await business('Cafe', ['design_gl']);
+  books = await business('Book Nook', ['pull_payment']);
+  grocery = await business('Grocer');
+  gym = await business('Gym', ['design_gl']);
+  settler = await business('Cafe Settlement Co');
+  partner = await customer();
+  pat = await customer();
+  kim = await customer();
+  till1 = await terminal(books, 'till-1');
+  till2 = await terminal(books, 'till-2');
+});
+
+test.after(async () => {
+  await server.close();
+});
+
+test('setup: a design with a gift plan, an unfunded loyalty plan and a fee plan; a redeemer and a settler; cash in wallets', async () => {
+  const created = await api.post('/design/create', { title: 'Cafe Gift', currency: 'USD', design_type: 'gl_design' }, cafe.auth);
+  assert.is(created.status, 200, created.text);
+  designId = created.body.id;
+  giftPlan = (await api.post(`/design/${designId}/plan/create`, { title: 'Gift cards' }, cafe.auth)).body.plan_id;
+  loyaltyPlan = (await api.post(`/design/${designId}/plan/create`, { title: 'Loyalty' }, cafe.auth)).body.plan_id;
+  let patched = await api.patch(`/design/${designId}/plan/${loyaltyPlan}`, { recipients: [{ percentage: '100', loop_id: '0', recipient_type: 'discount', recipient_id: '0' }] }, cafe.auth);
+  assert.is(patched.status, 200, patched.text);
+  feePlan = (await api.post(`/design/${designId}/plan/create`, { title: 'Partners' }, cafe.auth)).body.plan_id;
+  patched = await api.patch(`/design/${designId}/plan/${feePlan}`, {
+    recipients: [
+      { percentage: '10', loop_id: '0', recipient_type: 'discount', recipient_id: '0' },
+      { percentage: '5', loop_id: '0', recipient_type: 'static', recipient_id: partner.id },
+      { percentage: '75', loop_id: designId, recipient_type: 'redeemer', recipient_id: '0' },
+      { percentage: '5', loop_id: designId, recipient_type: 'static', recipient_id: partner.id },
+    ],
+  }, cafe.auth);
+  assert.is(patched.status, 200, patched.text);
+  for (const [member, roles] of [[books, { redeemer: true }], [settler, { settler: true }]] as const) {
+    const added = await api.post(`/design/${designId}/agreement/add`, { uid: `service:${member.id}`, ...roles, terms_text: 'Standard terms' }, cafe.auth);
+    assert.is(added.status, 200, added.text);
+    const activated = await api.post(`/design/${designId}/agreement/${added.body.agreement.id}/activate`, {}, member.auth);
+    assert.is(activated.status, 200, activated.text);
+  }
+  await issue(server, cafe.id, '500.00');
+  const send = (to: Actor, plan: string, amount: string) => api.post(`/design/${designId}/send`, { recipient_uid: `service:${to.id}`, distribution_plan_id: plan, amount }, cafe.auth);
+  for (const [to, plan, amount] of [[pat, giftPlan, '100.00'], [pat, loyaltyPlan, '20.00'], [kim, feePlan, '40.00']] as const) {
+    const sent = await send(to, plan, amount);
+    assert.is(sent.status, 200, sent.text);
+  }
+  const gymDesign = await api.post('/design/create', { title: 'Gym Points', currency: 'USD', design_type: 'gl_design' }, gym.auth);
+  gymDesignId = gymDesign.body.id;
+  const gymPlan = (await api.post(`/design/${gymDesignId}/plan/create`, { title: 'Points' }, gym.auth)).body.plan_id;
+  await issue(server, gym.id, '10.00');
+  const gymSent = await api.post(`/design/${gymDesignId}/send`, { recipient_uid: `service:${pat.id}`, distribution_plan_id: gymPlan, amount: '10.00' }, gym.auth);
+  assert.is(gymSent.status, 200, gymSent.text);
+  await issue(server, pat.id, '30.00');
+  await assertAudit('setup');
+});
+
+test('pull refusals: permission, feature, consent, open loop cash, another brand, too much; none leaves a trace', async () => {
+  const before = await ledgerFingerprint(server.engine);
+  const pull = (auth: Auth, body: Record<string, unknown>) => api.post('/pull/redeem', { sender_uid: `service:${pat.id}`, ...body }, auth);
+  const noPermission = await pull(books.auth, { amounts: `${designId}-USD-1.00` });
+  assert.is(noPermission.status, 403, noPermission.text);
+  const groceryTill = await terminal(grocery, 'g-1');
+  const noFeature = await pull(groceryTill, { amounts: `${designId}-USD-1.00` });
+  assert.is(noFeature.status, 403, noFeature.text);
+  assert.is(noFeature.body.error, 'feature_required');
+  const noConsent = await pull(till1, { amounts: `${designId}-USD-1.00` });
+  assert.is(noConsent.status, 403, noConsent.text);
+  assert.is(noConsent.body.error, 'pull_not_consented');
+  const listed = await api.get('/pull/redeemable', till1, { sender_uid: `service:${pat.id}` });
+  assert.is(listed.status, 403, 'without consent the merchant cannot even see the wallet');
+  assert.equal(await ledgerFingerprint(server.engine), before, 'refusals without consent leave no trace');
+  const consent = await api.post('/wallet/pull-consent', { merchant_uid: `service:${books.id}` }, pat.auth);
+  assert.is(consent.status, 200, consent.text);
+  const consented = await ledgerFingerprint(server.engine);
+  const openLoop = await pull(till1, { amounts: '0-USD-1.00' });
+  assert.is(openLoop.status, 400, openLoop.text);
+  assert.is(openLoop.body.send_errors[0].code, 'open_loop_not_permitted');
+  const anyOpen = await pull(till1, { amounts: 'any-USD-200.00' });
+  assert.is(anyOpen.status, 400, anyOpen.text);
+  assert.is(anyOpen.body.send_errors[0].code, 'insufficient_funds', 'any never reaches open loop cash');
+  const otherBrand = await pull(till1, { amounts: `${gymDesignId}-USD-1.00` });
+  assert.is(otherBrand.status, 400, otherBrand.text);
+  assert.is(otherBrand.body.send_errors[0].code, 'cash_not_accepted');
+  const tooMuch = await pull(till1, { amounts: `${designId}-USD-500.00` });
+  assert.is(tooMuch.status, 400, tooMuch.text);
+  assert.is(tooMuch.body.send_errors[0].code, 'insufficient_funds');
+  const longMessage = await pull(till1, { amounts: `${designId}-USD-1.00`, message: 'x'.repeat(1001) });
+  assert.is(longMessage.status, 400, longMessage.text);
+  const nothing = await pull(till1, {});
+  assert.is(nothing.status, 400, nothing.text);
+  assert.equal(await ledgerFingerprint(server.engine), consented, 'refused pulls leave no trace');
+  await assertAudit('pull refusals');
+});
+
+test('redeemable lists only the brand cash the merchant redeems, with titles and amounts', async () => {
+  const listed = await api.get('/pull/redeemable', till1, { sender_uid: `service:${pat.id}` });
+  assert.is(listed.status, 200, listed.text);
+  assert.equal(listed.body.loops.map((loop: any) => [loop.loop_id, loop.title, loop.amount, loop.missing_agreement]), [[designId, 'Cafe Gift', '120.00', false]]);
+  assert.is(listed.body.sender_info.uid_value, pat.id);
+  assert.is(listed.body.recipient_info.is_individual, false);
+});
+
+test('a funded pull redeems at once: the merchant is settled from the reserve; dedup runs it once', async () => {
+  const body = { sender_uid: `service:${pat.id}`, amounts: `${designId}-USD-20.00`, dedup_id: 'sale-1', 'appdata.pos.order': 'A-1', message: 'Coffee and cake' };
+  const pulled = await api.post('/pull/redeem', body, till1);
+  assert.is(pulled.status, 200, pulled.text);
+  assert.is(pulled.body.transfer.workflow_type, 'pull_redeem');
+  const again = await api.post('/pull/redeem', body, till1);
+  assert.is(again.status, 200, again.text);
+  assert.is(again.body.transfer.id, pulled.body.transfer.id);
+  assert.is(await usd(server, books.id), '20.00');
+  assert.is(await brand(pat.id, designId), '100.00');
+  sales.push({ transferId: pulled.body.transfer.id, loop: designId, received: '20.00', funded: '20.00', pending: '0.00', settled: '0.00', reclaimed: '0.00', device: 'till-1', type: 'redeem' });
+  const detail = await api.get(`/t/${pulled.body.transfer.id}`, books.auth);
+  const actions = detail.body.movements.map((movement: any) => movement.action);
+  assert.ok(actions.includes('redeem') && actions.includes('settle'), JSON.stringify(actions));
+  const history = await api.get('/wallet/history', pat.auth);
+  assert.ok(history.body.results.some((row: any) => row.id === pulled.body.transfer.id), 'the customer sees the pull in history');
+  await assertAudit('funded pull');
+});
+
+test('two terminals pulling from one customer at once cannot overspend', async () => {
+  // Pat holds 80.00 gift + 20.00 loyalty; each terminal asks for 60.00 of it.
+  const [first, second] = await Promise.all([
+    api.post('/pull/redeem', { sender_uid: `service:${pat.id}`, amounts: `${designId}-USD-60.00` }, till1),
+    api.post('/pull/redeem', { sender_uid: `service:${pat.id}`, amounts: `${designId}-USD-60.00` }, till2),
+  ]);
+  const statuses = [first.status, second.status].sort();
+  assert.equal(statuses, [200, 400], `${first.text} ${second.text}`);
+  const won = first.status === 200 ? first : second;
+  const lost = first.status === 200 ? second : first;
+  assert.is(lost.body.send_errors[0].code, 'insufficient_funds');
+  assert.is(await brand(pat.id, designId), '40.00');
+  // The gift note (issued first) pays before the loyalty note: all of it is funded.
+  const settlements = await server.engine.sql<{ state: string; amount: bigint }[]>`select state, amount from settlements where redemption_transfer_id = ${won.body.transfer.id} order by state`;
+  const funded = settlements.filter((row) => row.state === 'funded').reduce((total, row) => total + row.amount, 0n);
+  const pending = settlements.filter((row) => row.state === 'pending').reduce((total, row) => total + row.amount, 0n);
+  assert.is(funded + pending, 6000n);
+  assert.is(pending, 0n);
+  const device = won === first ? 'till-1' : 'till-2';
+  sales.push({ transferId: won.body.transfer.id, loop: designId, received: '60.00', funded: '60.00', pending: '0.00', settled: '0.00', reclaimed: '0.00', device, type: 'redeem' });
+  await assertAudit('concurrent pulls');
+});
+
+test('unfunded loyalty cash: the pull settles pending; a settler pays it in a batch, idempotently', async () => {
+  const before = await usd(server, books.id);
+  const pulled = await api.post('/pull/redeem', { sender_uid: `service:${pat.id}`, amounts: `${designId}-USD-40.00`, non_service_amount: '4.50' }, till2);
+  assert.is(pulled.status, 200, pulled.text);
+  const rows = await server.engine.sql<{ state: string; amount: bigint }[]>`select state, amount from settlements where redemption_transfer_id = ${pulled.body.transfer.id}`;
+  const funded = rows.filter((row) => row.state === 'funded').reduce((total, row) => total + row.amount, 0n);
+  const pending = rows.filter((row) => row.state === 'pending').reduce((total, row) => total + row.amount, 0n);
+  assert.equal([funded, pending], [2000n, 2000n], 'the rest of the gift note is funded, the loyalty note is not');
+  sales.push({ transferId: pulled.body.transfer.id, loop: designId, received: '40.00', funded: '20.00', pending: '20.00', settled: '0.00', reclaimed: '0.00', device: 'till-2', type: 'redeem' });
+  sales.push({ transferId: pulled.body.transfer.id, loop: '0', received: '4.50', funded: '0.00', pending: '0.00', settled: '0.00', reclaimed: '0.00', device: 'till-2', type: 'non_service' });
+  assert.is(BigInt((await usd(server, books.id)).replace('.', '')) - BigInt(before.replace('.', '')), funded);
+  await assertAudit('pending');
+  const pendingView = await api.get(`/design/${designId}/settlements`, cafe.auth);
+  assert.is(pendingView.status, 200, pendingView.text);
+  assert.is(pendingView.body.pending[0].amount, '20.00');
+  const notTheirs = await api.get(`/design/${designId}/settlements`, grocery.auth);
+  assert.is(notTheirs.status, 403, notTheirs.text);
+
+  const stranger = await api.post(`/design/${designId}/settle`, {}, grocery.auth);
+  assert.is(stranger.status, 403, stranger.text);
+  const beforeBroke = await ledgerFingerprint(server.engine);
+  const broke = await api.post(`/design/${designId}/settle`, {}, settler.auth);
+  assert.is(broke.status, 400, broke.text);
+  assert.is(broke.body.send_errors[0].code, 'insufficient_funds');
+  assert.equal(await ledgerFingerprint(server.engine), beforeBroke, 'a settler short of cash changes nothing');
+
+  await issue(server, settler.id, '100.00');
+  const booksBefore = await usd(server, books.id);
+  const settled = await api.post(`/design/${designId}/settle`, { limit: 1 }, settler.auth);
+  assert.is(settled.status, 200, settled.text);
+  assert.is(settled.body.settled, 1);
+  await assertAudit('first batch');
+  const run = await runCliCaptured(server.baseUrl, ['--operator-key', testOperatorKey, 'settle', designId]);
+  assert.is(run.code, 0, run.stderr);
+  assert.match(run.stdout, /still pending: 0/);
+  assert.is(await usd(server, settler.id), '80.00');
+  assert.is(BigInt((await usd(server, books.id)).replace('.', '')) - BigInt(booksBefore.replace('.', '')), 2000n);
+  const again = await api.post(`/design/${designId}/settle`, {}, settler.auth);
+  assert.is(again.status, 200, again.text);
+  assert.is(again.body.settled, 0, 'settling again pays nothing');
+  assert.is(await usd(server, settler.id), '80.00');
+  for (const sale of sales) {
+    if (sale.type === 'redeem' && sale.pending !== '0.00') {
+      sale.settled = sale.pending;
+      sale.pending = '0.00';
+    }
+  }
+  const settleTransfer = await api.get(`/t/${settled.body.transfer_ids[0]}`, books.auth);
+  assert.is(settleTransfer.status, 200, settleTransfer.text);
+  assert.is(settleTransfer.body.workflow_type, 'settle');
+  await assertAudit('settled');
+});
+
+test('a plan with discount and static rows: the reserve pays the static row and the redeemer its share', async () => {
+  await api.post('/wallet/pull-consent', { merchant_uid: `service:${books.id}` }, kim.auth);
+  const partnerBefore = await usd(server, partner.id);
+  const booksBefore = await usd(server, books.id);
+  const pulled = await api.post('/pull/redeem', { sender_uid: `service:${kim.id}`, amounts: `${designId}-USD-20.00` }, till1);
+  assert.is(pulled.status, 200, pulled.text);
+  // 75% to the redeemer (15.00) and 5% to the partner (1.00), both from the 80% reserve.
+  assert.is(BigInt((await usd(server, books.id)).replace('.', '')) - BigInt(booksBefore.replace('.', '')), 1500n);
+  assert.is(BigInt((await usd(server, partner.id)).replace('.', '')) - BigInt(partnerBefore.replace('.', '')), 100n);
+  sales.push({ transferId: pulled.body.transfer.id, loop: designId, received: '20.00', funded: '15.00', pending: '0.00', settled: '0.00', reclaimed: '5.00', device: 'till-1', type: 'redeem' });
+  await assertAudit('fee plan');
+});
+
+test('processor: a processor token of the sender sends to an accepting business; other tokens and senders are refused', async () => {
+  await issue(server, cafe.id, '20.00');
+  await api.post(`/design/${designId}/send`, { recipient_uid: `service:${pat.id}`, distribution_plan_id: giftPlan, amount: '20.00' }, cafe.auth);
+  const processor = await processorToken(pat.id);
+  const before = await ledgerFingerprint(server.engine);
+  const body = { sender_id: pat.id, recipient_id: books.id, amounts: `${designId}-USD-5.00` };
+  const notOauth = await api.post('/proc/send', body, await processorToken(pat.id, 'authn'));
+  assert.is(notOauth.status, 403, notOauth.text);
+  const noOffline = await api.post('/proc/send', body, await processorToken(pat.id, 'oauth', ['process_payment']));
+  assert.is(noOffline.status, 403, noOffline.text);
+  const noPermission = await api.post('/proc/send', body, await processorToken(pat.id, 'oauth', ['offline']));
+  assert.is(noPermission.status, 403, noPermission.text);
+  const otherSender = await api.post('/proc/send', { ...body, sender_id: kim.id }, processor);
+  assert.is(otherSender.status, 403, otherSender.text);
+  const notAccepting = await api.post('/proc/send', { ...body, recipient_id: grocery.id }, processor);
+  assert.is(notAccepting.status, 400, notAccepting.text);
+  const openLoop = await api.post('/proc/send', { ...body, amounts: '0-USD-1.00' }, processor);
+  assert.is(openLoop.status, 400, openLoop.text);
+  const otherBrand = await api.post('/proc/send', { ...body, amounts: `${gymDesignId}-USD-1.00` }, processor);
+  assert.is(otherBrand.status, 400, otherBrand.text);
+  const tooMuch = await api.post('/proc/send', { ...body, amounts: `${designId}-USD-999.00` }, processor);
+  assert.is(tooMuch.status, 400, tooMuch.text);
+  assert.equal(await ledgerFingerprint(server.engine), before, 'refused processor sends leave no trace');
+
+  const sendable = await api.get('/proc/sendable', processor, { sender_id: pat.id, recipient_id: books.id });
+  assert.is(sendable.status, 200, sendable.text);
+  const flags = Object.fromEntries(sendable.body.loops.map((loop: any) => [loop.loop_id, loop.missing_agreement]));
+  assert.equal(flags, { [designId]: false, [gymDesignId]: true });
+  const alias = await api.get('/proc/redeemable', processor, { sender_id: pat.id, recipient_id: books.id });
+  assert.equal(alias.body.loops, sendable.body.loops);
+
+  const sent = await api.post('/proc/send', { ...body, dedup_id: 'proc-1' }, processor);
+  assert.is(sent.status, 200, sent.text);
+  assert.is(sent.body.transfer.workflow_type, 'proc_send');
+  const repeat = await api.post('/proc/redeem', { ...body, dedup_id: 'proc-1' }, processor);
+  assert.is(repeat.status, 200, repeat.text);
+  assert.is(repeat.body.transfer.id, sent.body.transfer.id, 'the deprecated alias answers the same transfer for the same dedup_id');
+  sales.push({ transferId: sent.body.transfer.id, loop: designId, received: '5.00', funded: '5.00', pending: '0.00', settled: '0.00', reclaimed: '0.00', device: null, type: 'redeem' });
+  const toPerson = await api.post('/proc/send', { sender_id: pat.id, recipient_id: kim.id, amounts: `${gymDesignId}-USD-2.00` }, processor);
+  assert.is(toPerson.status, 200, toPerson.text);
+  assert.is(await brand(kim.id, gymDesignId), '2.00', 'an individual recipient simply receives the cash');
+  await assertAudit('processor');
+});
+
+test('revoking consent stops the merchant at once', async () => {
+  const revoked = await api.post('/wallet/pull-consent/revoke', { merchant_uid: `service:${books.id}` }, kim.auth);
+  assert.is(revoked.status, 200, revoked.text);
+  assert.is(revoked.body.revoked, true);
+  const refused = await api.post('/pull/redeem', { sender_uid: `service:${kim.id}`, amounts: `${designId}-USD-1.00` }, till1);
+  assert.is(refused.status, 403, refused.text);
+});
+
+function totals(rows: any[]) {
+  const byType: Record<string, { received: bigint; funded: bigint; pending: bigint; settled: bigint }> = {};
+  const minor = (text: string) => BigInt(text.replace('.', ''));
+  for (const row of rows) {
+    const entry = (byType[row.settlement_type] ??= { received: 0n, funded: 0n, pending: 0n, settled: 0n });
+    entry.received += minor(row.received_amount);
+    entry.funded += minor(row.settle_funded);
+    entry.pending += minor(row.settle_pending);
+    entry.settled += minor(row.settle_settled);
+  }
+  return byType;
+}
+
+test('the report: rows and totals match every sale and settlement; filters and CSV', async () => {
+  const answer = await api.post('/wallet/report/receivable', {}, till1);
+  assert.is(answer.status, 200, answer.text);
+  assert.is(answer.body.report_type, 'received_and_receivable');
+  assert.is(answer.body.generated_by.id, books.id);
+  assert.is(answer.body.generated_by.personal_id, books.managerId);
+  assert.equal(answer.body.filters.pos_device, 'any_or_none');
+  const rows = answer.body.report;
+  const got = rows.map((row: any) => ({
+    transferId: row.transfer_id, loop: row.loop_id, received: row.received_amount, funded: row.settle_funded, pending: row.settle_pending, settled: row.settle_settled,
+    reclaimed: row.settle_reclaimed, device: row.pos_device_id, type: row.settlement_type,
+  }));
+  const sortKey = (row: any) => `${row.transferId}/${row.type}`;
+  assert.equal([...got].sort((a, b) => sortKey(a).localeCompare(sortKey(b))), [...sales].sort((a, b) => sortKey(a).localeCompare(sortKey(b))));
+  for (const row of rows) {
+    assert.is(row.pos_device_holder_id, row.pos_device_id ? books.managerId : null);
+    assert.is(row.date, row.timestamp.slice(0, 10));
+    assert.is(row.tender_type, row.settlement_type === 'non_service' ? 'non_service' : 'service');
+  }
+  const sum = totals(rows);
+  assert.is(sum.redeem.received, 14500n);
+  assert.is(sum.redeem.pending, 0n);
+  assert.is(sum.redeem.funded + sum.redeem.settled, 14000n, 'all but the 5.00 the fee plan reclaims settled in open loop cash');
+  assert.is(sum.non_service.received, 450n);
+
+  const till1Only = await api.post('/wallet/report/receivable', { pos_device: `${books.managerId}.till-1` }, till1);
+  assert.ok(till1Only.body.report.every((row: any) => row.pos_device_id === 'till-1'));
+  assert.is(till1Only.body.report.length, sales.filter((sale) => sale.device === 'till-1').length);
+  const none = await api.post('/wallet/report/receivable', { pos_device: 'none' }, till1);
+  assert.is(none.body.report.length, sales.filter((sale) => sale.device === null).length);
+  const any = await api.post('/wallet/report/receivable', { pos_device: 'any' }, till1);
+  assert.is(any.body.report.length, sales.filter((sale) => sale.device !== null).length);
+  const outside = await api.post('/wallet/report/receivable', { settlement_types: ['non_service'] }, till1);
+  assert.equal(outside.body.report.map((row: any) => row.received_amount), ['4.50']);
+  const today = server.clock.now().toISOString().slice(0, 10);
+  const dated = await api.post('/wallet/report/receivable', { start_date: today, end_date: today }, till1);
+  assert.is(dated.body.report.length, rows.length);
+  const future = await api.post('/wallet/report/receivable', { start_date: '2999-01-01' }, till1);
+  assert.is(future.body.report.length, 0);
+  for (const bad of [{ start_date: '2026-13-01' }, { pos_device: 'somewhere' }, { settlement_types: ['barter'] }, { end_date: '2000-01-01', start_date: '2001-01-01' }]) {
+    const refused = await api.post('/wallet/report/receivable', bad, till1);
+    assert.is(refused.status, 400, `${JSON.stringify(bad)}: ${refused.text}`);
+  }
+
+  const csv = await api.post('/wallet/report/receivable', { csv: true }, till1);
+  assert.is(csv.status, 200, csv.text);
+  assert.match(csv.headers.get('content-type') ?? '', /text\/csv/);
+  const lines = csv.text.trim().split(/\r?\n/);
+  const header = lines[0].split(',');
+  assert.equal(header, Object.keys(rows[0]));
+  const parsed = lines.slice(1).map((line) => Object.fromEntries(line.split(',').map((cell, index) => [header[index], cell])));
+  const asCsv = rows.map((row: any) => Object.fromEntries(Object.entries(row).map(([key, value]) => [key, value === null ? '' : String(value)])));
+  assert.equal(parsed, asCsv);
+  const customerReport = await api.post('/wallet/report/receivable', {}, pat.auth);
+  assert.is(customerReport.body.report.length, 0, 'a customer received nothing');
+  await assertAudit('report');
+});
+
+test.run();
