@@ -257,3 +257,8 @@ export const offersListMax = 1000;
 export const offerConfirmCodeBytes = 24;
 /** An accept waiting for its confirmation link ends after this long; its stock goes back. */
 export const offerConfirmExpireMs = 7 * 24 * 60 * 60 * 1000;
+// Paycards (/wallet/paycard/*).
+/** Cards one wallet may hold linked at once. */
+export const paycardsPerWalletMax = 10;
+/** A paycard PIN: exactly this many digits. */
+export const paycardPinDigits = 4;

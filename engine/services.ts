@@ -17,6 +17,7 @@ import { createDesignImagesService, type DesignImagesService } from './designs/i
 import { createPosDomain, type PosDomain } from './pos/domain.ts';
 import { createOperatorListsService, type OperatorListsService } from './operator/service.ts';
 import { createOffersService, type OffersService } from './offers/service.ts';
+import { createPaycardsService, type PaycardsService } from './paycards/service.ts';
 
 export interface Services {
   core: Core;
@@ -36,6 +37,7 @@ export interface Services {
   designImages: DesignImagesService;
   operatorLists: OperatorListsService;
   offers: OffersService;
+  paycards: PaycardsService;
   pos: PosDomain;
 }
 
@@ -58,6 +60,6 @@ export async function createServices(core: Core): Promise<Services> {
   const pos = createPosDomain(core, { profiles, ledger });
   return {
     core, apps, profiles, tokens, messages, invitations, authn, oauth, settings, ledger, designs, circulation, bills, campaigns: createCampaignsService(core), designImages,
-    operatorLists, offers, pos,
+    operatorLists, offers, pos, paycards: createPaycardsService(core),
   };
 }

@@ -13,6 +13,7 @@ import { payoutRoutes } from './payouts.ts';
 import { ledgerAdminRoutes } from './ledger-admin.ts';
 import { tradeRoutes } from './trades.ts';
 import { designRoutes } from './designs.ts';
+import { paycardRoutes } from './paycards.ts';
 import { billRoutes } from './bills.ts';
 import { campaignRoutes } from './campaigns.ts';
 import { designImageRoutes } from './design-images.ts';
@@ -38,6 +39,7 @@ export function allRoutes(): RouteDefinition[] {
     ...ledgerAdminRoutes,
     ...tradeRoutes,
     ...designRoutes,
+    ...paycardRoutes,
     ...billRoutes,
     ...campaignRoutes,
     ...designImageRoutes,
