@@ -3,17 +3,60 @@
 import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Engine } from '../engine/engine.ts';
-import { imageBodyBytesMax, requestBodyBytesMax } from '../engine/limits.ts';
+import { contentTypeCharsMax, imageBodyBytesMax, requestBodyBytesMax } from '../engine/limits.ts';
 import { edgeErrors, httpError, HttpError } from './http/errors.ts';
 import { buildOpenApi } from './http/openapi.ts';
 import type { Authenticators } from './http/principals.ts';
 import { mountRoutes } from './http/route.ts';
+import { isUnstorableText } from './http/text.ts';
 import { LockUnavailableError } from '../engine/locks/lock.ts';
 import { allRoutes } from './routes/index.ts';
 
 const jsonTypes = ['application/json', 'application/*+json'];
 const formTypes = ['application/x-www-form-urlencoded'];
 const imageTypes = ['image/png', 'image/jpeg', 'image/gif', 'application/octet-stream'];
+
+/** The request's path, percent-decoded, or null when it or the query does not decode to storable text. */
+function decodedPath(request: Request): string | null {
+  try {
+    const path = decodeURIComponent(request.path);
+    const queryAt = request.url.indexOf('?');
+    if (queryAt >= 0 && !formTextOk(request.url.slice(queryAt + 1))) return null;
+    return isUnstorableText(path) ? null : path;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Whether every name and value of a query string or form is percent-encoded UTF-8 without NUL or a
+ * lone surrogate. (The parsers would quietly turn bad bytes into U+FFFD; we refuse them instead.)
+ */
+function formTextOk(text: string): boolean {
+  for (const pair of text.split('&')) {
+    for (const part of pair.split('=')) {
+      try {
+        if (isUnstorableText(decodeURIComponent(part.replace(/\+/g, ' ')))) return false;
+      } catch {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+/** Whether the Content-Type header is short and well-formed (type-is throws on a malformed one). */
+function contentTypeOk(request: Request): boolean {
+  const header = request.get('content-type');
+  if (header === undefined) return true;
+  if (header.length > contentTypeCharsMax) return false;
+  try {
+    request.is('*/*');
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 function hasBody(request: Request): boolean {
   const length = request.get('content-length');
@@ -26,6 +69,14 @@ function parseErrorToHttp(error: unknown): HttpError | undefined {
   if (type === 'entity.too.large') return httpError(edgeErrors, 'payload_too_large');
   if (type === 'charset.unsupported' || type === 'encoding.unsupported') return httpError(edgeErrors, 'unsupported_media_type');
   if (type === 'parameters.too.many') return httpError(edgeErrors, 'payload_too_large', { description: 'Too many form fields.' });
+  // Any other 4xx from a parser or the router (a body whose Content-Encoding does not decode, a
+  // path parameter that is not percent-encoded UTF-8) is the client's fault, never a 500.
+  const status = (error as { status?: unknown } | null)?.status;
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    if (status === 413) return httpError(edgeErrors, 'payload_too_large');
+    if (status === 415) return httpError(edgeErrors, 'unsupported_media_type');
+    return httpError(edgeErrors, 'malformed_body', { description: 'The request could not be decoded.' });
+  }
   return undefined;
 }
 
@@ -72,11 +123,26 @@ export function createApp(engine: Engine, authenticators: Authenticators): expre
     next();
   });
 
+  // Bad input is refused once, here, for every route: a path that is not percent-encoded UTF-8 (or
+  // decodes to NUL or a lone surrogate), and a Content-Type that is too long or malformed.
+  app.use((request: Request, _response: Response, next: NextFunction) => {
+    if (decodedPath(request) === null) return next(httpError(edgeErrors, 'invalid', { description: 'The path or query is not valid percent-encoded UTF-8.', invalid: { request: 'the path or query is not valid percent-encoded UTF-8 (or holds NUL)' } }));
+    if (!contentTypeOk(request)) return next(httpError(edgeErrors, 'unsupported_media_type', { description: `The Content-Type header is malformed or longer than ${contentTypeCharsMax} characters.` }));
+    next();
+  });
+
   // Bodies: JSON or form everywhere; images only on routes that take them.
   const binaryPatterns = routes.filter((route) => route.binaryBody).map((route) => routePattern(route.path));
   const parseImage = express.raw({ type: () => true, limit: imageBodyBytesMax });
   const parseJson = express.json({ limit: requestBodyBytesMax, strict: true });
-  const parseForm = express.urlencoded({ extended: false, limit: requestBodyBytesMax, parameterLimit: 2000 });
+  const parseForm = express.urlencoded({
+    extended: false,
+    limit: requestBodyBytesMax,
+    parameterLimit: 2000,
+    verify: (_request, _response, bytes) => {
+      if (!formTextOk(bytes.toString('latin1'))) throw Object.assign(new Error('The form is not valid percent-encoded UTF-8.'), { status: 400, type: 'entity.parse.failed' });
+    },
+  });
   app.use((request: Request, _response: Response, next: NextFunction) => {
     if (!hasBody(request)) return next();
     const isBinaryRoute = binaryPatterns.some((pattern) => pattern.test(request.path));

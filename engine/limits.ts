@@ -172,3 +172,9 @@ export const agreementRemoveIdsMax = 100;
 /** GET /design and the operator's list return at most this many designs. */
 export const designsListMax = 1000;
 export const designExpireRelativeDaysMax = 36_500;
+
+// Trust (issue 8): bad input at the edge, rate limits, guessing guards.
+/** A Content-Type header longer than this is refused (415) before any parser reads it. */
+export const contentTypeCharsMax = 256;
+/** Pixels an uploaded image may decode to (sharp refuses more): 50 megapixels. */
+export const imageInputPixelsMax = 50_000_000;

@@ -7,6 +7,7 @@ import { constantTimeEqual } from '../../engine/ids.ts';
 import { readAttemptSecret, readBasicCredentials, readBearerToken } from './credentials.ts';
 import { edgeErrors, httpError, HttpError } from './errors.ts';
 import type { AppPrincipal, Authenticators, TokenPrincipal } from './principals.ts';
+import { unstorableField } from './text.ts';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
@@ -200,6 +201,10 @@ export function mountRoutes(app: Express, engine: Engine, authenticators: Authen
     const methods: Method[] = route.alsoPost && route.method === 'get' ? ['get', 'post'] : [route.method];
     const handler = async (request: Request, response: Response) => {
       const params = gatherParams(request, route);
+      // NUL and unpaired surrogates cannot be stored (Postgres refuses them): one 400 for every route,
+      // before credentials are checked or anything is read.
+      const unstorable = unstorableField({ ...params, ...(request.params as Record<string, string>) });
+      if (unstorable) throw httpError(edgeErrors, 'invalid', { invalid: { [unstorable.replace(/[^\x20-\x7e]/g, '?')]: 'must not contain NUL characters or unpaired surrogates' } });
       const caller = await resolveCaller(route, request, params, authenticators);
       const { fields, appdata } = splitParams(route, params);
       const parsed = route.input.safeParse(dropNulls(fields, route.input));
