@@ -146,6 +146,8 @@ export function createTokensService(core: Core, dependencies: { profiles: Profil
     if (input.hardExpiresAt && input.hardExpiresAt < hardExpiresAt) hardExpiresAt = input.hardExpiresAt;
     const softMs = Math.min(input.now.getTime() + tokenSoftExpirationMs, hardExpiresAt.getTime());
     const softExpiresAt = new Date(softMs);
+    // A full sign-in (password and second factor, or OAuth) proves the person again: the refresh count restarts.
+    if (input.source === 'authn' || input.source === 'oauth') await store.clearRefreshGuard(db, input.personalProfileId, input.clientId);
     const sequence = await store.nextTokenSequence(db);
     const id = longIdFromSequence(sequence, 'token');
     const accessToken = `t${input.clientId}-${id}-${randomSecret(tokenSecretBytes)}`;
@@ -205,8 +207,10 @@ export function createTokensService(core: Core, dependencies: { profiles: Profil
     },
 
     async refresh(principal, credentials) {
+      // Failures count per personal profile and app: a token from /token/select starts no fresh count.
       const before = await store.selectToken(sql, principal.tokenId);
       if (before && before.refresh_failures >= refreshFailuresMax) return { ok: false, error: 'refresh_locked' };
+      if ((await store.refreshGuardFailures(sql, principal.personalProfileId, principal.clientId)) >= refreshFailuresMax) return { ok: false, error: 'refresh_locked' };
       let verdict: 'match' | 'mismatch' | 'none';
       if (credentials.password !== undefined) {
         const personal = await profiles.get(sql, principal.personalProfileId);
@@ -228,10 +232,14 @@ export function createTokensService(core: Core, dependencies: { profiles: Profil
         if (now.getTime() >= row.hard_expires_at.getTime()) return { ok: false, error: 'token_expired_hard' };
         if (row.invalidated_at) return { ok: false, error: 'token_invalid' };
         if (row.refresh_failures >= refreshFailuresMax) return { ok: false, error: 'refresh_locked' };
+        // Locked before the verdict is told, so parallel guesses reveal at most refreshFailuresMax verdicts.
+        if ((await store.lockRefreshGuard(tx, row.personal_profile_id, row.client_id, now)) >= refreshFailuresMax) return { ok: false, error: 'refresh_locked' };
         if (verdict !== 'match') {
           await store.incrementRefreshFailures(tx, row.id);
+          await store.countRefreshFailure(tx, row.personal_profile_id, row.client_id, now);
           return { ok: false, error: failure };
         }
+        await store.clearRefreshGuard(tx, row.personal_profile_id, row.client_id);
         const token = await issue(tx, {
           clientId: row.client_id,
           profileId: row.profile_id,
@@ -255,7 +263,11 @@ export function createTokensService(core: Core, dependencies: { profiles: Profil
     },
 
     async logout(principal) {
-      return store.invalidatePersonalAppTokens(sql, principal.clientId, principal.personalProfileId, clock.now(), 'logout');
+      // Logging out ends every token of the scope, so its refresh count may start again at sign-in.
+      return sql.begin(async (tx) => {
+        await store.clearRefreshGuard(tx, principal.personalProfileId, principal.clientId);
+        return store.invalidatePersonalAppTokens(tx, principal.clientId, principal.personalProfileId, clock.now(), 'logout');
+      }) as Promise<number>;
     },
 
     revokeForOauthCode: (db, oauthCodeId) => store.invalidateOauthCodeTokens(db, oauthCodeId, clock.now()),

@@ -107,3 +107,30 @@ export async function incrementRefreshFailures(db: Queryable, id: string): Promi
     update access_tokens set refresh_failures = refresh_failures + 1 where id = ${id} returning refresh_failures`;
   return rows[0].refresh_failures;
 }
+
+/** Failed refreshes of a personal profile and app, with the row locked until the transaction ends. */
+export async function lockRefreshGuard(tx: Queryable, personalProfileId: string, clientId: string, now: Date): Promise<number> {
+  await tx`
+    insert into token_refresh_guards (personal_profile_id, client_id, failures, updated_at) values (${personalProfileId}, ${clientId}, 0, ${now})
+    on conflict (personal_profile_id, client_id) do nothing`;
+  const rows = await tx<{ failures: number }[]>`
+    select failures from token_refresh_guards where personal_profile_id = ${personalProfileId} and client_id = ${clientId} for update`;
+  return rows[0].failures;
+}
+
+export async function refreshGuardFailures(db: Queryable, personalProfileId: string, clientId: string): Promise<number> {
+  const rows = await db<{ failures: number }[]>`
+    select failures from token_refresh_guards where personal_profile_id = ${personalProfileId} and client_id = ${clientId}`;
+  return rows[0]?.failures ?? 0;
+}
+
+export async function countRefreshFailure(tx: Queryable, personalProfileId: string, clientId: string, now: Date): Promise<void> {
+  const result = await tx`
+    update token_refresh_guards set failures = failures + 1, updated_at = ${now}
+    where personal_profile_id = ${personalProfileId} and client_id = ${clientId}`;
+  if (result.count !== 1) throw new Error(`refresh guard of ${personalProfileId}/${clientId} is missing`);
+}
+
+export async function clearRefreshGuard(db: Queryable, personalProfileId: string, clientId: string): Promise<void> {
+  await db`delete from token_refresh_guards where personal_profile_id = ${personalProfileId} and client_id = ${clientId}`;
+}
