@@ -3,7 +3,7 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import path from 'node:path';
-import { ConfigError, loadConfig, type Config } from '../engine/config.ts';
+import { ConfigError, loadConfig, productionProblems, type Config } from '../engine/config.ts';
 import { createEngine } from '../engine/engine.ts';
 import { randomSecret } from '../engine/ids.ts';
 import { operatorKeyBytes } from '../engine/limits.ts';
@@ -34,6 +34,11 @@ async function main(): Promise<void> {
       process.exit(1);
     }
     throw error;
+  }
+  const problems = productionProblems(config);
+  if (problems.length > 0) {
+    process.stderr.write(`Cashloop cannot start in production:\n${problems.map((problem) => `  ${problem}`).join('\n')}\n`);
+    process.exit(1);
   }
   const engine = await createEngine({ config });
   const operator = operatorKeyFor(config);

@@ -93,3 +93,18 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     bankConnectorFailureRate: value.BANK_CONNECTOR_FAILURE_RATE,
   });
 }
+
+/**
+ * What keeps a configuration from running in production, one line each (empty when nothing does, and
+ * always in sandbox). Pure, so the start-up code can print the list and refuse to start.
+ */
+export function productionProblems(config: Config): string[] {
+  if (config.mode !== 'production') return [];
+  const problems: string[] = [];
+  if (!config.recaptchaSecret || !config.recaptchaSiteKey) {
+    problems.push('production needs RECAPTCHA_SITE_KEY and RECAPTCHA_SECRET: without a captcha verifier no captcha can pass, and anyone could lock an owner out of sign-in');
+  }
+  if (!config.smtpUrl) problems.push('production needs SMTP_URL: without it email codes would be written to DATA_DIR in clear');
+  if (!config.smsWebhookUrl) problems.push('production needs SMS_WEBHOOK_URL: without it SMS codes would be written to DATA_DIR in clear');
+  return problems;
+}

@@ -178,3 +178,5 @@ export const designExpireRelativeDaysMax = 36_500;
 export const contentTypeCharsMax = 256;
 /** Pixels an uploaded image may decode to (sharp refuses more): 50 megapixels. */
 export const imageInputPixelsMax = 50_000_000;
+/** Wrong codes for one login (across attempts, within authnLoginGuardWindowMs) before each further code needs a solved captcha. */
+export const authnCodeCaptchaAfterFailures = 3;
