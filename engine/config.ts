@@ -28,6 +28,7 @@ const configSchema = z
     RECAPTCHA_VERIFY_URL: z.string().url().default('https://www.google.com/recaptcha/api/siteverify'),
     BANK_CONNECTOR_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(0),
     BANK_CONNECTOR_FAILURE_RATE: z.coerce.number().min(0).max(1).default(0),
+    CASHLOOP_RATE_LIMIT_SCALE: z.coerce.number().positive().max(1_000_000).default(1),
   })
   .superRefine((config, context) => {
     if (Boolean(config.RECAPTCHA_SITE_KEY) !== Boolean(config.RECAPTCHA_SECRET)) {
@@ -60,6 +61,8 @@ export type Config = Readonly<{
   recaptchaVerifyUrl: string;
   bankConnectorDelayMs: number;
   bankConnectorFailureRate: number;
+  /** Multiplies every rate limit of engine/limits.ts (1 in production; the test harness raises it). */
+  rateLimitScale: number;
 }>;
 
 export class ConfigError extends Error {}
@@ -91,6 +94,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     recaptchaVerifyUrl: value.RECAPTCHA_VERIFY_URL,
     bankConnectorDelayMs: value.BANK_CONNECTOR_DELAY_MS,
     bankConnectorFailureRate: value.BANK_CONNECTOR_FAILURE_RATE,
+    rateLimitScale: value.CASHLOOP_RATE_LIMIT_SCALE,
   });
 }
 

@@ -14,9 +14,12 @@ import { createSweeper } from './actors/sweeper.ts';
 import { createOutbox } from './actors/outbox.ts';
 import type { Core } from './core.ts';
 import { createServices, type Services } from './services.ts';
+import { createRateLimits, type RateLimits } from './ratelimits.ts';
 
 export interface Engine extends Core {
   services: Services;
+  /** Rate limits the HTTP edge applies (Redis-backed when Redis is configured). */
+  rateLimits: RateLimits;
   /** Storage and locks both answer. */
   ready(): Promise<boolean>;
   /** Starts the sweeper and the outbox poller (the API server does; tests drive them by hand). */
@@ -44,9 +47,9 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
   const database = options.database ?? (config.databaseUrl ? await openPostgres(config.databaseUrl) : await openPglite(config.dataDir, logger));
   const applied = await migrate(database.sql);
   if (applied.length > 0) logger.info('migrations applied', { migrations: applied });
-  const locks =
-    options.locks ??
-    (config.redisUrls ? createRedlockLocks({ urls: config.redisUrls, keyPrefix: options.lockKeyPrefix ?? 'cashloop:' }) : createMemoryLocks());
+  const redlock = !options.locks && config.redisUrls ? createRedlockLocks({ urls: config.redisUrls, keyPrefix: options.lockKeyPrefix ?? 'cashloop:' }) : null;
+  const locks = options.locks ?? redlock ?? createMemoryLocks();
+  const rateLimits = createRateLimits({ redis: redlock?.clients[0] ?? null, keyPrefix: options.lockKeyPrefix ?? 'cashloop:', scale: config.rateLimitScale });
   const sql = database.sql;
   const outbox = createOutbox({ sql, clock, logger, metrics });
   const commands = createCommandRunner({ sql, locks, clock, metrics, onCommitted: (ids) => outbox.kick(ids) });
@@ -57,6 +60,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
   return {
     ...core,
     services,
+    rateLimits,
     async ready() {
       try {
         await sql`select 1`;
@@ -72,6 +76,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     async close() {
       await sweeper.stop();
       await outbox.stop();
+      await rateLimits.close();
       await locks.close();
       await database.close();
     },

@@ -180,3 +180,11 @@ export const contentTypeCharsMax = 256;
 export const imageInputPixelsMax = 50_000_000;
 /** Wrong codes for one login (across attempts, within authnLoginGuardWindowMs) before each further code needs a solved captcha. */
 export const authnCodeCaptchaAfterFailures = 3;
+/** Code and invitation messages: per login (address), per app and per client address, in one window. */
+export const rateMessagesWindowSeconds = 15 * 60;
+export const rateMessagesPerLoginMax = 5;
+export const rateMessagesPerAppMax = 2000;
+export const rateMessagesPerAddressMax = 30;
+/** Authentication calls (/aa/*, /oauth/*, /authorize) per client address. */
+export const rateAuthnCallsWindowSeconds = 60;
+export const rateAuthnCallsPerAddressMax = 120;

@@ -6,7 +6,7 @@ import type { StartInput } from '../../engine/authn/service.ts';
 import { deviceNameCharsMax, loginCharsMax, passwordCharsMax, personNameCharsMax } from '../../engine/limits.ts';
 import { errorTable, httpError } from '../http/errors.ts';
 import { boolField, boundedString, deviceUuidField, stringList } from '../http/fields.ts';
-import { defineRoute, type RouteContext, type RouteDefinition } from '../http/route.ts';
+import { defineRoute, messageThrottle, type RouteContext, type RouteDefinition } from '../http/route.ts';
 
 export const authnErrors = errorTable<AuthnError>({
   invalid: { status: 400, description: 'The request is not valid.' },
@@ -60,6 +60,7 @@ function startRoute(intent: StartInput['intent'], summary: string): RouteDefinit
     tags: ['authentication'],
     caller: closed ? { kind: 'app' } : { kind: 'none' },
     input: startInput,
+    throttle: ({ input, app, clientAddress }) => messageThrottle([input.login], closed ? app?.clientId : input.client_id, clientAddress),
     async handler(context) {
       const { input, engine, app } = context;
       const clientId = closed ? app!.clientId : input.client_id;
@@ -86,7 +87,13 @@ function startRoute(intent: StartInput['intent'], summary: string): RouteDefinit
   });
 }
 
-function attemptRoute<Schema extends z.ZodType>(action: string, summary: string, input: Schema, call: (context: RouteContext<z.output<Schema>>, id: string, credential: { secret: string }) => Promise<unknown>): RouteDefinition {
+function attemptRoute<Schema extends z.ZodType>(
+  action: string,
+  summary: string,
+  input: Schema,
+  call: (context: RouteContext<z.output<Schema>>, id: string, credential: { secret: string }) => Promise<unknown>,
+  throttle?: RouteDefinition<Schema>['throttle'],
+): RouteDefinition {
   return defineRoute({
     method: 'post',
     path: `/aa/:attemptId/${action}`,
@@ -94,6 +101,7 @@ function attemptRoute<Schema extends z.ZodType>(action: string, summary: string,
     tags: ['authentication'],
     caller: { kind: 'attempt' },
     input,
+    throttle,
     async handler(context) {
       const result = (await call(context, context.params.attemptId, { secret: context.attemptSecret! })) as { ok: true; result?: unknown } | AuthnFailure;
       if (!result.ok) return authnFailure(result);
@@ -127,6 +135,7 @@ export const authnRoutes: RouteDefinition[] = [
     'Begins proving another email or phone.',
     z.object({ login: boundedString(loginCharsMax, 1), countries: countryList.optional() }).strict(),
     ({ input, engine }, id, credential) => engine.services.authn.addFactor(id, credential, { login: input.login, countries: input.countries ?? ['US'] }),
+    ({ input, clientAddress }) => messageThrottle([input.login], null, clientAddress),
   ),
   attemptRoute(
     'set-signup-data',

@@ -5,7 +5,7 @@ import type { InvitationError, InvitationFailure } from '../../engine/invitation
 import { inviteEmailCharsMax, inviteExtIdCharsMax, invitePhoneCharsMax, inviteSenderFieldCharsMax, inviteUrlTemplateCharsMax } from '../../engine/limits.ts';
 import { errorTable, httpError } from '../http/errors.ts';
 import { boundedString, stringList } from '../http/fields.ts';
-import { defineRoute, type RouteDefinition } from '../http/route.ts';
+import { defineRoute, messageThrottle, type RouteDefinition } from '../http/route.ts';
 import { profileRoutes } from './profiles.ts';
 
 export const invitationErrors = errorTable<InvitationError>({
@@ -71,6 +71,7 @@ export const invitationRoutes: RouteDefinition[] = [
     tags: ['invitations'],
     caller: { kind: 'app' },
     input: inviteInput,
+    throttle: ({ input, app, clientAddress }) => messageThrottle([input.email, input.phone], app?.clientId, clientAddress),
     async handler({ input, engine, app }) {
       if (!input.email && !input.phone) throw httpError(invitationErrors, 'invalid', { invalid: { email: 'email or phone is required' } });
       const result = await engine.services.invitations.invite({
@@ -115,6 +116,7 @@ export const invitationRoutes: RouteDefinition[] = [
     tags: ['invitations'],
     caller: { kind: 'app' },
     input: reinviteInput,
+    throttle: ({ input, app, params, clientAddress }) => messageThrottle(input.email || input.phone ? [input.email, input.phone] : [`invitation:${params.inviteId}`], app?.clientId, clientAddress),
     async handler({ input, engine, app, params }) {
       if (!inviteIdPattern.test(params.inviteId)) throw httpError(invitationErrors, 'invitation_gone');
       const result = await engine.services.invitations.reinvite(app!.clientId, params.inviteId, {

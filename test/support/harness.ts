@@ -68,6 +68,8 @@ export async function createTestEngine(options: { clock?: ManualClock; env?: Rec
     CASHLOOP_MODE: 'sandbox',
     DATA_DIR: '/tmp/cashloop-test',
     LOG_LEVEL: 'error',
+    // Suites sign up many people from 127.0.0.1; the rate-limit tests set the scale back to 1.
+    CASHLOOP_RATE_LIMIT_SCALE: '1000',
     ...options.env,
   });
   const lockKeyPrefix = `cashloop-test:${randomBytes(4).toString('hex')}:`;
