@@ -13,7 +13,7 @@ test('health, readiness, metrics and the OpenAPI document answer', async () => {
   const { client } = server;
   assert.equal((await client.get('/healthz')).body, { status: 'ok' });
   assert.equal((await client.get('/readyz')).body, { status: 'ready' });
-  const metrics = await client.get('/metrics');
+  const metrics = await client.get('/metrics', undefined, { auth: { operator: true } });
   assert.ok(metrics.text.includes('cashloop_http_requests_total'));
   const openApi = await client.get('/openapi.json');
   assert.is(openApi.body.openapi, '3.1.0');

@@ -8,6 +8,8 @@ import { edgeErrors, httpError, HttpError } from './http/errors.ts';
 import { buildOpenApi } from './http/openapi.ts';
 import type { Authenticators } from './http/principals.ts';
 import { mountRoutes } from './http/route.ts';
+import { readBearerToken } from './http/credentials.ts';
+import { constantTimeEqual } from '../engine/ids.ts';
 import { isUnstorableText } from './http/text.ts';
 import { LockUnavailableError } from '../engine/locks/lock.ts';
 import { allRoutes } from './routes/index.ts';
@@ -169,8 +171,11 @@ export function createApp(engine: Engine, authenticators: Authenticators): expre
     const ready = await engine.ready();
     response.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'unavailable' });
   });
-  app.get('/metrics', async (_request, response) => {
+  // Metrics tell who calls what and how often: the operator key is required, as on /admin.
+  app.get('/metrics', async (request, response) => {
     response.locals.routeKey = 'GET /metrics';
+    const key = readBearerToken(request, {});
+    if (!key || !constantTimeEqual(key, authenticators.operatorKey())) throw httpError(edgeErrors, 'operator_unauthorized');
     response.type(engine.metrics.registry.contentType).send(await engine.metrics.registry.metrics());
   });
 
