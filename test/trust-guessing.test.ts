@@ -64,7 +64,14 @@ test('hole 5: under the guard a wrong password is not told apart, and its code s
   const person = await signUp(server.client, app, { email: 'quiet@example.com', phone: '+15555550143' });
   for (let failure = 1; failure <= authnLoginCaptchaAfterFailures; failure++) await signIn(person, `stranger ${failure}`, 'stranger');
   const wrong = must(await signIn(person, 'not the password', 'stranger'));
+  const right = must(await signIn(person, person.password, 'owner'));
   assert.is(wrong.body.completed_mfa, false);
+  // Alike, and showing nothing the caller did not type: not whose wallet it is, not the owner's phone.
+  for (const answer of [wrong, right]) {
+    assert.is(answer.body.profile_id, null);
+    assert.is(answer.body.profile_title, null);
+    assert.equal(Object.keys(answer.body.unauthenticated), [`email:${person.email}`]);
+  }
   assert.type(wrong.body.factor_id, 'string');
   assert.is(wrong.body.revealed_codes, undefined, 'no code exists for a wrong password');
   const guess = await server.client.post(`${wrong.body.attempt_path}auth-uid`, { factor_id: wrong.body.factor_id, code: '123456' }, { auth: { attemptSecret: wrong.body.secret } });

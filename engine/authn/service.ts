@@ -193,8 +193,10 @@ export function createAuthnService(core: Core, dependencies: AuthnDependencies):
     result.authenticated = Object.fromEntries(
       Object.entries(context.authenticated).map(([uid, factor]) => [uid, { original: factor.original, country: factor.country, strong: factor.strong, used_password: factor.usedPassword }]),
     );
-    result.profile_id = context.profileId;
-    result.profile_title = context.profileTitle;
+    // A withheld verdict hides whose wallet the login is until the code proves the caller.
+    const hidden = context.verdictWithheld === true && !context.completedMfa;
+    result.profile_id = hidden ? null : context.profileId;
+    result.profile_title = hidden ? null : context.profileTitle;
     result.signup = context.signup && !context.profileId
       ? { first_name: context.signup.firstName, last_name: context.signup.lastName, has_password: context.signup.passwordHash !== null, name_checked: context.signup.nameChecked }
       : null;
@@ -260,8 +262,8 @@ export function createAuthnService(core: Core, dependencies: AuthnDependencies):
   }
 
   /**
-   * A pending factor shaped like a real one whose code no one is told and no message carries: the
-   * attempt of a wrong password under the login guard looks like the right password's, and fails at the code.
+   * A pending factor shaped like a real one whose code no one is told and no message carries: under
+   * the login guard a wrong password's attempt looks like the right one's, and fails at the code.
    */
   async function withheldFactor(target: LoginInfo): Promise<PendingFactor> {
     const type: FactorType = target.type === 'phone' ? 'phone' : 'email';
@@ -363,7 +365,8 @@ export function createAuthnService(core: Core, dependencies: AuthnDependencies):
         let deviceTrusted = false;
         let inviteId: string | null = null;
         let signup: AttemptContext['signup'] = null;
-        let withheld = false;
+        /** Under the login guard without a captcha: no verdict is told; 'right' or 'wrong' is known only here. */
+        let withheld: 'right' | 'wrong' | null = null;
         const authenticated: AttemptContext['authenticated'] = {};
 
         if (input.intent === 'signin') {
@@ -373,16 +376,20 @@ export function createAuthnService(core: Core, dependencies: AuthnDependencies):
           const guard = await store.selectGuard(unit.tx, guardKey);
           const windowOpen = guard && unit.now.getTime() - guard.window_started_at.getTime() < authnLoginGuardWindowMs;
           const guarded = Boolean(windowOpen && guard.failures >= authnLoginCaptchaAfterFailures) && !(await captchaOk(input.captcha));
+          // The code step goes to the login the caller typed, so it shows nothing they did not know;
+          // a username login has no code of its own and still needs the captcha.
+          if (guarded && !codeTypes.has(parsed.type)) return reject(failure('captcha_required'));
           const password = input.password ?? '';
           const ok = profile !== null && ((await verifySecret(profile.passwordHash, password)) || (await verifyDevicePassword(unit.tx, profile.id, input.deviceUuid, password)));
           if (!ok || !profile) {
             await store.countGuardFailure(unit.tx, guardKey, unit.now, new Date(unit.now.getTime() - authnLoginGuardWindowMs));
             if (!guarded) return failure('incorrect_password', { password: 'The login or the password is not correct.' });
-            withheld = true;
+            withheld = 'wrong';
           } else {
             passwordOk = true;
             // The guard clears when the sign-in completes (completeIfSignedIn), not on the password alone.
             if (!guarded) await store.clearGuard(unit.tx, guardKey);
+            else withheld = 'right';
             deviceTrusted = !guarded && (await store.isDeviceTrusted(unit.tx, profile.id, input.deviceUuid, unit.now));
           }
           authenticated[login.uid] = { original: login.original, country: login.country, type: login.type, strong: true, usedPassword: true, byCode: false };
@@ -450,14 +457,19 @@ export function createAuthnService(core: Core, dependencies: AuthnDependencies):
           trust30: input.trust30 ?? false,
           expiresAt: expiresAt.toISOString(),
           viaAuthorize: input.viaAuthorize ?? false,
+          verdictWithheld: withheld !== null,
         }) as AttemptSnapshot;
         unit.schedule(authnAttempt, id, 'expire', expiresAt, { type: 'attempt.expire' });
         const empty = { ...created.context, completedMfa: false };
-        if (withheld) {
-          const target = (await nextTarget(unit, { ...created.context, profileId: profile?.id ?? null })) ?? login;
-          unit.send(authnAttempt, id, { type: 'attempt.factor', pending: await withheldFactor(target) });
+        if (withheld === 'wrong') {
+          unit.send(authnAttempt, id, { type: 'attempt.factor', pending: await withheldFactor(login) });
+        } else if (withheld === 'right') {
+          const issued = await issueCode(unit, login, 'authn-signin-existent', true);
+          unit.send(authnAttempt, id, { type: 'attempt.factor', pending: issued.pending });
+          revealed.push(issued.revealed);
+        } else {
+          revealed.push(await nextFactor(unit, id, created.context));
         }
-        revealed.push(await nextFactor(unit, id, created.context));
         const latest = ((await unit.load(authnAttempt, id)) as AttemptSnapshot).context;
         const completion = await completeIfSignedIn(unit, id, empty, latest);
         return { ok: true, result: resultOf(id, latest, { secret, revealed, ...completion }) };
