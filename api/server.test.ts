@@ -42,4 +42,14 @@ test('malformed JSON, wrong content types and oversized bodies answer 4xx JSON',
   assert.not.ok(huge.text.includes('at '));
 });
 
+test('a form or query that is not percent-encoded UTF-8 answers 400 with a clear description', async () => {
+  const { client } = server;
+  const form = await client.request('POST', '/token/logout', undefined, { rawBody: 'a=%ff%fe', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+  assert.is(form.status, 400, form.text);
+  assert.is(form.body.error, 'invalid');
+  assert.match(form.body.error_description, /decoded/);
+  const query = await client.get('/wallet/info?x=%ed%a0%80');
+  assert.is(query.status, 400, query.text);
+});
+
 test.run();

@@ -18,15 +18,14 @@ const jsonTypes = ['application/json', 'application/*+json'];
 const formTypes = ['application/x-www-form-urlencoded'];
 const imageTypes = ['image/png', 'image/jpeg', 'image/gif', 'application/octet-stream'];
 
-/** The request's path, percent-decoded, or null when it or the query does not decode to storable text. */
-function decodedPath(request: Request): string | null {
+/** Whether the path and the query decode to storable text (percent-encoded UTF-8, no NUL, no lone surrogate). */
+function pathAndQueryOk(request: Request): boolean {
+  const queryAt = request.url.indexOf('?');
+  if (queryAt >= 0 && !formTextOk(request.url.slice(queryAt + 1))) return false;
   try {
-    const path = decodeURIComponent(request.path);
-    const queryAt = request.url.indexOf('?');
-    if (queryAt >= 0 && !formTextOk(request.url.slice(queryAt + 1))) return null;
-    return isUnstorableText(path) ? null : path;
+    return !isUnstorableText(decodeURIComponent(request.path));
   } catch {
-    return null;
+    return false;
   }
 }
 
@@ -128,7 +127,7 @@ export function createApp(engine: Engine, authenticators: Authenticators): expre
   // Bad input is refused once, here, for every route: a path that is not percent-encoded UTF-8 (or
   // decodes to NUL or a lone surrogate), and a Content-Type that is too long or malformed.
   app.use((request: Request, _response: Response, next: NextFunction) => {
-    if (decodedPath(request) === null) return next(httpError(edgeErrors, 'invalid', { description: 'The path or query is not valid percent-encoded UTF-8.', invalid: { request: 'the path or query is not valid percent-encoded UTF-8 (or holds NUL)' } }));
+    if (!pathAndQueryOk(request)) return next(httpError(edgeErrors, 'invalid', { description: 'The path or query is not valid percent-encoded UTF-8.', invalid: { request: 'the path or query is not valid percent-encoded UTF-8 (or holds NUL)' } }));
     if (!contentTypeOk(request)) return next(httpError(edgeErrors, 'unsupported_media_type', { description: `The Content-Type header is malformed or longer than ${contentTypeCharsMax} characters.` }));
     next();
   });
@@ -142,7 +141,7 @@ export function createApp(engine: Engine, authenticators: Authenticators): expre
     limit: requestBodyBytesMax,
     parameterLimit: 2000,
     verify: (_request, _response, bytes) => {
-      if (!formTextOk(bytes.toString('latin1'))) throw Object.assign(new Error('The form is not valid percent-encoded UTF-8.'), { status: 400, type: 'entity.parse.failed' });
+      if (!formTextOk(bytes.toString('latin1'))) throw Object.assign(new Error('The form is not valid percent-encoded UTF-8.'), { status: 400, type: 'form.text.invalid' });
     },
   });
   app.use((request: Request, _response: Response, next: NextFunction) => {
