@@ -74,4 +74,14 @@ test('parallel guesses on many tokens reveal at most the limit of verdicts', asy
   assert.ok(answers.every((answer) => answer.status === 401), answers.map((answer) => answer.text).join('\n'));
 });
 
+test('the first uses of many selected tokens at once answer without a 5xx (they once deadlocked on Postgres)', async () => {
+  const id = await person();
+  const token = await userToken(server, app, id);
+  const tokens: string[] = [];
+  for (let index = 0; index < 10; index++) tokens.push(await selectOwn(token, id));
+  const answers = await Promise.all(tokens.map((each) => server.client.get('/wallet/info', undefined, bearer(each))));
+  assert.ok(answers.every((answer) => answer.status === 200 || answer.status === 401), answers.map((answer) => `${answer.status} ${answer.text.slice(0, 80)}`).join('\n'));
+  assert.ok(answers.some((answer) => answer.status === 200));
+});
+
 test.run();

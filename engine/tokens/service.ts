@@ -194,6 +194,7 @@ export function createTokensService(core: Core, dependencies: { profiles: Profil
       if (!row.first_used_at) {
         // The first use of a newer non-concurrent token ends the older ones of its scope.
         const stillValid = await sql.begin(async (tx) => {
+          await store.lockScopeThrough(tx, row);
           const current = await store.selectTokenForUpdate(tx, row.id);
           if (!current || current.invalidated_at) return false;
           if (await store.markFirstUse(tx, row.id, now)) {
@@ -227,6 +228,7 @@ export function createTokensService(core: Core, dependencies: { profiles: Profil
       const failure: RefreshError = credentials.password !== undefined ? 'incorrect_password' : 'incorrect_pin';
       return sql.begin(async (tx): Promise<RefreshResult> => {
         const now = clock.now();
+        if (before) await store.lockScopeThrough(tx, before);
         const row = await store.selectTokenForUpdate(tx, principal.tokenId);
         if (!row) return { ok: false, error: 'token_invalid' };
         if (now.getTime() >= row.hard_expires_at.getTime()) return { ok: false, error: 'token_expired_hard' };

@@ -59,6 +59,19 @@ export async function selectTokenForUpdate(db: Queryable, id: string): Promise<T
   return rows[0] ?? null;
 }
 
+/**
+ * Locks the live tokens of a token's scope (app, profile, personal profile) up to and including it,
+ * in sequence order. Every writer that ends older tokens of a scope takes this first, so two first
+ * uses (or a refresh) of one scope wait for each other instead of deadlocking.
+ */
+export async function lockScopeThrough(db: Queryable, row: Pick<TokenRow, 'client_id' | 'profile_id' | 'personal_profile_id' | 'sequence'>): Promise<void> {
+  await db`
+    select id from access_tokens
+    where client_id = ${row.client_id} and profile_id = ${row.profile_id} and personal_profile_id = ${row.personal_profile_id}
+      and sequence <= ${row.sequence} and invalidated_at is null
+    order by sequence for update`;
+}
+
 /** Marks the first use; true only for the caller that marked it. */
 export async function markFirstUse(db: Queryable, id: string, now: Date): Promise<boolean> {
   const rows = await db`update access_tokens set first_used_at = ${now} where id = ${id} and first_used_at is null returning id`;
@@ -88,9 +101,15 @@ export async function invalidateToken(db: Queryable, id: string, now: Date, reas
 }
 
 export async function invalidatePersonalAppTokens(db: Queryable, clientId: string, personalProfileId: string, now: Date, reason: string): Promise<number> {
+  // Rows are locked in (profile, sequence) order, the order lockScopeThrough takes within a scope.
   const rows = await db`
+    with locked as (
+      select id from access_tokens
+      where client_id = ${clientId} and personal_profile_id = ${personalProfileId} and invalidated_at is null
+      order by profile_id, sequence for update
+    )
     update access_tokens set invalidated_at = ${now}, invalidated_reason = ${reason}
-    where client_id = ${clientId} and personal_profile_id = ${personalProfileId} and invalidated_at is null
+    where id in (select id from locked)
     returning id`;
   return rows.length;
 }
