@@ -4,7 +4,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { createServer } from 'node:http';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { ConfigError, loadConfig, messageChannelProblems, type Config } from '../engine/config.ts';
+import { ConfigError, loadConfig, productionProblems, type Config } from '../engine/config.ts';
 import { createEngine, type Engine } from '../engine/engine.ts';
 import { openPglite, openPostgres } from '../engine/storage/database.ts';
 import { createLogger } from '../engine/logger.ts';
@@ -55,8 +55,8 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const channelProblems = messageChannelProblems(config);
-  if (channelProblems.length > 0) refuseToStart(channelProblems.join('; '));
+  const problems = productionProblems(config);
+  if (problems.length > 0) refuseToStart(`production mode cannot start: ${problems.join('; ')}`);
 
   // Only connecting is bounded in time; a first start's migrations may take longer.
   let engine: Engine;

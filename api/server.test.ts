@@ -13,7 +13,7 @@ test('health, readiness, metrics and the OpenAPI document answer', async () => {
   const { client } = server;
   assert.equal((await client.get('/healthz')).body, { status: 'ok' });
   assert.equal((await client.get('/readyz')).body, { status: 'ready' });
-  const metrics = await client.get('/metrics');
+  const metrics = await client.get('/metrics', undefined, { auth: { operator: true } });
   assert.ok(metrics.text.includes('cashloop_http_requests_total'));
   const openApi = await client.get('/openapi.json');
   assert.is(openApi.body.openapi, '3.1.0');
@@ -40,6 +40,16 @@ test('malformed JSON, wrong content types and oversized bodies answer 4xx JSON',
   const huge = await client.request('POST', '/no/such', undefined, { rawBody: JSON.stringify({ a: 'x'.repeat(1_100_000) }), headers: { 'content-type': 'application/json' } });
   assert.is(huge.status, 413);
   assert.not.ok(huge.text.includes('at '));
+});
+
+test('a form or query that is not percent-encoded UTF-8 answers 400 with a clear description', async () => {
+  const { client } = server;
+  const form = await client.request('POST', '/token/logout', undefined, { rawBody: 'a=%ff%fe', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+  assert.is(form.status, 400, form.text);
+  assert.is(form.body.error, 'invalid');
+  assert.match(form.body.error_description, /decoded/);
+  const query = await client.get('/wallet/info?x=%ed%a0%80');
+  assert.is(query.status, 400, query.text);
 });
 
 test.run();

@@ -3,17 +3,61 @@
 import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Engine } from '../engine/engine.ts';
-import { imageBodyBytesMax, requestBodyBytesMax } from '../engine/limits.ts';
+import { contentTypeCharsMax, imageBodyBytesMax, requestBodyBytesMax } from '../engine/limits.ts';
 import { edgeErrors, httpError, HttpError } from './http/errors.ts';
 import { buildOpenApi, withServers } from './http/openapi.ts';
 import type { Authenticators } from './http/principals.ts';
 import { mountRoutes } from './http/route.ts';
+import { readBearerToken } from './http/credentials.ts';
+import { constantTimeEqual } from '../engine/ids.ts';
+import { isUnstorableText } from './http/text.ts';
 import { LockUnavailableError } from '../engine/locks/lock.ts';
 import { allRoutes } from './routes/index.ts';
 
 const jsonTypes = ['application/json', 'application/*+json'];
 const formTypes = ['application/x-www-form-urlencoded'];
 const imageTypes = ['image/png', 'image/jpeg', 'image/gif', 'application/octet-stream'];
+
+/** Whether the path and the query decode to storable text (percent-encoded UTF-8, no NUL, no lone surrogate). */
+function pathAndQueryOk(request: Request): boolean {
+  const queryAt = request.url.indexOf('?');
+  if (queryAt >= 0 && !formTextOk(request.url.slice(queryAt + 1))) return false;
+  try {
+    return !isUnstorableText(decodeURIComponent(request.path));
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Whether every name and value of a query string or form is percent-encoded UTF-8 without NUL or a
+ * lone surrogate. (The parsers would quietly turn bad bytes into U+FFFD; we refuse them instead.)
+ */
+function formTextOk(text: string): boolean {
+  for (const pair of text.split('&')) {
+    for (const part of pair.split('=')) {
+      try {
+        if (isUnstorableText(decodeURIComponent(part.replace(/\+/g, ' ')))) return false;
+      } catch {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+/** Whether the Content-Type header is short and well-formed (type-is throws on a malformed one). */
+function contentTypeOk(request: Request): boolean {
+  const header = request.get('content-type');
+  if (header === undefined) return true;
+  if (header.length > contentTypeCharsMax) return false;
+  try {
+    request.is('*/*');
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 function hasBody(request: Request): boolean {
   const length = request.get('content-length');
@@ -26,6 +70,14 @@ function parseErrorToHttp(error: unknown): HttpError | undefined {
   if (type === 'entity.too.large') return httpError(edgeErrors, 'payload_too_large');
   if (type === 'charset.unsupported' || type === 'encoding.unsupported') return httpError(edgeErrors, 'unsupported_media_type');
   if (type === 'parameters.too.many') return httpError(edgeErrors, 'payload_too_large', { description: 'Too many form fields.' });
+  // Any other 4xx from a parser or the router (a body whose Content-Encoding does not decode, a
+  // path parameter that is not percent-encoded UTF-8) is the client's fault, never a 500.
+  const status = (error as { status?: unknown } | null)?.status;
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    if (status === 413) return httpError(edgeErrors, 'payload_too_large');
+    if (status === 415) return httpError(edgeErrors, 'unsupported_media_type');
+    return httpError(edgeErrors, 'malformed_body', { description: 'The request could not be decoded.' });
+  }
   return undefined;
 }
 
@@ -72,11 +124,26 @@ export function createApp(engine: Engine, authenticators: Authenticators): expre
     next();
   });
 
+  // Bad input is refused once, here, for every route: a path that is not percent-encoded UTF-8 (or
+  // decodes to NUL or a lone surrogate), and a Content-Type that is too long or malformed.
+  app.use((request: Request, _response: Response, next: NextFunction) => {
+    if (!pathAndQueryOk(request)) return next(httpError(edgeErrors, 'invalid', { description: 'The path or query is not valid percent-encoded UTF-8.', invalid: { request: 'the path or query is not valid percent-encoded UTF-8 (or holds NUL)' } }));
+    if (!contentTypeOk(request)) return next(httpError(edgeErrors, 'unsupported_media_type', { description: `The Content-Type header is malformed or longer than ${contentTypeCharsMax} characters.` }));
+    next();
+  });
+
   // Bodies: JSON or form everywhere; images only on routes that take them.
   const binaryPatterns = routes.filter((route) => route.binaryBody).map((route) => routePattern(route.path));
   const parseImage = express.raw({ type: () => true, limit: imageBodyBytesMax });
   const parseJson = express.json({ limit: requestBodyBytesMax, strict: true });
-  const parseForm = express.urlencoded({ extended: false, limit: requestBodyBytesMax, parameterLimit: 2000 });
+  const parseForm = express.urlencoded({
+    extended: false,
+    limit: requestBodyBytesMax,
+    parameterLimit: 2000,
+    verify: (_request, _response, bytes) => {
+      if (!formTextOk(bytes.toString('latin1'))) throw Object.assign(new Error('The form is not valid percent-encoded UTF-8.'), { status: 400, type: 'form.text.invalid' });
+    },
+  });
   app.use((request: Request, _response: Response, next: NextFunction) => {
     if (!hasBody(request)) return next();
     const isBinaryRoute = binaryPatterns.some((pattern) => pattern.test(request.path));
@@ -104,8 +171,11 @@ export function createApp(engine: Engine, authenticators: Authenticators): expre
     const ready = await engine.ready();
     response.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'unavailable' });
   });
-  app.get('/metrics', async (_request, response) => {
+  // Metrics tell who calls what and how often: the operator key is required, as on /admin.
+  app.get('/metrics', async (request, response) => {
     response.locals.routeKey = 'GET /metrics';
+    const key = readBearerToken(request, {});
+    if (!key || !constantTimeEqual(key, authenticators.operatorKey())) throw httpError(edgeErrors, 'operator_unauthorized');
     response.type(engine.metrics.registry.contentType).send(await engine.metrics.registry.metrics());
   });
 

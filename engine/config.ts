@@ -30,6 +30,7 @@ const configSchema = z
     BANK_CONNECTOR_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(0),
     BANK_CONNECTOR_FAILURE_RATE: z.coerce.number().min(0).max(1).default(0),
     CASHLOOP_CHECK_RESPONSES: z.enum(['0', '1', 'false', 'true']).default('0'),
+    CASHLOOP_RATE_LIMIT_SCALE: z.coerce.number().positive().max(1_000_000).default(1),
   })
   .superRefine((config, context) => {
     if (Boolean(config.RECAPTCHA_SITE_KEY) !== Boolean(config.RECAPTCHA_SECRET)) {
@@ -67,6 +68,8 @@ export type Config = Readonly<{
   bankConnectorFailureRate: number;
   /** Check every 200 answer against its route's declared response schema (tests turn it on; off by default). */
   checkResponses: boolean;
+  /** Multiplies every rate limit of engine/limits.ts (1 in production; the test harness raises it). */
+  rateLimitScale: number;
 }>;
 
 export class ConfigError extends Error {}
@@ -100,18 +103,26 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     bankConnectorDelayMs: value.BANK_CONNECTOR_DELAY_MS,
     bankConnectorFailureRate: value.BANK_CONNECTOR_FAILURE_RATE,
     checkResponses: value.CASHLOOP_CHECK_RESPONSES === '1' || value.CASHLOOP_CHECK_RESPONSES === 'true',
+    rateLimitScale: value.CASHLOOP_RATE_LIMIT_SCALE,
   });
 }
 
 /**
- * What a production server lacks to deliver sign-up and sign-in codes: without SMTP_URL or
- * SMS_WEBHOOK_URL codes would only be written to files under DATA_DIR. Pure, so start-up and
- * tests share it. (Issue 13; the trust work may fold this into a wider productionProblems.)
+ * What keeps a configuration from running in production, one line each (empty when nothing does, and
+ * always in sandbox). Pure, so the start-up code can print the list and refuse to start.
  */
-export function messageChannelProblems(config: Config): string[] {
+export function productionProblems(config: Config): string[] {
   if (config.mode !== 'production') return [];
   const problems: string[] = [];
-  if (!config.smtpUrl) problems.push('production mode needs SMTP_URL (email codes would only be written to files)');
-  if (!config.smsWebhookUrl) problems.push('production mode needs SMS_WEBHOOK_URL (SMS codes would only be written to files)');
+  if (!config.recaptchaSecret || !config.recaptchaSiteKey) {
+    problems.push('production needs RECAPTCHA_SITE_KEY and RECAPTCHA_SECRET: without a captcha verifier no captcha can pass, and anyone could lock an owner out of sign-in');
+  }
+  if (!config.smtpUrl) problems.push('production needs SMTP_URL: without it email codes would be written to DATA_DIR in clear');
+  if (!config.smsWebhookUrl) problems.push('production needs SMS_WEBHOOK_URL: without it SMS codes would be written to DATA_DIR in clear');
   return problems;
+}
+
+/** The message-channel part of productionProblems: production without a way to deliver codes. */
+export function messageChannelProblems(config: Config): string[] {
+  return productionProblems(config).filter((problem) => /SMTP_URL|SMS_WEBHOOK_URL/.test(problem));
 }

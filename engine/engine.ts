@@ -17,9 +17,12 @@ import type { Core } from './core.ts';
 import { createIdMinter, randomSecret } from './ids.ts';
 import { installationSecret } from './storage/installation-store.ts';
 import { createServices, type Services } from './services.ts';
+import { createRateLimits, type RateLimits } from './ratelimits.ts';
 
 export interface Engine extends Core {
   services: Services;
+  /** Rate limits the HTTP edge applies (Redis-backed when Redis is configured). */
+  rateLimits: RateLimits;
   /** Storage and locks both answer. */
   ready(): Promise<boolean>;
   /** Starts the sweeper and the outbox poller (the API server does; tests drive them by hand). */
@@ -47,9 +50,9 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
   const database = options.database ?? (config.databaseUrl ? await openPostgres(config.databaseUrl) : await openPglite(config.dataDir, logger));
   const applied = await migrate(database.sql);
   if (applied.length > 0) logger.info('migrations applied', { migrations: applied });
-  const locks =
-    options.locks ??
-    (config.redisUrls ? createRedlockLocks({ urls: config.redisUrls, keyPrefix: options.lockKeyPrefix ?? 'cashloop:', logger }) : createMemoryLocks());
+  const redlock = !options.locks && config.redisUrls ? createRedlockLocks({ urls: config.redisUrls, keyPrefix: options.lockKeyPrefix ?? 'cashloop:', logger }) : null;
+  const locks = options.locks ?? redlock ?? createMemoryLocks();
+  const rateLimits = createRateLimits({ redis: redlock?.clients[0] ?? null, keyPrefix: options.lockKeyPrefix ?? 'cashloop:', scale: config.rateLimitScale });
   const sql = database.sql;
   const ids = createIdMinter(await installationSecret(sql, 'id_permutation_key', randomSecret(idPermutationKeyBytes), clock.now()));
   const outbox = createOutbox({ sql, clock, logger, metrics });
@@ -61,6 +64,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
   return {
     ...core,
     services,
+    rateLimits,
     async ready() {
       // Bounded: a database or Redis that does not answer counts as down within the timeout.
       const [databaseUp, locksUp] = await Promise.all([
@@ -76,6 +80,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     async close() {
       await sweeper.stop();
       await outbox.stop();
+      await rateLimits.close();
       await locks.close();
       await database.close();
     },

@@ -77,9 +77,12 @@ export function secretHash(secret: string): string {
   return createHash('sha256').update(secret).digest('hex');
 }
 
+/**
+ * Compares two secrets in time that depends on neither's content nor length: their SHA-256 digests
+ * (always 32 bytes) are compared, so a wrong guess does not learn how long the secret is.
+ */
 export function constantTimeEqual(left: string, right: string): boolean {
-  const leftBytes = Buffer.from(left);
-  const rightBytes = Buffer.from(right);
-  if (leftBytes.length !== rightBytes.length) return false;
-  return timingSafeEqual(leftBytes, rightBytes);
+  const leftDigest = createHash('sha256').update(left, 'utf8').digest();
+  const rightDigest = createHash('sha256').update(right, 'utf8').digest();
+  return timingSafeEqual(leftDigest, rightDigest);
 }

@@ -203,7 +203,7 @@ export const brandCashExpiryWarningDays = 7;
 export const designImageFullPx = Object.freeze({ width: 1080, height: 608 });
 export const designImageThumbnailPx = Object.freeze({ width: 540, height: 304 });
 export const designIconThumbnailPx = 128;
-/** Decoded pixels an uploaded image may have (decompression bombs are refused before decoding). */
+/** Decoded pixels an uploaded image (design or profile) may have: decompression bombs are refused before decoding. */
 export const imageInputPixelsMax = 40_000_000;
 /** Denominations with their own image on one design. */
 export const designImageDenominationsMax = 100;
@@ -262,3 +262,17 @@ export const offerConfirmExpireMs = 7 * 24 * 60 * 60 * 1000;
 export const paycardsPerWalletMax = 10;
 /** A paycard PIN: exactly this many digits. */
 export const paycardPinDigits = 4;
+
+// Trust (issue 8): bad input at the edge, rate limits, guessing guards.
+/** A Content-Type header longer than this is refused (415) before any parser reads it. */
+export const contentTypeCharsMax = 256;
+/** Wrong codes for one login (across attempts, within authnLoginGuardWindowMs) before each further code needs a solved captcha. */
+export const authnCodeCaptchaAfterFailures = 3;
+/** Code and invitation messages: per login (address), per app and per client address, in one window. */
+export const rateMessagesWindowSeconds = 15 * 60;
+export const rateMessagesPerLoginMax = 5;
+export const rateMessagesPerAppMax = 2000;
+export const rateMessagesPerAddressMax = 30;
+/** Authentication calls (/aa/*, /oauth/*, /authorize) per client address. */
+export const rateAuthnCallsWindowSeconds = 60;
+export const rateAuthnCallsPerAddressMax = 120;

@@ -16,7 +16,20 @@ export interface ParsedUid {
   country: string | null;
 }
 
-const emailPattern = /^[^\s@]{1,64}@[^\s@]+\.[^\s@]{2,}$/;
+// An address our transports can deliver to without SMTPUTF8: an ASCII dot-atom local part (at
+// most 64 characters) and a domain of letter-digit-hyphen labels (IDNs in their xn-- form) ending
+// in an alphabetic top-level label; 254 characters in all.
+const emailLocalPattern = /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*$/;
+const emailDomainPattern = /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+(?:[A-Za-z]{2,63}|xn--[A-Za-z0-9-]{1,59})$/;
+const emailPattern = {
+  test(text: string): boolean {
+    const at = text.lastIndexOf('@');
+    if (at < 1 || text.length > 254) return false;
+    const local = text.slice(0, at);
+    const domain = text.slice(at + 1);
+    return local.length <= 64 && domain.length <= 253 && emailLocalPattern.test(local) && emailDomainPattern.test(domain);
+  },
+};
 const usernamePattern = new RegExp(`^[A-Za-z0-9_.-]{1,${usernameCharsMax}}$`);
 const profileIdPattern = /^\d{1,20}$/;
 // For numbers outside any assigned range (test numbers such as 555-0100), the main country.

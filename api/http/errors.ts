@@ -63,7 +63,8 @@ export type EdgeError =
   | 'operator_unauthorized'
   | 'insufficient_scope'
   | 'app_not_permitted'
-  | 'lock_unavailable';
+  | 'lock_unavailable'
+  | 'rate_limited';
 
 const tokenError = (tokenErrorCode: string, description: string): ErrorMapping => ({
   status: 401,
@@ -92,4 +93,5 @@ export const edgeErrors = errorTable<EdgeError>({
   insufficient_scope: { status: 403, description: 'The access token does not carry the permission this call needs.' },
   app_not_permitted: { status: 403, error: 'app_denied', description: 'The app does not have the permission this call needs.' },
   lock_unavailable: { status: 503, error: 'busy', description: 'The service is busy; try again.' },
+  rate_limited: { status: 429, error: 'rate_limited', description: 'Too many requests; try again after Retry-After seconds.' },
 });

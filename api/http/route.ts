@@ -3,11 +3,13 @@
 import type { Express, NextFunction, Request, Response } from 'express';
 import { z } from 'zod';
 import type { Engine } from '../../engine/engine.ts';
+import type { RateBucket } from '../../engine/ratelimits.ts';
 import { constantTimeEqual } from '../../engine/ids.ts';
 import { readAttemptSecret, readBasicCredentials, readBearerToken } from './credentials.ts';
 import { edgeErrors, httpError, HttpError, type ErrorStatus } from './errors.ts';
 import { checkError, checkResponse } from './response-check.ts';
 import type { AppPrincipal, Authenticators, TokenPrincipal } from './principals.ts';
+import { unstorableField } from './text.ts';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
@@ -77,9 +79,46 @@ export interface RouteDefinition<Schema extends z.ZodType = z.ZodType> {
    * (400; 401 and 403 for credentials and permissions; 413, 415 and 503 for calls with a body).
    */
   errors?: ErrorStatus[];
+  /**
+   * The rate-limit buckets one call takes a point from, once its input is valid (routes that send
+   * code or invitation messages: per login, per app, per client address). Spent: 429 and Retry-After.
+   */
+  throttle?: (context: ThrottleContext<z.output<Schema>>) => { bucket: RateBucket; key: string }[];
   /** How this route reports input that fails its schema (the OAuth token endpoint has its own codes). */
   invalidInput?: (invalid: Record<string, string>) => HttpError;
   handler(context: RouteContext<z.output<Schema>>): Promise<unknown>;
+}
+
+export interface ThrottleContext<Input> {
+  input: Input;
+  params: Record<string, string>;
+  app: AppPrincipal | undefined;
+  token: TokenPrincipal | undefined;
+  /** The client address (the socket's, or X-Forwarded-For from a loopback proxy). */
+  clientAddress: string;
+}
+
+/** Authentication calls are throttled per client address on every route with these tags. */
+const authenticationTags = new Set(['authentication', 'oauth']);
+
+async function throttle(engine: Engine, response: Response, keys: { bucket: RateBucket; key: string }[]): Promise<void> {
+  if (keys.length === 0) return;
+  const verdict = await engine.rateLimits.consume(keys);
+  if (verdict.ok) return;
+  response.setHeader('retry-after', String(verdict.retryAfterSeconds));
+  throw httpError(edgeErrors, 'rate_limited', { fields: { retry_after: verdict.retryAfterSeconds } });
+}
+
+/**
+ * The buckets of a call that sends code or invitation messages: one per login it names (spaces,
+ * dots, dashes and case aside), its app, and the client address.
+ */
+export function messageThrottle(logins: (string | null | undefined)[], clientId: string | null | undefined, clientAddress: string): { bucket: RateBucket; key: string }[] {
+  const keys: { bucket: RateBucket; key: string }[] = [];
+  for (const login of logins) if (login) keys.push({ bucket: 'message_login', key: login.trim().toLowerCase().replace(/[\s().-]/g, '') });
+  if (clientId) keys.push({ bucket: 'message_app', key: clientId });
+  keys.push({ bucket: 'message_address', key: clientAddress });
+  return keys;
 }
 
 export function defineRoute<Schema extends z.ZodType>(route: RouteDefinition<Schema>): RouteDefinition<Schema> {
@@ -213,13 +252,22 @@ export function mountRoutes(app: Express, engine: Engine, authenticators: Authen
   for (const route of routes) {
     const methods: Method[] = route.alsoPost && route.method === 'get' ? ['get', 'post'] : [route.method];
     const handler = async (request: Request, response: Response) => {
+      const clientAddress = request.ip ?? request.socket.remoteAddress ?? 'unknown';
+      if (route.tags.some((tag) => authenticationTags.has(tag))) await throttle(engine, response, [{ bucket: 'authn_address', key: clientAddress }]);
       const params = gatherParams(request, route);
+      // NUL and unpaired surrogates cannot be stored (Postgres refuses them): one 400 for every route,
+      // before credentials are checked or anything is read.
+      const unstorable = unstorableField({ ...params, ...(request.params as Record<string, string>) });
+      if (unstorable) throw httpError(edgeErrors, 'invalid', { invalid: { [unstorable.replace(/[^\x20-\x7e]/g, '?')]: 'must not contain NUL characters or unpaired surrogates' } });
       const caller = await resolveCaller(route, request, params, authenticators);
       const { fields, appdata } = splitParams(route, params);
       const parsed = route.input.safeParse(dropNulls(fields, route.input));
       if (!parsed.success) {
         const invalid = zodInvalid(parsed.error);
         throw route.invalidInput ? route.invalidInput(invalid) : httpError(edgeErrors, 'invalid', { invalid });
+      }
+      if (route.throttle) {
+        await throttle(engine, response, route.throttle({ input: parsed.data, params: request.params as Record<string, string>, app: caller.app, token: caller.token, clientAddress }));
       }
       const result = await route.handler({
         input: parsed.data,

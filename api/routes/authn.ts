@@ -6,7 +6,7 @@ import type { StartInput } from '../../engine/authn/service.ts';
 import { deviceNameCharsMax, loginCharsMax, passwordCharsMax, personNameCharsMax } from '../../engine/limits.ts';
 import { errorTable, httpError } from '../http/errors.ts';
 import { boolField, boundedString, deviceUuidField, stringList } from '../http/fields.ts';
-import { defineRoute, type RouteContext, type RouteDefinition } from '../http/route.ts';
+import { defineRoute, messageThrottle, type RouteContext, type RouteDefinition } from '../http/route.ts';
 import { authnResult, emptyResponse } from '../http/schemas.ts';
 
 export const authnErrors = errorTable<AuthnError>({
@@ -63,6 +63,7 @@ function startRoute(intent: StartInput['intent'], summary: string): RouteDefinit
     input: startInput,
     response: authnResult,
     errors: intent === 'accept' ? [410] : [],
+    throttle: ({ input, app, clientAddress }) => messageThrottle([input.login], closed ? app?.clientId : input.client_id, clientAddress),
     async handler(context) {
       const { input, engine, app } = context;
       const clientId = closed ? app!.clientId : input.client_id;
@@ -95,6 +96,7 @@ function attemptRoute<Schema extends z.ZodType>(
   input: Schema,
   call: (context: RouteContext<z.output<Schema>>, id: string, credential: { secret: string }) => Promise<unknown>,
   response: z.ZodType = authnResult,
+  throttle?: RouteDefinition<Schema>['throttle'],
 ): RouteDefinition {
   return defineRoute({
     method: 'post',
@@ -104,6 +106,7 @@ function attemptRoute<Schema extends z.ZodType>(
     caller: { kind: 'attempt' },
     input,
     response,
+    throttle,
     async handler(context) {
       const result = (await call(context, context.params.attemptId, { secret: context.attemptSecret! })) as { ok: true; result?: unknown } | AuthnFailure;
       if (!result.ok) return authnFailure(result);
@@ -137,6 +140,8 @@ export const authnRoutes: RouteDefinition[] = [
     'Begins proving another email or phone.',
     z.object({ login: boundedString(loginCharsMax, 1), countries: countryList.optional() }).strict(),
     ({ input, engine }, id, credential) => engine.services.authn.addFactor(id, credential, { login: input.login, countries: input.countries ?? ['US'] }),
+    authnResult,
+    ({ input, clientAddress }) => messageThrottle([input.login], null, clientAddress),
   ),
   attemptRoute(
     'set-signup-data',

@@ -6,7 +6,7 @@ import type { InvitationError, InvitationFailure } from '../../engine/invitation
 import { inviteEmailCharsMax, inviteExtIdCharsMax, invitePhoneCharsMax, inviteSenderFieldCharsMax, inviteUrlTemplateCharsMax } from '../../engine/limits.ts';
 import { errorTable, httpError } from '../http/errors.ts';
 import { boundedString, stringList } from '../http/fields.ts';
-import { defineRoute, type RouteDefinition } from '../http/route.ts';
+import { defineRoute, messageThrottle, type RouteDefinition } from '../http/route.ts';
 import { profileRoutes } from './profiles.ts';
 
 export const invitationErrors = errorTable<InvitationError>({
@@ -89,6 +89,7 @@ export const invitationRoutes: RouteDefinition[] = [
     caller: { kind: 'app' },
     input: inviteInput,
     response: z.strictObject({ id: z.string(), revealed_codes: z.array(z.string()).optional().describe('sandbox only') }),
+    throttle: ({ input, app, clientAddress }) => messageThrottle([input.email, input.phone], app?.clientId, clientAddress),
     async handler({ input, engine, app }) {
       if (!input.email && !input.phone) throw httpError(invitationErrors, 'invalid', { invalid: { email: 'email or phone is required' } });
       const result = await engine.services.invitations.invite({
@@ -137,6 +138,7 @@ export const invitationRoutes: RouteDefinition[] = [
     input: reinviteInput,
     response: z.strictObject({ id: z.string(), revealed_codes: z.array(z.string()).optional().describe('sandbox only') }),
     errors: [403, 410],
+    throttle: ({ input, app, params, clientAddress }) => messageThrottle(input.email || input.phone ? [input.email, input.phone] : [`invitation:${params.inviteId}`], app?.clientId, clientAddress),
     async handler({ input, engine, app, params }) {
       if (!inviteIdPattern.test(params.inviteId)) throw httpError(invitationErrors, 'invitation_gone');
       const result = await engine.services.invitations.reinvite(app!.clientId, params.inviteId, {

@@ -6,7 +6,7 @@ import type { AuthnFailure } from '../../engine/authn/errors.ts';
 import { accessMethodCharsMax, loginCharsMax, passwordCharsMax, profileImageRenditionsPx } from '../../engine/limits.ts';
 import { edgeErrors, httpError } from '../http/errors.ts';
 import { boundedString, stringList } from '../http/fields.ts';
-import { defineRoute, RawResponse, type RouteDefinition } from '../http/route.ts';
+import { defineRoute, messageThrottle, RawResponse, type RouteDefinition } from '../http/route.ts';
 import { authnFailure } from './authn.ts';
 
 const caller = { kind: 'token', permission: 'change_settings' } as const;
@@ -36,6 +36,7 @@ export const settingsRoutes: RouteDefinition[] = [
       })
       .strict(),
     response: addUidAnswer,
+    throttle: ({ input, token, clientAddress }) => messageThrottle([input.login], token?.clientId, clientAddress),
     async handler({ input, engine, token }) {
       const result = await engine.services.settings.addUid(token!, { login: input.login, uidType: input.uid_type, countries: input.countries });
       return answer(result);

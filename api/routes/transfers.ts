@@ -8,7 +8,7 @@ import {
 import { appdataChars } from '../../engine/transfers/service.ts';
 import { edgeErrors, httpError } from '../http/errors.ts';
 import { boolField, intField, timestampField } from '../http/fields.ts';
-import { defineRoute, type RouteContext, type RouteDefinition } from '../http/route.ts';
+import { defineRoute, messageThrottle, type RouteContext, type RouteDefinition } from '../http/route.ts';
 import { raise } from './ledger-errors.ts';
 
 const empty = z.object({}).strict();
@@ -204,6 +204,8 @@ export const transferRoutes: RouteDefinition[] = [
     caller: { kind: 'token', permission: 'manage_sent' },
     input: empty,
     response: transferDetailAnswer,
+    // The recipient's address is not known at the edge: the transfer stands in for it.
+    throttle: ({ params, token, clientAddress }) => messageThrottle([`transfer:${params.transferId}`], token?.clientId, clientAddress),
     async handler(context) {
       const transferId = transferIdOf(context.params);
       const result = await context.engine.services.ledger.transfers.resend({ callerId: context.token!.profileId, transferId });

@@ -76,6 +76,8 @@ export interface AttemptContext {
   expiresAt: string;
   /** Run by the /authorize pages: the token comes from the authorization code, not the attempt. */
   viaAuthorize?: boolean;
+  /** A sign-in under the login guard without a captcha: the password's verdict is not told (service.ts). */
+  verdictWithheld?: boolean;
 }
 
 export type AttemptInput = Omit<AttemptContext, 'failures' | 'completedMfa' | 'trust30' | 'factorsIssued' | 'pending'> & {

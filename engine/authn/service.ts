@@ -10,6 +10,7 @@ import type { Core } from '../core.ts';
 import { constantTimeEqual, randomDigits, randomHex, randomSecret, secretHash } from '../ids.ts';
 import {
   authnAttemptLifetimeMs,
+  authnCodeCaptchaAfterFailures,
   authnEmailCodeDigits,
   authnFactorIdBytes,
   authnFactorsPerAttemptMax,
@@ -192,8 +193,10 @@ export function createAuthnService(core: Core, dependencies: AuthnDependencies):
     result.authenticated = Object.fromEntries(
       Object.entries(context.authenticated).map(([uid, factor]) => [uid, { original: factor.original, country: factor.country, strong: factor.strong, used_password: factor.usedPassword }]),
     );
-    result.profile_id = context.profileId;
-    result.profile_title = context.profileTitle;
+    // A withheld verdict hides whose wallet the login is until the code proves the caller.
+    const hidden = context.verdictWithheld === true && !context.completedMfa;
+    result.profile_id = hidden ? null : context.profileId;
+    result.profile_title = hidden ? null : context.profileTitle;
     result.signup = context.signup && !context.profileId
       ? { first_name: context.signup.firstName, last_name: context.signup.lastName, has_password: context.signup.passwordHash !== null, name_checked: context.signup.nameChecked }
       : null;
@@ -243,11 +246,9 @@ export function createAuthnService(core: Core, dependencies: AuthnDependencies):
     return { token, profile: profiles.toPublic(record) };
   }
 
-  /** The wallet on file must prove another factor: send the next code to a UID not yet proven. */
-  async function nextFactor(unit: Unit, id: string, context: AttemptContext): Promise<string | null> {
-    if (context.completedMfa || pendingFactors(context).length > 0 || !context.profileId) return null;
-    const needsPasswordFirst = !context.closedLoop && context.intent !== 'reset' && !context.passwordOk;
-    if (needsPasswordFirst || context.factorsIssued >= authnFactorsPerAttemptMax) return null;
+  /** The UID the next code goes to: a confirmed email or phone not yet proven (the login last at sign-in). */
+  async function nextTarget(unit: Unit, context: AttemptContext): Promise<LoginInfo | null> {
+    if (!context.profileId) return null;
     const proven = provenTypes(context);
     const confirmed = (await profiles.confirmedUids(unit.tx, context.profileId)).filter((uid) => codeTypes.has(uid.split(':')[0]) && !proven.has(uid.split(':')[0]));
     if (confirmed.length === 0) return null;
@@ -259,7 +260,34 @@ export function createAuthnService(core: Core, dependencies: AuthnDependencies):
     });
     const uid = ordered[0];
     const parsed = parseLogin(uid);
-    const target: LoginInfo = parsed ? loginInfo(parsed) : { uid, type: uid.split(':')[0], original: addressOf(uid), country: null };
+    return parsed ? loginInfo(parsed) : { uid, type: uid.split(':')[0], original: addressOf(uid), country: null };
+  }
+
+  /**
+   * A pending factor shaped like a real one whose code no one is told and no message carries: under
+   * the login guard a wrong password's attempt looks like the right one's, and fails at the code.
+   */
+  async function withheldFactor(target: LoginInfo): Promise<PendingFactor> {
+    const type: FactorType = target.type === 'phone' ? 'phone' : 'email';
+    return {
+      factorId: randomHex(authnFactorIdBytes),
+      uid: target.uid,
+      type,
+      original: target.original,
+      country: target.country,
+      codeHash: await hashSecret(randomSecret(authnSecretBytes)),
+      codeLength: type === 'email' ? authnEmailCodeDigits : authnSmsCodeDigits,
+      viaInvitation: false,
+    };
+  }
+
+  /** The wallet on file must prove another factor: send the next code to a UID not yet proven. */
+  async function nextFactor(unit: Unit, id: string, context: AttemptContext): Promise<string | null> {
+    if (context.completedMfa || pendingFactors(context).length > 0 || !context.profileId) return null;
+    const needsPasswordFirst = !context.closedLoop && context.intent !== 'reset' && !context.passwordOk;
+    if (needsPasswordFirst || context.factorsIssued >= authnFactorsPerAttemptMax) return null;
+    const target = await nextTarget(unit, context);
+    if (!target) return null;
     const template: CodeTemplate = context.intent === 'reset' ? 'authn-reset-existent' : 'authn-signin-existent';
     const { pending, revealed } = await issueCode(unit, target, template, true);
     unit.send(authnAttempt, id, { type: 'attempt.factor', pending });
@@ -304,6 +332,13 @@ export function createAuthnService(core: Core, dependencies: AuthnDependencies):
     if (captchaRequired(context) && !(await captchaOk(response))) reject(failure('captcha_required'));
   }
 
+  /** A guard (per login) that has counted `after` failures in its window wants a solved captcha. */
+  async function checkGuardCaptcha(unit: Unit, key: string, after: number, response: string | undefined): Promise<void> {
+    const guard = await store.selectGuard(unit.tx, key);
+    const windowOpen = guard && unit.now.getTime() - guard.window_started_at.getTime() < authnLoginGuardWindowMs;
+    if (windowOpen && guard.failures >= after && !(await captchaOk(response))) reject(failure('captcha_required'));
+  }
+
   async function verifyDevicePassword(db: Queryable, profileId: string, deviceUuid: string | null, password: string): Promise<boolean> {
     if (!deviceUuid) return false;
     for (const hash of await store.devicePasswordHashes(db, profileId, deviceUuid)) if (await verifySecret(hash, password)) return true;
@@ -332,21 +367,33 @@ export function createAuthnService(core: Core, dependencies: AuthnDependencies):
         let deviceTrusted = false;
         let inviteId: string | null = null;
         let signup: AttemptContext['signup'] = null;
+        /** Under the login guard without a captcha: no verdict is told; 'right' or 'wrong' is known only here. */
+        let withheld: 'right' | 'wrong' | null = null;
         const authenticated: AttemptContext['authenticated'] = {};
 
         if (input.intent === 'signin') {
+          // After repeated wrong passwords for a login, an attempt without a solved captcha is told no
+          // verdict: right or wrong, it goes on to a code (a trusted device does not count), and only the
+          // right password's code exists. A stranger cannot lock the owner out, nor learn a password.
           const guard = await store.selectGuard(unit.tx, guardKey);
           const windowOpen = guard && unit.now.getTime() - guard.window_started_at.getTime() < authnLoginGuardWindowMs;
-          if (windowOpen && guard.failures >= authnLoginCaptchaAfterFailures && !(await captchaOk(input.captcha))) return reject(failure('captcha_required'));
+          const guarded = Boolean(windowOpen && guard.failures >= authnLoginCaptchaAfterFailures) && !(await captchaOk(input.captcha));
+          // The code step goes to the login the caller typed, so it shows nothing they did not know;
+          // a username login has no code of its own and still needs the captcha.
+          if (guarded && !codeTypes.has(parsed.type)) return reject(failure('captcha_required'));
           const password = input.password ?? '';
           const ok = profile !== null && ((await verifySecret(profile.passwordHash, password)) || (await verifyDevicePassword(unit.tx, profile.id, input.deviceUuid, password)));
           if (!ok || !profile) {
             await store.countGuardFailure(unit.tx, guardKey, unit.now, new Date(unit.now.getTime() - authnLoginGuardWindowMs));
-            return failure('incorrect_password', { password: 'The login or the password is not correct.' });
+            if (!guarded) return failure('incorrect_password', { password: 'The login or the password is not correct.' });
+            withheld = 'wrong';
+          } else {
+            passwordOk = true;
+            // The guard clears when the sign-in completes (completeIfSignedIn), not on the password alone.
+            if (!guarded) await store.clearGuard(unit.tx, guardKey);
+            else withheld = 'right';
+            deviceTrusted = !guarded && (await store.isDeviceTrusted(unit.tx, profile.id, input.deviceUuid, unit.now));
           }
-          passwordOk = true;
-          await store.clearGuard(unit.tx, guardKey);
-          deviceTrusted = await store.isDeviceTrusted(unit.tx, profile.id, input.deviceUuid, unit.now);
           authenticated[login.uid] = { original: login.original, country: login.country, type: login.type, strong: true, usedPassword: true, byCode: false };
         } else if (input.intent === 'accept') {
           const invitation = await invitations.loadForAcceptIn(unit, input.inviteId ?? '');
@@ -412,10 +459,19 @@ export function createAuthnService(core: Core, dependencies: AuthnDependencies):
           trust30: input.trust30 ?? false,
           expiresAt: expiresAt.toISOString(),
           viaAuthorize: input.viaAuthorize ?? false,
+          verdictWithheld: withheld !== null,
         }) as AttemptSnapshot;
         unit.schedule(authnAttempt, id, 'expire', expiresAt, { type: 'attempt.expire' });
         const empty = { ...created.context, completedMfa: false };
-        revealed.push(await nextFactor(unit, id, created.context));
+        if (withheld === 'wrong') {
+          unit.send(authnAttempt, id, { type: 'attempt.factor', pending: await withheldFactor(login) });
+        } else if (withheld === 'right') {
+          const issued = await issueCode(unit, login, 'authn-signin-existent', true);
+          unit.send(authnAttempt, id, { type: 'attempt.factor', pending: issued.pending });
+          revealed.push(issued.revealed);
+        } else {
+          revealed.push(await nextFactor(unit, id, created.context));
+        }
         const latest = ((await unit.load(authnAttempt, id)) as AttemptSnapshot).context;
         const completion = await completeIfSignedIn(unit, id, empty, latest);
         return { ok: true, result: resultOf(id, latest, { secret, revealed, ...completion }) };
@@ -430,6 +486,9 @@ export function createAuthnService(core: Core, dependencies: AuthnDependencies):
         await checkCaptcha(before, input.captcha);
         const factors = pendingFactors(before);
         if (factors.length === 0) return reject(failure('invalid', { factor_id: 'no code is expected now' }));
+        // Wrong codes count per login across attempts too, so new attempts give no fresh guesses.
+        const codeGuardKey = `code:${before.login.uid}`;
+        await checkGuardCaptcha(unit, codeGuardKey, authnCodeCaptchaAfterFailures, input.captcha);
         const pending = pendingFactor(before, input.factorId);
         let ok = false;
         if (pending) {
@@ -439,6 +498,8 @@ export function createAuthnService(core: Core, dependencies: AuthnDependencies):
         }
         const next = send(unit, id, { type: 'attempt.code', factorId: input.factorId, ok });
         if (!next) return reject(failure('attempt_gone'));
+        if (ok) await store.clearGuard(unit.tx, codeGuardKey);
+        else await store.countGuardFailure(unit.tx, codeGuardKey, unit.now, new Date(unit.now.getTime() - authnLoginGuardWindowMs));
         if (!ok) {
           if (factors.some((factor) => factor.viaInvitation) && before.inviteId) await invitations.recordFailureIn(unit, before.inviteId);
           if (next.value === 'expired') {

@@ -20,6 +20,7 @@ import {
   passwordCharsMin,
   profileImageRenditionsPx,
   profileImageWidthPxMin,
+  imageInputPixelsMax,
 } from '../limits.ts';
 import { hashSecret, verifySecret } from '../passwords.ts';
 import type { ProfilesService } from '../profiles/service.ts';
@@ -182,15 +183,21 @@ export function createSettingsService(core: Core, dependencies: { authn: AuthnSe
       if (image.length === 0 || image.length > imageBodyBytesMax) return failure('invalid', { image: 'send a PNG, JPEG or GIF image' });
       let metadata: Metadata;
       try {
-        metadata = await sharp(image, { animated: false }).metadata();
+        metadata = await sharp(image, { animated: false, limitInputPixels: imageInputPixelsMax }).metadata();
       } catch {
         return failure('invalid', { image: 'is not a PNG, JPEG or GIF image' });
       }
       if (!['png', 'jpeg', 'gif'].includes(metadata.format ?? '')) return failure('invalid', { image: 'must be PNG, JPEG or GIF' });
       if ((metadata.width ?? 0) < profileImageWidthPxMin) return failure('invalid', { image: `must be at least ${profileImageWidthPxMin} px wide` });
-      const renditions = await Promise.all(
-        profileImageRenditionsPx.map(async (size) => ({ size, bytes: await sharp(image, { animated: false }).rotate().resize(size, size, { fit: 'cover', position: 'attention' }).png().toBuffer() })),
-      );
+      // A header can read well while the pixels are truncated or corrupt: decoding is where that shows.
+      let renditions: { size: number; bytes: Buffer }[];
+      try {
+        renditions = await Promise.all(
+          profileImageRenditionsPx.map(async (size) => ({ size, bytes: await sharp(image, { animated: false, limitInputPixels: imageInputPixelsMax }).rotate().resize(size, size, { fit: 'cover', position: 'attention' }).png().toBuffer() })),
+        );
+      } catch {
+        return failure('invalid', { image: 'is truncated or corrupt' });
+      }
       const now = clock.now();
       await sql.begin(async (tx) => {
         for (const rendition of renditions) await store.upsertImage(tx, profileId, rendition.size, 'image/png', rendition.bytes, now);

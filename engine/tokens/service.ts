@@ -164,6 +164,8 @@ export function createTokensService(core: Core, dependencies: { profiles: Profil
     if (input.hardExpiresAt && input.hardExpiresAt < hardExpiresAt) hardExpiresAt = input.hardExpiresAt;
     const softMs = Math.min(input.now.getTime() + tokenSoftExpirationMs, hardExpiresAt.getTime());
     const softExpiresAt = new Date(softMs);
+    // A full sign-in (password and second factor, or OAuth) proves the person again: the refresh count restarts.
+    if (input.source === 'authn' || input.source === 'oauth') await store.clearRefreshGuard(db, input.personalProfileId, input.clientId);
     const sequence = await store.nextTokenSequence(db);
     const id = core.ids.long(sequence, 'token');
     const accessToken = `t${input.clientId}-${id}-${randomSecret(tokenSecretBytes)}`;
@@ -210,6 +212,7 @@ export function createTokensService(core: Core, dependencies: { profiles: Profil
       if (!row.first_used_at) {
         // The first use of a newer non-concurrent token ends the older ones of its scope.
         const stillValid = await sql.begin(async (tx) => {
+          await store.lockScopeThrough(tx, row);
           const current = await store.selectTokenForUpdate(tx, row.id);
           if (!current || current.invalidated_at) return false;
           if (await store.markFirstUse(tx, row.id, now)) {
@@ -223,8 +226,10 @@ export function createTokensService(core: Core, dependencies: { profiles: Profil
     },
 
     async refresh(principal, credentials) {
+      // Failures count per personal profile and app: a token from /token/select starts no fresh count.
       const before = await store.selectToken(sql, principal.tokenId);
       if (before && before.refresh_failures >= refreshFailuresMax) return { ok: false, error: 'refresh_locked' };
+      if ((await store.refreshGuardFailures(sql, principal.personalProfileId, principal.clientId)) >= refreshFailuresMax) return { ok: false, error: 'refresh_locked' };
       let verdict: 'match' | 'mismatch' | 'none';
       if (credentials.password !== undefined) {
         const personal = await profiles.get(sql, principal.personalProfileId);
@@ -241,15 +246,20 @@ export function createTokensService(core: Core, dependencies: { profiles: Profil
       const failure: RefreshError = credentials.password !== undefined ? 'incorrect_password' : 'incorrect_pin';
       return sql.begin(async (tx): Promise<RefreshResult> => {
         const now = clock.now();
+        if (before) await store.lockScopeThrough(tx, before);
         const row = await store.selectTokenForUpdate(tx, principal.tokenId);
         if (!row) return { ok: false, error: 'token_invalid' };
         if (now.getTime() >= row.hard_expires_at.getTime()) return { ok: false, error: 'token_expired_hard' };
         if (row.invalidated_at) return { ok: false, error: 'token_invalid' };
         if (row.refresh_failures >= refreshFailuresMax) return { ok: false, error: 'refresh_locked' };
+        // Locked before the verdict is told, so parallel guesses reveal at most refreshFailuresMax verdicts.
+        if ((await store.lockRefreshGuard(tx, row.personal_profile_id, row.client_id, now)) >= refreshFailuresMax) return { ok: false, error: 'refresh_locked' };
         if (verdict !== 'match') {
           await store.incrementRefreshFailures(tx, row.id);
+          await store.countRefreshFailure(tx, row.personal_profile_id, row.client_id, now);
           return { ok: false, error: failure };
         }
+        await store.clearRefreshGuard(tx, row.personal_profile_id, row.client_id);
         const token = await issue(tx, {
           clientId: row.client_id,
           profileId: row.profile_id,
@@ -273,7 +283,11 @@ export function createTokensService(core: Core, dependencies: { profiles: Profil
     },
 
     async logout(principal) {
-      return store.invalidatePersonalAppTokens(sql, principal.clientId, principal.personalProfileId, clock.now(), 'logout');
+      // Logging out ends every token of the scope, so its refresh count may start again at sign-in.
+      return sql.begin(async (tx) => {
+        await store.clearRefreshGuard(tx, principal.personalProfileId, principal.clientId);
+        return store.invalidatePersonalAppTokens(tx, principal.clientId, principal.personalProfileId, clock.now(), 'logout');
+      }) as Promise<number>;
     },
 
     revokeForOauthCode: (db, oauthCodeId) => store.invalidateOauthCodeTokens(db, oauthCodeId, clock.now()),

@@ -59,6 +59,19 @@ export async function selectTokenForUpdate(db: Queryable, id: string): Promise<T
   return rows[0] ?? null;
 }
 
+/**
+ * Locks the live tokens of a token's scope (app, profile, personal profile) up to and including it,
+ * in sequence order. Every writer that ends older tokens of a scope takes this first, so two first
+ * uses (or a refresh) of one scope wait for each other instead of deadlocking.
+ */
+export async function lockScopeThrough(db: Queryable, row: Pick<TokenRow, 'client_id' | 'profile_id' | 'personal_profile_id' | 'sequence'>): Promise<void> {
+  await db`
+    select id from access_tokens
+    where client_id = ${row.client_id} and profile_id = ${row.profile_id} and personal_profile_id = ${row.personal_profile_id}
+      and sequence <= ${row.sequence} and invalidated_at is null
+    order by sequence for update`;
+}
+
 /** Marks the first use; true only for the caller that marked it. */
 export async function markFirstUse(db: Queryable, id: string, now: Date): Promise<boolean> {
   const rows = await db`update access_tokens set first_used_at = ${now} where id = ${id} and first_used_at is null returning id`;
@@ -88,9 +101,15 @@ export async function invalidateToken(db: Queryable, id: string, now: Date, reas
 }
 
 export async function invalidatePersonalAppTokens(db: Queryable, clientId: string, personalProfileId: string, now: Date, reason: string): Promise<number> {
+  // Rows are locked in (profile, sequence) order, the order lockScopeThrough takes within a scope.
   const rows = await db`
+    with locked as (
+      select id from access_tokens
+      where client_id = ${clientId} and personal_profile_id = ${personalProfileId} and invalidated_at is null
+      order by profile_id, sequence for update
+    )
     update access_tokens set invalidated_at = ${now}, invalidated_reason = ${reason}
-    where client_id = ${clientId} and personal_profile_id = ${personalProfileId} and invalidated_at is null
+    where id in (select id from locked)
     returning id`;
   return rows.length;
 }
@@ -106,4 +125,31 @@ export async function incrementRefreshFailures(db: Queryable, id: string): Promi
   const rows = await db<{ refresh_failures: number }[]>`
     update access_tokens set refresh_failures = refresh_failures + 1 where id = ${id} returning refresh_failures`;
   return rows[0].refresh_failures;
+}
+
+/** Failed refreshes of a personal profile and app, with the row locked until the transaction ends. */
+export async function lockRefreshGuard(tx: Queryable, personalProfileId: string, clientId: string, now: Date): Promise<number> {
+  await tx`
+    insert into token_refresh_guards (personal_profile_id, client_id, failures, updated_at) values (${personalProfileId}, ${clientId}, 0, ${now})
+    on conflict (personal_profile_id, client_id) do nothing`;
+  const rows = await tx<{ failures: number }[]>`
+    select failures from token_refresh_guards where personal_profile_id = ${personalProfileId} and client_id = ${clientId} for update`;
+  return rows[0].failures;
+}
+
+export async function refreshGuardFailures(db: Queryable, personalProfileId: string, clientId: string): Promise<number> {
+  const rows = await db<{ failures: number }[]>`
+    select failures from token_refresh_guards where personal_profile_id = ${personalProfileId} and client_id = ${clientId}`;
+  return rows[0]?.failures ?? 0;
+}
+
+export async function countRefreshFailure(tx: Queryable, personalProfileId: string, clientId: string, now: Date): Promise<void> {
+  const result = await tx`
+    update token_refresh_guards set failures = failures + 1, updated_at = ${now}
+    where personal_profile_id = ${personalProfileId} and client_id = ${clientId}`;
+  if (result.count !== 1) throw new Error(`refresh guard of ${personalProfileId}/${clientId} is missing`);
+}
+
+export async function clearRefreshGuard(db: Queryable, personalProfileId: string, clientId: string): Promise<void> {
+  await db`delete from token_refresh_guards where personal_profile_id = ${personalProfileId} and client_id = ${clientId}`;
 }

@@ -12,6 +12,7 @@ import { accepts, redeemedLoopsOf, type TransfersService } from './service.ts';
 import { selectLoopLooks } from '../designs/store.ts';
 import { mediaUrlOf } from '../designs/images.ts';
 import * as store from './store.ts';
+import { createPaycodeSecrets } from './paycode-secrets.ts';
 import { partyFromProfile, steps, transferDetailJson, transferJson, type PartyInfo } from './views.ts';
 
 export interface HistoryInput {
@@ -54,6 +55,7 @@ function summarize(notes: readonly Note[]): ledgerStore.LoopSummaryRow[] {
 }
 
 export function createTransferQueries(core: Core, profiles: ProfilesService): TransferQueries {
+  const paycodeSecrets = createPaycodeSecrets(core);
   const { sql } = core;
   const publicUrl = core.config.publicUrl ?? 'http://localhost:8080';
 
@@ -96,7 +98,10 @@ export function createTransferQueries(core: Core, profiles: ProfilesService): Tr
     async detail(viewerId, transferId, db = sql) {
       const bundle = await store.selectTransferBundle(db, transferId);
       if (!bundle || !bundle.stakeholders.some((stakeholder) => stakeholder.profile_id === viewerId)) return failure('transfer_not_found');
-      const { row, stakeholders, movements, paycode } = bundle;
+      const { row, stakeholders, movements } = bundle;
+      let { paycode } = bundle;
+      // Only the sender's view shows the code (views.ts decides); open it for that view alone.
+      if (paycode?.code_sealed && paycode.sender_id === viewerId) paycode = { ...paycode, code: (await paycodeSecrets.open(db, paycode.code_sealed)) ?? '' };
       const infos = await parties(db, [row]);
       return { ok: true, transfer: transferDetailJson(row, movements, infos, { viewerId, paycode, publicUrl, stakeholders, steps: steps(row) }) };
     },

@@ -4,7 +4,7 @@
 import type { Unit } from '../actors/command.ts';
 import { reject } from '../actors/command.ts';
 import type { Core } from '../core.ts';
-import { randomDigits } from '../ids.ts';
+import { constantTimeEqual, randomDigits } from '../ids.ts';
 import { openLoopId, parseAmounts, parseSerialNumbers, sumPicks, type AmountEntry, type Note, type Pick } from '../ledger/allocation.ts';
 import { balanceLockKey, balanceRowLocks, escrowHolder, movementLines, pickFromWallet, releaseEscrow, walletHolder } from '../ledger/cash.ts';
 import { failure, sendFailure, type Failure, type SendError } from '../ledger/errors.ts';
@@ -24,6 +24,7 @@ import { selectRedeemedDesignIds } from '../designs/store.ts';
 import type { Queryable } from '../storage/database.ts';
 import { stateFields, transfer, type TransferEvent, type TransferStateName, type WaitFor } from './machine.ts';
 import * as store from './store.ts';
+import { createPaycodeSecrets, normalizePaycode } from './paycode-secrets.ts';
 import { insertedRow, partyFromProfile, steps, transferDetailJson, type PartyInfo } from './views.ts';
 
 export const senderInitiatedReasons = new Set([
@@ -141,9 +142,14 @@ export interface TransfersService {
 
 export type TransferTimerHandler = (unit: Unit, transferId: string, event: TransferEvent) => Promise<void>;
 export type TransferAcceptHandler = (callerId: string, row: store.TransferRow, closedLoopOnly: boolean) => Promise<TransferResult>;
+/** Whether a stored code is the given one: by digest, or in clear for rows older than migration 0501. */
+function paycodeMatches(row: store.PaycodeRow, digest: string, code: string): boolean {
+  return row.code_digest !== null ? constantTimeEqual(row.code_digest, digest) : row.code !== '' && constantTimeEqual(row.code, code);
+}
 
 export function createTransfersService(core: Core, profiles: ProfilesService, invitations?: InvitationsService): TransfersService {
   const { sql, commands } = core;
+  const paycodeSecrets = createPaycodeSecrets(core);
 
   async function resolveRecipient(senderId: string, recipientUid: string, senderUid: string | undefined) {
     const parsed = parseUid(recipientUid);
@@ -175,7 +181,9 @@ export function createTransfersService(core: Core, profiles: ProfilesService, in
   async function newPaycode(unit: Unit, row: { transferId: string; senderId: string; recipientId: string; currency: string; amount: bigint; expiresAt: Date }): Promise<string> {
     for (let tries = 0; tries < paycodeGenerateTriesMax; tries++) {
       const code = randomDigits(paycodeDigits);
-      if (await store.insertPaycode(unit.tx, { code, ...row }, unit.now)) return code;
+      const codeDigest = await paycodeSecrets.digest(unit.tx, code);
+      const codeSealed = await paycodeSecrets.seal(unit.tx, code);
+      if (await store.insertPaycode(unit.tx, { codeDigest, codeSealed, ...row }, unit.now)) return code;
     }
     throw new Error('could not find a free payment code');
   }
@@ -332,8 +340,9 @@ export function createTransfersService(core: Core, profiles: ProfilesService, in
         const paycodeRow = { transferId, senderId: input.senderId, recipientId: recipient!.id, currency, amount, expiresAt: paycodeExpiresAt! };
         const code = await newPaycode(unit, paycodeRow);
         unit.schedule(transfer, transferId, 'paycode_expire', paycodeExpiresAt!, { type: 'transfer.paycode_expire', at: paycodeExpiresAt!.toISOString() });
+        // The sender sees the code here; later reads open it from its sealed form (sender only).
         paycode = {
-          code, transfer_id: transferId, sender_id: input.senderId, recipient_id: recipient!.id, currency, amount, received: 0n,
+          code, code_digest: null, code_sealed: null, transfer_id: transferId, sender_id: input.senderId, recipient_id: recipient!.id, currency, amount, received: 0n,
           created_at: at, modified_at: at, expires_at: paycodeExpiresAt!, used_at: null, state: 'active',
         };
       }
@@ -398,8 +407,9 @@ export function createTransfersService(core: Core, profiles: ProfilesService, in
       const taxMinor = tax.ok ? tax.value.minor : 0n;
       if (taxMinor > (totalDue ?? amount)) return failure('invalid_amount', 'total_tax must be at most total_due');
     }
-    const code = input.paycode.replace(/[\s-]/g, '');
-    const found = await store.selectPaycodeByCode(sql, code);
+    const code = normalizePaycode(input.paycode);
+    const digest = await paycodeSecrets.digest(sql, code);
+    const found = await store.selectPaycodeByCode(sql, digest, code);
     if (!found || found.recipient_id !== input.recipientId) return failure('code_not_found');
     if (found.currency !== input.currency || amount > found.amount) return failure('code_limited', `the code releases at most ${formatMinor(found.amount, found.currency)} ${found.currency}`);
     const recipient = await profiles.get(sql, input.recipientId);
@@ -407,7 +417,7 @@ export function createTransfersService(core: Core, profiles: ProfilesService, in
     return commands.run('transfer.receive', locks, async (unit) => {
       const { state } = await loadIn(unit, found.transfer_id);
       const paycode = await store.selectPaycodeByTransfer(unit.tx, found.transfer_id);
-      if (!paycode || paycode.code !== code || paycode.state === 'ended') return reject(failure('code_not_found'));
+      if (!paycode || !paycodeMatches(paycode, digest, code) || paycode.state === 'ended') return reject(failure('code_not_found'));
       const details = { total_due: totalDue === null ? null : formatMinor(totalDue, input.currency), total_tax: input.totalTax ?? null };
       if (state === 'paycode') {
         const picks = await releaseEscrow(unit.tx, found.transfer_id, found.recipient_id, found.sender_id, amount, unit.now);
@@ -505,7 +515,8 @@ export function createTransfersService(core: Core, profiles: ProfilesService, in
       const { state } = await loadIn(unit, row.id);
       const paycode = await store.selectPaycodeByTransfer(unit.tx, row.id);
       if (state !== 'paycode' || !paycode || paycode.state !== 'active') return reject(failure('not_waiting'));
-      if (paycode.code !== input.paycode.replace(/[\s-]/g, '')) return reject(failure('paycode_mismatch'));
+      const given = normalizePaycode(input.paycode);
+      if (!paycodeMatches(paycode, await paycodeSecrets.digest(unit.tx, given), given)) return reject(failure('paycode_mismatch'));
       const expiresAt = new Date(unit.now.getTime() + input.expireSeconds * 1000);
       await store.updatePaycode(unit.tx, row.id, { expiresAt }, unit.now);
       unit.schedule(transfer, row.id, 'paycode_expire', expiresAt, { type: 'transfer.paycode_expire', at: expiresAt.toISOString() });

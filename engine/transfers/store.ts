@@ -213,7 +213,10 @@ export async function countSync(sql: Queryable, profileId: string, syncTs: Date,
 }
 
 export interface PaycodeRow {
+  /** The code in clear: filled in for the sender's view only (rows before migration 0501 hold it). */
   code: string;
+  code_digest: string | null;
+  code_sealed: string | null;
   transfer_id: string;
   sender_id: string;
   recipient_id: string;
@@ -228,20 +231,24 @@ export interface PaycodeRow {
 }
 
 const paycodeColumns = (sql: Queryable) =>
-  sql`code, transfer_id, sender_id, recipient_id, currency, amount, received, created_at, modified_at, expires_at, used_at, state`;
+  sql`coalesce(code, '') as code, code_digest, code_sealed, transfer_id, sender_id, recipient_id, currency, amount, received, created_at, modified_at, expires_at, used_at, state`;
 
 /** Inserts a payment code; false when the code is taken by another live code (try another). */
-export async function insertPaycode(tx: Queryable, row: { code: string; transferId: string; senderId: string; recipientId: string; currency: string; amount: bigint; expiresAt: Date }, at: Date): Promise<boolean> {
+/** Inserts a payment code by its digest (the code never in clear); false when a live code has the digest (try another). */
+export async function insertPaycode(tx: Queryable, row: { codeDigest: string; codeSealed: string; transferId: string; senderId: string; recipientId: string; currency: string; amount: bigint; expiresAt: Date }, at: Date): Promise<boolean> {
   const rows = await tx`
-    insert into paycodes (code, transfer_id, sender_id, recipient_id, currency, amount, received, created_at, modified_at, expires_at, used_at, state)
-    values (${row.code}, ${row.transferId}, ${row.senderId}, ${row.recipientId}, ${row.currency}, ${String(row.amount)}::bigint, 0, ${at}, ${at}, ${row.expiresAt}, null, 'active')
-    on conflict (code) where state <> 'ended' do nothing
-    returning code`;
+    insert into paycodes (code, code_digest, code_sealed, transfer_id, sender_id, recipient_id, currency, amount, received, created_at, modified_at, expires_at, used_at, state)
+    values (null, ${row.codeDigest}, ${row.codeSealed}, ${row.transferId}, ${row.senderId}, ${row.recipientId}, ${row.currency}, ${String(row.amount)}::bigint, 0, ${at}, ${at}, ${row.expiresAt}, null, 'active')
+    on conflict (code_digest) where state <> 'ended' and code_digest is not null do nothing
+    returning transfer_id`;
   return rows.length === 1;
 }
 
-export async function selectPaycodeByCode(sql: Queryable, code: string): Promise<PaycodeRow | null> {
-  const rows = await sql<PaycodeRow[]>`select ${paycodeColumns(sql)} from paycodes where code = ${code} and state <> 'ended'`;
+/** A live code by its digest (or, for rows older than migration 0501, by the code in clear). */
+export async function selectPaycodeByCode(sql: Queryable, digest: string, legacyCode: string): Promise<PaycodeRow | null> {
+  const rows = await sql<PaycodeRow[]>`
+    select ${paycodeColumns(sql)} from paycodes
+    where state <> 'ended' and (code_digest = ${digest} or (code_digest is null and code = ${legacyCode}))`;
   return rows[0] ?? null;
 }
 
@@ -278,7 +285,7 @@ export async function selectTransferBundle(sql: Queryable, id: string): Promise<
           'from_id', m.from_id, 'to_id', m.to_id, 'loop_id', m.loop_id, 'currency', m.currency, 'issuer_id', m.issuer_id, 'amount', m.amount::text)
           order by m.number, m.line), '[]'::json)
         from movements m where m.transfer_id = t.id) as movement_list,
-      (select json_build_object('code', c.code, 'transfer_id', c.transfer_id, 'sender_id', c.sender_id, 'recipient_id', c.recipient_id,
+      (select json_build_object('code', coalesce(c.code, ''), 'code_digest', c.code_digest, 'code_sealed', c.code_sealed, 'transfer_id', c.transfer_id, 'sender_id', c.sender_id, 'recipient_id', c.recipient_id,
           'currency', c.currency, 'amount', c.amount::text, 'received', c.received::text, 'created_at', c.created_at, 'modified_at', c.modified_at,
           'expires_at', c.expires_at, 'used_at', c.used_at, 'state', c.state)
         from paycodes c where c.transfer_id = t.id) as paycode_row

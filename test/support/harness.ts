@@ -70,6 +70,8 @@ export async function createTestEngine(options: { clock?: ManualClock; env?: Rec
     LOG_LEVEL: 'error',
     // Every answer is checked against its route's declared response (the OpenAPI document's schemas).
     CASHLOOP_CHECK_RESPONSES: '1',
+    // Suites sign up many people from 127.0.0.1; the rate-limit tests set the scale back to 1.
+    CASHLOOP_RATE_LIMIT_SCALE: '1000',
     ...options.env,
   });
   const lockKeyPrefix = `cashloop-test:${randomBytes(4).toString('hex')}:`;

@@ -1,0 +1,61 @@
+// Rate limits on what a stranger can make us do: messages that carry codes or invitations (per
+// login, per app, per client address) and authentication calls (per client address). Counters
+// live in Redis when Redis is configured, so every process shares them; in memory otherwise.
+import type { Redis } from 'ioredis';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import {
+  rateAuthnCallsPerAddressMax,
+  rateAuthnCallsWindowSeconds,
+  rateMessagesPerAddressMax,
+  rateMessagesPerAppMax,
+  rateMessagesPerLoginMax,
+  rateMessagesWindowSeconds,
+} from './limits.ts';
+
+export type RateBucket = 'message_login' | 'message_app' | 'message_address' | 'authn_address';
+
+export type RateVerdict = { ok: true } | { ok: false; bucket: RateBucket; retryAfterSeconds: number };
+
+export interface RateLimits {
+  /** Takes one point from each (bucket, key) in order; the first that is spent refuses, with its wait. */
+  consume(keys: readonly { bucket: RateBucket; key: string }[]): Promise<RateVerdict>;
+  close(): Promise<void>;
+}
+
+const bucketLimits: Record<RateBucket, { points: number; durationSeconds: number }> = {
+  message_login: { points: rateMessagesPerLoginMax, durationSeconds: rateMessagesWindowSeconds },
+  message_app: { points: rateMessagesPerAppMax, durationSeconds: rateMessagesWindowSeconds },
+  message_address: { points: rateMessagesPerAddressMax, durationSeconds: rateMessagesWindowSeconds },
+  authn_address: { points: rateAuthnCallsPerAddressMax, durationSeconds: rateAuthnCallsWindowSeconds },
+};
+
+/**
+ * `scale` multiplies every limit (CASHLOOP_RATE_LIMIT_SCALE): an operator's knob, and how the test
+ * harness keeps suites that sign up many people from one address unthrottled.
+ */
+export function createRateLimits(options: { redis: Redis | null; keyPrefix: string; scale: number }): RateLimits {
+  // A connection of our own, copied from the engine's: the limiter's MULTI breaks under auto-pipelining.
+  const redis = options.redis ? options.redis.duplicate({ enableAutoPipelining: false }) : null;
+  const limiters = new Map<RateBucket, RateLimiterAbstract>();
+  for (const [bucket, limit] of Object.entries(bucketLimits) as [RateBucket, { points: number; durationSeconds: number }][]) {
+    const settings = { keyPrefix: `${options.keyPrefix}rate:${bucket}`, points: Math.max(1, Math.round(limit.points * options.scale)), duration: limit.durationSeconds };
+    limiters.set(bucket, redis ? new RateLimiterRedis({ ...settings, storeClient: redis }) : new RateLimiterMemory(settings));
+  }
+  return {
+    async consume(keys) {
+      for (const { bucket, key } of keys) {
+        try {
+          await limiters.get(bucket)!.consume(key);
+        } catch (rejection) {
+          // A RateLimiterRes is a spent bucket; anything else (Redis down) is a real error.
+          if (!(rejection instanceof RateLimiterRes)) throw rejection;
+          return { ok: false, bucket, retryAfterSeconds: Math.max(1, Math.ceil(rejection.msBeforeNext / 1000)) };
+        }
+      }
+      return { ok: true };
+    },
+    async close() {
+      if (redis) await redis.quit().catch(() => redis.disconnect());
+    },
+  };
+}
