@@ -296,17 +296,17 @@ test('an offer needing confirmed contact: email required, confirming until the l
   assert.is((await get(`/o/${created.id}/info`)).body.offer.purchases_remain, 9, 'the stock is held');
   const message = await waitForEmail('pat@example.com');
   assert.is(message.template, 'transfer-offer-confirm-link');
-  const code = /\/o\/confirm\/([A-Za-z0-9_-]+)/.exec(message.text)![1];
+  const code = /\/offer-confirm\/([A-Za-z0-9_-]+)/.exec(message.text)![1];
   const shortcut = await post(`/t/${accepted.body.transfer.id}/accept`, {}, pat.auth);
   assert.is(shortcut.status >= 400 && shortcut.status < 500, true, `only the link completes a confirming accept: ${shortcut.text}`);
-  assert.is((await get('/o/confirm/wrong-code-0123456789')).status, 404);
-  const confirmed = await get(`/o/confirm/${code}`);
+  assert.is((await get('/offer-confirm/wrong-code-0123456789')).status, 404);
+  const confirmed = await get(`/offer-confirm/${code}`);
   assert.is(confirmed.status, 200, confirmed.text);
   assert.is(confirmed.body.transfer.completed, true);
   assert.is(confirmed.body.transfer.id, accepted.body.transfer.id);
   assert.is(await usd(server, pat.id), '5.00');
   assert.ok((await server.engine.services.profiles.confirmedUids(server.engine.sql, pat.id)).includes('email:pat@example.com'));
-  const twice = await get(`/o/confirm/${code}`);
+  const twice = await get(`/offer-confirm/${code}`);
   assert.is(twice.status, 200, 'following the link again changes nothing');
   assert.is(await usd(server, pat.id), '5.00');
   // With a confirmed email the next accept completes at once.
@@ -325,8 +325,8 @@ test('an offer needing confirmed contact: email required, confirming until the l
   assert.is((await get(`/o/${created.id}/info`)).body.offer.purchases_remain, 8);
   const retracted = await post(`/t/${waiting.body.transfer.id}/retract`, { reason: 'not_available' }, cafe.auth);
   assert.is(retracted.status, 200, retracted.text);
-  const samCode = /\/o\/confirm\/([A-Za-z0-9_-]+)/.exec((await waitForEmail('sam@example.com')).text)![1];
-  assert.is((await get(`/o/confirm/${samCode}`)).status, 404);
+  const samCode = /\/offer-confirm\/([A-Za-z0-9_-]+)/.exec((await waitForEmail('sam@example.com')).text)![1];
+  assert.is((await get(`/offer-confirm/${samCode}`)).status, 404);
   assert.is((await get(`/o/${created.id}/info`)).body.offer.purchases_remain, 9);
   assert.is(await usd(server, sam.id), '0.00');
   await assertAudit('confirmation');
@@ -450,7 +450,7 @@ test('a confirmation link not followed within a week: the waiting transfer is ca
   const kim = await person();
   const waiting = await post(`/o/${created.id}/accept`, { option_id: 'free', email: 'kim@example.com' }, kim.auth);
   assert.is(waiting.body.confirming, true, waiting.text);
-  const code = /\/o\/confirm\/([A-Za-z0-9_-]+)/.exec((await waitForEmail('kim@example.com')).text)![1];
+  const code = /\/offer-confirm\/([A-Za-z0-9_-]+)/.exec((await waitForEmail('kim@example.com')).text)![1];
   assert.is((await get(`/o/${created.id}/info`)).body.offer.purchases_remain, 2);
   server.clock.advance(6 * 24 * 60 * 60 * 1000);
   await server.engine.sweeper.runOnce();
@@ -460,7 +460,7 @@ test('a confirmation link not followed within a week: the waiting transfer is ca
   assert.is((await get(`/o/${created.id}/info`)).body.offer.purchases_remain, 3);
   const row = await server.engine.sql`select next_activity, canceled, reason from transfers where id = ${waiting.body.transfer.id}`;
   assert.equal([row[0].canceled, row[0].reason], [true, 'expired']);
-  assert.is((await get(`/o/confirm/${code}`)).status, 404);
+  assert.is((await get(`/offer-confirm/${code}`)).status, 404);
   assert.is(await usd(server, kim.id), '0.00');
   await assertAudit('confirmation expiry');
 });

@@ -39,16 +39,16 @@ test('create, list, show and close an offer through the CLI', async () => {
   assert.match((await cli('offer', 'list', '--state', 'open')).out, '(no offers)');
   const again = await cli('offer', 'close', offer.id);
   assert.is(again.code, 1);
-  assert.match(again.out, '400 closed');
+  assert.match(again.out, /closed/i);
   const badOption = await cli('offer', 'create', '--profile', cafeId, '--title', 'X', '--amount', '1', '--quantity', '1', '--option', 'gold');
   assert.is(badOption.code, 1);
   assert.match(badOption.out, '--option gold');
   const missing = await cli('offer', 'show', '0000000000');
   assert.is(missing.code, 1);
-  assert.match(missing.out, '404');
+  assert.match(missing.out, /no such offer|not found/i);
   const person = await cli('offer', 'create', '--profile', managerId, '--title', 'X', '--amount', '1', '--quantity', '1');
   assert.is(person.code, 1);
-  assert.match(person.out, '403');
+  assert.match(person.out, /business/i);
 });
 
 test.run();

@@ -196,6 +196,7 @@ export const offerRoutes: RouteDefinition[] = [
     summary: 'The offers the caller manages (its own, and those paying in designs it may edit), with loop_links.',
     tags: ['offers'],
     caller: { kind: 'token', permission: 'preview_offer' },
+    errors: [403, 404, 503],
     input: empty,
     response: z.object({ offers: z.array(offerResponse), loop_links: loopLinksResponse }),
     async handler(context) {
@@ -210,6 +211,7 @@ export const offerRoutes: RouteDefinition[] = [
     summary: 'Finds open offers by text, distance and filters; limit and offset count businesses; ordered by distance, else relevance, else title.',
     tags: ['offers'],
     caller: { kind: 'none' },
+    errors: [401, 403, 404, 503],
     input: findInput,
     response: z.object({ profiles: z.array(z.looseObject({ id: z.string(), offer_ids: z.array(z.string()) })), offers: z.array(offerResponse), loop_links: loopLinksResponse, more: z.boolean() }),
     async handler(context) {
@@ -231,6 +233,7 @@ export const offerRoutes: RouteDefinition[] = [
     summary: "Creates an offer (our call; the spec has none): the business's own token, or edit_design on the paying design.",
     tags: ['offers'],
     caller: { kind: 'token' },
+    errors: [403, 404, 503],
     input: createInput,
     response: offerResponse,
     async handler(context) {
@@ -242,10 +245,11 @@ export const offerRoutes: RouteDefinition[] = [
 
   defineRoute({
     method: 'get',
-    path: '/o/confirm/:code',
+    path: '/offer-confirm/:code',
     summary: 'The link in an offer confirmation email: confirms the email address and completes the waiting accept.',
     tags: ['offers'],
     caller: { kind: 'none' },
+    errors: [403, 404, 503],
     input: empty,
     response: z.object({ confirmed: z.boolean(), offer_id: z.string(), transfer: transferResponse }),
     async handler({ engine, params }) {
@@ -261,6 +265,7 @@ export const offerRoutes: RouteDefinition[] = [
     summary: 'One offer (OfferDetail) and the loops it pays in; no permission needed.',
     tags: ['offers'],
     caller: { kind: 'none' },
+    errors: [403, 404, 503],
     input: empty,
     response: z.object({ offer: offerResponse, loop_links: loopLinksResponse }),
     async handler({ engine, params }) {
@@ -276,6 +281,7 @@ export const offerRoutes: RouteDefinition[] = [
     summary: 'Edits an open offer; a new quantity moves the stock left by the same difference (never below zero).',
     tags: ['offers'],
     caller: { kind: 'token' },
+    errors: [403, 404, 503],
     input: editInput,
     response: offerResponse,
     async handler(context) {
@@ -291,6 +297,7 @@ export const offerRoutes: RouteDefinition[] = [
     summary: 'Closes an offer for good; waiting confirmations can still complete.',
     tags: ['offers'],
     caller: { kind: 'token' },
+    errors: [403, 404, 503],
     input: empty,
     response: offerResponse,
     async handler(context) {
@@ -306,6 +313,7 @@ export const offerRoutes: RouteDefinition[] = [
     summary: 'Accepts an offer: the stock falls and the cash moves in one transaction; 503 with the canceled transfer when the business cannot pay.',
     tags: ['offers'],
     caller: { kind: 'token', permission: 'accept_offer' },
+    errors: [403, 404, 503],
     input: acceptInput,
     appdata: true,
     response: acceptResponse,
@@ -327,6 +335,7 @@ export const offerRoutes: RouteDefinition[] = [
     summary: 'Signs a person up (public apps only), sets the 4-digit PIN, accepts the offer and answers a token with the signup_accept permissions.',
     tags: ['offers'],
     caller: { kind: 'none' },
+    errors: [403, 404, 503],
     input: signupAcceptInput,
     response: acceptResponse.extend({ token: z.looseObject({ access_token: z.string(), scope: z.string() }).optional() }),
     async handler(context) {
@@ -347,6 +356,7 @@ export const offerRoutes: RouteDefinition[] = [
     summary: 'Operators: offers, newest first, optionally of one business or in one state.',
     tags: ['admin'],
     caller: { kind: 'operator' },
+    errors: [403, 404, 503],
     input: z.object({ profile_id: z.string().regex(/^\d{10}$/, 'must be a profile id').optional(), state: z.enum(['open', 'closed']).optional() }).strict(),
     response: z.object({ offers: z.array(offerResponse) }),
     async handler({ engine, input }) {
@@ -360,6 +370,7 @@ export const offerRoutes: RouteDefinition[] = [
     summary: 'Operators: creates an offer for a business (profile_id, or the issuer of design_id).',
     tags: ['admin'],
     caller: { kind: 'operator' },
+    errors: [403, 404, 503],
     input: adminCreateInput,
     response: offerResponse,
     async handler({ engine, input }) {
@@ -375,6 +386,7 @@ export const offerRoutes: RouteDefinition[] = [
     summary: 'Operators: one offer.',
     tags: ['admin'],
     caller: { kind: 'operator' },
+    errors: [403, 404, 503],
     input: empty,
     response: z.object({ offer: offerResponse, loop_links: loopLinksResponse }),
     async handler({ engine, params }) {
@@ -390,6 +402,7 @@ export const offerRoutes: RouteDefinition[] = [
     summary: 'Operators: closes an offer for good.',
     tags: ['admin'],
     caller: { kind: 'operator' },
+    errors: [403, 404, 503],
     input: empty,
     response: offerResponse,
     async handler({ engine, params }) {

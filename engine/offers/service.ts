@@ -442,7 +442,7 @@ export function createOffersService(
     if (code) {
       const dueAt = new Date(unit.now.getTime() + offerConfirmExpireMs);
       unit.schedule(offerKind, offer.id, `confirm:${acceptanceId}`, dueAt, { type: 'offer.confirm_expire', at: dueAt.toISOString(), acceptanceId });
-      const link = `${publicUrl()}/o/confirm/${code}`;
+      const link = `${publicUrl()}/offer-confirm/${code}`;
       messages.queue(unit, {
         channel: 'email', to: confirmEmail!, template: 'transfer-offer-confirm-link', subject: `Confirm your email to receive ${offer.title}`,
         text: `Follow this link to confirm your email address and receive "${offer.title}":\n\n${link}\n\nIf you did not accept this offer, ignore this message.`,
