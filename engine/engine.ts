@@ -52,7 +52,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
   if (applied.length > 0) logger.info('migrations applied', { migrations: applied });
   const redlock = !options.locks && config.redisUrls ? createRedlockLocks({ urls: config.redisUrls, keyPrefix: options.lockKeyPrefix ?? 'cashloop:', logger }) : null;
   const locks = options.locks ?? redlock ?? createMemoryLocks();
-  const rateLimits = createRateLimits({ redis: redlock?.clients[0] ?? null, keyPrefix: options.lockKeyPrefix ?? 'cashloop:', scale: config.rateLimitScale });
+  const rateLimits = createRateLimits({ redis: redlock?.clients[0] ?? null, keyPrefix: options.lockKeyPrefix ?? 'cashloop:', scale: config.rateLimitScale, logger });
   const sql = database.sql;
   const ids = createIdMinter(await installationSecret(sql, 'id_permutation_key', randomSecret(idPermutationKeyBytes), clock.now()));
   const outbox = createOutbox({ sql, clock, logger, metrics });

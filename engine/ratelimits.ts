@@ -2,6 +2,7 @@
 // login, per app, per client address) and authentication calls (per client address). Counters
 // live in Redis when Redis is configured, so every process shares them; in memory otherwise.
 import type { Redis } from 'ioredis';
+import type { Logger } from './logger.ts';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import {
   rateAuthnCallsPerAddressMax,
@@ -33,9 +34,11 @@ const bucketLimits: Record<RateBucket, { points: number; durationSeconds: number
  * `scale` multiplies every limit (CASHLOOP_RATE_LIMIT_SCALE): an operator's knob, and how the test
  * harness keeps suites that sign up many people from one address unthrottled.
  */
-export function createRateLimits(options: { redis: Redis | null; keyPrefix: string; scale: number }): RateLimits {
+export function createRateLimits(options: { redis: Redis | null; keyPrefix: string; scale: number; logger?: Logger }): RateLimits {
   // A connection of our own, copied from the engine's: the limiter's MULTI breaks under auto-pipelining.
   const redis = options.redis ? options.redis.duplicate({ enableAutoPipelining: false }) : null;
+  // Connection errors go to the JSON log (ioredis would print its own non-JSON lines otherwise).
+  redis?.on('error', (error: Error) => options.logger?.warn('rate limit store error', { error: error.message }));
   const limiters = new Map<RateBucket, RateLimiterAbstract>();
   for (const [bucket, limit] of Object.entries(bucketLimits) as [RateBucket, { points: number; durationSeconds: number }][]) {
     const settings = { keyPrefix: `${options.keyPrefix}rate:${bucket}`, points: Math.max(1, Math.round(limit.points * options.scale)), duration: limit.durationSeconds };
