@@ -1,6 +1,7 @@
 // Proves, by a seeded property-based simulation, that random sequences over brand cash (design
 // sends under plans with discounts, fees and reserves; sends between people; spending at redeemers,
-// at the issuer and at shops without an agreement; agreements activated and deactivated; bills
+// at the issuer and at shops without an agreement; pulls at the merchant terminal with and without
+// the customer's consent; settlements by the settler; agreements activated and deactivated; bills
 // created, paid and canceled; expiry under an advancing clock) keep the audit balanced after every
 // step (per loop and currency issued = held + in flight + reserved + redeemed + expired, and per
 // design the reserve equals what its brand cash needs), and that every rejected operation changes
@@ -12,7 +13,7 @@ import { createTestEngine, type TestEngine } from './support/harness.ts';
 import { business, designateIssuer, fund, individual, ledgerFingerprint } from './ledger-support.ts';
 
 const seed = 20261123;
-const runs = 10;
+const runs = 12;
 const stepsMax = 25;
 
 let harness: TestEngine;
@@ -21,6 +22,7 @@ let merchant = '';
 let distributor = '';
 let redeemer = '';
 let outsider = '';
+let settler = '';
 const designIds: string[] = [];
 const planIds: string[][] = [];
 const agreementIds: string[] = [];
@@ -42,9 +44,12 @@ test.before(async () => {
   const { engine } = harness;
   await designateIssuer(engine);
   for (let index = 0; index < 4; index++) people.push(await individual(engine));
-  [merchant, distributor, redeemer, outsider] = [await business(engine), await business(engine), await business(engine), await business(engine)];
+  [merchant, distributor, redeemer, outsider, settler] = [await business(engine), await business(engine), await business(engine), await business(engine), await business(engine)];
   for (const feature of ['design_gl', 'bill']) await engine.services.profiles.addFeature(engine.sql, merchant, feature);
-  for (const profileId of [merchant, distributor]) await fund(engine, profileId, '100000.00');
+  await engine.services.profiles.addFeature(engine.sql, redeemer, 'pull_payment');
+  for (const profileId of [merchant, distributor, settler]) await fund(engine, profileId, '100000.00');
+  // Half the people let the redeemer's terminal pull from their wallets.
+  for (const person of people.slice(0, 2)) assert.ok((await engine.services.pos.payments.grantConsent(person, `service:${redeemer}`)).ok);
   const { designs } = engine.services;
   for (const [index, expire] of [{ mode: 'relative' as const, relative: 3 }, { mode: null }].entries()) {
     const created = await designs.create({ profileId: merchant }, { title: `Sim ${index}`, currency: 'USD', designType: 'gl_design' });
@@ -63,7 +68,7 @@ test.before(async () => {
       ids.push(planId);
     }
     planIds.push(ids);
-    for (const [member, roles] of [[distributor, { redeemer: false, distributor: true, settler: false }], [redeemer, { redeemer: true, distributor: false, settler: false }]] as const) {
+    for (const [member, roles] of [[distributor, { redeemer: false, distributor: true, settler: false }], [redeemer, { redeemer: true, distributor: false, settler: false }], [settler, { redeemer: false, distributor: false, settler: true }]] as const) {
       const added = await designs.addAgreement({ profileId: merchant }, designId, { uid: `service:${member}`, ...roles, termsText: 'Sim', termsLink: null });
       assert.ok(added.ok);
       const agreementId = String((added as unknown as { agreement: { id: string } }).agreement.id);
@@ -84,7 +89,9 @@ const operationArb = fc.oneof(
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('agreement' as const), which: fc.nat(), activate: fc.boolean() }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('bill' as const), design: fc.nat(), plan: fc.nat(), from: fc.nat(), cents: centsArb }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('settleBill' as const), which: fc.nat(), action: fc.constantFrom('pay', 'outside', 'cancel') }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('time' as const), hours: fc.integer({ min: 1, max: 40 }) }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('time' as const), hours: fc.integer({ min: 1, max: 60 }) }) },
+  { weight: 3, arbitrary: fc.record({ kind: fc.constant('pull' as const), design: fc.nat(), from: fc.nat(), cents: centsArb }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('settle' as const), design: fc.nat() }) },
 );
 type Operation = typeof operationArb extends fc.Arbitrary<infer T> ? T : never;
 
@@ -110,8 +117,8 @@ async function apply(operation: Operation): Promise<{ ok: boolean }> {
     }
     case 'agreement': {
       const index = operation.which % agreementIds.length;
-      const designId = designIds[Math.floor(index / 2)];
-      const member = index % 2 === 0 ? distributor : redeemer;
+      const designId = designIds[Math.floor(index / 3)];
+      const member = [distributor, redeemer, settler][index % 3];
       return designs.changeAgreement({ profileId: member }, designId, agreementIds[index], operation.activate ? 'activate' : 'deactivate');
     }
     case 'bill': {
@@ -131,6 +138,13 @@ async function apply(operation: Operation): Promise<{ ok: boolean }> {
       if (operation.action === 'outside') return billsService.recordOutsidePayment(transferId);
       return ledger.transfers.retract({ callerId: row.recipient_id as string, permissions: new Set(['manage_received']), transferId, reason: 'canceled' });
     }
+    case 'pull':
+      return harness.engine.services.pos.payments.pull({
+        merchantId: redeemer, merchantPersonalId: null, deviceId: null, senderUid: `service:${people[operation.from % people.length]}`,
+        amounts: `${designIds[operation.design % designIds.length]}-USD-${dollars(operation.cents)}`, nonServiceCurrency: 'USD', private: true, appdata: {},
+      });
+    case 'settle':
+      return harness.engine.services.pos.settlements.settle({ designId: designIds[operation.design % designIds.length], settlerId: null, limit: 50 });
     case 'time':
       harness.clock.advance(operation.hours * 60 * 60 * 1000);
       await harness.engine.sweeper.runOnce();
@@ -177,7 +191,7 @@ test('random brand cash operations keep the audit and the reserves balanced; rej
   assert.ok(brand.some((total) => total.expired !== '0.00'), 'some brand cash expired');
   assert.ok(steps > 50, `ran ${steps} steps`);
   assert.ok(rejected > 0, 'some operations were rejected');
-  for (const kind of ['distribute', 'send', 'bill', 'settleBill', 'time']) assert.ok(kinds.has(kind), `some ${kind} succeeded`);
+  for (const kind of ['distribute', 'send', 'bill', 'settleBill', 'time', 'pull', 'settle']) assert.ok(kinds.has(kind), `some ${kind} succeeded`);
   assert.ok(Date.now() - startedAt < 90_000);
 });
 
