@@ -12,6 +12,7 @@ import { readBearerToken } from './http/credentials.ts';
 import { constantTimeEqual } from '../engine/ids.ts';
 import { isUnstorableText } from './http/text.ts';
 import { LockUnavailableError } from '../engine/locks/lock.ts';
+import { isDatabaseUnavailable } from '../engine/storage/database.ts';
 import { allRoutes } from './routes/index.ts';
 
 const jsonTypes = ['application/json', 'application/*+json'];
@@ -198,6 +199,11 @@ export function createApp(engine: Engine, authenticators: Authenticators): expre
   app.use((error: unknown, request: Request, response: Response, _next: NextFunction) => {
     let failure = error instanceof HttpError ? error : parseErrorToHttp(error);
     if (!failure && error instanceof LockUnavailableError) failure = httpError(edgeErrors, 'lock_unavailable');
+    if (!failure && isDatabaseUnavailable(error)) {
+      engine.logger.warn('database unavailable', { requestId: response.locals.requestId, path: request.path, code: (error as { code: string }).code });
+      response.setHeader('retry-after', '1');
+      failure = httpError(edgeErrors, 'database_unavailable');
+    }
     if (!failure) {
       engine.logger.error('unhandled error', { requestId: response.locals.requestId, path: request.path, error });
       response.status(500).json({ error: 'internal_error', error_description: 'The service failed to handle this request.' });

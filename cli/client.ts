@@ -76,6 +76,11 @@ export function operatorApi(options: GlobalOptions, env: Environment): OperatorA
 }
 
 /** The global options of the root program, seen from any subcommand. */
+/** A comma-separated option value as a list, blanks dropped (`--types a, b` -> ['a', 'b']). */
+export function commaList(value: string): string[] {
+  return String(value).split(',').map((part) => part.trim()).filter(Boolean);
+}
+
 export function globalsOf(command: Command): GlobalOptions {
   return command.optsWithGlobals() as GlobalOptions;
 }

@@ -13,6 +13,8 @@ import { registerConfigCommands } from './commands/config.ts';
 import { registerCompletionCommand } from './commands/completion.ts';
 import { CliError, defaultPort, type Environment } from './settings.ts';
 import { registerOfferCommands } from './commands/offers.ts';
+import { registerWebhookCommands } from './commands/webhooks.ts';
+import { registerFundProxyCommands } from './commands/fundproxy.ts';
 
 export function cliVersion(): string {
   return (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
@@ -36,6 +38,8 @@ export function buildProgram(env: Environment = process.env): Command {
   registerConfigCommands(program, env);
   registerCompletionCommand(program);
   registerOfferCommands(program, env);
+  registerWebhookCommands(program, env);
+  registerFundProxyCommands(program, env);
   return program;
 }
 

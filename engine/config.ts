@@ -31,6 +31,7 @@ const configSchema = z
     BANK_CONNECTOR_FAILURE_RATE: z.coerce.number().min(0).max(1).default(0),
     CASHLOOP_CHECK_RESPONSES: z.enum(['0', '1', 'false', 'true']).default('0'),
     CASHLOOP_RATE_LIMIT_SCALE: z.coerce.number().positive().max(1_000_000).default(1),
+    CASHLOOP_WEBHOOK_ALLOW_PRIVATE: z.enum(['0', '1', 'false', 'true']).default('0'),
   })
   .superRefine((config, context) => {
     if (Boolean(config.RECAPTCHA_SITE_KEY) !== Boolean(config.RECAPTCHA_SECRET)) {
@@ -70,6 +71,8 @@ export type Config = Readonly<{
   checkResponses: boolean;
   /** Multiplies every rate limit of engine/limits.ts (1 in production; the test harness raises it). */
   rateLimitScale: number;
+  /** Webhook deliveries may go to loopback and private addresses over http (always so in sandbox). */
+  webhookAllowPrivate: boolean;
 }>;
 
 export class ConfigError extends Error {}
@@ -104,6 +107,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     bankConnectorFailureRate: value.BANK_CONNECTOR_FAILURE_RATE,
     checkResponses: value.CASHLOOP_CHECK_RESPONSES === '1' || value.CASHLOOP_CHECK_RESPONSES === 'true',
     rateLimitScale: value.CASHLOOP_RATE_LIMIT_SCALE,
+    webhookAllowPrivate: value.CASHLOOP_WEBHOOK_ALLOW_PRIVATE === '1' || value.CASHLOOP_WEBHOOK_ALLOW_PRIVATE === 'true',
   });
 }
 

@@ -38,8 +38,17 @@ export interface EngineOptions {
   /** An already-open database (tests); otherwise opened from config. */
   database?: Database;
   locks?: LockService;
-  /** Key prefix for Redis lock keys, so test runs never collide. */
+  /** Key prefix for Redis lock and rate-limit keys; by default one per database (redisKeyPrefix). */
   lockKeyPrefix?: string;
+}
+
+/**
+ * Redis keys are namespaced by the database they guard: deployments (and test runs) that share
+ * one Redis but not one database never share a lock or a rate-limit bucket.
+ */
+export function redisKeyPrefix(databaseUrl: string | undefined): string {
+  const name = databaseUrl ? decodeURIComponent(new URL(databaseUrl).pathname.slice(1)) : '';
+  return name ? `cashloop:${name}:` : 'cashloop:';
 }
 
 export async function createEngine(options: EngineOptions): Promise<Engine> {
@@ -50,9 +59,10 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
   const database = options.database ?? (config.databaseUrl ? await openPostgres(config.databaseUrl) : await openPglite(config.dataDir, logger));
   const applied = await migrate(database.sql);
   if (applied.length > 0) logger.info('migrations applied', { migrations: applied });
-  const redlock = !options.locks && config.redisUrls ? createRedlockLocks({ urls: config.redisUrls, keyPrefix: options.lockKeyPrefix ?? 'cashloop:', logger }) : null;
+  const keyPrefix = options.lockKeyPrefix ?? redisKeyPrefix(config.databaseUrl);
+  const redlock = !options.locks && config.redisUrls ? createRedlockLocks({ urls: config.redisUrls, keyPrefix, logger }) : null;
   const locks = options.locks ?? redlock ?? createMemoryLocks();
-  const rateLimits = createRateLimits({ redis: redlock?.clients[0] ?? null, keyPrefix: options.lockKeyPrefix ?? 'cashloop:', scale: config.rateLimitScale, logger });
+  const rateLimits = createRateLimits({ redis: redlock?.clients[0] ?? null, keyPrefix, scale: config.rateLimitScale, logger });
   const sql = database.sql;
   const ids = createIdMinter(await installationSecret(sql, 'id_permutation_key', randomSecret(idPermutationKeyBytes), clock.now()));
   const outbox = createOutbox({ sql, clock, logger, metrics });

@@ -104,6 +104,8 @@ export const lockTtlMs = 10_000;
 export const lockRetryCount = 2000;
 export const lockRetryDelayMs = 3;
 export const lockRetryJitterMs = 3;
+/** How long a lock waits for a majority of Redis nodes to be connected (a restart) before it answers 503 busy. */
+export const lockQuorumWaitMs = 3_000;
 export const commandVersionConflictRetriesMax = 3;
 /** Commands that may share one transaction (see RunOptions.shared); postgres.js pipelines up to 100 statements. */
 export const sharedTransactionCommandsMax = 32;
@@ -276,3 +278,33 @@ export const rateMessagesPerAddressMax = 30;
 /** Authentication calls (/aa/*, /oauth/*, /authorize) per client address. */
 export const rateAuthnCallsWindowSeconds = 60;
 export const rateAuthnCallsPerAddressMax = 120;
+
+// Webhooks (/p/<id>/webhooks, engine/webhooks).
+/** Webhooks one profile may register ("within reason"). */
+export const webhooksPerProfileMax = 20;
+/** A handler URL's length. */
+export const webhookUrlCharsMax = 2000;
+/** Workflow types one filter may name. */
+export const webhookFilterTypesMax = 50;
+/** Bytes of randomness in a signing secret (shown once, as whsec_ + base64url). */
+export const webhookSecretBytes = 32;
+/** After a rotation the previous secret also signs for this long, so receivers can switch. */
+export const webhookRotationOverlapMs = 24 * 60 * 60 * 1000;
+/** Delivery tries: 12, the first retry after 10 s, doubling (the last about 5.7 hours after the change). */
+export const webhookAttemptsMax = 12;
+export const webhookBackoffBaseMs = 10_000;
+/** One delivery's request times out after this long (and counts as a failure). */
+export const webhookTimeoutMs = 10_000;
+/** The handler's answer body is read up to this many bytes (for the error log), then dropped. */
+export const webhookAnswerBytesMax = 2048;
+/** A webhook's deliveries listed per call (GET .../deliveries `limit`): default and most. */
+export const webhookDeliveriesListDefault = 20;
+export const webhookDeliveriesListMax = 100;
+/** Receivers refuse signatures older than this (docs/webhooks.md); the sender's own verify() uses it too. */
+export const webhookToleranceSeconds = 300;
+
+// ACH funding proxies (/fundproxy/get-ach, engine/fundproxy).
+/** Digits of a proxy's account number. */
+export const fundProxyAccountDigits = 12;
+/** An ACH trace number (the deposit's idempotency key). */
+export const fundProxyTraceCharsMax = 32;

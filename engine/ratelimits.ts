@@ -36,7 +36,7 @@ const bucketLimits: Record<RateBucket, { points: number; durationSeconds: number
  */
 export function createRateLimits(options: { redis: Redis | null; keyPrefix: string; scale: number; logger?: Logger }): RateLimits {
   // A connection of our own, copied from the engine's: the limiter's MULTI breaks under auto-pipelining.
-  const redis = options.redis ? options.redis.duplicate({ enableAutoPipelining: false }) : null;
+  const redis = options.redis ? options.redis.duplicate({ enableAutoPipelining: false, enableOfflineQueue: true }) : null;
   // Connection errors go to the JSON log (ioredis would print its own non-JSON lines otherwise).
   redis?.on('error', (error: Error) => options.logger?.warn('rate limit store error', { error: error.message }));
   const limiters = new Map<RateBucket, RateLimiterAbstract>();

@@ -18,6 +18,8 @@ import { createPosDomain, type PosDomain } from './pos/domain.ts';
 import { createOperatorListsService, type OperatorListsService } from './operator/service.ts';
 import { createOffersService, type OffersService } from './offers/service.ts';
 import { createPaycardsService, type PaycardsService } from './paycards/service.ts';
+import { createWebhooksService, type WebhooksService } from './webhooks/service.ts';
+import { createFundProxyService, type FundProxyService } from './fundproxy/service.ts';
 
 export interface Services {
   core: Core;
@@ -39,6 +41,8 @@ export interface Services {
   offers: OffersService;
   paycards: PaycardsService;
   pos: PosDomain;
+  webhooks: WebhooksService;
+  fundProxy: FundProxyService;
 }
 
 export async function createServices(core: Core): Promise<Services> {
@@ -60,6 +64,7 @@ export async function createServices(core: Core): Promise<Services> {
   const pos = createPosDomain(core, { profiles, ledger });
   return {
     core, apps, profiles, tokens, messages, invitations, authn, oauth, settings, ledger, designs, circulation, bills, campaigns: createCampaignsService(core), designImages,
-    operatorLists, offers, pos, paycards: createPaycardsService(core),
+    operatorLists, offers, pos, paycards: createPaycardsService(core), webhooks: createWebhooksService(core, { queries: ledger.queries }),
+    fundProxy: createFundProxyService(core, { profiles }),
   };
 }

@@ -195,12 +195,14 @@ test('end of day: totals per settlement type and a CSV export', async () => {
   // The merchant is the design's issuer: its own brand cash comes home unfunded (12.00 + 5.00).
   assert.match(report, /redeem\s+2\s+17\.00\s+0\.00\s+0\.00\s+0\.00/, report);
   assert.match(report, /non_service\s+1\s+3\.00/);
+  // The payment code took 8.00 of open loop cash (its correction's extra 1.00 was the shop's own brand cash).
+  assert.match(report, /immediate\s+1\s+8\.00/, report);
   await key(stdin, 'e');
   const saved = await waitFor(lastFrame, 'CSV saved to');
   const file = /CSV saved to (\S+?\.csv)/.exec(saved.replace(/\n/g, ''))![1];
   const csv = readFileSync(path.join(exportDir, path.basename(file)), 'utf8');
   assert.ok(csv.startsWith('date,timestamp,transfer_id'), csv.slice(0, 80));
-  assert.is(csv.trim().split(/\r?\n/).length, 4);
+  assert.is(csv.trim().split(/\r?\n/).length, 5);
   unmount();
 });
 

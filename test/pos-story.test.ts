@@ -1,8 +1,10 @@
 // Proves the point of sale over HTTP on a real server and database: pull at a merchant terminal
 // (consent, feature, permission, brand cash only, another brand, too much, dedup, two terminals at
 // once), processor sends with a processor token, settlement per plan (funded at once, pending then
-// settled by a settler, a plan with discount and static rows), and the received-and-receivable
-// report's rows, totals, filters and CSV checked against them, with the audit balanced after each step.
+// settled by a settler, a plan with discount and static rows, a settler that is the redeemer, a
+// static row naming the redeemer), payment codes and distributions as immediate and init_dist rows,
+// and the received-and-receivable report's rows (with dist_tid), totals, filters and CSV checked
+// against them, with the audit balanced after each step.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { designPermissions } from '../engine/designs/service.ts';
@@ -82,7 +84,10 @@ let gymDesignId: string;
 let giftPlan: string;
 let loyaltyPlan: string;
 let feePlan: string;
-const sales: { transferId: string; loop: string; received: string; funded: string; pending: string; settled: string; reclaimed: string; device: string | null; type: string }[] = [];
+/** The design sends that distributed each lot of brand cash (the report's dist_tid). */
+const dists: Record<string, string> = {};
+type Sale = { transferId: string; loop: string; received: string; funded: string; pending: string; settled: string; reclaimed: string; device: string | null; type: string; dist: string | null };
+const sales: Sale[] = [];
 
 test.before(async () => {
   server = await startTestServer();
@@ -129,9 +134,10 @@ test('setup: a design with a gift plan, an unfunded loyalty plan and a fee plan;
   }
   await issue(server, cafe.id, '500.00');
   const send = (to: Actor, plan: string, amount: string) => api.post(`/design/${designId}/send`, { recipient_uid: `service:${to.id}`, distribution_plan_id: plan, amount }, cafe.auth);
-  for (const [to, plan, amount] of [[pat, giftPlan, '100.00'], [pat, loyaltyPlan, '20.00'], [kim, feePlan, '40.00']] as const) {
+  for (const [name, to, plan, amount] of [['patGift', pat, giftPlan, '100.00'], ['patLoyalty', pat, loyaltyPlan, '20.00'], ['kimFee', kim, feePlan, '40.00']] as const) {
     const sent = await send(to, plan, amount);
     assert.is(sent.status, 200, sent.text);
+    dists[name] = sent.body.transfer.id;
   }
   const gymDesign = await api.post('/design/create', { title: 'Gym Points', currency: 'USD', design_type: 'gl_design' }, gym.auth);
   gymDesignId = gymDesign.body.id;
@@ -199,7 +205,7 @@ test('a funded pull redeems at once: the merchant is settled from the reserve; d
   assert.is(again.body.transfer.id, pulled.body.transfer.id);
   assert.is(await usd(server, books.id), '20.00');
   assert.is(await brand(pat.id, designId), '100.00');
-  sales.push({ transferId: pulled.body.transfer.id, loop: designId, received: '20.00', funded: '20.00', pending: '0.00', settled: '0.00', reclaimed: '0.00', device: 'till-1', type: 'redeem' });
+  sales.push({ transferId: pulled.body.transfer.id, loop: designId, received: '20.00', funded: '20.00', pending: '0.00', settled: '0.00', reclaimed: '0.00', device: 'till-1', type: 'redeem', dist: dists.patGift });
   const detail = await api.get(`/t/${pulled.body.transfer.id}`, books.auth);
   const actions = detail.body.movements.map((movement: any) => movement.action);
   assert.ok(actions.includes('redeem') && actions.includes('settle'), JSON.stringify(actions));
@@ -227,7 +233,7 @@ test('two terminals pulling from one customer at once cannot overspend', async (
   assert.is(funded + pending, 6000n);
   assert.is(pending, 0n);
   const device = won === first ? 'till-1' : 'till-2';
-  sales.push({ transferId: won.body.transfer.id, loop: designId, received: '60.00', funded: '60.00', pending: '0.00', settled: '0.00', reclaimed: '0.00', device, type: 'redeem' });
+  sales.push({ transferId: won.body.transfer.id, loop: designId, received: '60.00', funded: '60.00', pending: '0.00', settled: '0.00', reclaimed: '0.00', device, type: 'redeem', dist: dists.patGift });
   await assertAudit('concurrent pulls');
 });
 
@@ -239,8 +245,11 @@ test('unfunded loyalty cash: the pull settles pending; a settler pays it in a ba
   const funded = rows.filter((row) => row.state === 'funded').reduce((total, row) => total + row.amount, 0n);
   const pending = rows.filter((row) => row.state === 'pending').reduce((total, row) => total + row.amount, 0n);
   assert.equal([funded, pending], [2000n, 2000n], 'the rest of the gift note is funded, the loyalty note is not');
-  sales.push({ transferId: pulled.body.transfer.id, loop: designId, received: '40.00', funded: '20.00', pending: '20.00', settled: '0.00', reclaimed: '0.00', device: 'till-2', type: 'redeem' });
-  sales.push({ transferId: pulled.body.transfer.id, loop: '0', received: '4.50', funded: '0.00', pending: '0.00', settled: '0.00', reclaimed: '0.00', device: 'till-2', type: 'non_service' });
+  // One row per distribution the redeemed notes came from: the gift lot is funded, the loyalty lot pending.
+  const sale = { transferId: pulled.body.transfer.id, loop: designId, settled: '0.00', reclaimed: '0.00', device: 'till-2', type: 'redeem' };
+  sales.push({ ...sale, received: '20.00', funded: '20.00', pending: '0.00', dist: dists.patGift });
+  sales.push({ ...sale, received: '20.00', funded: '0.00', pending: '20.00', dist: dists.patLoyalty });
+  sales.push({ ...sale, loop: '0', received: '4.50', funded: '0.00', pending: '0.00', type: 'non_service', dist: null });
   assert.is(BigInt((await usd(server, books.id)).replace('.', '')) - BigInt(before.replace('.', '')), funded);
   await assertAudit('pending');
   const pendingView = await api.get(`/design/${designId}/settlements`, cafe.auth);
@@ -293,13 +302,13 @@ test('a plan with discount and static rows: the reserve pays the static row and 
   // 75% to the redeemer (15.00) and 5% to the partner (1.00), both from the 80% reserve.
   assert.is(BigInt((await usd(server, books.id)).replace('.', '')) - BigInt(booksBefore.replace('.', '')), 1500n);
   assert.is(BigInt((await usd(server, partner.id)).replace('.', '')) - BigInt(partnerBefore.replace('.', '')), 100n);
-  sales.push({ transferId: pulled.body.transfer.id, loop: designId, received: '20.00', funded: '15.00', pending: '0.00', settled: '0.00', reclaimed: '5.00', device: 'till-1', type: 'redeem' });
+  sales.push({ transferId: pulled.body.transfer.id, loop: designId, received: '20.00', funded: '15.00', pending: '0.00', settled: '0.00', reclaimed: '5.00', device: 'till-1', type: 'redeem', dist: dists.kimFee });
   await assertAudit('fee plan');
 });
 
 test('processor: a processor token of the sender sends to an accepting business; other tokens and senders are refused', async () => {
   await issue(server, cafe.id, '20.00');
-  await api.post(`/design/${designId}/send`, { recipient_uid: `service:${pat.id}`, distribution_plan_id: giftPlan, amount: '20.00' }, cafe.auth);
+  dists.patGift2 = (await api.post(`/design/${designId}/send`, { recipient_uid: `service:${pat.id}`, distribution_plan_id: giftPlan, amount: '20.00' }, cafe.auth)).body.transfer.id;
   const processor = await processorToken(pat.id);
   const before = await ledgerFingerprint(server.engine);
   const body = { sender_id: pat.id, recipient_id: books.id, amounts: `${designId}-USD-5.00` };
@@ -334,7 +343,7 @@ test('processor: a processor token of the sender sends to an accepting business;
   const repeat = await api.post('/proc/redeem', { ...body, dedup_id: 'proc-1' }, processor);
   assert.is(repeat.status, 200, repeat.text);
   assert.is(repeat.body.transfer.id, sent.body.transfer.id, 'the deprecated alias answers the same transfer for the same dedup_id');
-  sales.push({ transferId: sent.body.transfer.id, loop: designId, received: '5.00', funded: '5.00', pending: '0.00', settled: '0.00', reclaimed: '0.00', device: null, type: 'redeem' });
+  sales.push({ transferId: sent.body.transfer.id, loop: designId, received: '5.00', funded: '5.00', pending: '0.00', settled: '0.00', reclaimed: '0.00', device: null, type: 'redeem', dist: dists.patGift2 });
   const toPerson = await api.post('/proc/send', { sender_id: pat.id, recipient_id: kim.id, amounts: `${gymDesignId}-USD-2.00` }, processor);
   assert.is(toPerson.status, 200, toPerson.text);
   assert.is(await brand(kim.id, gymDesignId), '2.00', 'an individual recipient simply receives the cash');
@@ -347,6 +356,40 @@ test('revoking consent stops the merchant at once', async () => {
   assert.is(revoked.body.revoked, true);
   const refused = await api.post('/pull/redeem', { sender_uid: `service:${kim.id}`, amounts: `${designId}-USD-1.00` }, till1);
   assert.is(refused.status, 403, refused.text);
+});
+
+test('a payment code taken at the terminal is an immediate row of the report; a correction changes it', async () => {
+  await server.engine.services.profiles.setFlags(server.engine.sql, books.id, { supportPaycode: true });
+  const sent = await api.post('/wallet/send', { recipient_uid: `service:${books.id}`, amounts: '0-USD-10.00' }, pat.auth);
+  assert.is(sent.status, 200, sent.text);
+  const code = sent.body.transfer.payment_codes[0].code as string;
+  const received = await api.post('/wallet/receive', { paycode: code, currency: 'USD', amount: '6.00' }, till1);
+  assert.is(received.status, 200, received.text);
+  const corrected = await api.post('/wallet/receive', { paycode: code, currency: 'USD', amount: '4.00' }, till1);
+  assert.is(corrected.status, 200, corrected.text);
+  assert.is(corrected.body.amount_received, '4.00');
+  sales.push({ transferId: sent.body.transfer.id, loop: '0', received: '4.00', funded: '0.00', pending: '0.00', settled: '4.00', reclaimed: '0.00', device: 'till-1', type: 'immediate', dist: null });
+  await assertAudit('payment code');
+});
+
+test('open loop cash paid at distribution (a fee, the issuer proceeds of a distributor) is an init_dist row of its recipient', async () => {
+  const added = await api.post(`/design/${designId}/agreement/add`, { uid: `service:${grocery.id}`, distributor: true, terms_text: 'Sells gift cards' }, cafe.auth);
+  assert.is(added.status, 200, added.text);
+  assert.is((await api.post(`/design/${designId}/agreement/${added.body.agreement.id}/activate`, {}, grocery.auth)).status, 200);
+  await issue(server, grocery.id, '20.00');
+  const counter = await terminal(grocery, 'g-2', []);
+  const sold = await api.post(`/design/${designId}/send`, { recipient_uid: `service:${kim.id}`, distribution_plan_id: feePlan, amount: '10.00' }, counter);
+  assert.is(sold.status, 200, sold.text);
+  // Kim gets 10.00 of brand cash for 9.00 (10% discount): 8.00 to the reserve, 0.50 fee to the partner, 0.50 proceeds to the issuer.
+  const cafeRows = (await api.post('/wallet/report/receivable', { settlement_types: ['init_dist'] }, cafe.auth)).body.report;
+  assert.equal(cafeRows.map((row: any) => [row.transfer_id, row.dist_tid, row.loop_id, row.received_amount, row.settle_settled, row.settle_pending, row.is_fundable, row.pos_device_holder_id, row.pos_device_id]),
+    [[sold.body.transfer.id, sold.body.transfer.id, designId, '0.50', '0.50', '0.00', false, grocery.managerId, 'g-2']]);
+  const partnerRows = (await api.post('/wallet/report/receivable', {}, partner.auth)).body.report;
+  assert.equal(partnerRows.map((row: any) => [row.settlement_type, row.transfer_id, row.dist_tid, row.received_amount, row.settle_settled, row.pos_device_id]), [
+    ['init_dist', dists.kimFee, dists.kimFee, '2.00', '2.00', null],
+    ['init_dist', sold.body.transfer.id, sold.body.transfer.id, '0.50', '0.50', 'g-2'],
+  ]);
+  await assertAudit('init_dist');
 });
 
 function totals(rows: any[]) {
@@ -372,9 +415,9 @@ test('the report: rows and totals match every sale and settlement; filters and C
   const rows = answer.body.report;
   const got = rows.map((row: any) => ({
     transferId: row.transfer_id, loop: row.loop_id, received: row.received_amount, funded: row.settle_funded, pending: row.settle_pending, settled: row.settle_settled,
-    reclaimed: row.settle_reclaimed, device: row.pos_device_id, type: row.settlement_type,
+    reclaimed: row.settle_reclaimed, device: row.pos_device_id, type: row.settlement_type, dist: row.dist_tid,
   }));
-  const sortKey = (row: any) => `${row.transferId}/${row.type}`;
+  const sortKey = (row: any) => `${row.transferId}/${row.type}/${row.dist}`;
   assert.equal([...got].sort((a, b) => sortKey(a).localeCompare(sortKey(b))), [...sales].sort((a, b) => sortKey(a).localeCompare(sortKey(b))));
   for (const row of rows) {
     assert.is(row.pos_device_holder_id, row.pos_device_id ? books.managerId : null);
@@ -386,6 +429,7 @@ test('the report: rows and totals match every sale and settlement; filters and C
   assert.is(sum.redeem.pending, 0n);
   assert.is(sum.redeem.funded + sum.redeem.settled, 14000n, 'all but the 5.00 the fee plan reclaims settled in open loop cash');
   assert.is(sum.non_service.received, 450n);
+  assert.equal([sum.immediate.received, sum.immediate.settled], [400n, 400n]);
 
   const till1Only = await api.post('/wallet/report/receivable', { pos_device: `${books.managerId}.till-1` }, till1);
   assert.ok(till1Only.body.report.every((row: any) => row.pos_device_id === 'till-1'));
@@ -418,6 +462,47 @@ test('the report: rows and totals match every sale and settlement; filters and C
   const customerReport = await api.post('/wallet/report/receivable', {}, pat.auth);
   assert.is(customerReport.body.report.length, 0, 'a customer received nothing');
   await assertAudit('report');
+});
+
+test('edge cases: a redeemer that is also the settler settles to itself; a static row may name the redeemer', async () => {
+  const plan = async (title: string, recipients: Record<string, string>[]) => {
+    const planId = (await api.post(`/design/${gymDesignId}/plan/create`, { title }, gym.auth)).body.plan_id;
+    const patched = await api.patch(`/design/${gymDesignId}/plan/${planId}`, { recipients }, gym.auth);
+    assert.is(patched.status, 200, patched.text);
+    return planId;
+  };
+  const loyalty = await plan('Loyalty', [{ percentage: '100', loop_id: '0', recipient_type: 'discount', recipient_id: '0' }]);
+  const shared = await plan('Shared', [
+    { percentage: '90', loop_id: gymDesignId, recipient_type: 'redeemer', recipient_id: '0' },
+    { percentage: '10', loop_id: gymDesignId, recipient_type: 'static', recipient_id: grocery.id },
+  ]);
+  const added = await api.post(`/design/${gymDesignId}/agreement/add`, { uid: `service:${grocery.id}`, redeemer: true, settler: true, terms_text: 'Both' }, gym.auth);
+  assert.is(added.status, 200, added.text);
+  assert.is((await api.post(`/design/${gymDesignId}/agreement/${added.body.agreement.id}/activate`, {}, grocery.auth)).status, 200);
+  const lee = await customer();
+  await issue(server, gym.id, '10.00');
+  const send = (planId: string) => api.post(`/design/${gymDesignId}/send`, { recipient_uid: `service:${lee.id}`, distribution_plan_id: planId, amount: '10.00' }, gym.auth);
+  const [fromLoyalty, fromShared] = [(await send(loyalty)).body.transfer.id, (await send(shared)).body.transfer.id];
+  const groceryBefore = await usd(server, grocery.id);
+  const spent = await api.post('/wallet/send', { recipient_uid: `service:${grocery.id}`, amounts: `${gymDesignId}-USD-20.00` }, lee.auth);
+  assert.is(spent.status, 200, spent.text);
+  const owed = await server.engine.sql<{ role: string; recipient_id: string; amount: bigint; state: string; dist_tid: string }[]>`
+    select role, recipient_id, amount, state, dist_tid from settlements where redemption_transfer_id = ${spent.body.transfer.id} order by dist_tid = ${fromShared}, role`;
+  assert.equal(owed.map((row) => [row.dist_tid, row.role, row.recipient_id, row.amount, row.state]), [
+    [fromLoyalty, 'redeemer', grocery.id, 1000n, 'pending'],
+    [fromShared, 'redeemer', grocery.id, 900n, 'funded'],
+    [fromShared, 'static', grocery.id, 100n, 'funded'],
+  ]);
+  assert.is(BigInt((await usd(server, grocery.id)).replace('.', '')) - BigInt(groceryBefore.replace('.', '')), 1000n, 'the shared lot is paid from its reserve at once, both rows');
+  await assertAudit('a static row naming the redeemer');
+  const settled = await api.post(`/design/${gymDesignId}/settle`, {}, grocery.auth);
+  assert.is(settled.status, 200, settled.text);
+  assert.is(settled.body.pending, 0);
+  assert.is(BigInt((await usd(server, grocery.id)).replace('.', '')) - BigInt(groceryBefore.replace('.', '')), 1000n, 'settling to itself moves no cash');
+  const rows = (await api.post('/wallet/report/receivable', { settlement_types: ['redeem'] }, grocery.auth)).body.report;
+  const byDist = Object.fromEntries(rows.map((row: any) => [row.dist_tid, [row.received_amount, row.settle_funded, row.settle_pending, row.settle_settled, row.settle_reclaimed]]));
+  assert.equal(byDist, { [fromLoyalty]: ['10.00', '0.00', '0.00', '10.00', '0.00'], [fromShared]: ['10.00', '9.00', '0.00', '0.00', '1.00'] });
+  await assertAudit('settled to itself');
 });
 
 test.run();

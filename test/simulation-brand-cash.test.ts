@@ -1,8 +1,8 @@
 // Proves, by a seeded property-based simulation, that random sequences over brand cash (design
 // sends under plans with discounts, fees and reserves; sends between people; spending at redeemers,
 // at the issuer and at shops without an agreement; pulls at the merchant terminal with and without
-// the customer's consent; settlements by the settler; agreements activated and deactivated; bills
-// created, paid and canceled; expiry under an advancing clock) keep the audit balanced after every
+// the customer's consent; processor sends for the senders who granted the processor a token;
+// settlements by the settler; agreements activated and deactivated; bills created, paid and canceled; expiry under an advancing clock) keep the audit balanced after every
 // step (per loop and currency issued = held + in flight + reserved + redeemed + expired, and per
 // design the reserve equals what its brand cash needs), and that every rejected operation changes
 // nothing.
@@ -92,6 +92,7 @@ const operationArb = fc.oneof(
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('time' as const), hours: fc.integer({ min: 1, max: 60 }) }) },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('pull' as const), design: fc.nat(), from: fc.nat(), cents: centsArb }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('settle' as const), design: fc.nat() }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('proc' as const), design: fc.nat(), from: fc.nat(), cents: centsArb, to: fc.constantFrom('redeemer', 'issuer', 'outsider') }) },
 );
 type Operation = typeof operationArb extends fc.Arbitrary<infer T> ? T : never;
 
@@ -143,6 +144,16 @@ async function apply(operation: Operation): Promise<{ ok: boolean }> {
         merchantId: redeemer, merchantPersonalId: null, deviceId: null, senderUid: `service:${people[operation.from % people.length]}`,
         amounts: `${designIds[operation.design % designIds.length]}-USD-${dollars(operation.cents)}`, nonServiceCurrency: 'USD', private: true, appdata: {},
       });
+    case 'proc': {
+      // A payment processor's token for the sender (authorization code grant with offline and
+      // process_payment): what the route hands the engine from the token it authenticated.
+      const senderId = people[operation.from % people.length];
+      return harness.engine.services.pos.payments.procSend({
+        caller: { profileId: senderId, source: 'oauth', permissions: new Set(['offline', 'process_payment']) }, senderId,
+        recipientId: operation.to === 'redeemer' ? redeemer : operation.to === 'issuer' ? merchant : outsider,
+        amounts: `${designIds[operation.design % designIds.length]}-USD-${dollars(operation.cents)}`, nonServiceCurrency: 'USD', private: true, appdata: {},
+      });
+    }
     case 'settle':
       return harness.engine.services.pos.settlements.settle({ designId: designIds[operation.design % designIds.length], settlerId: null, limit: 50 });
     case 'time':
@@ -191,7 +202,7 @@ test('random brand cash operations keep the audit and the reserves balanced; rej
   assert.ok(brand.some((total) => total.expired !== '0.00'), 'some brand cash expired');
   assert.ok(steps > 50, `ran ${steps} steps`);
   assert.ok(rejected > 0, 'some operations were rejected');
-  for (const kind of ['distribute', 'send', 'bill', 'settleBill', 'time', 'pull', 'settle']) assert.ok(kinds.has(kind), `some ${kind} succeeded`);
+  for (const kind of ['distribute', 'send', 'bill', 'settleBill', 'time', 'pull', 'settle', 'proc']) assert.ok(kinds.has(kind), `some ${kind} succeeded`);
   assert.ok(Date.now() - startedAt < 90_000);
 });
 

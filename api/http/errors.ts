@@ -64,6 +64,7 @@ export type EdgeError =
   | 'insufficient_scope'
   | 'app_not_permitted'
   | 'lock_unavailable'
+  | 'database_unavailable'
   | 'rate_limited';
 
 const tokenError = (tokenErrorCode: string, description: string): ErrorMapping => ({
@@ -93,5 +94,6 @@ export const edgeErrors = errorTable<EdgeError>({
   insufficient_scope: { status: 403, description: 'The access token does not carry the permission this call needs.' },
   app_not_permitted: { status: 403, error: 'app_denied', description: 'The app does not have the permission this call needs.' },
   lock_unavailable: { status: 503, error: 'busy', description: 'The service is busy; try again.' },
+  database_unavailable: { status: 503, error: 'busy', description: 'The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).' },
   rate_limited: { status: 429, error: 'rate_limited', description: 'Too many requests; try again after Retry-After seconds.' },
 });

@@ -280,6 +280,8 @@ export function mountRoutes(app: Express, engine: Engine, authenticators: Authen
         response,
         requestId: response.locals.requestId,
       });
+      // A raw response (the report's CSV) was written by the handler itself.
+      if (result === undefined && response.headersSent) return;
       if (engine.config.checkResponses) checkResponse(route, result);
       sendResult(response, result);
     };

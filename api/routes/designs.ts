@@ -1,5 +1,6 @@
 // Cash designs: create, list, read, edit and delete designs; distribution plans; network
 // agreements; the redeemers list. Each handler parses, makes one engine call and maps the result.
+import { posDeviceOf } from '../../engine/designs/redemption.ts';
 import { z } from 'zod';
 import type { DesignError, DesignFailure } from '../../engine/designs/errors.ts';
 import { designTypes } from '../../engine/designs/service.ts';
@@ -181,6 +182,7 @@ export const designRoutes: RouteDefinition[] = [
         callerId: token!.profileId, designId: designIdOf(params), recipientUid: input.recipient_uid, planId: input.distribution_plan_id, amount: input.amount,
         senderUid: input.sender_uid, message: input.message, private: input.private ?? true, requireRecipientEmail: input.require_recipient_email ?? false,
         appdata, dedupId: input.dedup_id, closedLoopOnly: token!.closedLoopOnly,
+        posDevice: posDeviceOf(token!),
       });
       if (!result.ok) raiseEither(result);
       const detail = await engine.services.ledger.queries.detail(token!.profileId, result.transferId);

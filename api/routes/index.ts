@@ -23,6 +23,8 @@ import { procRoutes } from './proc.ts';
 import { reportRoutes } from './report.ts';
 import { operatorListRoutes } from './operator-lists.ts';
 import { offerRoutes } from './offers.ts';
+import { webhookRoutes } from './webhooks.ts';
+import { fundProxyRoutes } from './fundproxy.ts';
 
 export function allRoutes(): RouteDefinition[] {
   return [
@@ -49,5 +51,7 @@ export function allRoutes(): RouteDefinition[] {
     ...reportRoutes,
     ...operatorListRoutes,
     ...offerRoutes,
+    ...webhookRoutes,
+    ...fundProxyRoutes,
   ];
 }

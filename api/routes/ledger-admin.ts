@@ -14,7 +14,8 @@ import { recipientAccountField } from './payouts.ts';
 const empty = z.object({}).strict();
 const uidField = boundedString(loginCharsMax, 1);
 
-async function profileIdOf(engine: Engine, uid: string, field: string): Promise<string> {
+/** The profile a UID (service:<id>, username:<name> or a bare id) names, or a 400 on the field. */
+export async function profileIdOf(engine: Engine, uid: string, field: string): Promise<string> {
   const parsed = parseUid(uid) ?? parseUid(`service:${uid}`);
   const profile = parsed ? await engine.services.profiles.findByUid(engine.sql, parsed.uid) : null;
   if (!profile) throw httpError(edgeErrors, 'invalid', { invalid: { [field]: 'no profile has this UID' } });

@@ -1,4 +1,5 @@
 // Wallet sending and receiving: GET /wallet/presend, POST /wallet/send, POST /wallet/receive.
+import { posDeviceOf } from '../../engine/designs/redemption.ts';
 import { partyInfo, profile, sendableAmount, transfer, transferAndProfileAnswer } from '../http/schemas.ts';
 import { z } from 'zod';
 import type { Engine } from '../../engine/engine.ts';
@@ -135,6 +136,7 @@ export const ledgerRoutes: RouteDefinition[] = [
       const { ledger, profiles } = engine.services;
       const result = await ledger.transfers.receive({
         recipientId: token!.profileId, paycode: input.paycode, currency: input.currency, amount: input.amount, totalDue: input.total_due, totalTax: input.total_tax,
+        posDevice: posDeviceOf(token!),
       });
       if (!result.ok) raise(result);
       const transfer = await ledger.queries.summary(result.transferId);

@@ -2330,6 +2330,181 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/p/{profileId}/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The profile's webhooks (secrets are never shown again). */
+        get: operations["getProfileWebhooks"];
+        put?: never;
+        /** Registers a handler URL, optionally for some workflow types and states (pending, completed, canceled); answers its signing secret once. */
+        post: operations["postProfileWebhooks"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/p/{profileId}/webhook/{webhookId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One webhook. */
+        get: operations["getProfileWebhookByWebhookId"];
+        put?: never;
+        post?: never;
+        /** Removes a webhook; deliveries not yet made are dropped. */
+        delete: operations["deleteProfileWebhookByWebhookId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/p/{profileId}/webhook/{webhookId}/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A new signing secret (answered once); the previous one also signs for 24 hours. */
+        post: operations["postProfileWebhookRotate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/p/{profileId}/webhook/{webhookId}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The webhook's deliveries, newest first: delivery id, transfer, attempts, delivered or failed, last error. */
+        get: operations["getProfileWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The profile's webhooks (secrets are never shown again). */
+        get: operations["getAdminWebhooks"];
+        put?: never;
+        /** Registers a handler URL, optionally for some workflow types and states (pending, completed, canceled); answers its signing secret once. */
+        post: operations["postAdminWebhooks"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/webhook/{webhookId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One webhook. */
+        get: operations["getAdminWebhookByWebhookId"];
+        put?: never;
+        post?: never;
+        /** Removes a webhook; deliveries not yet made are dropped. */
+        delete: operations["deleteAdminWebhookByWebhookId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/webhook/{webhookId}/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A new signing secret (answered once); the previous one also signs for 24 hours. */
+        post: operations["postAdminWebhookRotate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/webhook/{webhookId}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The webhook's deliveries, newest first: delivery id, transfer, attempts, delivered or failed, last error. */
+        get: operations["getAdminWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/fundproxy/get-ach": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Gets or creates an ACH funding proxy: money arriving on its account number is issued by the issuer, passed through the distributor if named, and lands with the recipient (idempotent). */
+        get: operations["getFundproxyGetAch"];
+        put?: never;
+        /** Gets or creates an ACH funding proxy: money arriving on its account number is issued by the issuer, passed through the distributor if named, and lands with the recipient (idempotent). */
+        post: operations["postFundproxyGetAch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/fundproxy/deposit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The simulated ACH rail: money arrives for a proxy's account number and becomes a receive_ach_confirm transfer (a repeated trace_number answers the first). */
+        post: operations["postAdminFundproxyDeposit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/openapi.json": {
         parameters: {
             query?: never;
@@ -9654,6 +9829,657 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getProfileWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                profileId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        webhooks: {
+                            id: string;
+                            profile_id: string;
+                            url: string;
+                            workflow_types: string[] | null;
+                            states: ("pending" | "completed" | "canceled")[] | null;
+                            source_url: string;
+                            created_at: string;
+                            rotated_at: string | null;
+                            previous_secret_until: string | null;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    postProfileWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                profileId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    url: string;
+                    workflow_types?: string[];
+                    states?: ("pending" | "completed" | "canceled")[];
+                };
+                "application/x-www-form-urlencoded": {
+                    url: string;
+                    workflow_types?: string[];
+                    states?: ("pending" | "completed" | "canceled")[];
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        webhook: {
+                            id: string;
+                            profile_id: string;
+                            url: string;
+                            workflow_types: string[] | null;
+                            states: ("pending" | "completed" | "canceled")[] | null;
+                            source_url: string;
+                            created_at: string;
+                            rotated_at: string | null;
+                            previous_secret_until: string | null;
+                        };
+                        secret: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getProfileWebhookByWebhookId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                profileId: string;
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        webhook: {
+                            id: string;
+                            profile_id: string;
+                            url: string;
+                            workflow_types: string[] | null;
+                            states: ("pending" | "completed" | "canceled")[] | null;
+                            source_url: string;
+                            created_at: string;
+                            rotated_at: string | null;
+                            previous_secret_until: string | null;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    deleteProfileWebhookByWebhookId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                profileId: string;
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+                "application/x-www-form-urlencoded": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        removed: true;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    postProfileWebhookRotate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                profileId: string;
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+                "application/x-www-form-urlencoded": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        webhook: {
+                            id: string;
+                            profile_id: string;
+                            url: string;
+                            workflow_types: string[] | null;
+                            states: ("pending" | "completed" | "canceled")[] | null;
+                            source_url: string;
+                            created_at: string;
+                            rotated_at: string | null;
+                            previous_secret_until: string | null;
+                        };
+                        secret: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getProfileWebhookDeliveries: {
+        parameters: {
+            query?: {
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                profileId: string;
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        deliveries: {
+                            delivery_id: string;
+                            transfer_id: string;
+                            activity_count: number;
+                            attempts: number;
+                            created_at: string;
+                            delivered_at: string | null;
+                            failed_at: string | null;
+                            next_attempt_at: string | null;
+                            last_error: string | null;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    getAdminWebhooks: {
+        parameters: {
+            query: {
+                uid: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        webhooks: {
+                            id: string;
+                            profile_id: string;
+                            url: string;
+                            workflow_types: string[] | null;
+                            states: ("pending" | "completed" | "canceled")[] | null;
+                            source_url: string;
+                            created_at: string;
+                            rotated_at: string | null;
+                            previous_secret_until: string | null;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    postAdminWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    uid: string;
+                    url: string;
+                    workflow_types?: string[];
+                    states?: ("pending" | "completed" | "canceled")[];
+                };
+                "application/x-www-form-urlencoded": {
+                    uid: string;
+                    url: string;
+                    workflow_types?: string[];
+                    states?: ("pending" | "completed" | "canceled")[];
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        webhook: {
+                            id: string;
+                            profile_id: string;
+                            url: string;
+                            workflow_types: string[] | null;
+                            states: ("pending" | "completed" | "canceled")[] | null;
+                            source_url: string;
+                            created_at: string;
+                            rotated_at: string | null;
+                            previous_secret_until: string | null;
+                        };
+                        secret: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getAdminWebhookByWebhookId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        webhook: {
+                            id: string;
+                            profile_id: string;
+                            url: string;
+                            workflow_types: string[] | null;
+                            states: ("pending" | "completed" | "canceled")[] | null;
+                            source_url: string;
+                            created_at: string;
+                            rotated_at: string | null;
+                            previous_secret_until: string | null;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    deleteAdminWebhookByWebhookId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+                "application/x-www-form-urlencoded": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        removed: true;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    postAdminWebhookRotate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+                "application/x-www-form-urlencoded": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        webhook: {
+                            id: string;
+                            profile_id: string;
+                            url: string;
+                            workflow_types: string[] | null;
+                            states: ("pending" | "completed" | "canceled")[] | null;
+                            source_url: string;
+                            created_at: string;
+                            rotated_at: string | null;
+                            previous_secret_until: string | null;
+                        };
+                        secret: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getAdminWebhookDeliveries: {
+        parameters: {
+            query?: {
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        deliveries: {
+                            delivery_id: string;
+                            transfer_id: string;
+                            activity_count: number;
+                            attempts: number;
+                            created_at: string;
+                            delivered_at: string | null;
+                            failed_at: string | null;
+                            next_attempt_at: string | null;
+                            last_error: string | null;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    getFundproxyGetAch: {
+        parameters: {
+            query: {
+                routing_number: string;
+                issuer_uid: string;
+                distributor_uid?: string;
+                recipient_uid: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        routing_number: string;
+                        account_number: string;
+                        issuer_id: string;
+                        distributor_id: string | null;
+                        recipient_id: string;
+                        appdata: {
+                            [key: string]: string;
+                        };
+                        created: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    postFundproxyGetAch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    routing_number: string;
+                    issuer_uid: string;
+                    distributor_uid?: string;
+                    recipient_uid: string;
+                };
+                "application/x-www-form-urlencoded": {
+                    routing_number: string;
+                    issuer_uid: string;
+                    distributor_uid?: string;
+                    recipient_uid: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        routing_number: string;
+                        account_number: string;
+                        issuer_id: string;
+                        distributor_id: string | null;
+                        recipient_id: string;
+                        appdata: {
+                            [key: string]: string;
+                        };
+                        created: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    postAdminFundproxyDeposit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    account_number: string;
+                    amount: string | number;
+                    /**
+                     * @default USD
+                     * @constant
+                     */
+                    currency?: "USD";
+                    trace_number?: string;
+                };
+                "application/x-www-form-urlencoded": {
+                    account_number: string;
+                    amount: string | number;
+                    /**
+                     * @default USD
+                     * @constant
+                     */
+                    currency?: "USD";
+                    trace_number?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        transfer_id: string;
+                        duplicate: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];

@@ -1,6 +1,6 @@
 // `cashloop app create|show|list`: apps through the admin API.
 import type { Command } from 'commander';
-import { fields, globalsOf, operatorApi, print, table, valueOrPrompt } from '../client.ts';
+import { commaList, fields, globalsOf, operatorApi, print, table, valueOrPrompt } from '../client.ts';
 import type { Environment } from '../settings.ts';
 
 export function registerAppCommands(program: Command, env: Environment): void {
@@ -19,8 +19,8 @@ export function registerAppCommands(program: Command, env: Environment): void {
     .action(async (options, command: Command) => {
       const globals = globalsOf(command);
       const name = await valueOrPrompt(options.name, '--name', 'App name');
-      const permissions = String(options.permissions).split(',').map((part) => part.trim()).filter(Boolean);
-      const userPermissions = String(options.userPermissions).split(',').map((part) => part.trim()).filter(Boolean);
+      const permissions = commaList(options.permissions);
+      const userPermissions = commaList(options.userPermissions);
       const api = operatorApi(globals, env);
       const created = await api.call(
         api.client.POST('/admin/apps', {

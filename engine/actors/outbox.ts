@@ -10,8 +10,14 @@ import * as store from './store.ts';
 /** Delivers one effect. Throwing means "try again later". */
 export type EffectHandler = (payload: any, context: { outboxId: bigint; attempt: number }) => Promise<void>;
 
+/** How often and how far apart a kind's deliveries are tried (the outbox defaults otherwise). */
+export interface RetryPolicy {
+  attemptsMax: number;
+  backoffBaseMs: number;
+}
+
 export interface Outbox {
-  register(kind: string, handler: EffectHandler): void;
+  register(kind: string, handler: EffectHandler, policy?: RetryPolicy): void;
   /** Tries the given rows now (called right after their commit). */
   kick(ids: bigint[]): void;
   /** Delivers every due row once; returns how many were attempted. */
@@ -25,6 +31,8 @@ export interface Outbox {
 export function createOutbox(options: { sql: Sql; clock: Clock; logger: Logger; metrics: Metrics }): Outbox {
   const { sql, clock, logger, metrics } = options;
   const handlers = new Map<string, EffectHandler>();
+  const policies = new Map<string, RetryPolicy>();
+  const defaultPolicy: RetryPolicy = { attemptsMax: outboxAttemptsMax, backoffBaseMs: outboxBackoffBaseMs };
   const inFlight = new Set<Promise<unknown>>();
   let timer: NodeJS.Timeout | undefined;
 
@@ -42,12 +50,13 @@ export function createOutbox(options: { sql: Sql; clock: Clock; logger: Logger; 
       metrics.outboxDeliveries.inc({ kind: row.kind, outcome: 'delivered' });
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      if (row.attempts >= outboxAttemptsMax) {
+      const policy = policies.get(row.kind) ?? defaultPolicy;
+      if (row.attempts >= policy.attemptsMax) {
         await store.markOutboxFailed(sql, row.id, now(), message);
         metrics.outboxDeliveries.inc({ kind: row.kind, outcome: 'failed' });
         logger.error('outbox delivery gave up', { outboxId: String(row.id), kind: row.kind, attempts: row.attempts, error: message });
       } else {
-        const backoffMs = outboxBackoffBaseMs * 2 ** (row.attempts - 1);
+        const backoffMs = policy.backoffBaseMs * 2 ** (row.attempts - 1);
         await store.markOutboxRetry(sql, row.id, new Date(now().getTime() + backoffMs), message);
         metrics.outboxDeliveries.inc({ kind: row.kind, outcome: 'retry' });
         logger.warn('outbox delivery failed; will retry', { outboxId: String(row.id), kind: row.kind, attempts: row.attempts, error: message });
@@ -58,7 +67,9 @@ export function createOutbox(options: { sql: Sql; clock: Clock; logger: Logger; 
   async function leaseAndDeliver(ids?: bigint[]): Promise<number> {
     const now = clock.now();
     const rows = await store.leaseOutbox(sql, now, new Date(now.getTime() + outboxLeaseMs), outboxBatchMax, ids);
-    for (const row of rows) await deliver(row);
+    // A batch is delivered concurrently: one slow handler (a webhook timing out after 10 s) neither
+    // holds up the codes and payouts leased with it nor outlives the batch's lease.
+    await Promise.all(rows.map(deliver));
     return rows.length;
   }
 
@@ -68,8 +79,9 @@ export function createOutbox(options: { sql: Sql; clock: Clock; logger: Logger; 
   }
 
   const outbox: Outbox = {
-    register(kind, handler) {
+    register(kind, handler, policy) {
       handlers.set(kind, handler);
+      if (policy) policies.set(kind, policy);
     },
     kick(ids) {
       track(leaseAndDeliver(ids));

@@ -8,7 +8,7 @@ import { knownPermissions } from '../tokens/service.ts';
 import * as store from './store.ts';
 
 /** App permissions (profile access, granted for the app's own site). */
-export const appPermissionNames = ['create_profile', 'get_profile', 'control_profile'] as const;
+export const appPermissionNames = ['create_profile', 'get_profile', 'control_profile', 'get_fund_proxy'] as const;
 export type AppPermission = (typeof appPermissionNames)[number];
 
 export interface AppRecord {

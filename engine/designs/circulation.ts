@@ -26,6 +26,8 @@ import { designKind } from './machine.ts';
 import { publishDesignIn } from './publish.ts';
 import { remindHoldersIn } from './reminders.ts';
 import type { MessagesService } from '../messages/service.ts';
+import * as posStore from '../pos/store.ts';
+import type { PosDevice } from './redemption.ts';
 import { percentagePpm, ppmWhole, releaseReserve } from './reserve.ts';
 import * as store from './store.ts';
 import type { DesignRow, PlanRecipient } from './store.ts';
@@ -45,6 +47,8 @@ export interface DesignSendInput {
   dedupId?: string;
   /** A closed-loop token: the sender's open loop payment under the plan is refused. */
   closedLoopOnly?: boolean;
+  /** The calling token's device: the POS device of the report rows the distribution writes. */
+  posDevice?: PosDevice | null;
 }
 
 export type DesignSendResult = { ok: true; transferId: string; duplicate: boolean } | Failure | DesignFailure;
@@ -158,7 +162,7 @@ export function createCirculation(core: Core, dependencies: { profiles: Profiles
           private: input.private, message: input.message ?? null, messageSubject: null, appdata: input.appdata,
           details: { design_id: design.id, distribution_plan_id: plan.id },
         }, views);
-        const refused = await distributeIn(unit, { design, plan, senderId: input.callerId, recipientId: recipient.id, amount, transferId, number: 1 });
+        const refused = await distributeIn(unit, { design, plan, senderId: input.callerId, recipientId: recipient.id, amount, transferId, number: 1, posDevice: input.posDevice });
         if (refused) return reject(refused);
         return { ok: true as const, transferId, duplicate: false };
       }, { shared: { rows: balanceRowLocks, keys: balanceKeys } }) as { ok: true; transferId: string; duplicate: boolean } | Failure | DesignFailure | { ok: false; error: 'duplicate' };
@@ -191,7 +195,10 @@ export function createCirculation(core: Core, dependencies: { profiles: Profiles
  */
 export async function distributeIn(
   unit: Unit,
-  input: { design: DesignRow; plan: { id: string; recipients: PlanRecipient[] }; senderId: string; recipientId: string; amount: bigint; transferId: string; number: number },
+  input: {
+    design: DesignRow; plan: { id: string; recipients: PlanRecipient[] }; senderId: string; recipientId: string; amount: bigint; transferId: string; number: number;
+    posDevice?: PosDevice | null;
+  },
 ): Promise<Failure | null> {
   const { design, plan, amount, transferId } = input;
   const at = unit.now;
@@ -200,12 +207,22 @@ export async function distributeIn(
   const payments: [ledgerStore.Holder, bigint, string, string][] = [[{ kind: 'reserve', id: design.id }, split.reserve, 'reserve', design.id]];
   for (const fee of split.fees) payments.push([walletHolder(fee.recipientId), fee.amount, 'fee', fee.recipientId]);
   if (design.issuer_id !== input.senderId) payments.push([walletHolder(design.issuer_id), split.proceeds, 'proceeds', design.issuer_id]);
+  const receivables: posStore.NewReceivable[] = [];
   for (const [holder, paid, action, toId] of payments) {
     if (paid === 0n) continue;
     const refused = await payIn(unit, input.senderId, holder, design.currency, paid, { transferId, number, action, toId });
     if (refused) return refused;
     number += 1;
+    // Open loop cash paid at distribution (a fee, the issuer's proceeds) is received and settled at once.
+    if (holder.kind === 'wallet') {
+      receivables.push({
+        profileId: toId, transferId, posDeviceHolderId: input.posDevice?.holderId ?? null, posDeviceId: input.posDevice?.deviceId ?? null, distTid: transferId,
+        settlementType: 'init_dist', receivedCurrency: design.currency, settleCurrency: design.currency, loopId: design.id, isFundable: false, tenderType: 'service',
+        receivedAmount: paid, settleFunded: 0n, settleReclaimed: 0n, settlePending: 0n, settleSettled: paid,
+      });
+    }
   }
+  await posStore.insertReceivables(unit.tx, receivables, at);
   if (design.max_per_wallet !== null && input.recipientId !== design.issuer_id) {
     const held = await ledgerStore.selectBalance(unit.tx, input.recipientId, design.id, design.currency);
     if (held + amount > design.max_per_wallet) {
@@ -215,6 +232,7 @@ export async function distributeIn(
   const expiresAt = noteExpiry(design, at);
   await ledgerStore.insertIssuedNote(unit.tx, {
     holderId: input.recipientId, loopId: design.id, currency: design.currency, issuerId: design.issuer_id, amount, expiresAt, reserve: split.reserve, planId: plan.id,
+    distTransferId: transferId,
   }, at);
   const line = { loopId: design.id, currency: design.currency, issuerId: design.issuer_id, amount };
   await ledgerStore.insertMovements(unit.tx, transferId, [

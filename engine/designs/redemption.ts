@@ -7,7 +7,7 @@
 // as pending settlement rows until a settler of the design pays them (engine/pos/settlement.ts).
 // Every part is a settlement row, and the redeemer's part a row of its received-and-receivable report.
 import type { Unit } from '../actors/command.ts';
-import type { Pick } from '../ledger/allocation.ts';
+import type { Pick as LedgerPick } from '../ledger/allocation.ts';
 import { walletHolder } from '../ledger/cash.ts';
 import * as ledgerStore from '../ledger/store.ts';
 import { redeemOnArrivalNotesMax } from '../limits.ts';
@@ -25,12 +25,18 @@ interface ArrivedNote {
   amount: bigint;
   reserve: bigint;
   plan_id: string | null;
+  dist_transfer_id: string | null;
 }
 
 /** The terminal a redemption was taken at (the calling token's device), for the report. */
 export interface PosDevice {
   holderId: string;
   deviceId: string;
+}
+
+/** The POS device of a caller: its token's device, held by the person at the terminal (else the profile). */
+export function posDeviceOf(caller: { profileId: string; personalProfileId?: string | null; deviceId?: string | null }): PosDevice | null {
+  return caller.deviceId ? { holderId: caller.personalProfileId ?? caller.profileId, deviceId: caller.deviceId } : null;
 }
 
 export interface RedeemInput {
@@ -77,69 +83,92 @@ export function fundFromReserve(owed: readonly Owed[], reserve: bigint): { owed:
   return parts;
 }
 
+/** Notes of one design redeemed together that came from one distribution (and so one plan). */
+interface Lot {
+  planId: string | null;
+  distTid: string | null;
+  amount: bigint;
+  reserve: bigint;
+}
+
+/** Groups a design's redeemed notes by the distribution they came from (pure). */
+export function lotsOf(notes: readonly Pick<ArrivedNote, 'plan_id' | 'dist_transfer_id' | 'amount' | 'reserve'>[]): Lot[] {
+  const lots = new Map<string, Lot>();
+  for (const note of notes) {
+    const key = `${note.plan_id ?? ''}/${note.dist_transfer_id ?? ''}`;
+    const lot = lots.get(key) ?? { planId: note.plan_id, distTid: note.dist_transfer_id, amount: 0n, reserve: 0n };
+    lot.amount += note.amount;
+    lot.reserve += note.reserve;
+    lots.set(key, lot);
+  }
+  return [...lots.values()];
+}
+
 /** Redeems the redeemer's brand cash of the given designs; returns the next free movement number. */
 export async function redeemArrivedIn(unit: Unit, input: RedeemInput): Promise<number> {
   const notes = await unit.tx<ArrivedNote[]>`
-    select serial, loop_id, currency, issuer_id, amount, reserve, plan_id from notes
+    select serial, loop_id, currency, issuer_id, amount, reserve, plan_id, dist_transfer_id from notes
     where holder_kind = 'wallet' and holder_id = ${input.redeemerId} and loop_id = any(${[...input.designIds]}::text[])
     order by serial limit ${redeemOnArrivalNotesMax} for update`;
-  if (notes.length === 0) return input.number;
   let number = input.number;
   const byDesign = new Map<string, ArrivedNote[]>();
   for (const note of notes) byDesign.set(note.loop_id, [...(byDesign.get(note.loop_id) ?? []), note]);
   const settlements: posStore.NewSettlement[] = [];
   const receivables: posStore.NewReceivable[] = [];
   for (const [designId, designNotes] of byDesign) {
-    const currency = designNotes[0].currency;
-    const issuerId = designNotes[0].issuer_id;
+    const { currency, issuer_id: issuerId } = designNotes[0];
     const amount = designNotes.reduce((total, note) => total + note.amount, 0n);
-    const picks: Pick[] = designNotes.map((note) => ({ serial: note.serial, loopId: designId, currency, issuerId, amount: note.amount, whole: true }));
+    const picks: LedgerPick[] = designNotes.map((note) => ({ serial: note.serial, loopId: designId, currency, issuerId, amount: note.amount, whole: true }));
     await ledgerStore.moveNotes(unit.tx, walletHolder(input.redeemerId), { kind: 'redeemed', id: input.transferId }, picks, unit.now, {
       transferId: input.transferId, lines: [{ number, action: 'redeem', fromId: input.redeemerId, toId: issuerId, loopId: designId, currency, issuerId, amount }],
     });
     await ledgerStore.addRedeemed(unit.tx, designId, currency, amount);
     number += 1;
-    // Settlement per plan: what the plan's terms owe for the notes redeemed under it, paid from
-    // their reserve as far as it goes, the rest pending for a settler.
-    const byPlan = new Map<string, { amount: bigint; reserve: bigint }>();
-    for (const note of designNotes) {
-      const entry = byPlan.get(note.plan_id ?? '') ?? { amount: 0n, reserve: 0n };
-      entry.amount += note.amount;
-      entry.reserve += note.reserve;
-      byPlan.set(note.plan_id ?? '', entry);
+    for (const lot of lotsOf(designNotes)) {
+      const settled = await settleLotIn(unit, input, { designId, currency, lot, number }, settlements);
+      number = settled.number;
+      const settlesTo = settled.funded + settled.pending;
+      receivables.push({
+        profileId: input.redeemerId, transferId: input.transferId, posDeviceHolderId: input.posDevice?.holderId ?? null, posDeviceId: input.posDevice?.deviceId ?? null,
+        distTid: lot.distTid, settlementType: 'redeem', receivedCurrency: currency, settleCurrency: currency, loopId: designId, isFundable: settlesTo > 0n, tenderType: 'service',
+        receivedAmount: lot.amount, settleFunded: settled.funded, settleReclaimed: lot.amount > settlesTo ? lot.amount - settlesTo : 0n, settlePending: settled.pending, settleSettled: 0n,
+      });
     }
-    let redeemerFunded = 0n;
-    let redeemerPending = 0n;
-    for (const [planId, totals] of byPlan) {
-      const plan = planId ? await store.selectPlanAnyState(unit.tx, planId) : null;
-      const parts = fundFromReserve(owedUnder(plan?.recipients ?? null, designId, input.redeemerId, totals.amount), totals.reserve);
-      for (const part of parts) {
-        const recipientId = part.owed.recipientId || input.redeemerId;
-        const base = { redemptionTransferId: input.transferId, designId, planId: planId || null, redeemerId: input.redeemerId, recipientId, role: part.owed.role, currency };
-        if (part.funded > 0n) {
-          await releaseReserve(unit, designId, currency, part.funded, recipientId, { transferId: input.transferId, number, action: 'settle' });
-          number += 1;
-          settlements.push({ ...base, id: await unit.newLongId('settlement'), amount: part.funded, state: 'funded' });
-        }
-        if (part.pending > 0n) {
-          const id = await unit.newLongId('settlement');
-          unit.create(settlementKind, id, { designId, recipientId, amount: String(part.pending), at: unit.now.toISOString() });
-          settlements.push({ ...base, id, amount: part.pending, state: 'pending' });
-        }
-        if (part.owed.role === 'redeemer') {
-          redeemerFunded += part.funded;
-          redeemerPending += part.pending;
-        }
-      }
-    }
-    const settlesTo = redeemerFunded + redeemerPending;
-    receivables.push({
-      profileId: input.redeemerId, transferId: input.transferId, posDeviceHolderId: input.posDevice?.holderId ?? null, posDeviceId: input.posDevice?.deviceId ?? null,
-      distTid: null, settlementType: 'redeem', receivedCurrency: currency, settleCurrency: currency, loopId: designId, isFundable: settlesTo > 0n, tenderType: 'service',
-      receivedAmount: amount, settleFunded: redeemerFunded, settleReclaimed: amount > settlesTo ? amount - settlesTo : 0n, settlePending: redeemerPending, settleSettled: 0n,
-    });
   }
   await posStore.insertSettlements(unit.tx, settlements, unit.now);
   await posStore.insertReceivables(unit.tx, receivables, unit.now);
   return number;
+}
+
+/**
+ * Settles one lot per its plan's terms: what its reserve covers is paid at once, the rest is owed
+ * as pending settlement rows. Returns the redeemer's own funded and pending parts.
+ */
+async function settleLotIn(
+  unit: Unit, input: RedeemInput, at: { designId: string; currency: string; lot: Lot; number: number }, settlements: posStore.NewSettlement[],
+): Promise<{ number: number; funded: bigint; pending: bigint }> {
+  const { designId, currency, lot } = at;
+  let { number } = at;
+  let funded = 0n;
+  let pending = 0n;
+  const plan = lot.planId ? await store.selectPlanAnyState(unit.tx, lot.planId) : null;
+  for (const part of fundFromReserve(owedUnder(plan?.recipients ?? null, designId, input.redeemerId, lot.amount), lot.reserve)) {
+    const recipientId = part.owed.recipientId || input.redeemerId;
+    const base = { redemptionTransferId: input.transferId, designId, planId: lot.planId, redeemerId: input.redeemerId, recipientId, role: part.owed.role, currency, distTid: lot.distTid };
+    if (part.funded > 0n) {
+      await releaseReserve(unit, designId, currency, part.funded, recipientId, { transferId: input.transferId, number, action: 'settle' });
+      number += 1;
+      settlements.push({ ...base, id: await unit.newLongId('settlement'), amount: part.funded, state: 'funded' });
+    }
+    if (part.pending > 0n) {
+      const id = await unit.newLongId('settlement');
+      unit.create(settlementKind, id, { designId, recipientId, amount: String(part.pending), at: unit.now.toISOString() });
+      settlements.push({ ...base, id, amount: part.pending, state: 'pending' });
+    }
+    if (part.owed.role === 'redeemer') {
+      funded += part.funded;
+      pending += part.pending;
+    }
+  }
+  return { number, funded, pending };
 }

@@ -82,14 +82,14 @@ export async function nextSerial(tx: Queryable): Promise<bigint> {
 /** Creates a note (issuance) and adds it to the wallet balance and the issued total, in one statement. */
 export async function insertIssuedNote(
   tx: Queryable,
-  note: { holderId: string; loopId: string; currency: string; issuerId: string; amount: bigint; expiresAt: Date | null; reserve?: bigint; planId?: string | null },
+  note: { holderId: string; loopId: string; currency: string; issuerId: string; amount: bigint; expiresAt: Date | null; reserve?: bigint; planId?: string | null; distTransferId?: string | null },
   at: Date,
 ): Promise<bigint> {
   const rows = await tx<{ serial: bigint; balance_rows: bigint; total_rows: bigint }[]>`
     with note as (
-      insert into notes (serial, holder_kind, holder_id, loop_id, currency, issuer_id, amount, expires_at, parent_serial, created_at, reserve, plan_id)
+      insert into notes (serial, holder_kind, holder_id, loop_id, currency, issuer_id, amount, expires_at, parent_serial, created_at, reserve, plan_id, dist_transfer_id)
       values (nextval('note_serials'), 'wallet', ${note.holderId}, ${note.loopId}, ${note.currency}, ${note.issuerId}, ${String(note.amount)}::bigint, ${note.expiresAt}, null, ${at},
-        ${String(note.reserve ?? 0n)}::bigint, ${note.planId ?? null})
+        ${String(note.reserve ?? 0n)}::bigint, ${note.planId ?? null}, ${note.distTransferId ?? null})
       returning serial),
     balance as (
       insert into balances (profile_id, loop_id, currency, amount)
@@ -160,10 +160,10 @@ export async function moveNotes(tx: Queryable, from: Holder, to: Holder, picks: 
         from unnest(${parts.map((pick) => String(pick.serial))}::bigint[], ${parts.map((pick) => String(pick.amount))}::bigint[]) as q(serial, part)
         join notes x on x.serial = q.serial) as p
       where n.serial = p.serial and n.holder_kind = ${from.kind} and n.holder_id = ${from.id} and n.amount > p.part
-      returning n.serial, p.part, p.part_reserve, n.loop_id, n.currency, n.issuer_id, n.expires_at, n.plan_id),
+      returning n.serial, p.part, p.part_reserve, n.loop_id, n.currency, n.issuer_id, n.expires_at, n.plan_id, n.dist_transfer_id),
     born as (
-      insert into notes (serial, holder_kind, holder_id, loop_id, currency, issuer_id, amount, expires_at, parent_serial, created_at, reserve, plan_id)
-      select nextval('note_serials'), ${to.kind}, ${to.id}, loop_id, currency, issuer_id, part, expires_at, serial, ${at}, part_reserve, plan_id from cut
+      insert into notes (serial, holder_kind, holder_id, loop_id, currency, issuer_id, amount, expires_at, parent_serial, created_at, reserve, plan_id, dist_transfer_id)
+      select nextval('note_serials'), ${to.kind}, ${to.id}, loop_id, currency, issuer_id, part, expires_at, serial, ${at}, part_reserve, plan_id, dist_transfer_id from cut
       returning serial),
     debited as (
       update balances b set amount = b.amount + d.amount

@@ -1,7 +1,7 @@
 // Redlock over ioredis: one Redis node, or several independent nodes for a quorum.
 import { Redis } from 'ioredis';
 import { Redlock, ResourceLockedError, ExecutionError } from '@sesamecare-oss/redlock';
-import { lockRetryCount, lockRetryDelayMs, lockRetryJitterMs, lockTtlMs } from '../limits.ts';
+import { lockQuorumWaitMs, lockRetryCount, lockRetryDelayMs, lockRetryJitterMs, lockTtlMs } from '../limits.ts';
 import { LockUnavailableError, stableOrder, type LockHold, type LockService } from './lock.ts';
 import { createMemoryLocks } from './memory.ts';
 import type { Logger } from '../logger.ts';
@@ -17,7 +17,10 @@ export interface RedlockOptions {
 type Outcome = { settled: false } | { settled: true; value: unknown } | { settled: true; error: unknown };
 
 export function createRedlockLocks(options: RedlockOptions): LockService & { clients: Redis[] } {
-  const clients = options.urls.map((url) => new Redis(url, { maxRetriesPerRequest: 2, enableOfflineQueue: true, lazyConnect: false, enableAutoPipelining: true }));
+  // No offline queue: a vote sent to a node that is down fails at once instead of waiting for it.
+  const clients = options.urls.map((url) => new Redis(url, { maxRetriesPerRequest: 2, enableOfflineQueue: false, lazyConnect: false, enableAutoPipelining: true }));
+  const quorum = Math.floor(clients.length / 2) + 1;
+  const connected = () => clients.filter((client) => client.status === 'ready').length >= quorum;
   // ioredis retries a lost connection by itself; each outage is logged once, when it starts.
   clients.forEach((client, index) => {
     let reported = false;
@@ -46,7 +49,17 @@ export function createRedlockLocks(options: RedlockOptions): LockService & { cli
   // rest wake in order the moment it is done, instead of polling and racing each other.
   const local = createMemoryLocks();
 
+  /** Waits (briefly, through a restart) until a majority of nodes is connected; else 503 busy. */
+  async function awaitQuorum(resources: readonly string[]): Promise<void> {
+    const deadline = Date.now() + lockQuorumWaitMs;
+    while (!connected()) {
+      if (Date.now() >= deadline) throw new LockUnavailableError(resources);
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  }
+
   async function usingRedlock<R>(resources: readonly string[], routine: (hold: LockHold) => Promise<R>): Promise<R> {
+    await awaitQuorum(resources);
     const keys = stableOrder(resources).map((resource) => `${options.keyPrefix}lock:${resource}`);
     // The routine's own outcome wins over a failed release: a command that committed has
     // committed, even if its lock expired a moment later.

@@ -5,7 +5,7 @@
 import type { Unit } from '../actors/command.ts';
 import { reject } from '../actors/command.ts';
 import type { Core } from '../core.ts';
-import { redeemArrivedIn, type PosDevice } from '../designs/redemption.ts';
+import { posDeviceOf, redeemArrivedIn, type PosDevice } from '../designs/redemption.ts';
 import { selectLoopLooks } from '../designs/store.ts';
 import { mediaUrlOf } from '../designs/images.ts';
 import { openLoopId, parseAmounts, parseSerialNumbers, specificity, sumPicks, type AmountEntry, type Pick } from '../ledger/allocation.ts';
@@ -318,7 +318,7 @@ export function createPosService(core: Core, dependencies: { profiles: ProfilesS
     async pull(input) {
       const checked = await pullChecks(input.merchantId, input.senderUid);
       if ('error' in checked) return checked;
-      const posDevice = input.deviceId ? { holderId: input.merchantPersonalId ?? input.merchantId, deviceId: input.deviceId } : null;
+      const posDevice = posDeviceOf({ profileId: input.merchantId, personalProfileId: input.merchantPersonalId, deviceId: input.deviceId });
       return pay('pull', {
         sender: checked.customer, recipient: checked.merchant, dedupOwner: input.merchantId, personalId: input.merchantPersonalId, posDevice, viewerId: input.merchantId,
       }, input);

@@ -34,16 +34,18 @@ export interface NewSettlement {
   currency: string;
   amount: bigint;
   state: 'funded' | 'pending';
+  /** The transfer that distributed the redeemed notes (null for notes older than migration 0970). */
+  distTid: string | null;
 }
 
 export async function insertSettlements(db: Queryable, rows: readonly NewSettlement[], at: Date): Promise<void> {
   if (rows.length === 0) return;
   const values = rows.map((row) => ({
     id: row.id, redemption_transfer_id: row.redemptionTransferId, design_id: row.designId, plan_id: row.planId, redeemer_id: row.redeemerId,
-    recipient_id: row.recipientId, role: row.role, currency: row.currency, amount: String(row.amount), state: row.state, created_at: at,
+    recipient_id: row.recipientId, role: row.role, currency: row.currency, amount: String(row.amount), state: row.state, created_at: at, dist_tid: row.distTid,
   }));
   const result = await db`
-    insert into settlements ${db(values, 'id', 'redemption_transfer_id', 'design_id', 'plan_id', 'redeemer_id', 'recipient_id', 'role', 'currency', 'amount', 'state', 'created_at')}`;
+    insert into settlements ${db(values, 'id', 'redemption_transfer_id', 'design_id', 'plan_id', 'redeemer_id', 'recipient_id', 'role', 'currency', 'amount', 'state', 'created_at', 'dist_tid')}`;
   if (result.count !== rows.length) throw new Error(`settlements insert touched ${result.count} of ${rows.length} rows`);
 }
 
@@ -55,12 +57,13 @@ export interface PendingSettlementRow {
   role: string;
   currency: string;
   amount: bigint;
+  dist_tid: string | null;
 }
 
 /** A batch of the design's pending settlements, oldest first, row-locked (others' locked rows skipped). */
 export async function selectPendingForUpdate(db: Queryable, designId: string, limit: number): Promise<PendingSettlementRow[]> {
   return db<PendingSettlementRow[]>`
-    select id, redemption_transfer_id, redeemer_id, recipient_id, role, currency, amount from settlements
+    select id, redemption_transfer_id, redeemer_id, recipient_id, role, currency, amount, dist_tid from settlements
     where design_id = ${designId} and state = 'pending' order by created_at, id limit ${limit} for update skip locked`;
 }
 
@@ -110,12 +113,30 @@ export async function insertReceivables(db: Queryable, rows: readonly NewReceiva
   if (result.count !== rows.length) throw new Error(`receivables insert touched ${result.count} of ${rows.length} rows`);
 }
 
+/**
+ * Adds `delta` (negative for a refund) of open loop cash a business received at once to its
+ * `immediate` report row of the transfer, writing the row on the first receipt.
+ */
+export async function addImmediateReceivable(
+  db: Queryable, row: { profileId: string; transferId: string; currency: string; delta: bigint; posDevice: { holderId: string; deviceId: string } | null }, at: Date,
+): Promise<void> {
+  const changed = await db`
+    update receivables set received_amount = received_amount + ${String(row.delta)}::bigint, settle_settled = settle_settled + ${String(row.delta)}::bigint
+    where transfer_id = ${row.transferId} and profile_id = ${row.profileId} and settlement_type = 'immediate' and received_currency = ${row.currency}`;
+  if (changed.count > 0 || row.delta <= 0n) return;
+  await insertReceivables(db, [{
+    profileId: row.profileId, transferId: row.transferId, posDeviceHolderId: row.posDevice?.holderId ?? null, posDeviceId: row.posDevice?.deviceId ?? null, distTid: null,
+    settlementType: 'immediate', receivedCurrency: row.currency, settleCurrency: row.currency, loopId: '0', isFundable: false, tenderType: 'service',
+    receivedAmount: row.delta, settleFunded: 0n, settleReclaimed: 0n, settlePending: 0n, settleSettled: row.delta,
+  }], at);
+}
+
 /** Moves `amount` from pending to settled on the redeemer's report row of a redemption. */
-export async function settleReceivable(db: Queryable, row: { profileId: string; transferId: string; loopId: string; amount: bigint }): Promise<void> {
+export async function settleReceivable(db: Queryable, row: { profileId: string; transferId: string; loopId: string; distTid: string | null; amount: bigint }): Promise<void> {
   const result = await db`
     update receivables set settle_pending = settle_pending - ${String(row.amount)}::bigint, settle_settled = settle_settled + ${String(row.amount)}::bigint
     where id = (select id from receivables where transfer_id = ${row.transferId} and profile_id = ${row.profileId} and loop_id = ${row.loopId}
-      and settlement_type = 'redeem' and settle_pending >= ${String(row.amount)}::bigint order by id limit 1)`;
+      and dist_tid is not distinct from ${row.distTid} and settlement_type = 'redeem' and settle_pending >= ${String(row.amount)}::bigint order by id limit 1)`;
   if (result.count !== 1) throw new Error(`no report row of ${row.transferId} holds ${row.amount} pending for ${row.profileId}`);
 }
 
@@ -186,7 +207,10 @@ export async function selectSettlementMismatches(db: Queryable, limit: number): 
       select settle_transfer_id as key, sum(amount)::bigint as amount from settlements where state = 'settled' group by 1),
     paid as (
       select m.transfer_id as key, sum(m.amount)::bigint as amount from movements m join transfers t on t.id = m.transfer_id
-      where t.workflow_type = 'settle' and m.action = 'settle' group by 1),
+      where t.workflow_type = 'settle' and m.action = 'settle' group by 1
+      union all
+      -- A settler owed the settlement itself moves no cash: its settle transfer records the amount.
+      select id, amount from transfers where workflow_type = 'settle' and sender_id = recipient_id),
     owed as (
       select redemption_transfer_id || '/' || redeemer_id || '/' || design_id as key, sum(amount)::bigint as amount from settlements
       where role = 'redeemer' group by 1),

@@ -79,6 +79,20 @@ export async function pipelinedTransaction<R>(sql: Sql, fn: (tx: TransactionSql)
   }
 }
 
+/** postgres.js's own codes for a connection that went away, and the socket errors under them. */
+const lostConnectionCodes = new Set(['CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT', 'ECONNREFUSED', 'ECONNRESET', 'EPIPE']);
+
+/**
+ * Whether an error says the database is (for the moment) out of reach rather than that a statement
+ * was wrong: a lost connection, or SQLSTATE class 08 (connection exception) or 57P (shutdown,
+ * crash, not accepting connections yet). The transaction did not commit; a retry may succeed.
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string') return false;
+  return lostConnectionCodes.has(code) || code.startsWith('08') || code.startsWith('57P');
+}
+
 export class TransactionRolledBackError extends Error {
   constructor(command: string) {
     super(`the transaction did not commit (Postgres answered ${command}): one of its statements failed`);

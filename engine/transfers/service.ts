@@ -21,6 +21,7 @@ import type { InvitationsService } from '../invitations/service.ts';
 import { redeemArrivedIn } from '../designs/redemption.ts';
 import { holdingRulesProblem } from '../designs/rules.ts';
 import { selectRedeemedDesignIds } from '../designs/store.ts';
+import * as posStore from '../pos/store.ts';
 import type { Queryable } from '../storage/database.ts';
 import { stateFields, transfer, type TransferEvent, type TransferStateName, type WaitFor } from './machine.ts';
 import * as store from './store.ts';
@@ -80,6 +81,8 @@ export interface ReceiveInput {
   amount: string;
   totalDue?: string;
   totalTax?: string;
+  /** The calling token's device, for a business's report (`immediate` rows). */
+  posDevice?: { holderId: string; deviceId: string } | null;
 }
 
 export type TransferResult = { ok: true; transferId: string } | Failure;
@@ -414,6 +417,12 @@ export function createTransfersService(core: Core, profiles: ProfilesService, in
     if (found.currency !== input.currency || amount > found.amount) return failure('code_limited', `the code releases at most ${formatMinor(found.amount, found.currency)} ${found.currency}`);
     const recipient = await profiles.get(sql, input.recipientId);
     const locks = [{ kind: 'wallet', id: found.sender_id }, { kind: 'wallet', id: found.recipient_id }, { kind: 'transfer', id: found.transfer_id }];
+    // A business's open loop receipts are rows of its received-and-receivable report (settled at once).
+    const reportImmediateIn = async (unit: Unit, transferId: string, picks: readonly Pick[], sign: 1n | -1n) => {
+      const openLoop = picks.filter((pick) => pick.loopId === openLoopId).reduce((total, pick) => total + pick.amount, 0n);
+      if (!recipient || recipient.isIndividual || openLoop === 0n) return;
+      await posStore.addImmediateReceivable(unit.tx, { profileId: recipient.id, transferId, currency: input.currency, delta: sign * openLoop, posDevice: input.posDevice ?? null }, unit.now);
+    };
     return commands.run('transfer.receive', locks, async (unit) => {
       const { state } = await loadIn(unit, found.transfer_id);
       const paycode = await store.selectPaycodeByTransfer(unit.tx, found.transfer_id);
@@ -422,6 +431,7 @@ export function createTransfersService(core: Core, profiles: ProfilesService, in
       if (state === 'paycode') {
         const picks = await releaseEscrow(unit.tx, found.transfer_id, found.recipient_id, found.sender_id, amount, unit.now);
         await ledgerStore.insertMovements(unit.tx, found.transfer_id, movementLines(picks, 1, 'move', found.sender_id, found.recipient_id), unit.now);
+        await reportImmediateIn(unit, found.transfer_id, picks, 1n);
         await store.updatePaycode(unit.tx, found.transfer_id, { state: 'used', received: amount, usedAt: unit.now }, unit.now);
         unit.cancelTimer(transfer, found.transfer_id, 'paycode_expire');
         await applyIn(unit, found.transfer_id, { type: 'transfer.paycode_receive', at: unit.now.toISOString() }, {
@@ -438,10 +448,12 @@ export function createTransfersService(core: Core, profiles: ProfilesService, in
           const picks = await moveBetweenWallets(unit, found.sender_id, found.recipient_id, input.currency, amount - paycode.received, recipient);
           if (!picks) return reject(failure('code_limited', 'the sender no longer holds enough cash'));
           await ledgerStore.insertMovements(unit.tx, found.transfer_id, movementLines(picks, number, 'move', found.sender_id, found.recipient_id), unit.now);
+          await reportImmediateIn(unit, found.transfer_id, picks, 1n);
         } else {
           const picks = await moveBetweenWallets(unit, found.recipient_id, found.sender_id, input.currency, paycode.received - amount, null);
           if (!picks) return reject(failure('code_limited', 'the recipient no longer holds enough cash to refund'));
           await ledgerStore.insertMovements(unit.tx, found.transfer_id, movementLines(picks, number, 'refund', found.recipient_id, found.sender_id), unit.now);
+          await reportImmediateIn(unit, found.transfer_id, picks, -1n);
         }
         await store.updatePaycode(unit.tx, found.transfer_id, { received: amount }, unit.now);
         await applyIn(unit, found.transfer_id, { type: 'transfer.paycode_correct', at: unit.now.toISOString() }, {

@@ -56,6 +56,32 @@ export interface NewTransfer {
   details: Record<string, unknown>;
 }
 
+/** The state a webhook filter names: completed, canceled or (neither) pending. */
+function webhookStateOf(state: { completed: boolean; canceled: boolean }): 'completed' | 'canceled' | 'pending' {
+  return state.completed ? 'completed' : state.canceled ? 'canceled' : 'pending';
+}
+
+/**
+ * A CTE that queues one `webhook.deliver` outbox row per webhook of every stakeholder whose filters
+ * match, in the statement that writes the change: a change and its deliveries commit together.
+ */
+function queueWebhooks(
+  tx: Queryable,
+  change: { transferId: string; workflowType: ReturnType<Queryable>; state: { completed: boolean; canceled: boolean }; activityCount: number; at: Date; profileIds: ReturnType<Queryable> },
+) {
+  const state = webhookStateOf(change.state);
+  return tx`webhooked as (
+      insert into outbox (kind, payload, created_at, next_attempt_at)
+      select 'webhook.deliver', jsonb_build_object('webhook_id', w.id, 'profile_id', w.profile_id, 'transfer_id', ${change.transferId}::text,
+          'activity_count', ${change.activityCount}::int), ${change.at}, ${change.at}
+      from webhooks w
+      where w.profile_id in (${change.profileIds})
+        and (w.workflow_types is null or ${change.workflowType} = any(w.workflow_types))
+        and (w.states is null or ${state}::text = any(w.states))
+      order by w.profile_id, w.id
+      returning 1)`;
+}
+
 /** Inserts a transfer and one view row per stakeholder, in one statement. */
 export async function insertTransfer(tx: Queryable, transfer: NewTransfer, views: { profileId: string; role: string }[]): Promise<void> {
   const rows = await tx<{ transfer_rows: bigint; view_rows: bigint }[]>`
@@ -73,7 +99,8 @@ export async function insertTransfer(tx: Queryable, transfer: NewTransfer, views
       insert into transfer_views (profile_id, transfer_id, role, start_at, sync_ts)
       select profile_id, ${transfer.id}, role, ${transfer.at}, ${transfer.at}
       from unnest(${views.map((view) => view.profileId)}::text[], ${views.map((view) => view.role)}::text[]) as v(profile_id, role)
-      returning 1)
+      returning 1),
+    ${queueWebhooks(tx, { transferId: transfer.id, workflowType: tx`${transfer.workflowType}::text`, state: transfer.state, activityCount: transfer.activityCount, at: transfer.at, profileIds: tx`select unnest(${views.map((view) => view.profileId)}::text[])` })}
     select (select count(*) from inserted) as transfer_rows, (select count(*) from viewed) as view_rows`;
   if (rows[0].transfer_rows !== 1n || rows[0].view_rows !== BigInt(views.length)) throw new Error(`transfer ${transfer.id} insert touched unexpected rows`);
 }
@@ -128,7 +155,11 @@ export async function updateTransfer(tx: Queryable, id: string, change: Transfer
       from unnest(${added.map((view) => view.profileId)}::text[], ${added.map((view) => view.role)}::text[]) as v(profile_id, role)
       join transfers t on t.id = ${id}
       on conflict (profile_id, transfer_id) do nothing
-      returning 1)
+      returning 1),
+    ${queueWebhooks(tx, {
+      transferId: id, workflowType: tx`(select workflow_type from transfers where id = ${id})`, state: change.state, activityCount: change.activityCount, at,
+      profileIds: tx`select profile_id from transfer_views where transfer_id = ${id} union select unnest(${added.map((view) => view.profileId)}::text[])`,
+    })}
     select (select count(*) from changed) as transfer_rows, (select count(*) from synced) as view_rows, (select count(*) from added) as added_rows`;
   if (rows[0].transfer_rows !== 1n) throw new Error(`transfer ${id} update touched ${rows[0].transfer_rows} rows`);
 }

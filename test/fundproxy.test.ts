@@ -1,0 +1,153 @@
+// Proves the ACH funding proxy end to end over HTTP: get-ach needs the get_fund_proxy app
+// permission and Basic app credentials, checks the routing number and the parties (the issuer must
+// issue USD) and changes nothing when it refuses, answers the same proxy for the same request
+// (GET or POST); deposits on the simulated ACH rail issue open loop cash through the issuer (and
+// the distributor when named) into the recipient's wallet with the proxy's appdata, visible in
+// history, a repeated trace number issues nothing, and the ledger audit balances after each.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { runCliCaptured } from './support/cli.ts';
+import { addBusiness, addIndividual, createApp, type TestApp } from './foundation-helpers.ts';
+import { ledgerWorld, person, usd, type LedgerWorld, type Person } from './ledger-api-support.ts';
+import { startTestServer, testOperatorKey, type TestServer } from './support/http.ts';
+
+let server: TestServer;
+let world: LedgerWorld;
+let funder: TestApp;
+let pat: Person;
+let distributorId: string;
+const routing = '021000021';
+const operator = { auth: { operator: true as const } };
+
+test.before(async () => {
+  server = await startTestServer();
+  world = await ledgerWorld(server);
+  funder = await createApp(server, { permissions: ['get_fund_proxy'], name: 'Funder' });
+  pat = await person(server, world, { permissions: ['view_wallet', 'view_history'] });
+  distributorId = await addBusiness(server, world.app, await addIndividual(server, world.app), 'Distributor');
+});
+test.after(async () => server.close());
+
+const getAch = (body: Record<string, unknown>, app: TestApp = funder) => server.client.post('/fundproxy/get-ach', body, { auth: app.basic });
+const count = async (table: string) => Number((await server.engine.sql.unsafe(`select count(*)::int as count from ${table}`))[0].count);
+const audit = async () => {
+  const answer = await server.client.get('/admin/ledger/audit', undefined, operator);
+  assert.is(answer.body.ok, true, JSON.stringify(answer.body.problems));
+};
+
+test('get-ach: app permission, credentials, routing number and parties are checked; a refusal creates nothing', async () => {
+  const valid = { routing_number: routing, issuer_uid: `service:${world.issuerId}`, recipient_uid: `service:${pat.id}` };
+  const withoutPermission = await getAch(valid, world.app);
+  assert.is(withoutPermission.status, 403, withoutPermission.text);
+  assert.is(withoutPermission.body.error, 'app_denied');
+  assert.is((await server.client.post('/fundproxy/get-ach', valid)).status, 401);
+  for (const [body, field] of [
+    [{ ...valid, routing_number: '021000022' }, 'routing_number'],
+    [{ ...valid, routing_number: '12345678' }, 'routing_number'],
+    [{ ...valid, issuer_uid: `service:${pat.id}` }, 'issuer_uid'],
+    [{ ...valid, issuer_uid: 'email:someone@example.com' }, 'issuer_uid'],
+    [{ ...valid, recipient_uid: 'service:0000000000' }, 'recipient_uid'],
+    [{ ...valid, distributor_uid: 'username:nobody-here' }, 'distributor_uid'],
+    [{ ...valid, recipient_uid: undefined }, 'recipient_uid'],
+  ] as const) {
+    const refused = await getAch(body);
+    assert.is(refused.status, 400, `${field}: ${refused.text}`);
+    assert.is(refused.body.error, 'invalid');
+    assert.ok(refused.body.invalid[field], `${field}: ${refused.text}`);
+  }
+  assert.is(await count('fund_proxies'), 0);
+});
+
+test('get-ach is idempotent over GET and POST; another appdata or distributor is another proxy', async () => {
+  const body = { routing_number: routing, issuer_uid: `service:${world.issuerId}`, recipient_uid: `service:${pat.id}`, 'appdata.bank.customer': 'C-17' };
+  const first = await getAch(body);
+  assert.is(first.status, 200, first.text);
+  assert.match(first.body.account_number, /^\d{12}$/);
+  assert.equal(first.body.appdata, { 'bank.customer': 'C-17' });
+  assert.is(first.body.distributor_id, null);
+  const again = await getAch(body);
+  assert.equal(again.body, first.body);
+  const viaGet = await server.client.get('/fundproxy/get-ach', body, { auth: funder.basic });
+  assert.is(viaGet.status, 200, viaGet.text);
+  assert.equal(viaGet.body, first.body);
+  const other = await getAch({ ...body, 'appdata.bank.customer': 'C-18' });
+  assert.is.not(other.body.account_number, first.body.account_number);
+  const distributed = await getAch({ ...body, distributor_uid: `service:${distributorId}` });
+  assert.is(distributed.body.distributor_id, distributorId);
+  assert.is.not(distributed.body.account_number, first.body.account_number);
+  assert.is(await count('fund_proxies'), 3);
+});
+
+test('a deposit is issued by the issuer into the recipient\'s wallet, with the appdata and movements; a repeated trace issues nothing', async () => {
+  const body = { routing_number: routing, issuer_uid: `service:${world.issuerId}`, recipient_uid: `service:${pat.id}`, 'appdata.bank.customer': 'C-17' };
+  const { account_number: account } = (await getAch(body)).body;
+  const before = await usd(server, pat.id);
+  const deposited = await server.client.post('/admin/fundproxy/deposit', { account_number: account, amount: '25.00', trace_number: 'T-1' }, operator);
+  assert.is(deposited.status, 200, deposited.text);
+  assert.is(deposited.body.duplicate, false);
+  assert.is(await usd(server, pat.id), (Number(before) + 25).toFixed(2));
+  const repeated = await server.client.post('/admin/fundproxy/deposit', { account_number: account, amount: '25.00', trace_number: 'T-1' }, operator);
+  assert.equal(repeated.body, { transfer_id: deposited.body.transfer_id, duplicate: true });
+  assert.is(await usd(server, pat.id), (Number(before) + 25).toFixed(2));
+  const history = await server.client.get('/wallet/history', { 'appdata.bank.customer': 'C-17' }, pat.auth);
+  assert.is(history.status, 200, history.text);
+  const row = history.body.results.find((item: any) => item.id === deposited.body.transfer_id);
+  assert.ok(row, history.text);
+  assert.is(row.workflow_type, 'receive_ach_confirm');
+  assert.is(row.completed, true);
+  assert.is(row['appdata.bank.customer'], 'C-17');
+  assert.equal(row.movements.map((movement: any) => [movement.number, movement.action]), [[1, 'issue'], [2, 'grant']]);
+  await audit();
+});
+
+test('with a distributor: issue, grant to the distributor, passed on to the recipient; the distributor holds nothing', async () => {
+  const body = { routing_number: routing, issuer_uid: `service:${world.issuerId}`, distributor_uid: `service:${distributorId}`, recipient_uid: `service:${pat.id}` };
+  const { account_number: account } = (await getAch(body)).body;
+  const before = await usd(server, pat.id);
+  const deposited = await server.client.post('/admin/fundproxy/deposit', { account_number: account, amount: '10.50' }, operator);
+  assert.is(deposited.status, 200, deposited.text);
+  assert.is(await usd(server, pat.id), (Number(before) + 10.5).toFixed(2));
+  assert.is(await usd(server, distributorId), '0.00');
+  const movements = await server.engine.sql`select number, action, from_id, to_id from movements where transfer_id = ${deposited.body.transfer_id} order by number`;
+  assert.equal(movements.map((row: any) => [row.action, row.from_id, row.to_id]), [['issue', null, world.issuerId], ['grant', world.issuerId, distributorId], ['move', distributorId, pat.id]]);
+  const views = await server.engine.sql`select profile_id, role from transfer_views where transfer_id = ${deposited.body.transfer_id} order by role`;
+  assert.equal(views.map((row: any) => row.role), ['distributor', 'recipient', 'sender']);
+  await audit();
+});
+
+test('deposit refusals: unknown account 404, bad amount, currency and trace 400; nothing issued', async () => {
+  const issued = async () => (await server.client.get('/admin/ledger/audit', undefined, operator)).body.totals.find((row: any) => row.loop_id === '0' && row.currency === 'USD')?.issued;
+  const before = await issued();
+  const unknown = await server.client.post('/admin/fundproxy/deposit', { account_number: '000000000000', amount: '1.00' }, operator);
+  assert.is(unknown.status, 404, unknown.text);
+  assert.is(unknown.body.error, 'not_found');
+  const { account_number: account } = (await getAch({ routing_number: routing, issuer_uid: `service:${world.issuerId}`, recipient_uid: `service:${pat.id}` })).body;
+  for (const [body, field] of [
+    [{ account_number: account, amount: '-1.00' }, 'amount'],
+    [{ account_number: account, amount: '1.001' }, 'amount'],
+    [{ account_number: account, amount: '1.00', currency: 'EUR' }, 'currency'],
+    [{ account_number: account, amount: '1.00', trace_number: 'bad trace!' }, 'trace_number'],
+  ] as const) {
+    const refused = await server.client.post('/admin/fundproxy/deposit', body, operator);
+    assert.is(refused.status, 400, `${field}: ${refused.text}`);
+    assert.ok(refused.body.invalid?.[field], `${field}: ${refused.text}`);
+  }
+  assert.is(await issued(), before);
+});
+
+test('the CLI deposits through the admin API', async () => {
+  const { account_number: account } = (await getAch({ routing_number: routing, issuer_uid: `service:${world.issuerId}`, recipient_uid: `service:${pat.id}`, 'appdata.cli': 'yes' })).body;
+  const before = await usd(server, pat.id);
+  const run = await runCliCaptured(server.baseUrl, ['--operator-key', testOperatorKey, 'fundproxy', 'deposit', account, '3.00', '--trace', 'CLI-1']);
+  assert.is(run.code, 0, run.stdout + run.stderr);
+  assert.match(run.stdout, /^transfer \d{16}/);
+  const again = await runCliCaptured(server.baseUrl, ['--operator-key', testOperatorKey, 'fundproxy', 'deposit', account, '3.00', '--trace', 'CLI-1']);
+  assert.match(again.stdout, 'repeated trace number');
+  assert.is(await usd(server, pat.id), (Number(before) + 3).toFixed(2));
+  const missing = await runCliCaptured(server.baseUrl, ['--operator-key', testOperatorKey, 'fundproxy', 'deposit', '999999999999', '3.00']);
+  assert.is(missing.code, 1);
+  assert.match(missing.stdout + missing.stderr, /no funding proxy/i);
+  await audit();
+});
+
+test.run();
