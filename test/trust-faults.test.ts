@@ -5,7 +5,8 @@
 // audit balances. With three Redis nodes (a Redlock quorum) one node down changes nothing and two
 // down answer 503 busy and change nothing. Set RELIABILITY_TIMELINE_OUT=<file> to write the timeline.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, chownSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
@@ -20,30 +21,54 @@ import { designateIssuer, fund, individual, ledgerFingerprint } from './ledger-s
 import { usesRealServices } from './support/harness.ts';
 
 const pgBin = '/usr/lib/postgresql/15/bin';
-const pgPort = 55400 + Math.floor(Math.random() * 90);
-const redisPorts = [56400, 56401, 56402, 56403].map((port) => port + 10 * Math.floor(Math.random() * 9));
 const operatorKey = 'faults-operator-key-0123456789abcdef';
 const senders = 12;
 const phaseMs = { steady: 2500, afterKill: 2500, afterRestart: 2000, afterRedis: 2500, afterPostgres: 3500 };
 
+let pgPort = 0;
+let redisPorts: number[] = [];
 let dataDir = '';
 let databaseUrl = '';
 const redisProcesses = new Map<number, ChildProcess>();
 const apiProcesses: ChildProcess[] = [];
 let engine: Engine | undefined;
+// uvu swallows an error thrown by a before hook (the file then reports "0 / 2" and nothing else), so
+// the set-up keeps its error and every test throws it, with the steps it took and how long each took.
+let setupError: Error | undefined;
+const setupSteps: string[] = [];
 
 function run(command: string, args: string[]): void {
   const result = spawnSync('runuser', ['-u', 'postgres', '--', command, ...args], { encoding: 'utf8', timeout: 60_000 });
-  if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed: ${result.stdout}${result.stderr}`);
+  if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed (${result.status ?? result.signal ?? result.error}): ${result.stdout}${result.stderr}`);
 }
 
-function startRedis(port: number): Promise<void> {
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+/** A port nobody listens on now, from the kernel (port 0), so the test's servers never meet another's. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createNetServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Starts redis-server on a port and waits until that very process (not another on the port) answers. */
+async function startRedis(port: number): Promise<void> {
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dataDir], { stdio: ['ignore', 'pipe', 'pipe'] });
   redisProcesses.set(port, child);
-  return waitFor(async () => {
-    const result = spawnSync('redis-cli', ['-p', String(port), 'ping'], { encoding: 'utf8' });
-    return result.stdout.trim() === 'PONG';
-  }, `redis ${port}`);
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output = (output + chunk).slice(-2000)));
+  child.stderr!.on('data', (chunk) => (output = (output + chunk).slice(-2000)));
+  const spawnError = new Promise<Error>((resolve) => child.once('error', resolve));
+  await waitFor(async () => {
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`redis-server on ${port} exited ${child.exitCode ?? child.signalCode}: ${output}`);
+    const failed = await Promise.race([spawnError, Promise.resolve(undefined)]);
+    if (failed) throw new Error(`redis-server did not start: ${failed.message}`);
+    const result = spawnSync('redis-cli', ['-p', String(port), 'info', 'server'], { encoding: 'utf8', timeout: 5_000 });
+    return new RegExp(`process_id:${child.pid}\\b`).test(result.stdout);
+  }, `redis ${port}`, 15_000, () => output);
 }
 
 async function stopRedis(port: number): Promise<void> {
@@ -55,13 +80,14 @@ async function stopRedis(port: number): Promise<void> {
   await exited;
 }
 
-async function waitFor(check: () => Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
+/** Polls check until it answers true; a check that throws fails at once with its error. */
+async function waitFor(check: () => Promise<boolean>, what: string, timeoutMs = 30_000, detail: () => string = () => ''): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (await check().catch(() => false)) return;
+    if (await check()) return;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  throw new Error(`${what} did not come up`);
+  throw new Error(`${what} did not come up in ${timeoutMs} ms ${detail()}`);
 }
 
 function startApi(redisUrl: string): Promise<{ child: ChildProcess; url: string }> {
@@ -72,43 +98,90 @@ function startApi(redisUrl: string): Promise<{ child: ChildProcess; url: string 
     });
     apiProcesses.push(child);
     let output = '';
+    const timer = setTimeout(() => reject(new Error(`API process did not start in 60 s: ${output.slice(-2000)}`)), 60_000);
     child.stdout!.on('data', (chunk) => {
       output += chunk;
       const match = /port (\d+)/.exec(output);
-      if (match) resolve({ child, url: `http://127.0.0.1:${match[1]}` });
+      if (match) {
+        clearTimeout(timer);
+        resolve({ child, url: `http://127.0.0.1:${match[1]}` });
+      }
     });
     child.stderr!.on('data', (chunk) => (output += chunk));
     child.on('exit', (code, signal) => {
+      clearTimeout(timer);
       if (signal !== 'SIGKILL' && signal !== 'SIGTERM') console.log(`API process exited ${code ?? signal}: ${output.slice(-2000)}`);
-      reject(new Error(`API process exited ${code}: ${output}`));
+      reject(new Error(`API process exited ${code ?? signal}: ${output.slice(-2000)}`));
     });
   });
+}
+
+async function step<T>(what: string, work: () => Promise<T> | T): Promise<T> {
+  const startedAt = Date.now();
+  try {
+    const result = await work();
+    setupSteps.push(`${what}: ${Date.now() - startedAt} ms`);
+    return result;
+  } catch (error) {
+    setupSteps.push(`${what}: FAILED after ${Date.now() - startedAt} ms`);
+    throw error;
+  }
+}
+
+function postgresLog(): string {
+  try {
+    return readFileSync(`${dataDir}/log`, 'utf8').slice(-2000);
+  } catch {
+    return '';
+  }
+}
+
+async function setUp(): Promise<void> {
+  dataDir = mkdtempSync(path.join(tmpdir(), 'cashloop-faults-'));
+  spawnSync('chown', ['postgres:postgres', dataDir]);
+  pgPort = await freePort();
+  await step('initdb', () => run(`${pgBin}/initdb`, ['-D', `${dataDir}/pg`, '-A', 'trust', '-U', 'postgres', '--no-sync']));
+  await step(`postgres on ${pgPort}`, () => run(`${pgBin}/pg_ctl`, ['-D', `${dataDir}/pg`, '-o', postgresOptions(), '-w', '-t', '60', '-l', `${dataDir}/log`, 'start']));
+  await step('create database', async () => {
+    const admin = postgres(`postgres://postgres@127.0.0.1:${pgPort}/postgres`, { max: 1, onnotice: () => {}, connect_timeout: 10 });
+    try {
+      await admin.unsafe('create database faults');
+    } finally {
+      await admin.end();
+    }
+  });
+  databaseUrl = `postgres://postgres@127.0.0.1:${pgPort}/faults`;
+  for (let index = 0; index < 4; index++) {
+    const port = await freePort();
+    await step(`redis on ${port}`, () => startRedis(port));
+    redisPorts.push(port);
+  }
+  // The test's own engine (no Redis: it only sets the world up before the API processes start, and reads).
+  const config = loadConfig({ DATABASE_URL: databaseUrl, CASHLOOP_MODE: 'sandbox', DATA_DIR: dataDir, LOG_LEVEL: 'error', CASHLOOP_RATE_LIMIT_SCALE: '1000' });
+  engine = await step('engine', async () => createEngine({ config, logger: createLogger('error', { silent: true }), metrics: createMetrics(), database: await openPostgres(databaseUrl) }));
+}
+
+function postgresOptions(): string {
+  return `-p ${pgPort} -k ${dataDir} -c listen_addresses=127.0.0.1 -c fsync=off`;
 }
 
 test.before(async () => {
   // Faults need a Postgres and Redis to restart: the embedded run has neither.
   if (!usesRealServices) return;
-  dataDir = mkdtempSync(path.join(tmpdir(), 'cashloop-faults-'));
-  chownSync(dataDir, 0, 0);
-  spawnSync('chown', ['postgres:postgres', dataDir]);
-  run(`${pgBin}/initdb`, ['-D', dataDir, '-A', 'trust', '-U', 'postgres', '--no-sync']);
-  run(`${pgBin}/pg_ctl`, ['-D', dataDir, '-o', `-p ${pgPort} -k ${dataDir} -c listen_addresses=127.0.0.1 -c fsync=off`, '-w', '-l', `${dataDir}/log`, 'start']);
-  const admin = postgres(`postgres://postgres@127.0.0.1:${pgPort}/postgres`, { max: 1, onnotice: () => {} });
-  await admin.unsafe('create database faults');
-  await admin.end();
-  databaseUrl = `postgres://postgres@127.0.0.1:${pgPort}/faults`;
-  for (const port of redisPorts) await startRedis(port);
-  // The test's own engine (no Redis: it only sets the world up before the API processes start, and reads).
-  const config = loadConfig({ DATABASE_URL: databaseUrl, CASHLOOP_MODE: 'sandbox', DATA_DIR: dataDir, LOG_LEVEL: 'error', CASHLOOP_RATE_LIMIT_SCALE: '1000' });
-  engine = await createEngine({ config, logger: createLogger('error', { silent: true }), metrics: createMetrics(), database: await openPostgres(databaseUrl) });
+  try {
+    await setUp();
+  } catch (error) {
+    const cause = error instanceof Error ? error.message : String(error);
+    setupError = new Error(`set-up failed: ${cause}\nsteps: ${setupSteps.join('; ')}\npostgres log: ${postgresLog()}`);
+  }
 });
 
 test.after(async () => {
-  for (const child of apiProcesses) if (child.exitCode === null) child.kill('SIGKILL');
+  for (const child of apiProcesses) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   if (engine) await engine.close().catch(() => {});
   for (const port of redisProcesses.keys()) await stopRedis(port);
   if (dataDir) {
-    spawnSync('runuser', ['-u', 'postgres', '--', `${pgBin}/pg_ctl`, '-D', dataDir, '-m', 'immediate', 'stop'], { timeout: 30_000 });
+    spawnSync('runuser', ['-u', 'postgres', '--', `${pgBin}/pg_ctl`, '-D', `${dataDir}/pg`, '-m', 'immediate', 'stop'], { timeout: 30_000 });
     rmSync(dataDir, { recursive: true, force: true });
   }
 });
@@ -143,6 +216,16 @@ async function send(url: string, token: string, body: Record<string, string>, ti
   }
 }
 
+/** Sends until answered with anything but a 503 or a cut connection, at most four times, a second apart. */
+async function sendUntilAnswered(url: string, token: string, body: Record<string, string>): Promise<Awaited<ReturnType<typeof send>>> {
+  let result = await send(url, token, body, 30_000);
+  for (let tries = 1; tries < 4 && (result.status === 503 || result.status === 'cut'); tries++) {
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    result = await send(url, token, body, 30_000);
+  }
+  return result;
+}
+
 function timeline(attempts: readonly Attempt[], events: readonly { atMs: number; what: string }[]): string {
   const seconds = Math.ceil(Math.max(...attempts.map((attempt) => attempt.atMs)) / 1000);
   const lines = ['| second | answered (2xx) | refused (4xx, 503) | cut off | event |', '|---:|---:|---:|---:|---|'];
@@ -158,6 +241,7 @@ function timeline(attempts: readonly Attempt[], events: readonly { atMs: number;
 const faultTest = usesRealServices ? test : test.skip;
 
 faultTest('kill -9 of one API process, a Redis restart and a Postgres restart lose nothing and spend nothing twice', async () => {
+  if (setupError) throw setupError;
   const people: string[] = [];
   await designateIssuer(engine!);
   for (let index = 0; index < senders; index++) {
@@ -202,7 +286,7 @@ faultTest('kill -9 of one API process, a Redis restart and a Postgres restart lo
   await startRedis(redisPorts[0]);
   await pause(phaseMs.afterRedis);
   mark('Postgres restarted');
-  run(`${pgBin}/pg_ctl`, ['-D', dataDir, '-m', 'fast', '-w', 'restart', '-o', `-p ${pgPort} -k ${dataDir} -c listen_addresses=127.0.0.1 -c fsync=off`, '-l', `${dataDir}/log`]);
+  run(`${pgBin}/pg_ctl`, ['-D', `${dataDir}/pg`, '-m', 'fast', '-w', '-t', '60', 'restart', '-o', postgresOptions(), '-l', `${dataDir}/log`]);
   await pause(phaseMs.afterPostgres);
   running = false;
   await Promise.all(loops);
@@ -218,11 +302,12 @@ faultTest('kill -9 of one API process, a Redis restart and a Postgres restart lo
   assert.is(durable.length, ok.length, 'every 200 was committed');
 
   // Every retry with its dedup_id returns the original transfer, or runs once.
+  // A retry is sent as a client would: after a 503 (Retry-After: 1) or a cut connection it tries again.
   for (const attempt of attempts) {
-    const retry = await send(targets[1], attempt.token, attempt.body, 10_000);
+    const retry = await sendUntilAnswered(targets[1], attempt.token, attempt.body);
     assert.is(retry.status, 200, `retry of ${attempt.body.dedup_id}: ${retry.status} ${retry.error}`);
     if (attempt.status === 200) assert.is(retry.transferId, attempt.transferId, `retry of a 200 (${attempt.body.dedup_id}) returns the original transfer`);
-    const again = await send(targets[0], attempt.token, attempt.body, 10_000);
+    const again = await sendUntilAnswered(targets[0], attempt.token, attempt.body);
     assert.is(again.transferId, retry.transferId, 'a second retry answers the same transfer');
   }
   const [{ transfers, keys }] = await engine!.sql<{ transfers: number; keys: number }[]>`
@@ -246,6 +331,7 @@ faultTest('kill -9 of one API process, a Redis restart and a Postgres restart lo
 });
 
 faultTest('three Redis nodes: one down, sends go on; two down, sends answer 503 busy and change nothing', async () => {
+  if (setupError) throw setupError;
   const [pat, sam] = [await individual(engine!), await individual(engine!)];
   await fund(engine!, pat, '10.00');
   const token = await tokenFor(pat);
