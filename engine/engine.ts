@@ -30,6 +30,13 @@ export interface Engine extends Core {
   close(): Promise<void>;
 }
 
+/**
+ * What the HTTP edge may use of the engine: the domain services (without their core), config,
+ * clock, metrics and rate limits. Never the database or the command runner: a route that needs a
+ * transaction asks a service for the whole operation.
+ */
+export type EdgeEngine = Pick<Engine, 'config' | 'clock' | 'logger' | 'metrics' | 'rateLimits'> & { services: Omit<Services, 'core'> };
+
 export interface EngineOptions {
   config: Config;
   clock?: Clock;

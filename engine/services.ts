@@ -3,6 +3,7 @@ import type { Core } from './core.ts';
 import { createAppsService, type AppsService } from './apps/service.ts';
 import { createProfilesService, type ProfilesService } from './profiles/service.ts';
 import { createTokensService, type TokensService } from './tokens/service.ts';
+import { createProfileAccessService, type ProfileAccessService } from './profiles/access.ts';
 import { createMessagesService, type MessagesService } from './messages/service.ts';
 import { createInvitationsService, type InvitationsService } from './invitations/service.ts';
 import { createAuthnService, type AuthnService } from './authn/service.ts';
@@ -25,6 +26,8 @@ export interface Services {
   core: Core;
   apps: AppsService;
   profiles: ProfilesService;
+  /** Profile operations as the API asks for them (routes use this, never the store-level ProfilesService). */
+  profileAccess: ProfileAccessService;
   tokens: TokensService;
   messages: MessagesService;
   invitations: InvitationsService;
@@ -63,7 +66,7 @@ export async function createServices(core: Core): Promise<Services> {
   const offers = createOffersService(core, { profiles, tokens, apps, messages, ledger });
   const pos = createPosDomain(core, { profiles, ledger });
   return {
-    core, apps, profiles, tokens, messages, invitations, authn, oauth, settings, ledger, designs, circulation, bills, campaigns: createCampaignsService(core), designImages,
+    core, apps, profiles, profileAccess: createProfileAccessService(core, { profiles, tokens }), tokens, messages, invitations, authn, oauth, settings, ledger, designs, circulation, bills, campaigns: createCampaignsService(core), designImages,
     operatorLists, offers, pos, paycards: createPaycardsService(core), webhooks: createWebhooksService(core, { queries: ledger.queries }),
     fundProxy: createFundProxyService(core, { profiles }),
   };

@@ -2,7 +2,7 @@
 // The same declaration validates requests and writes the OpenAPI document.
 import type { Express, NextFunction, Request, Response } from 'express';
 import { z } from 'zod';
-import type { Engine } from '../../engine/engine.ts';
+import type { EdgeEngine, Engine } from '../../engine/engine.ts';
 import type { RateBucket } from '../../engine/ratelimits.ts';
 import { constantTimeEqual } from '../../engine/ids.ts';
 import { readAttemptSecret, readBasicCredentials, readBearerToken } from './credentials.ts';
@@ -25,7 +25,7 @@ export interface RouteContext<Input> {
   params: Record<string, string>;
   /** `appdata.<name>` fields of the request, when the route takes them. */
   appdata: Record<string, string>;
-  engine: Engine;
+  engine: EdgeEngine;
   now: Date;
   token: TokenPrincipal | undefined;
   app: AppPrincipal | undefined;

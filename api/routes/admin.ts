@@ -5,9 +5,8 @@ import { z } from 'zod';
 import { appPermissionNames } from '../../engine/apps/service.ts';
 import { knownPermissions } from '../../engine/tokens/service.ts';
 import { appNameCharsMax, appSiteCharsMax, loginCharsMax, redirectUriCharsMax, redirectUrisMax } from '../../engine/limits.ts';
-import { wallet, walletLock } from '../../engine/profiles/machine.ts';
-import { canonicalUidOf, usernamePattern } from '../../engine/profiles/names.ts';
-import { profileFeatureNames, UidTakenError } from '../../engine/profiles/service.ts';
+import { usernamePattern } from '../../engine/profiles/names.ts';
+import { profileFeatureNames } from '../../engine/profiles/service.ts';
 import { errorTable, httpError } from '../http/errors.ts';
 import { boolField, currencyField, latitudeField, longitudeField, requiredString, stringList } from '../http/fields.ts';
 import { defineRoute, type RouteDefinition } from '../http/route.ts';
@@ -128,17 +127,9 @@ export const adminRoutes: RouteDefinition[] = [
     response: z.strictObject({ profile: profileDetail, site: z.string(), features: z.array(z.string()), managers: z.array(z.string()), managed: z.array(z.string()), wallet_state: z.string().nullable() }),
     errors: [404],
     async handler({ engine, params }) {
-      const { profiles } = engine.services;
-      const record = await profiles.get(engine.sql, params.profileId);
-      if (!record) throw httpError(profileErrors, 'profile_not_found');
-      return {
-        profile: await profiles.detail(engine.sql, record.id),
-        site: record.site,
-        features: await profiles.features(engine.sql, record.id),
-        managers: await profiles.managers(engine.sql, record.id),
-        managed: (await profiles.managedBy(engine.sql, record.id)).map((managed) => managed.id),
-        wallet_state: await profiles.walletState(engine.sql, record.id),
-      };
+      const view = await engine.services.profileAccess.adminView(params.profileId);
+      if (!view) throw httpError(profileErrors, 'profile_not_found');
+      return view;
     },
   }),
 
@@ -152,19 +143,13 @@ export const adminRoutes: RouteDefinition[] = [
     response: profile,
     errors: [404],
     async handler({ input, engine, params }) {
-      const { profiles } = engine.services;
-      try {
-        const updated = await profiles.setFlags(engine.sql, params.profileId, {
-          supportPaycode: input.support_paycode,
-          preferredCurrency: input.preferred_currency,
-          username: input.username === undefined ? undefined : input.username || null,
-        });
-        if (!updated) throw httpError(profileErrors, 'profile_not_found');
-      } catch (error) {
-        if (error instanceof UidTakenError) throw httpError(profileErrors, 'username_taken', { invalid: { username: 'is taken' } });
-        throw error;
-      }
-      return profiles.toPublic((await profiles.get(engine.sql, params.profileId))!);
+      const outcome = await engine.services.profileAccess.setFlags(params.profileId, {
+        supportPaycode: input.support_paycode,
+        preferredCurrency: input.preferred_currency,
+        username: input.username === undefined ? undefined : input.username || null,
+      });
+      if (!outcome.ok) throw httpError(profileErrors, outcome.error, outcome.invalid ? { invalid: outcome.invalid } : {});
+      return engine.services.profiles.toPublic(outcome.profile);
     },
   }),
 
@@ -178,10 +163,9 @@ export const adminRoutes: RouteDefinition[] = [
     response: featuresAnswer,
     errors: [404],
     async handler({ input, engine, params }) {
-      const { profiles } = engine.services;
-      if (!(await profiles.get(engine.sql, params.profileId))) throw httpError(profileErrors, 'profile_not_found');
-      await profiles.addFeature(engine.sql, params.profileId, input.feature);
-      return { features: await profiles.features(engine.sql, params.profileId) };
+      const features = await engine.services.profileAccess.addFeature(params.profileId, input.feature);
+      if (!features) throw httpError(profileErrors, 'profile_not_found');
+      return { features };
     },
   }),
 
@@ -195,10 +179,9 @@ export const adminRoutes: RouteDefinition[] = [
     response: featuresAnswer,
     errors: [404],
     async handler({ engine, params }) {
-      const { profiles } = engine.services;
-      if (!(await profiles.get(engine.sql, params.profileId))) throw httpError(profileErrors, 'profile_not_found');
-      await profiles.removeFeature(engine.sql, params.profileId, params.feature);
-      return { features: await profiles.features(engine.sql, params.profileId) };
+      const features = await engine.services.profileAccess.removeFeature(params.profileId, params.feature);
+      if (!features) throw httpError(profileErrors, 'profile_not_found');
+      return { features };
     },
   }),
 
@@ -212,16 +195,9 @@ export const adminRoutes: RouteDefinition[] = [
     response: z.strictObject({ managers: z.array(z.string()) }),
     errors: [404],
     async handler({ input, engine, params }) {
-      const { profiles } = engine.services;
-      const business = await profiles.get(engine.sql, params.profileId);
-      if (!business) throw httpError(profileErrors, 'profile_not_found');
-      const uid = canonicalUidOf(input.manager_uid);
-      const manager = uid ? await profiles.findByUid(engine.sql, uid) : null;
-      if (business.isIndividual || !manager || !manager.isIndividual || manager.site !== business.site) {
-        throw httpError(profileErrors, 'manager_not_found', { invalid: { manager_uid: 'must name a personal profile of the business\'s site' } });
-      }
-      await profiles.addManager(engine.sql, business.id, manager.id);
-      return { managers: await profiles.managers(engine.sql, business.id) };
+      const outcome = await engine.services.profileAccess.addManager(params.profileId, input.manager_uid);
+      if (!outcome.ok) throw httpError(profileErrors, outcome.error, outcome.invalid ? { invalid: outcome.invalid } : {});
+      return { managers: outcome.managers };
     },
   }),
 
@@ -235,10 +211,9 @@ export const adminRoutes: RouteDefinition[] = [
     response: profile,
     errors: [404],
     async handler({ input, engine, params }) {
-      const { profiles } = engine.services;
-      const outcome = await profiles.setLocation(engine.sql, params.profileId, input);
+      const outcome = await engine.services.profileAccess.setLocation(params.profileId, input);
       if (!outcome.ok) throw httpError(profileErrors, outcome.error);
-      return profiles.toPublic(outcome.profile);
+      return engine.services.profiles.toPublic(outcome.profile);
     },
   }),
 
@@ -252,10 +227,9 @@ export const adminRoutes: RouteDefinition[] = [
     response: profile,
     errors: [404],
     async handler({ engine, params }) {
-      const { profiles } = engine.services;
-      const outcome = await profiles.setLocation(engine.sql, params.profileId, null);
+      const outcome = await engine.services.profileAccess.setLocation(params.profileId, null);
       if (!outcome.ok) throw httpError(profileErrors, outcome.error);
-      return profiles.toPublic(outcome.profile);
+      return engine.services.profiles.toPublic(outcome.profile);
     },
   }),
 
@@ -269,16 +243,9 @@ export const adminRoutes: RouteDefinition[] = [
     response: z.strictObject({ wallet_state: z.string() }),
     errors: [404],
     async handler({ input, engine, params }) {
-      const profileId = params.profileId;
-      const state = await engine.commands.run(`wallet.${input.action}`, [walletLock(profileId)], async (unit) => {
-        if (!(await unit.load(wallet, profileId))) return null;
-        const at = unit.now.toISOString();
-        const next = unit.send(wallet, profileId, { type: `wallet.${input.action}`, at } as never);
-        return next ? String(next.value) : 'refused';
-      });
-      if (state === null) throw httpError(profileErrors, 'profile_not_found');
-      if (state === 'refused') throw httpError(adminErrors, 'wallet_transition_refused');
-      return { wallet_state: state };
+      const outcome = await engine.services.profileAccess.changeWallet(params.profileId, input.action);
+      if (!outcome.ok) throw outcome.error === 'refused' ? httpError(adminErrors, 'wallet_transition_refused') : httpError(profileErrors, outcome.error);
+      return { wallet_state: outcome.state };
     },
   }),
 ];

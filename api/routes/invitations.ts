@@ -7,7 +7,7 @@ import { inviteEmailCharsMax, inviteExtIdCharsMax, invitePhoneCharsMax, inviteSe
 import { errorTable, httpError } from '../http/errors.ts';
 import { boundedString, stringList } from '../http/fields.ts';
 import { defineRoute, messageThrottle, type RouteDefinition } from '../http/route.ts';
-import { profileRoutes } from './profiles.ts';
+import { walletInfoHandler } from './profiles.ts';
 
 export const invitationErrors = errorTable<InvitationError>({
   invalid: { status: 400, description: 'The request is not valid.' },
@@ -187,9 +187,7 @@ export const invitationRoutes: RouteDefinition[] = [
     alsoPost: true,
     response: walletInfo.extend({ invite_id: z.string().nullable(), ext_id: z.string().nullable() }),
     async handler(context) {
-      const walletInfo = profileRoutes.find((route) => route.path === '/wallet/info' && route.method === 'get');
-      if (!walletInfo) throw new Error('GET /wallet/info is not defined');
-      const info = (await walletInfo.handler(context as never)) as Record<string, unknown>;
+      const info = await walletInfoHandler(context);
       const finished = await context.engine.services.invitations.finish(context.token!.personalProfileId, context.token!.clientId);
       return { ...info, invite_id: finished.inviteId, ext_id: finished.extId };
     },

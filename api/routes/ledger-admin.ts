@@ -2,7 +2,7 @@
 // the open loop issuer, issue cash, audit the ledger, register bank accounts, set exchange rates.
 import { holding } from '../http/schemas.ts';
 import { z } from 'zod';
-import type { Engine } from '../../engine/engine.ts';
+import type { EdgeEngine } from '../../engine/engine.ts';
 import { dfiAccountFieldCharsMax, loginCharsMax } from '../../engine/limits.ts';
 import { parseUid } from '../../engine/uids.ts';
 import { edgeErrors, httpError } from '../http/errors.ts';
@@ -15,9 +15,9 @@ const empty = z.object({}).strict();
 const uidField = boundedString(loginCharsMax, 1);
 
 /** The profile a UID (service:<id>, username:<name> or a bare id) names, or a 400 on the field. */
-export async function profileIdOf(engine: Engine, uid: string, field: string): Promise<string> {
+export async function profileIdOf(engine: EdgeEngine, uid: string, field: string): Promise<string> {
   const parsed = parseUid(uid) ?? parseUid(`service:${uid}`);
-  const profile = parsed ? await engine.services.profiles.findByUid(engine.sql, parsed.uid) : null;
+  const profile = parsed ? await engine.services.profileAccess.findByUid(parsed.uid) : null;
   if (!profile) throw httpError(edgeErrors, 'invalid', { invalid: { [field]: 'no profile has this UID' } });
   return profile.id;
 }
@@ -51,7 +51,7 @@ export const ledgerAdminRoutes: RouteDefinition[] = [
     input: empty,
     response: issuerAnswer,
     async handler({ engine }) {
-      return { issuer_id: await engine.services.ledger.cash.issuer(engine.sql) };
+      return { issuer_id: await engine.services.ledger.cash.issuer() };
     },
   }),
 
@@ -100,7 +100,7 @@ export const ledgerAdminRoutes: RouteDefinition[] = [
     input: empty,
     response: z.strictObject({ holdings: z.array(holding) }),
     async handler({ engine, params }) {
-      return { holdings: await engine.services.ledger.cash.holdings(engine.sql, params.profileId) };
+      return { holdings: await engine.services.ledger.cash.holdings(undefined, params.profileId) };
     },
   }),
 

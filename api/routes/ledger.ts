@@ -2,7 +2,7 @@
 import { posDeviceOf } from '../../engine/designs/redemption.ts';
 import { partyInfo, profile, sendableAmount, transfer, transferAndProfileAnswer } from '../http/schemas.ts';
 import { z } from 'zod';
-import type { Engine } from '../../engine/engine.ts';
+import type { EdgeEngine } from '../../engine/engine.ts';
 import {
   dedupIdCharsMax, invitationExpireDaysMax, loginCharsMax, searchLimitDefault, searchLimitMax, searchQueryCharsMax, sendMessageCharsMax, sendMessageSubjectCharsMax,
   serialNumbersMax,
@@ -10,7 +10,6 @@ import {
 import { formatMinor } from '../../engine/money.ts';
 import { amountField, boolField, boundedString, currencyField, intField, stringList } from '../http/fields.ts';
 import { edgeErrors, httpError } from '../http/errors.ts';
-import { searchProfiles } from '../../engine/transfers/search.ts';
 import { defineRoute, type RouteDefinition } from '../http/route.ts';
 import type { TokenPrincipal } from '../http/principals.ts';
 import { raise } from './ledger-errors.ts';
@@ -18,9 +17,9 @@ import { raise } from './ledger-errors.ts';
 const uidField = boundedString(loginCharsMax, 1);
 const serialNumbersField = z.string().max(serialNumbersMax * 20, 'has too many serial numbers');
 
-export async function transferAndProfile(engine: Engine, token: TokenPrincipal, transferId: string): Promise<{ transfer: Record<string, unknown>; profile: Record<string, unknown> }> {
+export async function transferAndProfile(engine: EdgeEngine, token: TokenPrincipal, transferId: string): Promise<{ transfer: Record<string, unknown>; profile: Record<string, unknown> }> {
   const { ledger, profiles } = engine.services;
-  const [detail, profile] = await Promise.all([ledger.queries.detail(token.profileId, transferId), profiles.detail(engine.sql, token.profileId)]);
+  const [detail, profile] = await Promise.all([ledger.queries.detail(token.profileId, transferId), engine.services.profileAccess.detail(token.profileId)]);
   if (!detail.ok) raise(detail);
   return { transfer: detail.transfer, profile };
 }
@@ -140,7 +139,7 @@ export const ledgerRoutes: RouteDefinition[] = [
       });
       if (!result.ok) raise(result);
       const transfer = await ledger.queries.summary(result.transferId);
-      const sender = await profiles.get(engine.sql, transfer.sender_id as string);
+      const sender = await engine.services.profileAccess.get(transfer.sender_id as string);
       return { transfer, sender: sender ? profiles.toPublic(sender) : null, amount_received: formatMinor(result.amountReceived, input.currency) };
     },
   }),
@@ -189,7 +188,7 @@ ledgerRoutes.push(
     input: searchInput,
     response: z.strictObject({ results: z.array(profile.extend({ uid: z.string() })), more: z.boolean() }),
     async handler({ engine, token, input }) {
-      const result = await searchProfiles(engine, engine.services.profiles, {
+      const result = await engine.services.ledger.search({
         profileId: token!.profileId, q: input.q, uid: input.uid, limit: input.limit ?? searchLimitDefault, offset: input.offset ?? 0,
         serialNumbers: input.serial_numbers, filters: input.filters ?? [], latitude: input.latitude, longitude: input.longitude,
       });

@@ -4,8 +4,8 @@ import { accessTokenInfo, featuresAnswer, profile, profileWithUids, walletInfo }
 import { z } from 'zod';
 import type { ProfileAccessError } from '../../engine/profiles/errors.ts';
 import { canonicalUidOf, personNameProblem, sanitizeDescription } from '../../engine/profiles/names.ts';
-import type { Address, ProfileRecord } from '../../engine/profiles/service.ts';
-import { limitPermissions } from '../../engine/tokens/service.ts';
+import type { Address } from '../../engine/profiles/service.ts';
+import type { TokenPrincipal } from '../../engine/tokens/service.ts';
 import {
   addressCityCharsMax,
   addressLineCharsMax,
@@ -22,8 +22,7 @@ import {
 import { edgeErrors, errorTable, httpError } from '../http/errors.ts';
 import { boolField, boundedString, deviceUuidField, requiredString, stringList } from '../http/fields.ts';
 import { defineRoute, type RouteDefinition } from '../http/route.ts';
-import type { Engine } from '../../engine/engine.ts';
-import type { Queryable } from '../../engine/storage/database.ts';
+import type { EdgeEngine } from '../../engine/engine.ts';
 
 export const profileErrors = errorTable<ProfileAccessError>({
   profile_not_found: { status: 404, error: 'not_found', description: 'No such profile.' },
@@ -130,12 +129,11 @@ const featuresPatchInput = z
   .object(Object.fromEntries(appSwitchableFeatures.map((feature) => [feature, boolField.optional()])) as Record<(typeof appSwitchableFeatures)[number], z.ZodOptional<typeof boolField>>)
   .strict();
 
-/** A same-site profile by what the caller typed, or null (unknown, unreadable, or another site's). */
-async function findOnSite(engine: Engine, db: Queryable, text: string, site: string): Promise<ProfileRecord | null> {
-  const uid = canonicalUidOf(text);
-  if (!uid) return null;
-  const profile = await engine.services.profiles.findByUid(db, uid);
-  return profile && profile.site === site ? profile : null;
+/** GET /wallet/info, which GET /wallet/finish-invite extends. */
+export async function walletInfoHandler({ engine, token }: { engine: EdgeEngine; token?: TokenPrincipal }): Promise<Record<string, unknown>> {
+  const info = await engine.services.profileAccess.walletInfo(token!);
+  if (!info) throw fail('profile_not_found');
+  return info;
 }
 
 function fail(code: ProfileAccessError, invalid?: Record<string, string>) {
@@ -152,22 +150,17 @@ export const profileRoutes: RouteDefinition[] = [
     input: addIndividualInput,
     response: z.strictObject({ id: z.string(), profile }),
     async handler({ input, engine, app }) {
-      const { profiles } = engine.services;
-      const { profileId } = await engine.commands.run('profile.add_individual', [], (unit) =>
-        profiles.createIndividualIn(unit, {
-          firstName: input.first_name,
-          lastName: input.last_name,
-          site: app!.site,
-          confirmedUids: [],
-          businessName: input.business_name?.trim() || null,
-          phone: input.phone ?? null,
-          home: (input.home as Address | undefined) ?? null,
-          acceptedPolicy: input.accepted_policy ?? false,
-          weeklyOffers: input.weekly_offers ?? true,
-        }),
-      );
-      const record = await profiles.get(engine.sql, profileId);
-      return { id: profileId, profile: profiles.toPublic(record!) };
+      const record = await engine.services.profileAccess.addIndividual(app!.site, {
+        firstName: input.first_name,
+        lastName: input.last_name,
+        confirmedUids: [],
+        businessName: input.business_name?.trim() || null,
+        phone: input.phone ?? null,
+        home: (input.home as Address | undefined) ?? null,
+        acceptedPolicy: input.accepted_policy ?? false,
+        weeklyOffers: input.weekly_offers ?? true,
+      });
+      return { id: record.id, profile: engine.services.profiles.toPublic(record) };
     },
   }),
 
@@ -180,27 +173,19 @@ export const profileRoutes: RouteDefinition[] = [
     input: addBusinessInput,
     response: z.strictObject({ id: z.string(), profile }),
     async handler({ input, engine, app }) {
-      const { profiles } = engine.services;
-      if (!input.manager_uid || input.manager_uid.trim() === '') throw fail('manager_required', { manager_uid: 'is required' });
-      const manager = await findOnSite(engine, engine.sql, input.manager_uid, app!.site);
-      if (!manager || !manager.isIndividual) throw fail('manager_not_found', { manager_uid: 'no personal profile with this UID on the app\'s site' });
       const description = input.description_html ? sanitizeDescription(input.description_html) : null;
-      const { profileId } = await engine.commands.run('profile.add_business', [], (unit) =>
-        profiles.createBusinessIn(unit, {
-          site: app!.site,
-          businessName: input.business_name,
-          managerProfileId: manager.id,
-          dba: input.dba?.trim() || null,
-          webSite: input.web_site?.trim() || null,
-          descriptionHtml: description || null,
-          business: input.business,
-          mail: input.mail,
-          phone: input.phone ?? null,
-          phonePublic: input.phone_public ?? false,
-        }),
-      );
-      const record = await profiles.get(engine.sql, profileId);
-      return { id: profileId, profile: profiles.toPublic(record!) };
+      const outcome = await engine.services.profileAccess.addBusiness(app!.site, input.manager_uid, {
+        businessName: input.business_name,
+        dba: input.dba?.trim() || null,
+        webSite: input.web_site?.trim() || null,
+        descriptionHtml: description || null,
+        business: input.business,
+        mail: input.mail,
+        phone: input.phone ?? null,
+        phonePublic: input.phone_public ?? false,
+      });
+      if (!outcome.ok) throw fail(outcome.error, outcome.invalid);
+      return { id: outcome.profile.id, profile: engine.services.profiles.toPublic(outcome.profile) };
     },
   }),
 
@@ -213,12 +198,10 @@ export const profileRoutes: RouteDefinition[] = [
     input: getByUidInput,
     response: z.strictObject({ profile: profileWithUids.optional() }),
     async handler({ input, engine, app }) {
-      const { profiles } = engine.services;
       if (!canonicalUidOf(input.uid)) throw httpError(edgeErrors, 'invalid', { invalid: { uid: 'must be an email, E.164 phone, username or profile ID' } });
-      const profile = await findOnSite(engine, engine.sql, input.uid, app!.site);
-      if (!profile) return {};
-      const uids = await profiles.confirmedUids(engine.sql, profile.id);
-      return { profile: { ...profiles.toPublic(profile), confirmed_uids: uids.map((uid) => ({ uid })) } };
+      const found = await engine.services.profileAccess.getByUid(input.uid, app!.site);
+      if (!found) return {};
+      return { profile: { ...engine.services.profiles.toPublic(found.profile), confirmed_uids: found.uids.map((uid) => ({ uid })) } };
     },
   }),
 
@@ -232,32 +215,16 @@ export const profileRoutes: RouteDefinition[] = [
     response: accessTokenInfo,
     errors: [403],
     async handler({ input, engine, app, now }) {
-      const { profiles, tokens } = engine.services;
-      const site = app!.site;
-      return engine.sql.begin(async (tx) => {
-        const profile = await findOnSite(engine, tx, input.uid, site);
-        if (!profile) throw fail('uid_not_found', { uid: 'no profile with this UID on the app\'s site' });
-        if ((await profiles.walletState(tx, profile.id)) !== 'active') throw fail('not_available');
-        let personalProfileId = profile.id;
-        if (!profile.isIndividual) {
-          if (!input.manager_uid || input.manager_uid.trim() === '') throw fail('manager_required', { manager_uid: 'is required for a business' });
-          const manager = await findOnSite(engine, tx, input.manager_uid, site);
-          if (!manager || !manager.isIndividual) throw fail('manager_not_found', { manager_uid: 'no personal profile with this UID on the app\'s site' });
-          if (!(await profiles.isManager(tx, profile.id, manager.id))) throw fail('not_manager');
-          personalProfileId = manager.id;
-        }
-        if (input.device_uuid) await profiles.attachDevice(tx, profile.id, input.device_uuid, input.device_name ?? null);
-        return tokens.issue(tx, {
-          clientId: app!.clientId,
-          profileId: profile.id,
-          personalProfileId,
-          permissions: limitPermissions(input.permissions, tokens.closedLoopPermissions),
-          deviceUuid: input.device_uuid ?? null,
-          concurrent: input.concurrent ?? false,
-          source: 'p_token',
-          now,
-        });
-      });
+      const outcome = await engine.services.profileAccess.issueProfileToken(app!, {
+        uid: input.uid,
+        managerUid: input.manager_uid,
+        deviceUuid: input.device_uuid,
+        deviceName: input.device_name,
+        permissions: input.permissions,
+        concurrent: input.concurrent,
+      }, now);
+      if (!outcome.ok) throw fail(outcome.error, outcome.invalid);
+      return outcome.token;
     },
   }),
 
@@ -271,9 +238,9 @@ export const profileRoutes: RouteDefinition[] = [
     response: featuresAnswer,
     errors: [404],
     async handler({ params, engine, app }) {
-      const profile = await findOnSite(engine, engine.sql, `service:${params.profileId}`, app!.site);
-      if (!profile) throw fail('profile_not_found');
-      return { features: await engine.services.profiles.features(engine.sql, profile.id) };
+      const features = await engine.services.profileAccess.siteFeatures(params.profileId, app!.site);
+      if (!features) throw fail('profile_not_found');
+      return { features };
     },
   }),
 
@@ -287,17 +254,10 @@ export const profileRoutes: RouteDefinition[] = [
     response: featuresAnswer,
     errors: [404],
     async handler({ params, input, engine, app }) {
-      const { profiles } = engine.services;
-      return engine.sql.begin(async (tx) => {
-        const profile = await findOnSite(engine, tx, `service:${params.profileId}`, app!.site);
-        if (!profile) throw fail('profile_not_found');
-        for (const feature of appSwitchableFeatures) {
-          const wanted = input[feature];
-          if (wanted === true) await profiles.addFeature(tx, profile.id, feature);
-          if (wanted === false) await profiles.removeFeature(tx, profile.id, feature);
-        }
-        return { features: await profiles.features(tx, profile.id) };
-      });
+      const wanted = Object.fromEntries(appSwitchableFeatures.map((feature) => [feature, input[feature]]));
+      const features = await engine.services.profileAccess.switchSiteFeatures(params.profileId, app!.site, wanted);
+      if (!features) throw fail('profile_not_found');
+      return { features };
     },
   }),
 
@@ -311,10 +271,9 @@ export const profileRoutes: RouteDefinition[] = [
     response: profile,
     errors: [404],
     async handler({ engine, token }) {
-      const { profiles } = engine.services;
-      const record = await profiles.get(engine.sql, token!.profileId);
+      const record = await engine.services.profileAccess.get(token!.profileId);
       if (!record) throw fail('profile_not_found');
-      return profiles.toPublic(record);
+      return engine.services.profiles.toPublic(record);
     },
   }),
 
@@ -328,10 +287,9 @@ export const profileRoutes: RouteDefinition[] = [
     response: profile,
     errors: [404],
     async handler({ engine, params }) {
-      const { profiles } = engine.services;
-      const record = await profiles.get(engine.sql, params.profileId);
+      const record = await engine.services.profileAccess.get(params.profileId);
       if (!record) throw fail('profile_not_found');
-      return profiles.toPublic(record);
+      return engine.services.profiles.toPublic(record);
     },
   }),
 
@@ -345,21 +303,6 @@ export const profileRoutes: RouteDefinition[] = [
     alsoPost: true,
     response: walletInfo,
     errors: [404],
-    async handler({ engine, token }) {
-      const { profiles } = engine.services;
-      const principal = token!;
-      if (!(await profiles.get(engine.sql, principal.profileId))) throw fail('profile_not_found');
-      const profile = await profiles.detail(engine.sql, principal.profileId);
-      const related: Record<string, unknown>[] = [];
-      for (const managed of await profiles.managedBy(engine.sql, principal.personalProfileId)) {
-        if (managed.id !== principal.profileId) related.push(await profiles.detail(engine.sql, managed.id));
-      }
-      const answer: Record<string, unknown> = { profile, related };
-      if (principal.profileId !== principal.personalProfileId) {
-        const personal = await profiles.get(engine.sql, principal.personalProfileId);
-        if (personal) answer.personal_profile = profiles.toPublic(personal);
-      }
-      return answer;
-    },
+    handler: walletInfoHandler,
   }),
 ];

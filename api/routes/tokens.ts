@@ -36,10 +36,8 @@ export const tokenRoutes: RouteDefinition[] = [
     input: empty,
     response: z.strictObject({ profiles: z.array(profile) }),
     async handler({ engine, token }) {
-      const { profiles } = engine.services;
-      const personal = await profiles.get(engine.sql, token!.personalProfileId);
-      const managed = await profiles.managedBy(engine.sql, token!.personalProfileId);
-      return { profiles: [...(personal ? [personal] : []), ...managed].map((record) => profiles.toPublic(record)) };
+      const records = await engine.services.profileAccess.selectable(token!.personalProfileId);
+      return { profiles: records.map((record) => engine.services.profiles.toPublic(record)) };
     },
   }),
 
@@ -52,32 +50,11 @@ export const tokenRoutes: RouteDefinition[] = [
     input: empty,
     response: accessTokenInfo,
     async handler({ engine, token, params, now }) {
-      const { profiles, tokens } = engine.services;
-      const principal = token!;
       const targetId = params.profileId;
       if (!/^\d{10}$/.test(targetId)) throw httpError(edgeErrors, 'invalid', { invalid: { profile_id: 'must be a profile ID' } });
-      // A closed-loop token from POST /p/token cannot widen itself to other profiles.
-      if (principal.closedLoopOnly) throw httpError(profileErrors, 'app_denied');
-      return engine.sql.begin(async (tx) => {
-        const target = await profiles.get(tx, targetId);
-        if (!target) throw httpError(profileErrors, 'not_available');
-        if (target.id !== principal.personalProfileId && !(await profiles.isManager(tx, target.id, principal.personalProfileId))) {
-          throw httpError(profileErrors, 'not_manager');
-        }
-        if ((await profiles.walletState(tx, target.id)) !== 'active') throw httpError(profileErrors, 'not_available');
-        return tokens.issue(tx, {
-          clientId: principal.clientId,
-          profileId: target.id,
-          personalProfileId: principal.personalProfileId,
-          permissions: [...principal.permissions],
-          deviceUuid: principal.deviceId,
-          source: 'select',
-          oauthCodeId: principal.oauthCodeId,
-          now,
-          hardExpiresAt: principal.hardExpiresAt,
-          closedLoopOnly: principal.closedLoopOnly,
-        });
-      });
+      const outcome = await engine.services.profileAccess.select(token!, targetId, now);
+      if (!outcome.ok) throw httpError(profileErrors, outcome.error);
+      return outcome.token;
     },
   }),
 

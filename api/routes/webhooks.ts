@@ -2,7 +2,7 @@
 // token (change_settings) manages /p/<id>/webhooks, the operator manages any profile's through
 // /admin/webhooks (the CLI's `cashloop webhook`). The secret is answered once, at add and rotate.
 import { z } from 'zod';
-import type { Engine } from '../../engine/engine.ts';
+import type { EdgeEngine } from '../../engine/engine.ts';
 import { loginCharsMax, webhookDeliveriesListDefault, webhookDeliveriesListMax, webhookFilterTypesMax, webhookUrlCharsMax, webhooksPerProfileMax } from '../../engine/limits.ts';
 import { webhookStates, type WebhookFailure } from '../../engine/webhooks/service.ts';
 import { errorTable, httpError } from '../http/errors.ts';
@@ -71,7 +71,7 @@ const own: Scope = {
   },
 };
 
-async function ownerOf(engine: Engine, webhookId: string): Promise<string> {
+async function ownerOf(engine: EdgeEngine, webhookId: string): Promise<string> {
   const owner = await engine.services.webhooks.ownerOf(webhookId);
   if (!owner) throw httpError(webhookErrors, 'webhook_not_found');
   return owner;

@@ -6,6 +6,7 @@ import type { InvitationsService } from '../invitations/service.ts';
 import { createPayoutsService, type PayoutsService } from '../payouts/service.ts';
 import type { ProfilesService } from '../profiles/service.ts';
 import { createTransferQueries, type TransferQueries } from '../transfers/queries.ts';
+import { searchProfiles, type SearchInput, type SearchRejection } from '../transfers/search.ts';
 import { createTransfersService, type TransfersService } from '../transfers/service.ts';
 import { selectTransfer } from '../transfers/store.ts';
 import { createTradesService, type TradesService } from '../transfers/trade.ts';
@@ -17,6 +18,8 @@ export interface LedgerDomain {
   queries: TransferQueries;
   payouts: PayoutsService;
   trades: TradesService;
+  /** GET /wallet/search: people or businesses to send to. */
+  search(input: SearchInput): Promise<{ ok: true; results: Record<string, unknown>[]; more: boolean } | SearchRejection>;
 }
 
 export function createLedgerDomain(core: Core, dependencies: { profiles: ProfilesService; invitations: InvitationsService }): LedgerDomain {
@@ -37,5 +40,5 @@ export function createLedgerDomain(core: Core, dependencies: { profiles: Profile
     if (!result.ok) core.logger.warn('invitation transfer could not be re-sent', { transferId: payload.transferId, error: result.error });
   });
   const trades = createTradesService(core, profiles, transfers);
-  return { cash, transfers, queries, payouts, trades };
+  return { cash, transfers, queries, payouts, trades, search: (input) => searchProfiles(core, profiles, input) };
 }

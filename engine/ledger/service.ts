@@ -27,10 +27,11 @@ export interface AuditReport {
 export interface LedgerService {
   /** Designates the profile that issues open loop cash for the operator (it must have issue_open_loop). */
   setIssuer(profileId: string): Promise<{ ok: true } | Failure>;
-  issuer(db: Queryable): Promise<string | null>;
+  /** The designated issuer (read in db, by default outside any transaction). */
+  issuer(db?: Queryable): Promise<string | null>;
   /** Issues open loop cash to a profile: movement 1 `issue` (from none to the issuer), movement 2 `grant` (issuer to holder). */
   issue(input: { toProfileId: string; amount: string; currency: string; issuerId?: string }): Promise<{ ok: true; transferId: string; serial: string } | Failure>;
-  holdings(db: Queryable, profileId: string): Promise<{ loop_id: string; currency: string; title?: string; thumbnail?: string | null; amount: string; expiring: { amount: string; expire_time: string }[] }[]>;
+  holdings(db: Queryable | undefined, profileId: string): Promise<{ loop_id: string; currency: string; title?: string; thumbnail?: string | null; amount: string; expiring: { amount: string; expire_time: string }[] }[]>;
   balance(db: Queryable, profileId: string, loopId: string, currency: string): Promise<bigint>;
   audit(db?: Queryable): Promise<AuditReport>;
   /** Adds a domain's own audit check (its problems join the report): point-of-sale settlements. */
@@ -54,7 +55,7 @@ export function createLedgerService(core: Core, profiles: ProfilesService): Ledg
       return { ok: true };
     },
 
-    issuer(db) {
+    issuer(db = sql) {
       return store.selectSetting(db, issuerSettingName);
     },
 
@@ -91,7 +92,7 @@ export function createLedgerService(core: Core, profiles: ProfilesService): Ledg
       });
     },
 
-    async holdings(db, profileId) {
+    async holdings(db = sql, profileId) {
       const rows = await store.selectHoldings(db, profileId);
       return rows.map((row) => ({
         loop_id: row.loop_id,

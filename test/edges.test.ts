@@ -1,0 +1,44 @@
+// The edges stay thin: routes reach the engine only through its services. The route context's
+// type (EdgeEngine) has no database or command runner; this test also refuses the ways around it
+// (a cast, the services' core, a store module imported into a route).
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+
+function sourceFiles(directory: string): string[] {
+  return readdirSync(directory).flatMap((entry) => {
+    const full = path.join(directory, entry);
+    if (statSync(full).isDirectory()) return sourceFiles(full);
+    return /\.tsx?$/.test(entry) && !/\.test\.tsx?$/.test(entry) ? [full] : [];
+  });
+}
+
+const edgeFiles = [...sourceFiles('api/routes'), ...sourceFiles('api/http')];
+
+const forbidden: { pattern: RegExp; why: string }[] = [
+  { pattern: /\bengine\.(sql|commands|database|locks|sweeper|outbox)\b/, why: 'reaches the database or the command runner' },
+  { pattern: /\bservices\.core\b/, why: 'reaches the services\' core' },
+  { pattern: /\bas (unknown as )?Engine\b/, why: 'casts its way to the whole engine' },
+  { pattern: /from '\.\.\/\.\.\/engine\/[a-z]+\/store\.ts'/, why: 'imports a store module' },
+  { pattern: /from '\.\.\/\.\.\/engine\/storage\//, why: 'imports storage' },
+];
+
+test('routes reach the engine only through its services', () => {
+  assert.ok(edgeFiles.length > 10, 'the edge files were found');
+  const found: string[] = [];
+  for (const file of edgeFiles) {
+    readFileSync(file, 'utf8').split('\n').forEach((line, index) => {
+      for (const rule of forbidden) if (rule.pattern.test(line)) found.push(`${file}:${index + 1} ${rule.why}: ${line.trim()}`);
+    });
+  }
+  assert.equal(found, []);
+});
+
+test('the rule catches what it is meant to catch', () => {
+  const offending = ['await engine.sql`select 1`', 'engine.commands.run(', 'engine.services.core.sql', 'const e = engine as Engine;', "import { x } from '../../engine/profiles/store.ts';"];
+  for (const line of offending) assert.ok(forbidden.some((rule) => rule.pattern.test(line)), line);
+  assert.not.ok(forbidden.some((rule) => rule.pattern.test('await engine.services.profileAccess.get(id)')));
+});
+
+test.run();
