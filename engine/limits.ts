@@ -130,6 +130,8 @@ export const authnExpireAfterFailures = 6;
 export const authnLoginGuardWindowMs = 60 * 60 * 1000;
 export const authnLoginCaptchaAfterFailures = 3;
 export const captchaVerifyTimeoutMs = 5_000;
+/** An SMS handed to the SMS_WEBHOOK_URL provider answers within this, or the outbox retries it. */
+export const smsWebhookTimeoutMs = 10_000;
 export const authnFactorsPerAttemptMax = 6;
 export const devicePasswordBytes = 24;
 export const invitationLifetimeMs = 30 * 24 * 60 * 60 * 1000;

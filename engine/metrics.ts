@@ -7,6 +7,8 @@ export interface Metrics {
   httpDuration: Histogram<'method' | 'route'>;
   commandDuration: Histogram<'command' | 'outcome'>;
   lockWait: Histogram<'command'>;
+  /** How long a command held its locks (and its transaction's connection): the body, its writes and the commit. */
+  lockHeld: Histogram<'command'>;
   /** Commands per shared transaction, by how it ended (committed together, or each run alone). */
   sharedTransactionCommands: Histogram<'outcome'>;
   /** Time a shared transaction took, from begin to commit or rollback. */
@@ -26,6 +28,7 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     httpDuration: new Histogram({ name: 'cashloop_http_request_duration_seconds', help: 'HTTP request latency by route', labelNames: ['method', 'route'], buckets: latencyBucketsSeconds, registers: [registry] }),
     commandDuration: new Histogram({ name: 'cashloop_command_duration_seconds', help: 'Command path duration (lock, transaction, commit)', labelNames: ['command', 'outcome'], buckets: latencyBucketsSeconds, registers: [registry] }),
     lockWait: new Histogram({ name: 'cashloop_lock_wait_seconds', help: 'Time spent waiting for command locks', labelNames: ['command'], buckets: latencyBucketsSeconds, registers: [registry] }),
+    lockHeld: new Histogram({ name: 'cashloop_command_lock_held_seconds', help: 'Time a command held its locks (body, writes, commit)', labelNames: ['command'], buckets: latencyBucketsSeconds, registers: [registry] }),
     sharedTransactionCommands: new Histogram({ name: 'cashloop_shared_transaction_commands', help: 'Commands per shared transaction', labelNames: ['outcome'], buckets: [1, 2, 4, 8, 16, 32], registers: [registry] }),
     sharedTransactionDuration: new Histogram({ name: 'cashloop_shared_transaction_duration_seconds', help: 'Shared transaction duration (begin to commit or rollback)', labelNames: ['outcome'], buckets: latencyBucketsSeconds, registers: [registry] }),
     outboxDeliveries: new Counter({ name: 'cashloop_outbox_deliveries_total', help: 'Outbox delivery attempts by kind and outcome', labelNames: ['kind', 'outcome'], registers: [registry] }),

@@ -4,6 +4,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { authnAttemptLifetimeMs, authnCaptchaAfterFailures, authnExpireAfterFailures, authnLoginCaptchaAfterFailures } from '../engine/limits.ts';
 import { startTestServer, type TestServer } from './support/http.ts';
+import { currentCommand } from '../engine/actors/command.ts';
 import { createAuthnApp, must, revealedCode, signUp, type AuthnApp } from './authn-support.ts';
 
 let server: TestServer;
@@ -95,6 +96,24 @@ test('an attempt expires after its lifetime through the durable timer', async ()
   assert.is(rows[0].state, 'expired');
   const late = await client.post(`${start.body.attempt_path}auth-uid`, { factor_id: start.body.factor_id, code: revealedCode(start) }, { auth: { attemptSecret: start.body.secret } });
   assert.is(late.status, 410);
+});
+
+test('the captcha is verified before the command, never while it holds locks and a connection', async () => {
+  const { client, engine } = server;
+  const seen: (string | undefined)[] = [];
+  engine.services.authn.setCaptchaVerifier(async () => {
+    seen.push(currentCommand());
+    return true;
+  });
+  const signin = await client.post('/aa/signin', { client_id: app.clientId, device_uuid: 'guess-captcha', login: 'nobody-here@example.com', password: 'not it at all', 'g-recaptcha-response': 'provider-token-1' });
+  assert.is(signin.body.error, 'invalid');
+  const start = must(await client.post('/aa/signup', { client_id: app.clientId, device_uuid: 'guess-captcha', login: 'captcha-check@example.com' }));
+  const right = revealedCode(start);
+  const answer = await client.post(`${start.body.attempt_path}auth-uid`, { factor_id: start.body.factor_id, code: right, 'g-recaptcha-response': 'provider-token-2' }, { auth: { attemptSecret: start.body.secret } });
+  assert.is(answer.status, 200, JSON.stringify(answer.body));
+  assert.is(seen.length, 2, 'both captchas were verified');
+  assert.equal(seen, [undefined, undefined], 'no captcha check ran inside a command');
+  engine.services.authn.setCaptchaVerifier(async () => false);
 });
 
 test.run();

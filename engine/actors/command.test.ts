@@ -2,7 +2,7 @@
 // timers are delivered exactly once, and outbox effects are delivered after commit.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { reject, type SharedRowLocks } from './command.ts';
+import { assertOutsideCommand, currentCommand, reject, type SharedRowLocks } from './command.ts';
 import { createTestEngine, type TestEngine } from '../../test/support/harness.ts';
 import { counter } from '../../test/support/counter.ts';
 
@@ -169,6 +169,27 @@ test('shared commands on one actor never share a transaction and equal the seque
   const txids = await Promise.all(Array.from({ length: 10 }, (_, index) => sharedAdd('h', index + 1)));
   assert.is(new Set(txids).size, 10);
   assert.equal(await readCount('h'), { count: 55, version: 11, state: 'open' });
+});
+
+test('a command body knows it runs inside a command; slow work there is refused; the lock hold is measured', async () => {
+  const { commands, metrics } = harness.engine;
+  assert.is(currentCommand(), undefined);
+  assert.not.throws(() => assertOutsideCommand('a network call'));
+  const inside = await commands.run('counter.inside', [{ kind: 'test_counter', id: 'inside' }], async () => {
+    await Promise.resolve();
+    let refused = '';
+    try {
+      assertOutsideCommand('a network call');
+    } catch (error) {
+      refused = (error as Error).message;
+    }
+    return { name: currentCommand(), refused };
+  });
+  assert.is(inside.name, 'counter.inside');
+  assert.match(inside.refused, /a network call inside command counter\.inside/);
+  assert.is(currentCommand(), undefined);
+  const held = await metrics.registry.getSingleMetricAsString('cashloop_command_lock_held_seconds');
+  assert.match(held, /cashloop_command_lock_held_seconds_count\{command="counter.inside"\} 1/);
 });
 
 test.run();

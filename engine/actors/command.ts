@@ -1,6 +1,7 @@
 // The one command path: lock -> begin -> load snapshots for update -> pure transitions ->
 // write snapshots fenced by version, ledger rows (by the body) and outbox rows -> commit ->
 // unlock -> deliver effects. Nothing else writes actor state.
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { initialTransition, transition } from 'xstate';
 import type { Clock } from '../clock.ts';
 import { createIdMinter, legacyIdPermutationKey, type IdMinter } from '../ids.ts';
@@ -22,6 +23,23 @@ export class ActorMissingError extends Error {
   constructor(kind: string, id: string) {
     super(`actor ${kind}:${id} was not loaded before it was sent an event`);
   }
+}
+
+/** The command whose locks the current async context holds, if any. */
+const commandScope = new AsyncLocalStorage<string>();
+
+/** The name of the command running in this async context (its body holds locks and a transaction), or undefined. */
+export function currentCommand(): string | undefined {
+  return commandScope.getStore();
+}
+
+/**
+ * Network calls (and other slow work) never run while a command holds its locks and a pooled
+ * connection: they happen before the command, and their outcome arrives in its input.
+ */
+export function assertOutsideCommand(what: string): void {
+  const name = commandScope.getStore();
+  if (name) throw new Error(`${what} inside command ${name}: do it before the command and pass the outcome in`);
 }
 
 /** Thrown by a command body to roll back everything and answer with a value (a named rejection). */
@@ -217,6 +235,11 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
   const { sql, locks, clock, metrics } = options;
   const ids = options.ids ?? createIdMinter(legacyIdPermutationKey);
 
+  /** Effects are delivered after the commit and outside the command's scope (they may call the network). */
+  function afterCommit(outboxIds: bigint[]): void {
+    commandScope.exit(() => options.onCommitted?.(outboxIds));
+  }
+
   /** One command's transaction, its locks already held. */
   async function transact<R>(body: (unit: Unit) => Promise<R>, hold: LockHold): Promise<{ result: R; outboxIds: bigint[] }> {
     return pipelinedTransaction(sql, async (tx) => {
@@ -235,7 +258,7 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
       try {
         const { result, outboxIds } = await transact(body, hold);
         metrics.commandDuration.observe({ command: name, outcome: 'committed' }, (performance.now() - startedAt) / 1000);
-        if (outboxIds.length > 0) options.onCommitted?.(outboxIds);
+        if (outboxIds.length > 0) afterCommit(outboxIds);
         return result;
       } catch (error) {
         if (error instanceof CommandRejected) {
@@ -310,7 +333,7 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
       metrics.commandDuration.observe({ command: entry.name, outcome: 'committed' }, (finishedAt - entry.startedAt) / 1000);
       entry.settle({ ok: true, value: committed!.results[index] });
     });
-    if (committed.outboxIds.length > 0) options.onCommitted?.(committed.outboxIds);
+    if (committed.outboxIds.length > 0) afterCommit(committed.outboxIds);
   }
 
   function drain(): void {
@@ -324,23 +347,33 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
     }
   }
 
+  /** Runs a command whose locks are held: alone, or queued for a shared transaction. */
+  function runWithLocks<R>(name: string, body: (unit: Unit) => Promise<R>, hold: LockHold, startedAt: number, runOptions: RunOptions | undefined): Promise<R> {
+    const shared = runOptions?.shared;
+    if (!shared) return runHeld(name, body, hold, startedAt);
+    return new Promise((resolve, reject) => {
+      waiting.push({
+        name, rows: shared, hold, body, startedAt,
+        settle: (outcome) => (outcome.ok ? resolve(outcome.value as never) : reject(outcome.error)),
+      });
+      // Commands that arrive in the same turn of the event loop start together.
+      if (sharing < sharedTransactionsInFlightMax && waiting.length === 1) setImmediate(drain);
+    });
+  }
+
   return {
     async run(name, lockRefs, body, runOptions) {
       const resources = lockRefs.map((ref) => lockResource(ref.kind, ref.id));
       const startedAt = performance.now();
-      return locks.using(resources, async (hold) => {
-        metrics.lockWait.observe({ command: name }, (performance.now() - startedAt) / 1000);
-        const shared = runOptions?.shared;
-        if (!shared) return runHeld(name, body, hold, startedAt);
-        return new Promise((resolve, reject) => {
-          waiting.push({
-            name, rows: shared, hold, body, startedAt,
-            settle: (outcome) => (outcome.ok ? resolve(outcome.value as never) : reject(outcome.error)),
-          });
-          // Commands that arrive in the same turn of the event loop start together.
-          if (sharing < sharedTransactionsInFlightMax && waiting.length === 1) setImmediate(drain);
-        });
-      });
+      return locks.using(resources, (hold) => commandScope.run(name, async () => {
+        const heldAt = performance.now();
+        metrics.lockWait.observe({ command: name }, (heldAt - startedAt) / 1000);
+        try {
+          return await runWithLocks(name, body, hold, startedAt, runOptions);
+        } finally {
+          metrics.lockHeld.observe({ command: name }, (performance.now() - heldAt) / 1000);
+        }
+      }));
     },
   };
 }

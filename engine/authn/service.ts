@@ -3,7 +3,7 @@
 // service checks secrets, passwords and codes (argon2) and sends the outcome to the pure machine,
 // then issues the next code when the wallet on file must prove another factor.
 import type { Unit } from '../actors/command.ts';
-import { reject } from '../actors/command.ts';
+import { assertOutsideCommand, reject } from '../actors/command.ts';
 import { defineActorKind } from '../actors/actor.ts';
 import type { AppsService } from '../apps/service.ts';
 import type { Core } from '../core.ts';
@@ -131,7 +131,9 @@ export function createAuthnService(core: Core, dependencies: AuthnDependencies):
     : async () => false;
   const siteKey = config.recaptchaSiteKey ?? sandboxSiteKey;
 
+  /** Verifies a captcha response (a network call with reCAPTCHA): before a command, never inside one. */
   async function captchaOk(response: string | undefined): Promise<boolean> {
+    assertOutsideCommand('a captcha check');
     if (!response) return false;
     if (sandbox && constantTimeEqual(response, sandboxCaptchaBypass)) return true;
     return captchaVerifier(response);
@@ -328,15 +330,16 @@ export function createAuthnService(core: Core, dependencies: AuthnDependencies):
     return unit.send(authnAttempt, id, event as never) as AttemptSnapshot | null;
   }
 
-  async function checkCaptcha(context: Pick<AttemptContext, 'failures'>, response: string | undefined): Promise<void> {
-    if (captchaRequired(context) && !(await captchaOk(response))) reject(failure('captcha_required'));
+  /** `solved`: the request's captcha, verified before the command. */
+  function checkCaptcha(context: Pick<AttemptContext, 'failures'>, solved: boolean): void {
+    if (captchaRequired(context) && !solved) reject(failure('captcha_required'));
   }
 
   /** A guard (per login) that has counted `after` failures in its window wants a solved captcha. */
-  async function checkGuardCaptcha(unit: Unit, key: string, after: number, response: string | undefined): Promise<void> {
+  async function checkGuardCaptcha(unit: Unit, key: string, after: number, solved: boolean): Promise<void> {
     const guard = await store.selectGuard(unit.tx, key);
     const windowOpen = guard && unit.now.getTime() - guard.window_started_at.getTime() < authnLoginGuardWindowMs;
-    if (windowOpen && guard.failures >= after && !(await captchaOk(response))) reject(failure('captcha_required'));
+    if (windowOpen && guard.failures >= after && !solved) reject(failure('captcha_required'));
   }
 
   async function verifyDevicePassword(db: Queryable, profileId: string, deviceUuid: string | null, password: string): Promise<boolean> {
@@ -358,6 +361,7 @@ export function createAuthnService(core: Core, dependencies: AuthnDependencies):
       }
       const guardKey = `login:${parsed.uid}`;
       const lockRefs = input.inviteId ? [{ kind: 'invitation', id: input.inviteId }] : [];
+      const captchaSolved = await captchaOk(input.captcha);
       return commands.run(`authn.start.${input.intent}`, lockRefs, async (unit): Promise<AuthnOutcome> => {
         const profile = await profiles.findByUid(unit.tx, parsed.uid);
         const login = loginInfo(parsed);
@@ -377,7 +381,7 @@ export function createAuthnService(core: Core, dependencies: AuthnDependencies):
           // right password's code exists. A stranger cannot lock the owner out, nor learn a password.
           const guard = await store.selectGuard(unit.tx, guardKey);
           const windowOpen = guard && unit.now.getTime() - guard.window_started_at.getTime() < authnLoginGuardWindowMs;
-          const guarded = Boolean(windowOpen && guard.failures >= authnLoginCaptchaAfterFailures) && !(await captchaOk(input.captcha));
+          const guarded = Boolean(windowOpen && guard.failures >= authnLoginCaptchaAfterFailures) && !captchaSolved;
           // The code step goes to the login the caller typed, so it shows nothing they did not know;
           // a username login has no code of its own and still needs the captcha.
           if (guarded && !codeTypes.has(parsed.type)) return reject(failure('captcha_required'));
@@ -479,16 +483,17 @@ export function createAuthnService(core: Core, dependencies: AuthnDependencies):
     },
 
     async authUid(id, credential, input) {
+      const captchaSolved = await captchaOk(input.captcha);
       return onAttempt('authn.auth_uid', id, async (unit): Promise<AuthnOutcome> => {
         const snapshot = await loadActive(unit, id, credential);
         if (snapshot === 'expired_now') return failure('attempt_gone');
         const before = snapshot.context;
-        await checkCaptcha(before, input.captcha);
+        checkCaptcha(before, captchaSolved);
         const factors = pendingFactors(before);
         if (factors.length === 0) return reject(failure('invalid', { factor_id: 'no code is expected now' }));
         // Wrong codes count per login across attempts too, so new attempts give no fresh guesses.
         const codeGuardKey = `code:${before.login.uid}`;
-        await checkGuardCaptcha(unit, codeGuardKey, authnCodeCaptchaAfterFailures, input.captcha);
+        await checkGuardCaptcha(unit, codeGuardKey, authnCodeCaptchaAfterFailures, captchaSolved);
         const pending = pendingFactor(before, input.factorId);
         let ok = false;
         if (pending) {
@@ -516,11 +521,12 @@ export function createAuthnService(core: Core, dependencies: AuthnDependencies):
     },
 
     async authPassword(id, credential, input) {
+      const captchaSolved = await captchaOk(input.captcha);
       return onAttempt('authn.auth_password', id, async (unit): Promise<AuthnOutcome> => {
         const snapshot = await loadActive(unit, id, credential);
         if (snapshot === 'expired_now') return failure('attempt_gone');
         const before = snapshot.context;
-        await checkCaptcha(before, input.captcha);
+        checkCaptcha(before, captchaSolved);
         if (!before.profileId) return reject(failure('invalid', { password: 'no password is expected now' }));
         const profile = await profiles.get(unit.tx, before.profileId);
         const ok = profile !== null && ((await verifySecret(profile.passwordHash, input.password)) || (await verifyDevicePassword(unit.tx, profile.id, before.deviceUuid, input.password)));
@@ -644,11 +650,12 @@ export function createAuthnService(core: Core, dependencies: AuthnDependencies):
     },
 
     async setTrust(id, credential, input) {
+      const captchaSolved = await captchaOk(input.captcha);
       return onAttempt('authn.set_trust', id, async (unit): Promise<{ ok: true } | AuthnFailure> => {
         const snapshot = await loadActive(unit, id, credential, { allowFinished: true });
         if (snapshot === 'expired_now') return failure('attempt_gone');
         const context = snapshot.context;
-        await checkCaptcha(context, input.captcha);
+        checkCaptcha(context, captchaSolved);
         if (input.trust30 && !mayTrust(context)) return reject(failure('invalid', { trust30: 'only a personal mobile device may be trusted (request the mobile_device permission)' }));
         const after = send(unit, id, { type: 'attempt.trust', trust30: input.trust30 });
         if (!after) return reject(failure('attempt_gone'));
@@ -726,13 +733,14 @@ export function createAuthnService(core: Core, dependencies: AuthnDependencies):
     },
 
     async confirmAddUid(input, apply) {
+      const captchaSolved = await captchaOk(input.captcha);
       return onAttempt('authn.confirm_add_uid', input.attemptId, async (unit) => {
         const snapshot = await loadActive(unit, input.attemptId, { secret: input.secret });
         if (snapshot === 'expired_now') return failure('attempt_gone');
         const before = snapshot.context;
         const factors = pendingFactors(before);
         if (before.intent !== 'add-uid' || before.profileId !== input.profileId || factors.length === 0) return reject(failure('attempt_gone'));
-        await checkCaptcha(before, input.captcha);
+        checkCaptcha(before, captchaSolved);
         // Every factor is checked, so the time taken does not tell which number (if any) matched.
         const code = normalizeCode(input.code);
         let matched: PendingFactor | null = null;

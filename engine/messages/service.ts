@@ -6,9 +6,10 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import nodemailer from 'nodemailer';
-import type { Unit } from '../actors/command.ts';
+import { assertOutsideCommand, type Unit } from '../actors/command.ts';
 import type { Core } from '../core.ts';
 import { randomHex } from '../ids.ts';
+import { smsWebhookTimeoutMs } from '../limits.ts';
 import { eraseDeliveredBody } from './store.ts';
 
 export type Channel = 'email' | 'sms';
@@ -67,7 +68,7 @@ export function smsWebhookTransport(core: Core, webhookUrl: string): Transport {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ to: message.to, text: message.text, template: message.template }),
-      signal: AbortSignal.timeout(10_000),
+      signal: AbortSignal.timeout(smsWebhookTimeoutMs),
     });
     if (!response.ok) throw new Error(`SMS webhook answered ${response.status}`);
     core.logger.info('SMS handed to the webhook', { template: message.template, to: maskAddress(message.to) });
@@ -82,6 +83,7 @@ export function createMessagesService(core: Core): MessagesService {
   for (const channel of ['email', 'sms'] as const) {
     core.outbox.register(messageEffectKind(channel), async (payload: OutgoingMessage, context) => {
       if (payload.text === '[erased after delivery]') return;
+      assertOutsideCommand('sending a message');
       await transports[channel](payload, context);
       await eraseDeliveredBody(core.sql, context.outboxId);
     });

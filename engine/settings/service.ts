@@ -53,10 +53,12 @@ export function createSettingsService(core: Core, dependencies: { authn: AuthnSe
   async function checkPassword(profileId: string, password: string, captcha: string | undefined): Promise<AuthnFailure | null> {
     const key = `profile:${profileId}`;
     const now = clock.now();
+    // The captcha is verified before the transaction: a network call never holds a connection.
+    const captchaSolved = await authn.captchaOk(captcha);
     return sql.begin(async (tx) => {
       const guard = await authnStore.selectGuard(tx, key);
       const windowOpen = guard && now.getTime() - guard.window_started_at.getTime() < authnLoginGuardWindowMs;
-      if (windowOpen && guard.failures >= authnLoginCaptchaAfterFailures && !(await authn.captchaOk(captcha))) return failure('captcha_required');
+      if (windowOpen && guard.failures >= authnLoginCaptchaAfterFailures && !captchaSolved) return failure('captcha_required');
       const profile = await profiles.get(tx, profileId);
       if (!profile || !(await verifySecret(profile.passwordHash, password))) {
         await authnStore.countGuardFailure(tx, key, now, new Date(now.getTime() - authnLoginGuardWindowMs));

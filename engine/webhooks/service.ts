@@ -5,7 +5,7 @@
 // Each delivery is signed (signing.ts) and goes only where the destination policy allows.
 import http from 'node:http';
 import https from 'node:https';
-import { reject } from '../actors/command.ts';
+import { assertOutsideCommand, reject } from '../actors/command.ts';
 import type { Core } from '../core.ts';
 import { randomSecret } from '../ids.ts';
 import {
@@ -72,6 +72,7 @@ const notFound: WebhookFailure = { ok: false, error: 'webhook_not_found' };
 
 /** POSTs one delivery; resolves with the status, rejects on a network error or timeout. */
 function post(url: URL, body: string, headers: Record<string, string>, policy: DestinationPolicy): Promise<number> {
+  assertOutsideCommand('a webhook delivery');
   const client = url.protocol === 'https:' ? https : http;
   return new Promise((resolve, fail) => {
     const request = client.request(url, {
