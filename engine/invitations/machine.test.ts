@@ -4,7 +4,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { initialTransition, transition } from 'xstate';
 import { invitationExpireAfterFailures } from '../limits.ts';
-import { invitationMachine, type InvitationInput } from './machine.ts';
+import { invitationMachine, type InvitationEvent, type InvitationInput } from './machine.ts';
 
 const input: InvitationInput = {
   clientId: 'app-1',
@@ -76,12 +76,13 @@ test(`wrong codes count; the ${invitationExpireAfterFailures}th expires the invi
 test('an expired invitation takes no more events', () => {
   const [start] = initialTransition(invitationMachine, input);
   const [expired] = transition(invitationMachine, start, { type: 'invitation.expire' });
-  for (const event of [
+  const events: InvitationEvent[] = [
     { type: 'invitation.reinvite', codeHash: 'h', addresses: [], email: null, details: {} },
     { type: 'invitation.code_failed' },
     { type: 'invitation.accept', profileId: '1234567890' },
     { type: 'invitation.expire' },
-  ] as const) {
+  ];
+  for (const event of events) {
     assert.is(expired.can(event), false, event.type);
   }
 });
