@@ -7,7 +7,7 @@ import { defaultPermissions } from '../engine/tokens/service.ts';
 import { must, revealedCode, signUp, type SignedUp } from './authn-support.ts';
 import { addBusiness, createApp, type TestApp } from './foundation-helpers.ts';
 import { runCliCaptured } from './support/cli.ts';
-import { startTestServer, testOperatorKey, type TestServer } from './support/http.ts';
+import { startTestServer, testOperatorKey, type TestServer, assertRefused } from './support/http.ts';
 
 let server: TestServer;
 let designApp: { clientId: string; clientSecret: string };
@@ -77,7 +77,7 @@ test('the admin API keeps user_permissions and refuses names that are not user p
   const shown = must(await server.client.get(`/admin/apps/${designApp.clientId}`, undefined, { auth: { operator: true } }));
   assert.equal(shown.body.user_permissions, allowed);
   const bad = await server.client.post('/admin/apps', { name: 'x', user_permissions: ['create_profile'] }, { auth: { operator: true } });
-  assert.is(bad.status, 400);
+  assertRefused(bad, 400, 'invalid');
   assert.ok(bad.body.invalid['user_permissions.0'], bad.text);
 });
 

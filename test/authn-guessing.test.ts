@@ -3,7 +3,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { authnAttemptLifetimeMs, authnCaptchaAfterFailures, authnExpireAfterFailures, authnLoginCaptchaAfterFailures } from '../engine/limits.ts';
-import { startTestServer, type TestServer } from './support/http.ts';
+import { startTestServer, type TestServer, assertRefused } from './support/http.ts';
 import { currentCommand } from '../engine/actors/command.ts';
 import { createAuthnApp, must, revealedCode, signUp, type AuthnApp } from './authn-support.ts';
 
@@ -44,14 +44,14 @@ test('wrong codes require captcha, then expire the attempt; the right code is th
   assert.is(badCaptcha.body.error, 'captcha_required');
   for (let failure = authnCaptchaAfterFailures + 1; failure < authnExpireAfterFailures; failure++) {
     const answer = await client.post(path, { ...body, 'g-recaptcha-response': bypass }, { auth });
-    assert.is(answer.status, 400);
+    assertRefused(answer, 400, 'invalid');
   }
   const last = await client.post(path, { ...body, 'g-recaptcha-response': bypass }, { auth });
-  assert.is(last.status, 410);
+  assertRefused(last, 410, 'unavailable');
   const rightNow = await client.post(path, { factor_id: start.body.factor_id, code: right, 'g-recaptcha-response': bypass }, { auth });
-  assert.is(rightNow.status, 410);
+  assertRefused(rightNow, 410, 'unavailable');
   const other = await client.post(`${start.body.attempt_path}add-factor`, { login: '+15555550199' }, { auth });
-  assert.is(other.status, 410);
+  assertRefused(other, 410, 'unavailable');
 });
 
 test('captcha_required shows in the AuthnResult once guessing is detected', async () => {
@@ -95,7 +95,7 @@ test('an attempt expires after its lifetime through the durable timer', async ()
   const rows = await engine.sql<{ state: string }[]>`select state from actors where kind = 'authn_attempt' and id = ${start.body.attempt_path.split('/')[2]}`;
   assert.is(rows[0].state, 'expired');
   const late = await client.post(`${start.body.attempt_path}auth-uid`, { factor_id: start.body.factor_id, code: revealedCode(start) }, { auth: { attemptSecret: start.body.secret } });
-  assert.is(late.status, 410);
+  assertRefused(late, 410, 'unavailable');
 });
 
 test('the captcha is verified before the command, never while it holds locks and a connection', async () => {

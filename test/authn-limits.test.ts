@@ -2,7 +2,7 @@
 // fails) and the error codes they answer: InvalidRequest with a field map, 401, 410.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startTestServer, type TestServer } from './support/http.ts';
+import { startTestServer, type TestServer, assertRefused } from './support/http.ts';
 import { createAuthnApp, must, revealedCode, type AuthnApp } from './authn-support.ts';
 
 let server: TestServer;
@@ -86,9 +86,9 @@ test('attempt calls: required fields, 401 without the secret, 410 for unknown at
   // A signup attempt has no password to check and no password to reset.
   await expectInvalid(await client.post(`${path}auth-password`, { password: 'whatever1' }, { auth }), 'password');
   await expectInvalid(await client.post(`${path}reset-password`, { password: 'whatever1' }, { auth }), 'request');
-  assert.is((await client.post(`${path}set-trust`, { trust30: false })).status, 401);
-  assert.is((await client.post(`${path}set-trust`, { trust30: false }, { auth: { attemptSecret: 'x' } })).status, 401);
-  assert.is((await client.post('/aa/0000000000/set-trust', { trust30: false }, { auth })).status, 410);
+  assertRefused(await client.post(`${path}set-trust`, { trust30: false }), 401, 'invalid_token');
+  assertRefused(await client.post(`${path}set-trust`, { trust30: false }, { auth: { attemptSecret: 'x' } }), 401, 'invalid_token');
+  assertRefused(await client.post('/aa/0000000000/set-trust', { trust30: false }, { auth }), 410, 'unavailable');
   // set-trust answers an empty object.
   assert.equal(must(await client.post(`${path}set-trust`, { trust30: false }, { auth })).body, {});
   // A code for a factor other than the pending one counts as wrong.

@@ -17,7 +17,7 @@ import { createEngine, type Engine } from '../engine/engine.ts';
 import { createLogger } from '../engine/logger.ts';
 import { createMetrics } from '../engine/metrics.ts';
 import { createTestDatabase, environmentConfig, listen, type TestDatabase } from './support/harness.ts';
-import { TestClient, testOperatorKey } from './support/http.ts';
+import { TestClient, testOperatorKey, assertRefused } from './support/http.ts';
 import { createAuthnApp, must } from './authn-support.ts';
 
 const logLines: string[] = [];
@@ -98,7 +98,7 @@ test('sign-up, sign-in, add-uid, invitations and the authorize page reveal no co
   noReveal(signin);
   secrets.push(signin.body.secret);
   const wrong = await client.post(`${signin.body.attempt_path}auth-uid`, { factor_id: signin.body.factor_id, code: '123456' }, { auth: { attemptSecret: signin.body.secret } });
-  assert.is(wrong.status, 400);
+  assertRefused(wrong, 400, 'invalid');
   const done = must(await client.post(`${signin.body.attempt_path}auth-uid`, { factor_id: signin.body.factor_id, code: await codeSentTo('+15555550190') }, { auth: { attemptSecret: signin.body.secret } }));
   secrets.push(done.body.token.access_token);
 

@@ -2,7 +2,7 @@
 // password reset, and closed-loop sign-in and sign-up with one factor (Basic app auth).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startTestServer, type TestServer } from './support/http.ts';
+import { startTestServer, type TestServer, assertRefused } from './support/http.ts';
 import { createAuthnApp, must, revealedCode, signUp, type AuthnApp, type SignedUp } from './authn-support.ts';
 
 let server: TestServer;
@@ -38,8 +38,8 @@ test('a wrong password or an unknown login answers the same 400', async () => {
   const { client } = server;
   const wrong = await client.post('/aa/signin', { client_id: app.clientId, device_uuid: 'laptop-1', login: 'robin@example.com', password: 'nope nope' });
   const unknown = await client.post('/aa/signin', { client_id: app.clientId, device_uuid: 'laptop-1', login: 'nobody@example.com', password: 'nope nope' });
-  assert.is(wrong.status, 400);
-  assert.is(unknown.status, 400);
+  assertRefused(wrong, 400, 'invalid');
+  assertRefused(unknown, 400, 'invalid');
   assert.equal(wrong.body, unknown.body);
 });
 
@@ -67,7 +67,7 @@ test('a device trusted for 30 days stands in for the code', async () => {
 
 test('trust30 is refused for a device the app does not declare a personal mobile device', async () => {
   const answer = await server.client.post('/aa/signin', { client_id: app.clientId, device_uuid: 'kiosk', login: 'robin@example.com', password: 'robin password', trust30: true });
-  assert.is(answer.status, 400);
+  assertRefused(answer, 400, 'invalid');
   assert.ok(answer.body.invalid.trust30);
 });
 
@@ -89,21 +89,21 @@ test('reset a forgotten password with codes to the email and the phone', async (
   const auth = { attemptSecret: start.body.secret };
   const path = start.body.attempt_path;
   const withPassword = await client.post('/aa/reset', { client_id: app.clientId, device_uuid: 'laptop-2', login: 'robin@example.com', password: 'x' });
-  assert.is(withPassword.status, 400);
+  assertRefused(withPassword, 400, 'invalid');
   const first = must(await client.post(`${path}auth-uid`, { factor_id: start.body.factor_id, code: revealedCode(start) }, { auth }));
   assert.is(first.body.completed_mfa, false);
   assert.equal(Object.keys(first.body.unauthenticated), ['phone:+15555550111']);
   const early = await client.post(`${path}reset-password`, { password: 'new password 1' }, { auth });
-  assert.is(early.status, 400);
+  assertRefused(early, 400, 'invalid');
   const second = must(await client.post(`${path}auth-uid`, { factor_id: first.body.factor_id, code: revealedCode(first) }, { auth }));
   assert.is(second.body.completed_mfa, true);
   const short = await client.post(`${path}reset-password`, { password: 'seven77' }, { auth });
-  assert.is(short.status, 400);
+  assertRefused(short, 400, 'invalid');
   const reset = must(await client.post(`${path}reset-password`, { password: 'new password 1' }, { auth }));
   assert.is(reset.body.profile_id, person.profileId);
   assert.is(reset.body.token.token_type, 'bearer');
   const old = await client.post('/aa/signin', { client_id: app.clientId, device_uuid: 'laptop-2', login: 'robin@example.com', password: 'robin password' });
-  assert.is(old.status, 400);
+  assertRefused(old, 400, 'invalid');
   must(await client.post('/aa/signin', { client_id: app.clientId, device_uuid: 'laptop-2', login: 'robin@example.com', password: 'new password 1' }));
 });
 
@@ -116,7 +116,7 @@ test('a reset for a login without a wallet looks the same but has no code', asyn
 test('closed-loop sign-up and sign-in need one factor and Basic app authentication', async () => {
   const { client } = server;
   const noBasic = await client.post('/aa/signup-closed', { device_uuid: 'partner-1', login: 'kim@example.com' });
-  assert.is(noBasic.status, 401);
+  assertRefused(noBasic, 401, 'invalid_token');
   const start = must(await client.post('/aa/signup-closed', { device_uuid: 'partner-1', login: 'kim@example.com' }, { auth: app.basic }));
   assert.is(start.body.code_length, 9);
   const auth = { attemptSecret: start.body.secret };

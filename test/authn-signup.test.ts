@@ -2,7 +2,7 @@
 // password, agreement, following the supplement's decision tree at every step.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startTestServer, type TestServer } from './support/http.ts';
+import { startTestServer, type TestServer, assertRefused } from './support/http.ts';
 import { createAuthnApp, must, revealedCode, type AuthnApp } from './authn-support.ts';
 
 let server: TestServer;
@@ -35,7 +35,7 @@ test('sign up with email then phone reaches a token and a profile', async () => 
   assert.equal(first.body.authenticated['email:pat@example.com'], { original: 'Pat@Example.com', country: null, strong: true, used_password: false });
 
   const sameType = await client.post(`${path}add-factor`, { login: 'other@example.com' }, { auth });
-  assert.is(sameType.status, 400);
+  assertRefused(sameType, 400, 'invalid');
   assert.ok(sameType.body.invalid.login);
 
   const added = must(await client.post(`${path}add-factor`, { login: '(555) 555-0100', countries: ['US'] }, { auth }));
@@ -46,19 +46,19 @@ test('sign up with email then phone reaches a token and a profile', async () => 
   assert.is(second.body.signup.name_checked, false);
 
   const early = await client.post(`${path}signup-finish`, { agreed: true }, { auth });
-  assert.is(early.status, 400);
+  assertRefused(early, 400, 'invalid');
   assert.ok(early.body.invalid.first_name);
 
   const named = must(await client.post(`${path}set-signup-data`, { first_name: 'Pat', last_name: 'Lee' }, { auth }));
   assert.equal(named.body.signup, { first_name: 'Pat', last_name: 'Lee', has_password: false, name_checked: true });
   const noPassword = await client.post(`${path}signup-finish`, { agreed: true }, { auth });
-  assert.is(noPassword.status, 400);
+  assertRefused(noPassword, 400, 'invalid');
   assert.ok(noPassword.body.invalid.password);
   const withPassword = must(await client.post(`${path}set-signup-data`, { password: 'correct horse' }, { auth }));
   assert.is(withPassword.body.signup.has_password, true);
 
   const notAgreed = await client.post(`${path}signup-finish`, { agreed: false }, { auth });
-  assert.is(notAgreed.status, 400);
+  assertRefused(notAgreed, 400, 'invalid');
   const finished = must(await client.post(`${path}signup-finish`, { agreed: true }, { auth }));
   assert.is(finished.body.completed_mfa, true);
   assert.match(finished.body.profile_id, /^\d{10}$/);
@@ -73,7 +73,7 @@ test('sign up with email then phone reaches a token and a profile', async () => 
 
   // A finished attempt is gone.
   const again = await client.post(`${path}signup-finish`, { agreed: true }, { auth });
-  assert.is(again.status, 410);
+  assertRefused(again, 410, 'unavailable');
 });
 
 test('a sign-up started with a login that already has a wallet is steered into sign-in', async () => {
@@ -85,7 +85,7 @@ test('a sign-up started with a login that already has a wallet is steered into s
   assert.is(start.body.revealed_codes, undefined);
   const auth = { attemptSecret: start.body.secret };
   const wrong = await client.post(`${start.body.attempt_path}auth-password`, { password: 'not the password' }, { auth });
-  assert.is(wrong.status, 400);
+  assertRefused(wrong, 400, 'invalid');
   const signedIn = must(await client.post(`${start.body.attempt_path}auth-password`, { password: 'correct horse' }, { auth }));
   assert.ok(signedIn.body.factor_id);
   const done = must(await client.post(`${start.body.attempt_path}auth-uid`, { factor_id: signedIn.body.factor_id, code: revealedCode(signedIn) }, { auth }));
@@ -97,11 +97,11 @@ test('attempt calls need the attempt secret', async () => {
   const { client } = server;
   const start = must(await client.post('/aa/signup', { client_id: app.clientId, device_uuid: 'phone-3', login: 'sam@example.com' }));
   const missing = await client.post(`${start.body.attempt_path}auth-uid`, { factor_id: start.body.factor_id, code: '1' });
-  assert.is(missing.status, 401);
+  assertRefused(missing, 401, 'invalid_token');
   const wrong = await client.post(`${start.body.attempt_path}auth-uid`, { factor_id: start.body.factor_id, code: '1' }, { auth: { attemptSecret: 'not-the-secret' } });
-  assert.is(wrong.status, 401);
+  assertRefused(wrong, 401, 'invalid_token');
   const unknown = await client.post('/aa/1234567890/auth-uid', { factor_id: 'x', code: '1' }, { auth: { attemptSecret: 'whatever' } });
-  assert.is(unknown.status, 410);
+  assertRefused(unknown, 410, 'unavailable');
 });
 
 test.run();

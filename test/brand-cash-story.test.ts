@@ -9,7 +9,7 @@ import { designPermissions } from '../engine/designs/service.ts';
 import { addBusiness, addIndividual, createApp, userToken, type TestApp } from './foundation-helpers.ts';
 import { issue, ledgerWorld, usd, type LedgerWorld } from './ledger-api-support.ts';
 import { ledgerFingerprint } from './ledger-support.ts';
-import { startTestServer, type TestServer } from './support/http.ts';
+import { startTestServer, type TestServer, assertRefused } from './support/http.ts';
 
 let server: TestServer;
 let world: LedgerWorld;
@@ -297,9 +297,9 @@ test('campaign events: the owner reads returns and expiries, newest first, paged
   assert.is(expiries.body.events.length, 3);
   assert.ok(expiries.body.events.every((event: any, index: number, all: any[]) => index === 0 || all[index - 1].created >= event.created), 'newest first');
   const stranger = await api.get('/campaign/events', owner, { design_id: '0000000000' });
-  assert.is(stranger.status, 400);
+  assertRefused(stranger, 400, 'invalid');
   const badCursor = await api.get('/campaign/events', owner, { cursor: 'nonsense' });
-  assert.is(badCursor.status, 400);
+  assertRefused(badCursor, 400, 'invalid');
   const customerView = await api.get('/campaign/list', { auth: { bearer: await userToken(server, app, pat.id, { concurrent: true, permissions }) } });
   assert.equal(customerView.body.campaigns, [], 'holders see no campaigns');
 });

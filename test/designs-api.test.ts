@@ -7,7 +7,7 @@ import { publishDesignIn } from '../engine/designs/publish.ts';
 import { designPermissions } from '../engine/designs/service.ts';
 import { agreementTermsTextCharsMax, designDescriptionCharsMax, designTitleCharsMax, planTitleCharsMax } from '../engine/limits.ts';
 import { addBusiness, addIndividual, createApp, userToken, type TestApp } from './foundation-helpers.ts';
-import { startTestServer, type TestServer } from './support/http.ts';
+import { startTestServer, type TestServer, assertRefused } from './support/http.ts';
 
 let server: TestServer;
 let app: TestApp;
@@ -79,7 +79,7 @@ test('design types need their features; overlay designs need none', async () => 
   assert.is(gl.status, 403);
   assert.is(gl.body.error, 'feature_required');
   const open = await api.post('/design/create', { title: 'X', currency: 'USD', design_type: 'open_design' }, plain.auth);
-  assert.is(open.status, 403);
+  assertRefused(open, 403, 'feature_required');
   const overlay = await api.post('/design/create', { title: 'X', currency: 'USD', design_type: 'overlay_design' }, plain.auth);
   assert.is(overlay.status, 200, overlay.text);
   const issuer = await merchant('Issuer', ['issue_open_loop']);
@@ -92,13 +92,13 @@ test('create: title limit at its boundary, required fields, unknown type and cur
   const atLimit = await api.post('/design/create', { title: 'T'.repeat(designTitleCharsMax), currency: 'USD', design_type: 'gl_design' }, cafe.auth);
   assert.is(atLimit.status, 200, atLimit.text);
   const over = await api.post('/design/create', { title: 'T'.repeat(designTitleCharsMax + 1), currency: 'USD', design_type: 'gl_design' }, cafe.auth);
-  assert.is(over.status, 400);
+  assertRefused(over, 400, 'invalid');
   assert.ok(over.body.invalid.title);
   const missing = await api.post('/design/create', { currency: 'USD', design_type: 'gl_design' }, cafe.auth);
-  assert.is(missing.status, 400);
+  assertRefused(missing, 400, 'invalid');
   assert.ok(missing.body.invalid.title);
   const badType = await api.post('/design/create', { title: 'X', currency: 'USD', design_type: 'paper_design' }, cafe.auth);
-  assert.is(badType.status, 400);
+  assertRefused(badType, 400, 'invalid');
   assert.ok(badType.body.invalid.design_type);
 });
 
@@ -124,7 +124,7 @@ test('every design call needs its token permission', async () => {
   const unseen = await api.get(`/design/${design.id}`, weak.auth);
   assert.is(unseen.status, 404, unseen.text);
   const anonymous = await api.get(`/design/${design.id}`);
-  assert.is(anonymous.status, 401);
+  assertRefused(anonymous, 401, 'invalid_token');
 });
 
 test("another profile's unpublished design answers as not found; a published one is viewable by everyone", async () => {
@@ -136,7 +136,7 @@ test("another profile's unpublished design answers as not found; a published one
     assert.is(answer.status, 404, path);
   }
   const patch = await api.patch(`/design/${design.id}`, { title: 'Mine now' }, stranger.auth);
-  assert.is(patch.status, 404);
+  assertRefused(patch, 404, 'not_found');
   await server.engine.commands.run('test.publish', [{ kind: designKind.kind, id: design.id }], (unit) => publishDesignIn(unit, design.id));
   const seen = await api.get(`/design/${design.id}`, stranger.auth);
   assert.is(seen.status, 200, seen.text);
@@ -144,7 +144,7 @@ test("another profile's unpublished design answers as not found; a published one
   assert.is(seen.body.distribution_plans, undefined);
   assert.is(seen.body.agreements, undefined);
   const edit = await api.patch(`/design/${design.id}`, { title: 'Mine now' }, stranger.auth);
-  assert.is(edit.status, 403);
+  assertRefused(edit, 403, 'forbidden');
   // Viewable is not granted: the stranger's own list stays empty.
   const listed = await api.get('/design', stranger.auth);
   assert.equal(listed.body.designs, []);
@@ -183,7 +183,7 @@ test('PATCH: every field, sanitised description at its limit, clearing with null
   const limit = await api.patch(`/design/${design.id}`, { description_html: 'a'.repeat(designDescriptionCharsMax) }, cafe.auth);
   assert.is(limit.status, 200, limit.text);
   const over = await api.patch(`/design/${design.id}`, { description_html: 'a'.repeat(designDescriptionCharsMax + 1) }, cafe.auth);
-  assert.is(over.status, 400);
+  assertRefused(over, 400, 'invalid');
   assert.ok(over.body.invalid.description_html);
 
   const cleared = await api.patch(`/design/${design.id}`, { description_html: '', max_per_wallet: null, designer_id: '', expire: { mode: null } }, cafe.auth);
@@ -224,9 +224,9 @@ test('DELETE: an unpublished design goes, then answers 404', async () => {
   assert.is(removed.status, 200, removed.text);
   assert.equal(removed.body, {});
   const again = await api.delete(`/design/${design.id}`, cafe.auth);
-  assert.is(again.status, 404);
+  assertRefused(again, 404, 'not_found');
   const read = await api.get(`/design/${design.id}`, cafe.auth);
-  assert.is(read.status, 404);
+  assertRefused(read, 404, 'not_found');
 });
 
 test('plans: create with default terms, patch recipients, title limit, delete then 404', async () => {
@@ -238,7 +238,7 @@ test('plans: create with default terms, patch recipients, title limit, delete th
   const planId = created.body.plan_id;
   assert.match(planId, /^\d{10}$/);
   const tooLong = await api.post(`/design/${design.id}/plan/create`, { title: 'P'.repeat(planTitleCharsMax + 1) }, cafe.auth);
-  assert.is(tooLong.status, 400);
+  assertRefused(tooLong, 400, 'invalid');
   let read = await api.get(`/design/${design.id}`, cafe.auth);
   assert.equal(read.body.distribution_plans[0].recipients, [{ percentage: '100', loop_id: design.id, recipient_type: 'redeemer', recipient_id: '0' }]);
 
@@ -273,14 +273,14 @@ test('plans: create with default terms, patch recipients, title limit, delete th
     assert.ok(answer.body.invalid.recipients, answer.text);
   }
   const unknownPlan = await api.patch(`/design/${design.id}/plan/0000000000`, { title: 'X' }, cafe.auth);
-  assert.is(unknownPlan.status, 404);
+  assertRefused(unknownPlan, 404, 'not_found');
 
   const deleted = await api.delete(`/design/${design.id}/plan/${planId}`, cafe.auth);
   assert.is(deleted.status, 200, deleted.text);
   assert.is(deleted.body.id, design.id);
   assert.equal(deleted.body.distribution_plans, []);
   const again = await api.delete(`/design/${design.id}/plan/${planId}`, cafe.auth);
-  assert.is(again.status, 404);
+  assertRefused(again, 404, 'not_found');
   read = await api.get(`/design/${design.id}`, cafe.auth);
   assert.equal(read.body.distribution_plans, []);
 });
@@ -344,7 +344,7 @@ test('agreements: add (inactive, or active for the own profile), member told, ac
   redeemers = await api.get(`/design/${design.id}/redeemers`, cafe.auth);
   assert.equal(redeemers.body.map((row: any) => row.id), [cafe.id]);
   const missing = await api.post(`/design/${design.id}/agreement/0000000000/activate`, {}, store.auth);
-  assert.is(missing.status, 404);
+  assertRefused(missing, 404, 'not_found');
 
   // The member's remove of another's agreement is skipped silently; the owner's goes through.
   const skipped = await api.post(`/design/${design.id}/agreement/remove`, { ids: [settlerAdded.body.agreement.id] }, store.auth);

@@ -7,7 +7,7 @@ import { designPermissions } from '../engine/designs/service.ts';
 import { addBusiness, addIndividual, createApp, userToken, type TestApp } from './foundation-helpers.ts';
 import { issue, ledgerWorld, usd } from './ledger-api-support.ts';
 import { ledgerFingerprint } from './ledger-support.ts';
-import { startTestServer, type TestServer } from './support/http.ts';
+import { startTestServer, type TestServer, assertRefused } from './support/http.ts';
 
 let server: TestServer;
 let app: TestApp;
@@ -165,7 +165,7 @@ test('a customer created from profile_creation_data; the operator records a paym
   assert.is(holdings.find((row) => row.loop_id === designId)?.amount, '30.00');
   assert.is(await usd(server, cafe.id), cafeBefore, 'the merchant funded the reserve from its own cash');
   const twice = await server.client.post(`/admin/bills/${waiting.id}/paid`, {}, { auth: { operator: true } });
-  assert.is(twice.status, 400);
+  assertRefused(twice, 400, 'not_waiting');
   await assertAudit('paid outside');
 });
 

@@ -7,7 +7,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { designPermissions } from '../engine/designs/service.ts';
 import { addBusiness, addIndividual, createApp, userToken, type TestApp } from './foundation-helpers.ts';
-import { startTestServer, type TestServer } from './support/http.ts';
+import { startTestServer, type TestServer, assertRefused } from './support/http.ts';
 
 let server: TestServer;
 let app: TestApp;
@@ -168,7 +168,7 @@ test('bad uploads are 400s: truncated, garbage, mislabeled, empty, a decompressi
     }
   }
   const text = await put(path, cafe, goodPng, 'text/plain');
-  assert.is(text.status, 415);
+  assertRefused(text, 415, 'invalid');
   const shown = await get(`/design/${design.id}`, cafe);
   assert.is(shown.body.image, null, 'no bad upload left anything behind');
   assert.is(shown.body.icon.media_id, null);
@@ -179,7 +179,7 @@ test('PUT image/<denomination>: refused while multiple_images is off, then one i
   const design = await createDesign(cafe);
   const bytes = await png(1080, 608);
   const off = await put(`/design/${design.id}/image/10.50`, cafe, bytes, 'image/png');
-  assert.is(off.status, 400);
+  assertRefused(off, 400, 'invalid');
   assert.match(off.body.invalid.denomination, /multiple_images/);
   const patched = await server.client.request('PATCH', `/design/${design.id}`, { multiple_images: true }, { auth: { bearer: cafe.bearer } });
   assert.is(patched.status, 200, patched.text);
@@ -240,7 +240,7 @@ test('icons: none at first, zoom by default, fit on request, previews in both st
   assert.is((await fetchRendition(previews.full.zoom)).status, 404, 'the replaced icon is gone');
 
   const bogus = await put(`/design/${design.id}/icon`, cafe, wide, 'image/png', { 'x-image-style': 'stretch' });
-  assert.is(bogus.status, 400);
+  assertRefused(bogus, 400, 'invalid');
   assert.ok(bogus.body.invalid['X-Image-Style']);
 
   const patch = (body: Record<string, unknown>) => server.client.request('PATCH', `/design/${design.id}`, body, { auth: { bearer: cafe.bearer } });
@@ -264,9 +264,9 @@ test("another profile's design is not found; missing permissions are 403; unknow
     const answer = await put(path, stranger, bytes, 'image/png');
     assert.is(answer.status, 404, answer.text);
   }
-  assert.is((await get(`/design/${design.id}/icon`, stranger)).status, 404);
-  assert.is((await get(`/design/${design.id}/icon-previews`, stranger)).status, 404);
-  assert.is((await put('/design/9999999999/image', cafe, bytes, 'image/png')).status, 404);
+  assertRefused(await get(`/design/${design.id}/icon`, stranger), 404, 'not_found');
+  assertRefused(await get(`/design/${design.id}/icon-previews`, stranger), 404, 'not_found');
+  assertRefused(await put('/design/9999999999/image', cafe, bytes, 'image/png'), 404, 'not_found');
 
   // A token without edit_design (or view_design) is refused at the edge.
   const viewOnly = { id: cafe.id, bearer: await userToken(server, app, cafe.id, { concurrent: true, permissions: ['view_design'] }) };
@@ -275,7 +275,7 @@ test("another profile's design is not found; missing permissions are 403; unknow
   assert.is(noScope.body.error, 'insufficient_scope');
   assert.is((await get(`/design/${design.id}/icon`, viewOnly)).status, 200);
   const editOnly = { id: cafe.id, bearer: await userToken(server, app, cafe.id, { concurrent: true, permissions: ['edit_design'] }) };
-  assert.is((await get(`/design/${design.id}/icon`, editOnly)).status, 403);
+  assertRefused(await get(`/design/${design.id}/icon`, editOnly), 403, 'insufficient_scope');
 
   // An agreement member may view the design but holds no edit_design on it.
   const member = await merchant('Member Shop');

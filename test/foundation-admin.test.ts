@@ -2,7 +2,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { runCliCaptured, type CliRun } from './support/cli.ts';
-import { startTestServer, testOperatorKey, type TestServer } from './support/http.ts';
+import { startTestServer, testOperatorKey, type TestServer, assertRefused } from './support/http.ts';
 import { addBusiness, addIndividual, countRows, createApp, type TestApp } from './foundation-helpers.ts';
 
 let server: TestServer;
@@ -25,7 +25,7 @@ async function cliWith(env: Record<string, string>, args: string[]): Promise<Cli
 }
 
 test('admin calls need the operator key', async () => {
-  assert.is((await server.client.post('/admin/apps', { name: 'x' })).status, 401);
+  assertRefused(await server.client.post('/admin/apps', { name: 'x' }), 401, 'invalid_token');
   const wrong = await server.client.post('/admin/apps', { name: 'x' }, { auth: { bearer: 'not-the-operator-key-at-all' } });
   assert.is(wrong.status, 401);
   assert.is(wrong.body.error, 'invalid_token');
@@ -47,7 +47,7 @@ test('POST /admin/apps creates an app whose secret is stored only as a hash; GET
     client_id: answer.body.client_id, name: 'Shop', site: 'shop', permissions: ['create_profile'],
     redirect_uris: ['https://shop.example/cb'], public: true, implicit_grant: true, user_permissions: [],
   });
-  assert.is((await server.client.get('/admin/apps/1000000000', undefined, operator)).status, 404);
+  assertRefused(await server.client.get('/admin/apps/1000000000', undefined, operator), 404, 'not_found');
   const check = await server.engine.services.apps.authenticate(answer.body.client_id, answer.body.client_secret);
   assert.ok(check.ok && check.app.isPublic);
 });
@@ -67,8 +67,8 @@ test('features: add, list, remove; unknown features and profiles refused', async
   const added = await server.client.post(`/admin/profiles/${id}/features`, { feature: 'pull_payment' }, operator);
   assert.equal(added.body, { features: ['pull_payment'] });
   assert.is(await server.engine.services.profiles.hasFeature(server.engine.sql, id, 'pull_payment'), true);
-  assert.is((await server.client.post(`/admin/profiles/${id}/features`, { feature: 'flying' }, operator)).status, 400);
-  assert.is((await server.client.post('/admin/profiles/1000000000/features', { feature: 'bill' }, operator)).status, 404);
+  assertRefused(await server.client.post(`/admin/profiles/${id}/features`, { feature: 'flying' }, operator), 400, 'invalid');
+  assertRefused(await server.client.post('/admin/profiles/1000000000/features', { feature: 'bill' }, operator), 404, 'not_found');
   const removed = await server.client.request('DELETE', `/admin/profiles/${id}/features/pull_payment`, undefined, operator);
   assert.equal(removed.body, { features: [] });
 });
@@ -82,9 +82,9 @@ test('flags: support_paycode, preferred_currency and username show on the public
   assert.is(answer.body.preferred_currency, 'USD');
   assert.is(answer.body.username, 'cornercafe');
   const taken = await server.client.request('PATCH', `/admin/profiles/${other}`, { username: 'cornercafe' }, operator);
-  assert.is(taken.status, 400);
+  assertRefused(taken, 400, 'invalid');
   assert.ok('username' in taken.body.invalid);
-  assert.is((await server.client.request('PATCH', `/admin/profiles/${id}`, { preferred_currency: 'usd' }, operator)).status, 400);
+  assertRefused(await server.client.request('PATCH', `/admin/profiles/${id}`, { preferred_currency: 'usd' }, operator), 400, 'invalid');
   const cleared = await server.client.request('PATCH', `/admin/profiles/${id}`, { username: '', preferred_currency: '' }, operator);
   assert.is(cleared.body.username, null);
   assert.is(cleared.body.preferred_currency, '');
@@ -97,17 +97,17 @@ test('GET /admin/profiles/<id> shows detail, site, features, managers and wallet
   const second = await addIndividual(server, app);
   const added = await server.client.post(`/admin/profiles/${businessId}/managers`, { manager_uid: `service:${second}` }, operator);
   assert.equal([...added.body.managers].sort(), [managerId, second].sort());
-  assert.is((await server.client.post(`/admin/profiles/${businessId}/managers`, { manager_uid: businessId }, operator)).status, 400);
+  assertRefused(await server.client.post(`/admin/profiles/${businessId}/managers`, { manager_uid: businessId }, operator), 400, 'invalid');
   const shown = await server.client.get(`/admin/profiles/${businessId}`, undefined, operator);
   assert.is(shown.body.profile.id, businessId);
   assert.is(shown.body.site, 'default');
   assert.equal([...shown.body.managers].sort(), [managerId, second].sort());
   assert.is(shown.body.wallet_state, 'active');
-  assert.equal((await server.client.post(`/admin/profiles/${businessId}/wallet`, { action: 'unsuspend' }, operator)).status, 400);
+  assertRefused(await server.client.post(`/admin/profiles/${businessId}/wallet`, { action: 'unsuspend' }, operator), 400, 'invalid');
   assert.equal((await server.client.post(`/admin/profiles/${businessId}/wallet`, { action: 'suspend' }, operator)).body, { wallet_state: 'suspended' });
   assert.equal((await server.client.post(`/admin/profiles/${businessId}/wallet`, { action: 'unsuspend' }, operator)).body, { wallet_state: 'active' });
   assert.equal((await server.client.post(`/admin/profiles/${businessId}/wallet`, { action: 'close' }, operator)).body, { wallet_state: 'closed' });
-  assert.is((await server.client.post('/admin/profiles/1000000000/wallet', { action: 'close' }, operator)).status, 404);
+  assertRefused(await server.client.post('/admin/profiles/1000000000/wallet', { action: 'close' }, operator), 404, 'not_found');
 });
 
 test('CLI: app create --json prints client_id and client_secret that authenticate', async () => {

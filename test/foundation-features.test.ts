@@ -2,7 +2,7 @@
 // /p/<id>/features, never the right to issue open loop cash, and never another site's profile.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startTestServer, type TestServer } from './support/http.ts';
+import { startTestServer, type TestServer, assertRefused } from './support/http.ts';
 import { addIndividual, createApp, type TestApp } from './foundation-helpers.ts';
 
 let server: TestServer;
@@ -43,12 +43,12 @@ test('the right to issue open loop cash and unknown features are refused, changi
 
 test('another site, a missing profile, missing credentials and a missing app permission are refused', async () => {
   const { client } = server;
-  assert.is((await client.get(`/p/${profileId}/features`, undefined, { auth: otherSiteApp.basic })).status, 404);
-  assert.is((await client.request('PATCH', `/p/${profileId}/features`, { bill: false }, { auth: otherSiteApp.basic })).status, 404);
-  assert.is((await client.get('/p/1000000000/features', undefined, { auth: app.basic })).status, 404);
-  assert.is((await client.get(`/p/${profileId}/features`)).status, 401);
+  assertRefused(await client.get(`/p/${profileId}/features`, undefined, { auth: otherSiteApp.basic }), 404, 'not_found');
+  assertRefused(await client.request('PATCH', `/p/${profileId}/features`, { bill: false }, { auth: otherSiteApp.basic }), 404, 'not_found');
+  assertRefused(await client.get('/p/1000000000/features', undefined, { auth: app.basic }), 404, 'not_found');
+  assertRefused(await client.get(`/p/${profileId}/features`), 401, 'invalid_token');
   const denied = await client.request('PATCH', `/p/${profileId}/features`, { bill: false }, { auth: readOnlyApp.basic });
-  assert.is(denied.status, 403);
+  assertRefused(denied, 403, 'app_denied');
   assert.equal((await client.get(`/p/${profileId}/features`, undefined, { auth: app.basic })).body, { features: ['bill', 'pull_payment'] });
 });
 

@@ -1,7 +1,7 @@
 // Proves profile access (add-individual, add-business, get-by-uid) and the public profile reads with every field rule at its boundary.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startTestServer, type TestServer } from './support/http.ts';
+import { startTestServer, type TestServer, assertRefused } from './support/http.ts';
 import { address, addBusiness, addIndividual, countRows, createApp, userToken, type TestApp } from './foundation-helpers.ts';
 
 let server: TestServer;
@@ -63,7 +63,7 @@ test('add-individual needs app credentials and the create_profile app permission
   assert.is(missing.status, 401);
   assert.is(missing.body.error, 'invalid_token');
   const wrong = await server.client.post('/p/add-individual', individual(), { auth: { basic: { clientId: app.clientId, clientSecret: 'wrong' } } });
-  assert.is(wrong.status, 401);
+  assertRefused(wrong, 401, 'invalid_token');
   assert.is(wrong.body.token_error, 'app_credentials_changed');
   const unknown = await server.client.post('/p/add-individual', individual(), { auth: { basic: { clientId: '1000000000', clientSecret: 'x' } } });
   assert.is(unknown.body.token_error, 'app_not_found');
@@ -164,7 +164,7 @@ test('add-business needs manager_uid naming a personal profile of the same site'
   await expectInvalid(await server.client.post('/p/add-business', business('1000000000'), { auth: app.basic }), 'manager_uid');
   assert.is(await countRows(server, 'profiles'), before);
   const limited = await createApp(server, { permissions: ['get_profile', 'control_profile'] });
-  assert.is((await server.client.post('/p/add-business', business(managerId), { auth: limited.basic })).status, 403);
+  assertRefused(await server.client.post('/p/add-business', business(managerId), { auth: limited.basic }), 403, 'app_denied');
 });
 
 test('add-business limits: names 100, description 3000, address line 50, suite 20, city 50, zip 20, phone 20; US state required', async () => {
@@ -222,8 +222,8 @@ test('get-by-uid answers an object without profile when not found or on another 
   await expectInvalid(await server.client.get('/p/get-by-uid', { uid: 'bogus:thing' }, { auth: app.basic }), 'uid');
   await expectInvalid(await server.client.get('/p/get-by-uid', {}, { auth: app.basic }), 'uid');
   const limited = await createApp(server, { permissions: ['create_profile'] });
-  assert.is((await server.client.get('/p/get-by-uid', { uid: id }, { auth: limited.basic })).status, 403);
-  assert.is((await server.client.get('/p/get-by-uid', { uid: id })).status, 401);
+  assertRefused(await server.client.get('/p/get-by-uid', { uid: id }, { auth: limited.basic }), 403, 'app_denied');
+  assertRefused(await server.client.get('/p/get-by-uid', { uid: id }), 401, 'invalid_token');
 });
 
 test('GET /p/<id> and GET /me answer the public Profile; unknown profiles 404', async () => {
@@ -231,8 +231,8 @@ test('GET /p/<id> and GET /me answer the public Profile; unknown profiles 404', 
   const open = await server.client.get(`/p/${id}`);
   assert.is(open.status, 200);
   assert.is(open.body.title, 'Sam Oak');
-  assert.is((await server.client.get('/p/1000000000')).status, 404);
-  assert.is((await server.client.get('/p/nonsense')).status, 404);
+  assertRefused(await server.client.get('/p/1000000000'), 404, 'not_found');
+  assertRefused(await server.client.get('/p/nonsense'), 404, 'not_found');
   const token = await userToken(server, app, id, { permissions: [] });
   const me = await server.client.get('/me', undefined, { auth: { bearer: token } });
   assert.is(me.status, 200);

@@ -2,7 +2,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { concurrentTokenHardExpirationMs, tokenHardExpirationMs, tokenSoftExpirationMs } from '../engine/limits.ts';
-import { startTestServer, type TestServer } from './support/http.ts';
+import { startTestServer, type TestServer, assertRefused } from './support/http.ts';
 import { addBusiness, addIndividual, countRows, createApp, setPassword, userToken, type TestApp } from './foundation-helpers.ts';
 
 let server: TestServer;
@@ -71,13 +71,13 @@ test('/p/token for a business needs a manager_uid of a managing personal profile
   const businessId = await addBusiness(server, app, managerId);
   const before = await countRows(server, 'access_tokens');
   const missing = await server.client.post('/p/token', { uid: businessId }, { auth: app.basic });
-  assert.is(missing.status, 400);
+  assertRefused(missing, 400, 'invalid');
   assert.ok('manager_uid' in missing.body.invalid);
   const stranger = await server.client.post('/p/token', { uid: businessId, manager_uid: `service:${strangerId}` }, { auth: app.basic });
   assert.is(stranger.status, 403);
   assert.is(stranger.body.error, 'not_manager');
   const unknown = await server.client.post('/p/token', { uid: businessId, manager_uid: 'service:1000000000' }, { auth: app.basic });
-  assert.is(unknown.status, 400);
+  assertRefused(unknown, 400, 'invalid');
   assert.is(await countRows(server, 'access_tokens'), before);
   const ok = await server.client.post('/p/token', { uid: businessId, manager_uid: managerId }, { auth: app.basic });
   assert.is(ok.status, 200);
@@ -89,16 +89,16 @@ test('/p/token for a business needs a manager_uid of a managing personal profile
 test('/p/token works only for profiles of the app\'s own site, with control_profile', async () => {
   const id = await person();
   const elsewhere = await server.client.post('/p/token', { uid: id }, { auth: otherSiteApp.basic });
-  assert.is(elsewhere.status, 400);
+  assertRefused(elsewhere, 400, 'invalid');
   assert.ok('uid' in elsewhere.body.invalid);
   const nobody = await server.client.post('/p/token', { uid: 'email:nobody@example.com' }, { auth: app.basic });
-  assert.is(nobody.status, 400);
+  assertRefused(nobody, 400, 'invalid');
   const limited = await createApp(server, { permissions: ['create_profile', 'get_profile'] });
   const denied = await server.client.post('/p/token', { uid: id }, { auth: limited.basic });
   assert.is(denied.status, 403);
   assert.is(denied.body.error, 'app_denied');
   const noUid = await server.client.post('/p/token', {}, { auth: app.basic });
-  assert.is(noUid.status, 400);
+  assertRefused(noUid, 400, 'invalid');
 });
 
 test('/p/token device_uuid: 36 characters pass and attach the device, 37 fail; device_name limited', async () => {
@@ -108,12 +108,12 @@ test('/p/token device_uuid: 36 characters pass and attach the device, 37 fail; d
   assert.is(ok.status, 200);
   assert.equal(await server.engine.services.profiles.devices(server.engine.sql, id), [{ deviceUuid: 'd'.repeat(36), deviceName: 'Till 1' }]);
   const tooLong = await server.client.post('/p/token', { uid: id, device_uuid: 'd'.repeat(37) }, { auth: app.basic });
-  assert.is(tooLong.status, 400);
+  assertRefused(tooLong, 400, 'invalid');
   assert.ok('device_uuid' in tooLong.body.invalid);
   const badChars = await server.client.post('/p/token', { uid: id, device_uuid: 'has space' }, { auth: app.basic });
-  assert.is(badChars.status, 400);
+  assertRefused(badChars, 400, 'invalid');
   const longName = await server.client.post('/p/token', { uid: id, device_name: 'n'.repeat(201) }, { auth: app.basic });
-  assert.is(longName.status, 400);
+  assertRefused(longName, 400, 'invalid');
   assert.is(await countRows(server, 'profile_devices'), devices + 1);
 });
 
@@ -273,13 +273,13 @@ test('state: any -> hard-expired when the hard expiration passes; calls and refr
   const issued = await server.client.post('/p/token', { uid: id, concurrent: true }, { auth: app.basic });
   server.clock.advance(concurrentTokenHardExpirationMs);
   const call = await info(issued.body.access_token);
-  assert.is(call.status, 401);
+  assertRefused(call, 401, 'invalid_token');
   assert.is(call.body.token_error, 'token_expired_hard');
   const refreshed = await refresh(issued.body.access_token);
-  assert.is(refreshed.status, 401);
+  assertRefused(refreshed, 401, 'invalid_token');
   assert.is(refreshed.body.token_error, 'token_expired_hard');
   const logout = await server.client.post('/token/logout', {}, bearer(issued.body.access_token));
-  assert.is(logout.status, 401);
+  assertRefused(logout, 401, 'invalid_token');
   assert.is(logout.body.token_error, 'token_expired_hard');
 });
 
@@ -352,7 +352,7 @@ test('state: logout ends every token of the same personal profile and app, inclu
   assert.is((await server.client.post('/token/logout', {}, bearer(token))).status, 200, 'a soft-expired token may log out');
   for (const ended of [token, concurrent, selected.body.access_token]) {
     const answer = await server.client.post('/token/refresh', { password }, bearer(ended));
-    assert.is(answer.status, 401);
+    assertRefused(answer, 401, 'invalid_token');
     assert.is(answer.body.token_error, 'token_invalid');
   }
   assert.is((await refresh(otherAppToken)).status, 200, 'another app is untouched');

@@ -3,7 +3,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { invitationExpireAfterFailures } from '../engine/limits.ts';
-import { startTestServer, type TestServer } from './support/http.ts';
+import { startTestServer, type TestServer, assertRefused } from './support/http.ts';
 import { createAuthnApp, must, revealedCode, signUp, type AuthnApp } from './authn-support.ts';
 
 let server: TestServer;
@@ -59,7 +59,7 @@ test('invite, read and accept with the invitation code; finish-invite is repeata
   assert.is(first.body.profile.id, finished.body.profile_id);
   const second = must(await client.get('/wallet/finish-invite', {}, { auth: bearer }));
   assert.equal(second.body, first.body);
-  assert.is((await client.get(`/ai/${sent.body.id}`)).status, 410);
+  assertRefused(await client.get(`/ai/${sent.body.id}`), 410, 'unavailable');
 });
 
 test('finish-invite for a wallet without an invitation gives nulls', async () => {
@@ -78,14 +78,14 @@ test('wrong invitation codes count as failures and then the invitation is gone',
   const auth = { attemptSecret: start.body.secret };
   for (let failure = 1; failure < invitationExpireAfterFailures; failure++) {
     const answer = await client.post(`${start.body.attempt_path}auth-uid`, { factor_id: start.body.factor_id, code: 'WRONG123', 'g-recaptcha-response': (await client.get('/aa/recaptcha_invisible_sitekey')).body.captcha_bypass }, { auth });
-    assert.is(answer.status, 400);
+    assertRefused(answer, 400, 'invalid');
     assert.is(must(await client.get(`/ai/${sent.body.id}`)).body.failures, failure);
   }
   const bypass = (await client.get('/aa/recaptcha_invisible_sitekey')).body.captcha_bypass;
   await client.post(`${start.body.attempt_path}auth-uid`, { factor_id: start.body.factor_id, code: 'WRONG123', 'g-recaptcha-response': bypass }, { auth });
-  assert.is((await client.get(`/ai/${sent.body.id}`)).status, 410);
+  assertRefused(await client.get(`/ai/${sent.body.id}`), 410, 'unavailable');
   const again = await client.post('/aa/accept', { client_id: app.clientId, device_uuid: 'inv-2', login: 'sales@acme-corp.com', invite_id: sent.body.id });
-  assert.is(again.status, 410);
+  assertRefused(again, 410, 'unavailable');
 });
 
 test('reinvite sends a new code; only the sending app may reinvite or expire', async () => {
@@ -93,29 +93,29 @@ test('reinvite sends a new code; only the sending app may reinvite or expire', a
   const sent = must(await invite({ phone: '(555) 555-0144' }));
   const oldCode = revealedCode(sent);
   const denied = await client.post(`/ai/${sent.body.id}/reinvite`, {}, { auth: otherApp.basic });
-  assert.is(denied.status, 403);
+  assertRefused(denied, 403, 'app_denied');
   const resent = must(await client.post(`/ai/${sent.body.id}/reinvite`, {}, { auth: app.basic }));
   assert.is(resent.body.id, sent.body.id);
   assert.equal(resent.body.revealed_codes.map((line: string) => line.split(' => ')[1]), ['phone:+15555550144']);
   assert.is.not(revealedCode(resent), oldCode);
   const toEmail = must(await client.post(`/ai/${sent.body.id}/reinvite`, { email: 'alex2@example.com' }, { auth: app.basic }));
   assert.equal(toEmail.body.revealed_codes.map((line: string) => line.split(' => ')[1]), ['email:alex2@example.com']);
-  assert.is((await client.post(`/ai/${sent.body.id}/expire`, {}, { auth: otherApp.basic })).status, 403);
+  assertRefused(await client.post(`/ai/${sent.body.id}/expire`, {}, { auth: otherApp.basic }), 403, 'app_denied');
   must(await client.post(`/ai/${sent.body.id}/expire`, {}, { auth: app.basic }));
-  assert.is((await client.get(`/ai/${sent.body.id}`)).status, 410);
-  assert.is((await client.post(`/ai/${sent.body.id}/reinvite`, {}, { auth: app.basic })).status, 410);
-  assert.is((await client.post(`/ai/${sent.body.id}/expire`, {}, { auth: app.basic })).status, 410);
+  assertRefused(await client.get(`/ai/${sent.body.id}`), 410, 'unavailable');
+  assertRefused(await client.post(`/ai/${sent.body.id}/reinvite`, {}, { auth: app.basic }), 410, 'unavailable');
+  assertRefused(await client.post(`/ai/${sent.body.id}/expire`, {}, { auth: app.basic }), 410, 'unavailable');
 });
 
 test('an invitation expires after its lifetime', async () => {
   const sent = must(await invite({ email: 'late@example.com' }));
   server.clock.advance(30 * 24 * 60 * 60 * 1000 + 1000);
   await server.engine.sweeper.runOnce();
-  assert.is((await server.client.get(`/ai/${sent.body.id}`)).status, 410);
+  assertRefused(await server.client.get(`/ai/${sent.body.id}`), 410, 'unavailable');
 });
 
 test('invite field rules and limits at their boundaries', async () => {
-  assert.is((await server.client.post('/ai/invite', { ...base, email: 'a@example.com' })).status, 401);
+  assertRefused(await server.client.post('/ai/invite', { ...base, email: 'a@example.com' }), 401, 'invalid_token');
   const cases: [Record<string, unknown>, number, string?][] = [
     [{ email: 'a@example.com', first_name: 'A'.repeat(50) }, 200],
     [{ email: 'a@example.com', first_name: 'A'.repeat(51) }, 400, 'first_name'],
@@ -150,8 +150,8 @@ test('accept needs invite_id, refuses a password and answers 410 for an unknown 
   const password = await client.post('/aa/accept', { client_id: app.clientId, device_uuid: 'inv-3', login: 'x@example.com', invite_id: '1234567890', password: 'secret secret' });
   assert.ok(password.body.invalid.password);
   const unknown = await client.post('/aa/accept', { client_id: app.clientId, device_uuid: 'inv-3', login: 'x@example.com', invite_id: '1234567890' });
-  assert.is(unknown.status, 410);
-  assert.is((await client.get('/ai/1234567890')).status, 410);
+  assertRefused(unknown, 410, 'unavailable');
+  assertRefused(await client.get('/ai/1234567890'), 410, 'unavailable');
 });
 
 test.run();

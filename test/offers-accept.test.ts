@@ -12,7 +12,7 @@ import { signupAcceptPermissions } from '../engine/offers/service.ts';
 import { addBusiness, addIndividual, countRows, userToken, type TestApp } from './foundation-helpers.ts';
 import { issue, ledgerWorld, usd, type LedgerWorld } from './ledger-api-support.ts';
 import { ledgerFingerprint } from './ledger-support.ts';
-import { startTestServer, type TestServer } from './support/http.ts';
+import { startTestServer, type TestServer, assertRefused } from './support/http.ts';
 
 let server: TestServer;
 let world: LedgerWorld;
@@ -130,7 +130,7 @@ test('merchants create offers; bad fields, people and strangers are refused; edi
   assert.is(created.amount, '5.00');
   assert.is(created.purchases_remain, 10);
   assert.equal(created.options.map((option: any) => [option.option_id, option.payment_type]), [['free', 'free'], ['card', 'paycard']]);
-  assert.is((await server.client.request('PATCH', `/o/${created.id}`, { title: 'Nope' }, stranger.auth)).status, 403);
+  assertRefused(await server.client.request('PATCH', `/o/${created.id}`, { title: 'Nope' }, stranger.auth), 403, 'forbidden');
   const edited = await server.client.request('PATCH', `/o/${created.id}`, { title: 'Big latte', quantity: 4 }, cafe.auth);
   assert.is(edited.status, 200, edited.text);
   assert.is(edited.body.title, 'Big latte');
@@ -138,8 +138,8 @@ test('merchants create offers; bad fields, people and strangers are refused; edi
   const info = await get(`/o/${created.id}/info`);
   assert.is(info.status, 200, info.text);
   for (const key of ['banner', 'metadata_image', 'metadata_description', 'options', 'show_limit']) assert.ok(key in info.body.offer, key);
-  assert.is((await get('/o/0000000000/info')).status, 404);
-  assert.is((await get('/o/abc/info')).status, 404);
+  assertRefused(await get('/o/0000000000/info'), 404, 'not_found');
+  assertRefused(await get('/o/abc/info'), 404, 'not_found');
   const listed = await get('/o/list', cafe.auth);
   assert.is(listed.status, 200, listed.text);
   assert.ok(listed.body.offers.some((row: any) => row.id === created.id));
@@ -147,8 +147,8 @@ test('merchants create offers; bad fields, people and strangers are refused; edi
   assert.is((await get('/o/list', pat.auth)).body.offers.length, 0);
   const closed = await post(`/o/${created.id}/close`, {}, cafe.auth);
   assert.is(closed.body.state, 'closed');
-  assert.is((await post(`/o/${created.id}/close`, {}, cafe.auth)).status, 400);
-  assert.is((await server.client.request('PATCH', `/o/${created.id}`, { title: 'Again' }, cafe.auth)).status, 400);
+  assertRefused(await post(`/o/${created.id}/close`, {}, cafe.auth), 400, 'closed');
+  assertRefused(await server.client.request('PATCH', `/o/${created.id}`, { title: 'Again' }, cafe.auth), 400, 'closed');
   const accepted = await post(`/o/${created.id}/accept`, { option_id: 'free' }, pat.auth);
   assert.is(accepted.status, 400, accepted.text);
   assert.is(accepted.body.error, 'closed');
@@ -197,13 +197,13 @@ test('accept an open loop offer: cash, transfer, profile; dedup_id repeats the a
   const tooMany = await post(`/o/${created.id}/accept`, { option_id: 'free', quantity: 3 }, sam.auth);
   assert.ok(tooMany.body.invalid.quantity, tooMany.text);
   assert.is((await post(`/o/${created.id}/accept`, { option_id: 'gold' }, sam.auth)).body.invalid.option_id !== undefined, true);
-  assert.is((await post(`/o/${created.id}/accept`, {}, sam.auth)).status, 400);
-  assert.is((await post('/o/0000000000/accept', { option_id: 'free' }, sam.auth)).status, 404);
-  assert.is((await post(`/o/${created.id}/accept`, { option_id: 'free', referrer_id: sam.id }, sam.auth)).status, 400);
+  assertRefused(await post(`/o/${created.id}/accept`, {}, sam.auth), 400, 'invalid');
+  assertRefused(await post('/o/0000000000/accept', { option_id: 'free' }, sam.auth), 404, 'not_found');
+  assertRefused(await post(`/o/${created.id}/accept`, { option_id: 'free', referrer_id: sam.id }, sam.auth), 400, 'invalid');
   assert.is((await post(`/o/${created.id}/accept`, { option_id: 'free' }, cafe.auth)).status, 403, 'a business does not accept offers');
   const noScope = { auth: { bearer: await userToken(server, app, sam.id, { concurrent: true, permissions: ['view_wallet'] }) } };
-  assert.is((await post(`/o/${created.id}/accept`, { option_id: 'free' }, noScope)).status, 403);
-  assert.is((await post(`/o/${created.id}/accept`, { option_id: 'free' })).status, 401);
+  assertRefused(await post(`/o/${created.id}/accept`, { option_id: 'free' }, noScope), 403, 'insufficient_scope');
+  assertRefused(await post(`/o/${created.id}/accept`, { option_id: 'free' }), 401, 'invalid_token');
   const card = await offer(cafe, { title: 'Card only', options: [{ option_id: 'card', payment_type: 'paycard' }] });
   const paycard = await post(`/o/${card.id}/accept`, { option_id: 'card' }, sam.auth);
   assert.is(paycard.status, 400, paycard.text);
@@ -276,7 +276,7 @@ test('a suspended business does not pay out and a suspended person does not acce
   assert.is(paused.body.error, 'not_available');
   assert.is((await post(`/admin/profiles/${cafe.id}/wallet`, { action: 'unsuspend' }, operator)).status, 200);
   assert.is((await post(`/admin/profiles/${pat.id}/wallet`, { action: 'suspend' }, operator)).status, 200);
-  assert.is((await post(`/o/${created.id}/accept`, { option_id: 'free' }, pat.auth)).status, 403);
+  assertRefused(await post(`/o/${created.id}/accept`, { option_id: 'free' }, pat.auth), 403, 'forbidden');
   assert.is(await ledgerFingerprint(server.engine), before);
   assert.is((await get(`/o/${created.id}/info`)).body.offer.purchases_remain, 10);
 });
@@ -299,7 +299,7 @@ test('an offer needing confirmed contact: email required, confirming until the l
   const code = /\/offer-confirm\/([A-Za-z0-9_-]+)/.exec(message.text)![1];
   const shortcut = await post(`/t/${accepted.body.transfer.id}/accept`, {}, pat.auth);
   assert.is(shortcut.status >= 400 && shortcut.status < 500, true, `only the link completes a confirming accept: ${shortcut.text}`);
-  assert.is((await get('/offer-confirm/wrong-code-0123456789')).status, 404);
+  assertRefused(await get('/offer-confirm/wrong-code-0123456789'), 404, 'not_found');
   const confirmed = await get(`/offer-confirm/${code}`);
   assert.is(confirmed.status, 200, confirmed.text);
   assert.is(confirmed.body.transfer.completed, true);
@@ -326,7 +326,7 @@ test('an offer needing confirmed contact: email required, confirming until the l
   const retracted = await post(`/t/${waiting.body.transfer.id}/retract`, { reason: 'not_available' }, cafe.auth);
   assert.is(retracted.status, 200, retracted.text);
   const samCode = /\/offer-confirm\/([A-Za-z0-9_-]+)/.exec((await waitForEmail('sam@example.com')).text)![1];
-  assert.is((await get(`/offer-confirm/${samCode}`)).status, 404);
+  assertRefused(await get(`/offer-confirm/${samCode}`), 404, 'not_found');
   assert.is((await get(`/o/${created.id}/info`)).body.offer.purchases_remain, 9);
   assert.is(await usd(server, sam.id), '0.00');
   await assertAudit('confirmation');
@@ -460,7 +460,7 @@ test('a confirmation link not followed within a week: the waiting transfer is ca
   assert.is((await get(`/o/${created.id}/info`)).body.offer.purchases_remain, 3);
   const row = await server.engine.sql`select next_activity, canceled, reason from transfers where id = ${waiting.body.transfer.id}`;
   assert.equal([row[0].canceled, row[0].reason], [true, 'expired']);
-  assert.is((await get(`/offer-confirm/${code}`)).status, 404);
+  assertRefused(await get(`/offer-confirm/${code}`), 404, 'not_found');
   assert.is(await usd(server, kim.id), '0.00');
   await assertAudit('confirmation expiry');
 });

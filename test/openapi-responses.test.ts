@@ -12,7 +12,7 @@ import { checkError, checkResponse } from '../api/http/response-check.ts';
 import type { RouteDefinition } from '../api/http/route.ts';
 import { errorBody } from '../api/http/schemas.ts';
 import { allRoutes } from '../api/routes/index.ts';
-import { startTestServer, TestClient, type Answer, type RequestOptions, type TestServer } from './support/http.ts';
+import { startTestServer, TestClient, type Answer, type RequestOptions, type TestServer, assertRefused } from './support/http.ts';
 import { createAuthnApp, signUp } from './authn-support.ts';
 import { addBusiness, addIndividual, createApp, userToken, type TestApp } from './foundation-helpers.ts';
 import { issue, ledgerWorld, person, shop } from './ledger-api-support.ts';
@@ -128,7 +128,7 @@ test('profile access, tokens and the admin API answer their declared shapes', as
   ok(await client.get(`/token/select/${businessId}`, undefined, personal));
   const managerToken = ok(await client.post('/p/token', { uid: `service:${managerId}` }, { auth: app.basic })).body.access_token;
   ok(await client.post('/token/logout', {}, { auth: { bearer: managerToken } }));
-  assert.is((await client.get('/p/0000000000')).status, 404);
+  assertRefused(await client.get('/p/0000000000'), 404, 'not_found');
 });
 
 test('cash: issue, presend, send, receive, history, sync, detail, retract, search and the ledger admin', async () => {
@@ -158,8 +158,8 @@ test('cash: issue, presend, send, receive, history, sync, detail, retract, searc
   ok(await client.get('/token/selectable', undefined, alice.auth));
   ok(await client.get('/wallet/info', undefined, alice.auth));
   // Errors carry the Error shape.
-  assert.is((await client.post('/wallet/send', { recipient_uid: `service:${bob.id}`, amounts: 'any-USD-5000.00' }, alice.auth)).status, 400);
-  assert.is((await client.get('/wallet/history', undefined, { auth: { bearer: 'nonsense' } })).status, 401);
+  assertRefused(await client.post('/wallet/send', { recipient_uid: `service:${bob.id}`, amounts: 'any-USD-5000.00' }, alice.auth), 400, 'invalid');
+  assertRefused(await client.get('/wallet/history', undefined, { auth: { bearer: 'nonsense' } }), 401, 'invalid_token');
 });
 
 test('every answer matched its declaration, across the routes this file drives', () => {

@@ -6,7 +6,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { verifySecret } from '../engine/passwords.ts';
 import { ledgerWorld, person, type Person } from './ledger-api-support.ts';
-import { startTestServer, type TestServer } from './support/http.ts';
+import { startTestServer, type TestServer, assertRefused } from './support/http.ts';
 
 let server: TestServer;
 let pat: Person;
@@ -57,7 +57,7 @@ test('set-pin, suspend (cannot pay), unsuspend, delete; another wallet cannot to
   const foreign = await post('/wallet/paycard/suspend', { card_id: card.card_id }, sam);
   assert.is(foreign.status, 400, foreign.text);
   const badPin = await post('/wallet/paycard/set-pin', { card_id: card.card_id, pin: '99' }, pat);
-  assert.is(badPin.status, 400);
+  assertRefused(badPin, 400, 'invalid');
   const pin = await post('/wallet/paycard/set-pin', { card_id: card.card_id, pin: '4321' }, pat);
   assert.is(pin.status, 200, pin.text);
   const [row] = await server.engine.sql`select pin_hash from paycards where card_id = ${card.card_id}`;
@@ -82,8 +82,8 @@ test('set-pin, suspend (cannot pay), unsuspend, delete; another wallet cannot to
 test('permissions: view_paycard lists, link_paycard changes', async () => {
   const world = await ledgerWorld(server);
   const viewer = await person(server, world, { permissions: ['view_wallet'] });
-  assert.is((await server.client.get('/wallet/paycard/list', undefined, viewer.auth)).status, 403);
-  assert.is((await post('/wallet/paycard/link', { pan: visa, pin: '1234' }, viewer)).status, 403);
+  assertRefused(await server.client.get('/wallet/paycard/list', undefined, viewer.auth), 403, 'insufficient_scope');
+  assertRefused(await post('/wallet/paycard/link', { pan: visa, pin: '1234' }, viewer), 403, 'insufficient_scope');
 });
 
 test.run();

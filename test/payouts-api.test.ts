@@ -5,7 +5,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { PayoutOutcome, PayoutRequest } from '../engine/payouts/connector.ts';
 import { exchange } from '../engine/payouts/service.ts';
-import { startTestServer, type TestServer } from './support/http.ts';
+import { startTestServer, type TestServer, assertRefused } from './support/http.ts';
 import { issue, ledgerWorld, person, usd, type LedgerWorld, type Person } from './ledger-api-support.ts';
 import { assertAudit } from './ledger-support.ts';
 
@@ -47,7 +47,7 @@ test('account presend offers add and subtract options; amount at most the cash h
   assert.equal(express.options[0], { name: 'add', fee: '1.00', send_amount: '101.00', deposit_amount: '100.00', currency: 'USD' });
   assert.equal(express.options[1], { name: 'subtract', fee: '1.00', send_amount: '100.00', deposit_amount: '99.00', currency: 'USD' });
   assert.is((await server.client.get(`/wallet/account/${accountId}/presend`, { amount: '500.01' }, alice.auth)).body.send_errors[0].code, 'insufficient_funds');
-  assert.is((await server.client.get('/wallet/account/1234567890/presend', { amount: '1.00' }, alice.auth)).status, 400);
+  assertRefused(await server.client.get('/wallet/account/1234567890/presend', { amount: '1.00' }, alice.auth), 400, 'invalid');
   const other = await person(server, world);
   assert.is((await server.client.get(`/wallet/account/${accountId}/presend`, { amount: '1.00' }, other.auth)).status, 400, 'another profile\'s account');
 });
@@ -74,8 +74,8 @@ test('a successful deposit redeems the cash, pays the fee, and records a deposit
   assert.is(audit.totals.find((total) => total.currency === 'USD')!.redeemed, '100.00');
   await assertAudit(server.engine);
   const bad = await server.client.post(`/wallet/account/${accountId}/send`, { amount: '1.00', offer_name: 'overnight', fee_option_name: 'add' }, alice.auth);
-  assert.is(bad.status, 400);
-  assert.is((await server.client.post(`/wallet/account/${accountId}/send`, { amount: '1.00', offer_name: 'standard', fee_option_name: 'both' }, alice.auth)).status, 400);
+  assertRefused(bad, 400, 'invalid');
+  assertRefused(await server.client.post(`/wallet/account/${accountId}/send`, { amount: '1.00', offer_name: 'standard', fee_option_name: 'both' }, alice.auth), 400, 'invalid');
 });
 
 test('a failed deposit returns the cash to the sender and says why (dfi_error)', async () => {
@@ -96,9 +96,9 @@ test('a failed deposit returns the cash to the sender and says why (dfi_error)',
 test('send-dfi validates its body; bank outages are retried by the outbox', async () => {
   const body = { currency: 'USD', amount: '5.00', fee: '0.00', recipient_about: { name: 'Sam' }, recipient_account: { routing_number: '011000015', account_number: '5555' } };
   assert.is((await server.client.post('/wallet/send-dfi', { ...body, amount: '5000.00' }, alice.auth)).body.send_errors[0].code, 'insufficient_funds');
-  assert.is((await server.client.post('/wallet/send-dfi', { ...body, recipient_account: { routing_number: '123', account_number: '5555' } }, alice.auth)).status, 400);
+  assertRefused(await server.client.post('/wallet/send-dfi', { ...body, recipient_account: { routing_number: '123', account_number: '5555' } }, alice.auth), 400, 'invalid');
   assert.is((await server.client.post('/wallet/send-dfi', { ...body, recipient_account: { ...body.recipient_account, currency: 'EUR' } }, alice.auth)).body.send_errors[0].code, 'currency_not_accepted');
-  assert.is((await server.client.post('/wallet/send-dfi', { ...body, fee: '5.00' }, alice.auth)).status, 400);
+  assertRefused(await server.client.post('/wallet/send-dfi', { ...body, fee: '5.00' }, alice.auth), 400, 'invalid');
   let outages = 1;
   server.engine.services.ledger.payouts.setConnector({
     async send(request) {
@@ -127,7 +127,7 @@ test('send-fx exchanges at the table rate exactly and holds for hold_seconds', a
     fx: { currency: 'MXN', amount: '1840.00', rate: '18.4', holder_uid: `service:${world.issuerId}`, quote_id: 'Q-1' }, hold_seconds: 1800,
   };
   assert.is((await server.client.post('/wallet/send-fx', { ...body, fx: { ...body.fx, amount: '1840.01' } }, alice.auth)).body.send_errors[0].code, 'invalid_fx');
-  assert.is((await server.client.post('/wallet/send-fx', { ...body, fx: { ...body.fx, currency: 'EUR' } }, alice.auth)).status, 400);
+  assertRefused(await server.client.post('/wallet/send-fx', { ...body, fx: { ...body.fx, currency: 'EUR' } }, alice.auth), 400, 'invalid');
   const sent = await server.client.post('/wallet/send-fx', body, alice.auth);
   assert.is(sent.status, 200, sent.text);
   const transfer = sent.body.transfer;
@@ -148,7 +148,7 @@ test('send-fx exchanges at the table rate exactly and holds for hold_seconds', a
   assert.is(requests.at(-1)!.currency, 'MXN');
   assert.is(requests.at(-1)!.amount, '1840.00');
   alice = await person(server, world);
-  assert.is((await server.client.post('/wallet/send-fx', { ...body, hold_seconds: 7 * 24 * 3600 + 1 }, alice.auth)).status, 400);
+  assertRefused(await server.client.post('/wallet/send-fx', { ...body, hold_seconds: 7 * 24 * 3600 + 1 }, alice.auth), 400, 'invalid');
   await assertAudit(server.engine);
 });
 

@@ -2,7 +2,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { runCliCaptured, type CliRun } from './support/cli.ts';
-import { startTestServer, testOperatorKey, type TestServer } from './support/http.ts';
+import { startTestServer, testOperatorKey, type TestServer, assertRefused } from './support/http.ts';
 import { addBusiness, addIndividual, createApp, userToken, type TestApp } from './foundation-helpers.ts';
 
 let server: TestServer;
@@ -108,7 +108,7 @@ test('an individual has no location (not_business); an unknown profile is not_fo
   assert.is(unknown.status, 404);
   assert.is(unknown.body.error, 'not_found');
   const cafe = await business('Guarded Cafe');
-  assert.is((await server.client.request('PUT', `/admin/profiles/${cafe}/location`, { latitude: '1', longitude: '2' })).status, 401);
+  assertRefused(await server.client.request('PUT', `/admin/profiles/${cafe}/location`, { latitude: '1', longitude: '2' }), 401, 'invalid_token');
   assert.is((await server.client.get(`/p/${cafe}`)).body.latitude, '');
 });
 

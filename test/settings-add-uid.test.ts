@@ -5,7 +5,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { authnExpireAfterFailures } from '../engine/limits.ts';
 import { parsePhoneEverywhere } from '../engine/uids.ts';
-import { startTestServer, type TestServer } from './support/http.ts';
+import { startTestServer, type TestServer, assertRefused } from './support/http.ts';
 import { createAuthnApp, must, revealedCode, signUp, type AuthnApp, type SignedUp } from './authn-support.ts';
 
 let server: TestServer;
@@ -69,7 +69,7 @@ test('a phone possible in two countries gets two codes; the second code adds onl
   assert.equal((await queued('+445555550211')).map((message) => message.template), ['authn-add-ok']);
 
   const wrong = await confirm(added, '000000');
-  assert.is(wrong.status, 400);
+  assertRefused(wrong, 400, 'invalid');
   assert.ok(wrong.body.invalid.code);
   const confirmed = must(await confirm(added, gbCode));
   assert.is(confirmed.body.uid, 'phone:+445555550211');
@@ -83,7 +83,7 @@ test('numbers already on the wallet get no code; when all are, add-uid still ans
   assert.equal(Object.keys(added.body.unauthenticated), ['phone:+15555550211']);
   assert.is(added.body.revealed_codes.length, 1);
   const own = await addUid({ login: '555 555 0201', uid_type: 'phone', countries: ['US', 'CA'] });
-  assert.is(own.status, 400);
+  assertRefused(own, 400, 'invalid');
   assert.ok(own.body.invalid.login);
 });
 
@@ -115,7 +115,7 @@ test('an email of another wallet: the same answer, a conflict message to its own
     assert.is(answer.body.error, 'invalid');
     assert.ok(answer.body.invalid.code);
   }
-  assert.is((await confirm(taken, revealedCode(free), { 'g-recaptcha-response': bypass })).status, 410);
+  assertRefused(await confirm(taken, revealedCode(free), { 'g-recaptcha-response': bypass }), 410, 'unavailable');
   assert.equal(await confirmedUids(owner.profileId), ownerBefore);
   assert.equal(await confirmedUids(person.profileId), callerBefore);
 });
@@ -140,7 +140,7 @@ test('phone numbers of other wallets: conflict messages to them, a code only to 
     assert.is(templates.at(-1), 'authn-add-conflict', number);
     assert.not.ok(templates.includes('authn-add-ok'), number);
   }
-  assert.is((await confirm(allTaken, '123456')).status, 400);
+  assertRefused(await confirm(allTaken, '123456'), 400, 'invalid');
   assert.equal(await confirmedUids(ownerUs.profileId), ['email:owner-us@example.com', 'phone:+15555550231']);
   assert.equal(await confirmedUids(ownerGb.profileId), ['email:owner-gb@example.com', 'phone:+445555550232']);
   assert.equal(await confirmedUids(ownerUs2.profileId), ['email:owner-us2@example.com', 'phone:+15555550232']);

@@ -4,7 +4,7 @@
 import sharp from 'sharp';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startTestServer, type TestServer } from './support/http.ts';
+import { startTestServer, type TestServer, assertRefused } from './support/http.ts';
 import { createAuthnApp, must, revealedCode, signUp, type AuthnApp, type SignedUp } from './authn-support.ts';
 
 let server: TestServer;
@@ -34,16 +34,16 @@ test('add a UID with a code, replacing another; remove-uid keeps two factor type
   assert.is(added.body.code_length, 6);
   assert.equal(Object.keys(added.body.unauthenticated), ['phone:+15555550188']);
   const wrong = await client.post('/wallet/add-uid-confirm', { attempt_id: added.body.attempt_id, secret: added.body.secret, code: '000000' }, { auth: bearer });
-  assert.is(wrong.status, 400);
+  assertRefused(wrong, 400, 'invalid');
   const badSecret = await client.post('/wallet/add-uid-confirm', { attempt_id: added.body.attempt_id, secret: 'nope', code: revealedCode(added) }, { auth: bearer });
-  assert.is(badSecret.status, 401);
+  assertRefused(badSecret, 401, 'invalid_token');
   must(await client.post('/wallet/add-uid-confirm', { attempt_id: added.body.attempt_id, secret: added.body.secret, code: revealedCode(added), replace_uid: 'phone:+15555550177' }, { auth: bearer }));
   assert.equal(await confirmedUids(), ['email:set@example.com', 'phone:+15555550188']);
   const again = await client.post('/wallet/add-uid-confirm', { attempt_id: added.body.attempt_id, secret: added.body.secret, code: revealedCode(added) }, { auth: bearer });
-  assert.is(again.status, 410);
+  assertRefused(again, 410, 'unavailable');
 
   const refused = await client.post('/wallet/remove-uid', { uid: 'phone:+15555550188' }, { auth: bearer });
-  assert.is(refused.status, 400);
+  assertRefused(refused, 400, 'invalid');
   assert.ok(refused.body.invalid.uid);
   const email2 = must(await client.post('/wallet/add-uid', { login: 'set2@example.com' }, { auth: bearer }));
   assert.is(email2.body.code_length, 9);
@@ -56,7 +56,7 @@ test('add a UID with a code, replacing another; remove-uid keeps two factor type
   const conflict = must(await client.post('/wallet/add-uid', { login: 'other-owner@example.com' }, { auth: bearer }));
   assert.equal(Object.keys(conflict.body.unauthenticated), ['email:other-owner@example.com']);
   const own = await client.post('/wallet/add-uid', { login: 'set2@example.com' }, { auth: bearer });
-  assert.is(own.status, 400);
+  assertRefused(own, 400, 'invalid');
 });
 
 test('change-password checks the current one and the 8 to 100 character limit', async () => {
@@ -74,7 +74,7 @@ test('a device password refreshes tokens and signs in from that device only', as
   const { client } = server;
   const badMethod = await client.post('/wallet/set-device-password', { current_password: 'settings password', access_method: 'face-id' }, { auth: bearer });
   assert.ok(badMethod.body.invalid.access_method);
-  assert.is((await client.post('/wallet/set-device-password', { current_password: 'settings password', access_method: 'a'.repeat(101) }, { auth: bearer })).status, 400);
+  assertRefused(await client.post('/wallet/set-device-password', { current_password: 'settings password', access_method: 'a'.repeat(101) }, { auth: bearer }), 400, 'invalid');
   const set = must(await client.post('/wallet/set-device-password', { current_password: 'settings password', access_method: 'a'.repeat(100) }, { auth: bearer }));
   const devicePassword = set.body.device_password as string;
   assert.ok(devicePassword.length >= 24);
@@ -83,10 +83,10 @@ test('a device password refreshes tokens and signs in from that device only', as
   const signin = must(await client.post('/aa/signin', { client_id: app.clientId, device_uuid: 'set-phone', login: 'set2@example.com', password: devicePassword }));
   assert.is(signin.body.profile_id, person.profileId);
   const otherDevice = await client.post('/aa/signin', { client_id: app.clientId, device_uuid: 'other-device', login: 'set2@example.com', password: devicePassword });
-  assert.is(otherDevice.status, 400);
+  assertRefused(otherDevice, 400, 'invalid');
   must(await client.post('/wallet/remove-device-password', { access_method: 'a'.repeat(100) }, { auth: bearer }));
   const removed = await client.post('/aa/signin', { client_id: app.clientId, device_uuid: 'set-phone', login: 'set2@example.com', password: devicePassword });
-  assert.is(removed.status, 400);
+  assertRefused(removed, 400, 'invalid');
 });
 
 test('change-name: individual names up to 50 characters and the name rules', async () => {
@@ -125,9 +125,9 @@ test('PUT /wallet/image: at least 250 px wide, square renditions 24, 48 and 73 p
   const picture = (width: number, height: number, format: 'png' | 'jpeg' | 'gif') =>
     sharp({ create: { width, height, channels: 3, background: { r: 200, g: 40, b: 40 } } }).toFormat(format).toBuffer();
   const put = async (body: Buffer, type = 'image/png') => client.request('PUT', '/wallet/image', undefined, { auth: bearer, rawBody: body, headers: { 'content-type': type } });
-  assert.is((await put(await picture(249, 300, 'png'))).status, 400);
-  assert.is((await put(Buffer.from('not an image'), 'application/octet-stream')).status, 400);
-  assert.is((await put(await picture(300, 300, 'png'), 'text/plain')).status, 415);
+  assertRefused(await put(await picture(249, 300, 'png')), 400, 'invalid');
+  assertRefused(await put(Buffer.from('not an image'), 'application/octet-stream'), 400, 'invalid');
+  assertRefused(await put(await picture(300, 300, 'png'), 'text/plain'), 415, 'invalid');
   must(await put(await picture(250, 400, 'gif'), 'image/gif'));
   const set = must(await put(await picture(600, 300, 'jpeg'), 'image/jpeg'));
   for (const [name, size] of [['image24', 24], ['image48', 48], ['image73', 73], ['image25', 24], ['image50', 48]] as const) {
@@ -149,7 +149,7 @@ test('settings calls need change_settings', async () => {
   const limited = must(await server.client.post('/aa/signin', { client_id: app.clientId, device_uuid: 'set-phone', login: 'set2@example.com', password: 'settings password', permissions: ['view_wallet'] }));
   const done = must(await server.client.post(`${limited.body.attempt_path}auth-uid`, { factor_id: limited.body.factor_id, code: revealedCode(limited) }, { auth: { attemptSecret: limited.body.secret } }));
   const answer = await server.client.post('/wallet/change-name', { first_name: 'Pat', last_name: 'Lee' }, { auth: { bearer: done.body.token.access_token } });
-  assert.is(answer.status, 403);
+  assertRefused(answer, 403, 'insufficient_scope');
 });
 
 test.run();

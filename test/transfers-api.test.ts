@@ -2,7 +2,7 @@
 // initiator, history ordering/paging/appdata filters (128 chars), and history_sync cursors.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startTestServer, type TestServer } from './support/http.ts';
+import { startTestServer, type TestServer, assertRefused } from './support/http.ts';
 import { issue, ledgerWorld, person, shop, type LedgerWorld, type Person } from './ledger-api-support.ts';
 
 let server: TestServer;
@@ -35,8 +35,8 @@ test('GET /t/<id> shows TransferDetail to stakeholders only; ids may be hyphenat
   }
   assert.equal(detail.body.stakeholders.map((s: { roles: string[] }) => s.roles[0]).sort(), ['recipient', 'sender']);
   const carol = await person(server, world);
-  assert.is((await server.client.get(`/t/${id}`, {}, carol.auth)).status, 403);
-  assert.is((await server.client.get('/t/notanid', {}, bob.auth)).status, 400);
+  assertRefused(await server.client.get(`/t/${id}`, {}, carol.auth), 403, 'not_stakeholder');
+  assertRefused(await server.client.get('/t/notanid', {}, bob.auth), 400, 'invalid');
 });
 
 test('history: newest first by default, asc, paging with more, appdata filters up to 128 chars', async () => {
@@ -52,9 +52,9 @@ test('history: newest first by default, asc, paging with more, appdata filters u
   assert.equal(filtered.body.results.map((t: { id: string }) => t.id).sort(), [sentIds[1], sentIds[3]].sort());
   const name = 'f';
   assert.is((await server.client.get('/wallet/history', { [`appdata.${name}`]: 'v'.repeat(128 - name.length) }, alice.auth)).status, 200);
-  assert.is((await server.client.get('/wallet/history', { [`appdata.${name}`]: 'v'.repeat(129 - name.length) }, alice.auth)).status, 400);
-  assert.is((await server.client.get('/wallet/history', { limit: 1001 }, alice.auth)).status, 400);
-  assert.is((await server.client.get('/wallet/history', { order_column: 'amount' }, alice.auth)).status, 400);
+  assertRefused(await server.client.get('/wallet/history', { [`appdata.${name}`]: 'v'.repeat(129 - name.length) }, alice.auth), 400, 'invalid');
+  assertRefused(await server.client.get('/wallet/history', { limit: 1001 }, alice.auth), 400, 'invalid');
+  assertRefused(await server.client.get('/wallet/history', { order_column: 'amount' }, alice.auth), 400, 'invalid');
 });
 
 test('history_sync: first batch from 1970, cursor by last_sync_ts and transfer_id, remain, empty batch', async () => {
@@ -76,8 +76,8 @@ test('history_sync: first batch from 1970, cursor by last_sync_ts and transfer_i
   assert.equal(seen, sentIds);
   const empty = await server.client.post('/wallet/history_sync', { sync_ts: '2100-01-01T00:00:00Z' }, bob.auth);
   assert.equal(empty.body, { results: [], more: false, first_sync_ts: null, last_sync_ts: null });
-  assert.is((await server.client.post('/wallet/history_sync', { sync_ts: 'yesterday' }, bob.auth)).status, 400);
-  assert.is((await server.client.post('/wallet/history_sync', { sync_ts: '1970-01-01T00:00:00Z', limit: 1001 }, bob.auth)).status, 400);
+  assertRefused(await server.client.post('/wallet/history_sync', { sync_ts: 'yesterday' }, bob.auth), 400, 'invalid');
+  assertRefused(await server.client.post('/wallet/history_sync', { sync_ts: '1970-01-01T00:00:00Z', limit: 1001 }, bob.auth), 400, 'invalid');
 });
 
 test('a change moves the transfer to the end of sync for every stakeholder', async () => {
@@ -98,8 +98,8 @@ test('retract: reasons per initiator, manage_sent required, completed transfers 
   const id = sent.body.transfer.id;
   assert.is((await server.client.post(`/t/${id}/retract`, {}, alice.auth)).body.invalid.reason, 'is required');
   assert.is((await server.client.post(`/t/${id}/retract`, { reason: 'canceled' }, alice.auth)).body.invalid.reason !== undefined, true);
-  assert.is((await server.client.post(`/t/${id}/retract`, { reason: 'sender_unable' }, alice.auth)).status, 400);
-  assert.is((await server.client.post(`/t/${id}/retract`, { reason: 'other' }, cafe.auth)).status, 403);
+  assertRefused(await server.client.post(`/t/${id}/retract`, { reason: 'sender_unable' }, alice.auth), 400, 'invalid');
+  assertRefused(await server.client.post(`/t/${id}/retract`, { reason: 'other' }, cafe.auth), 403, 'not_initiator');
   const limited = await person(server, world, { permissions: ['send_cash', 'view_history'] });
   await issue(server, limited.id, '1.00');
   const limitedSend = await server.client.post('/wallet/send', { recipient_uid: `service:${cafe.id}`, amounts: '0-USD-1.00' }, limited.auth);
@@ -118,9 +118,9 @@ test('retract: reasons per initiator, manage_sent required, completed transfers 
 test('accept, refuse and resend: only the invited recipient or the sender, only while waiting', async () => {
   const sent = await server.client.post('/wallet/send', { recipient_uid: 'email:later@example.com', amounts: '0-USD-1.00' }, alice.auth);
   const id = sent.body.transfer.id;
-  assert.is((await server.client.post(`/t/${id}/accept`, {}, bob.auth)).status, 403);
-  assert.is((await server.client.post(`/t/${id}/refuse`, {}, bob.auth)).status, 403);
-  assert.is((await server.client.post(`/t/${id}/resend`, {}, bob.auth)).status, 403);
+  assertRefused(await server.client.post(`/t/${id}/accept`, {}, bob.auth), 403, 'not_recipient');
+  assertRefused(await server.client.post(`/t/${id}/refuse`, {}, bob.auth), 403, 'not_recipient');
+  assertRefused(await server.client.post(`/t/${id}/resend`, {}, bob.auth), 403, 'not_stakeholder');
   await server.engine.services.profiles.addConfirmedUid(server.engine.sql, bob.id, 'email:later@example.com');
   const refused = await server.client.post(`/t/${id}/refuse`, {}, bob.auth);
   assert.is(refused.status, 200, refused.text);

@@ -3,7 +3,7 @@ import { createRequire, syncBuiltinESMExports } from 'node:module';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { constantTimeEqual } from '../engine/ids.ts';
-import { startTestServer, testOperatorKey, type TestServer } from './support/http.ts';
+import { startTestServer, testOperatorKey, type TestServer, assertRefused } from './support/http.ts';
 
 const crypto = createRequire(import.meta.url)('node:crypto') as typeof import('node:crypto');
 
@@ -35,10 +35,10 @@ test('a guess of any length is compared in full, as two 32-byte digests', () => 
 
 test('/metrics answers 401 without the operator key or with a wrong one, and the metrics with it', async () => {
   const none = await server.client.get('/metrics');
-  assert.is(none.status, 401);
+  assertRefused(none, 401, 'invalid_token');
   assert.not.ok(none.text.includes('cashloop_http_requests_total'));
   const wrong = await server.client.get('/metrics', undefined, { headers: { authorization: 'Bearer not-the-operator-key-at-all' } });
-  assert.is(wrong.status, 401);
+  assertRefused(wrong, 401, 'invalid_token');
   const right = await server.client.get('/metrics', undefined, { auth: { operator: true } });
   assert.is(right.status, 200);
   assert.ok(right.text.includes('cashloop_http_requests_total'));

@@ -1,7 +1,7 @@
 // Proves hole 7 of issue 8 is closed: a payment code is never stored in clear (a keyed digest finds it, unique among live codes; a sealed copy serves the sender's view), while the interface's behaviour stays: the sender sees the code on the TransferDetail, the recipient never does, and receive and change_paycode_expiration take it (with spaces or dashes).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startTestServer, type TestServer } from './support/http.ts';
+import { startTestServer, type TestServer, assertRefused } from './support/http.ts';
 import { issue, ledgerWorld, person, shop, type LedgerWorld } from './ledger-api-support.ts';
 
 let server: TestServer;
@@ -34,7 +34,7 @@ test('the code is not in the database in clear, and works as before for sender a
   assert.equal(recipientView.body.payment_codes, []);
 
   const wrongCode = await server.client.post(`/t/${transferId}/change_paycode_expiration`, { paycode: '00000000'.slice(0, code.length) === code ? '11111111' : '00000000', expire_seconds: 3600 }, alice.auth);
-  assert.is(wrongCode.status, 400);
+  assertRefused(wrongCode, 400, 'invalid');
   const extended = await server.client.post(`/t/${transferId}/change_paycode_expiration`, { paycode: code, expire_seconds: 3600 }, alice.auth);
   assert.is(extended.status, 200, extended.text);
   const dashed = `${code.slice(0, 4)}-${code.slice(4)}`;

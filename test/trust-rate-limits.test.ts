@@ -2,7 +2,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { rateAuthnCallsPerAddressMax, rateMessagesPerAddressMax, rateMessagesPerLoginMax } from '../engine/limits.ts';
-import { startTestServer, type TestServer } from './support/http.ts';
+import { startTestServer, type TestServer, assertRefused } from './support/http.ts';
 import { createAuthnApp, type AuthnApp } from './authn-support.ts';
 
 let server: TestServer;
@@ -40,7 +40,7 @@ test('30 resets for one address in a burst send only the per-login limit of mess
   assert.is(await messagesTo(address), rateMessagesPerLoginMax);
   // Case and spacing do not make a new login.
   const again = await server.client.post('/aa/reset', { client_id: app.clientId, device_uuid: 'burst-x', login: ' Burst@Example.com' });
-  assert.is(again.status, 429);
+  assertRefused(again, 429, 'rate_limited');
 });
 
 test('one client address sends at most its limit of code messages across many logins', async () => {

@@ -10,7 +10,7 @@ import * as assert from 'uvu/assert';
 import { verify } from '../engine/webhooks/signing.ts';
 import { runCliCaptured } from './support/cli.ts';
 import { issue, ledgerWorld, person, shop, type LedgerWorld, type Person } from './ledger-api-support.ts';
-import { startTestServer, testOperatorKey, type TestServer } from './support/http.ts';
+import { startTestServer, testOperatorKey, type TestServer, assertRefused } from './support/http.ts';
 
 interface Received {
   path: string;
@@ -89,7 +89,7 @@ test('registration: the secret is answered once; bad URLs, filters and other pro
   assert.is(foreign.status, 404);
   assert.is(foreign.body.error, 'not_found');
   const foreignList = await server.client.get(`/p/${carol.id}/webhooks`, undefined, bob.auth);
-  assert.is(foreignList.status, 404);
+  assertRefused(foreignList, 404, 'not_found');
   assert.is((await server.client.get(`/p/${carol.id}/webhooks`, undefined, carol.auth)).body.webhooks.length, 1, 'refused adds left nothing');
 });
 
@@ -223,7 +223,7 @@ test('rotation: both secrets sign for 24 hours, then only the new one; removal d
   assert.is(receiver.at('/fay').length, 3);
   const removed = await server.client.request('DELETE', `/admin/webhook/${hook.body.webhook.id}`, undefined, { auth: { operator: true } });
   assert.is(removed.status, 200, removed.text);
-  assert.is((await server.client.request('DELETE', `/admin/webhook/${hook.body.webhook.id}`, undefined, { auth: { operator: true } })).status, 404);
+  assertRefused(await server.client.request('DELETE', `/admin/webhook/${hook.body.webhook.id}`, undefined, { auth: { operator: true } }), 404, 'not_found');
   server.clock.advance(60_000);
   await deliver();
   assert.is(receiver.at('/fay').length, 3, 'a removed webhook gets no retry');
@@ -238,8 +238,8 @@ test('operator routes: add by UID, list, show, limit per profile', async () => {
   const listed = await server.client.get('/admin/webhooks', { uid: `service:${gus.id}` }, operator);
   assert.is(listed.body.webhooks.length, 1);
   assert.is((await server.client.get(`/admin/webhook/${added.body.webhook.id}`, undefined, operator)).body.webhook.url, `${receiver.url}/gus`);
-  assert.is((await server.client.get('/admin/webhook/999999', undefined, operator)).status, 404);
-  assert.is((await server.client.get('/admin/webhooks', { uid: 'service:nobody' }, operator)).status, 400);
+  assertRefused(await server.client.get('/admin/webhook/999999', undefined, operator), 404, 'not_found');
+  assertRefused(await server.client.get('/admin/webhooks', { uid: 'service:nobody' }, operator), 400, 'invalid');
   for (let index = 1; index < 20; index++) assert.is((await add(gus, { url: `${receiver.url}/gus${index}` })).status, 200);
   const over = await add(gus, { url: `${receiver.url}/gus-over` });
   assert.is(over.status, 400);
