@@ -5,54 +5,17 @@
 import sharp from 'sharp';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { designPermissions } from '../engine/designs/service.ts';
-import { addBusiness, addIndividual, createApp, userToken, type TestApp } from './foundation-helpers.ts';
+import { userToken, type TestApp } from './foundation-helpers.ts';
 import { issue, ledgerWorld, usd, type LedgerWorld } from './ledger-api-support.ts';
 import { ledgerFingerprint } from './ledger-support.ts';
 import { startTestServer, type TestServer, assertRefused } from './support/http.ts';
+import { brandPermissions, brandWorld, type Actor, type Auth } from './support/brand-world.ts';
 
 let server: TestServer;
 let world: LedgerWorld;
 let app: TestApp;
-const permissions = [...designPermissions, 'create_design', 'send_cash', 'view_wallet', 'receive_cash', 'view_history'];
-type Auth = { auth: { bearer: string } };
-
-interface Actor {
-  id: string;
-  auth: Auth;
-  managerId?: string;
-}
-
-const api = {
-  get: (path: string, auth: Auth, query?: Record<string, unknown>) => server.client.request('GET', path, query, auth),
-  post: (path: string, body: Record<string, unknown>, auth: Auth) => server.client.request('POST', path, body, auth),
-  patch: (path: string, body: Record<string, unknown>, auth: Auth) => server.client.request('PATCH', path, body, auth),
-};
-
-async function business(name: string, features: string[] = []): Promise<Actor> {
-  const managerId = await addIndividual(server, app);
-  const id = await addBusiness(server, app, managerId, name);
-  for (const feature of features) await server.client.post(`/admin/profiles/${id}/features`, { feature }, { auth: { operator: true } });
-  const token = await userToken(server, app, id, { personalProfileId: managerId, concurrent: true, permissions });
-  return { id, auth: { auth: { bearer: token } }, managerId };
-}
-
-async function customer(): Promise<Actor> {
-  const id = await addIndividual(server, app);
-  const token = await userToken(server, app, id, { concurrent: true, permissions });
-  return { id, auth: { auth: { bearer: token } } };
-}
-
-async function assertAudit(step: string): Promise<any> {
-  const report = await server.engine.services.ledger.cash.audit();
-  assert.ok(report.ok, `${step}: ${report.problems.join('; ')}`);
-  return report;
-}
-
-async function brand(profileId: string, designId: string): Promise<string> {
-  const holdings = await server.engine.services.ledger.cash.holdings(server.engine.sql, profileId);
-  return holdings.find((row) => row.loop_id === designId)?.amount ?? '0.00';
-}
+const permissions = brandPermissions;
+const { api, business, customer, assertAudit, brand } = brandWorld(() => ({ server, app }));
 
 function reserveOf(report: any, designId: string): string {
   return report.reserves.find((row: any) => row.design_id === designId)?.reserve ?? '0.00';
@@ -177,7 +140,7 @@ test('spending at the redeemer redeems the brand cash and settles it from the re
   assert.is(await usd(server, books.id), '20.00', 'settled in open loop cash');
   const report = await assertAudit('redemption');
   assert.is(reserveOf(report, designId), '30.00');
-  const totals = report.totals.find((row: any) => row.loop_id === designId);
+  const totals = report.totals.find((row) => row.loop_id === designId)!;
   assert.equal([totals.issued, totals.held, totals.redeemed], ['50.00', '30.00', '20.00']);
   const detail = await api.get(`/t/${spent.body.transfer.id}`, books.auth);
   const actions = detail.body.movements?.map((movement: any) => movement.action) ?? [];
@@ -264,7 +227,7 @@ test('a return to the issuer keeps the cash in circulation; expiry moves the res
   assert.is(await brand(cafe.id, designId), '0.00');
   const report = await assertAudit('expiry');
   assert.is(reserveOf(report, designId), '0.00', 'expired cash needs no reserve');
-  const totals = report.totals.find((row: any) => row.loop_id === designId);
+  const totals = report.totals.find((row) => row.loop_id === designId)!;
   assert.is(totals.held, '0.00');
   // Pat's 25.00 (20.00 gift + 5.00 loyalty), the cafe's returned 10.00 and Kim's 25.00 expire.
   assert.is(totals.expired, '60.00');

@@ -9,49 +9,24 @@ import * as assert from 'uvu/assert';
 import { designPermissions } from '../engine/designs/service.ts';
 import type { OutgoingMessage } from '../engine/messages/service.ts';
 import { signupAcceptPermissions } from '../engine/offers/service.ts';
-import { addBusiness, addIndividual, countRows, userToken, type TestApp } from './foundation-helpers.ts';
+import { countRows, userToken, type TestApp } from './foundation-helpers.ts';
 import { issue, ledgerWorld, usd, type LedgerWorld } from './ledger-api-support.ts';
 import { ledgerFingerprint } from './ledger-support.ts';
 import { startTestServer, type TestServer, assertRefused } from './support/http.ts';
+import { brandWorld, type Actor, type Auth } from './support/brand-world.ts';
 
 let server: TestServer;
 let world: LedgerWorld;
 let app: TestApp;
-type Auth = { auth: { bearer: string } };
-interface Actor {
-  id: string;
-  auth: Auth;
-  managerId?: string;
-}
 const merchantPermissions = [...designPermissions, 'create_design', 'preview_offer', 'send_cash', 'view_wallet', 'view_history', 'receive_cash', 'manage_sent'];
 const emails: OutgoingMessage[] = [];
+const { business, customer: person, brand, assertAudit } = brandWorld(() => ({ server, app }), {
+  businessPermissions: merchantPermissions,
+  customerPermissions: ['accept_offer', 'view_wallet', 'view_history', 'preview_offer', 'send_cash'],
+});
 
 const post = (path: string, body: Record<string, unknown>, auth?: Auth) => server.client.post(path, body, auth);
 const get = (path: string, auth?: Auth) => server.client.request('GET', path, undefined, auth ?? {});
-
-async function business(name: string, features: string[] = []): Promise<Actor> {
-  const managerId = await addIndividual(server, app);
-  const id = await addBusiness(server, app, managerId, name);
-  for (const feature of features) await post(`/admin/profiles/${id}/features`, { feature }, { auth: { operator: true } } as never);
-  const token = await userToken(server, app, id, { personalProfileId: managerId, concurrent: true, permissions: merchantPermissions });
-  return { id, auth: { auth: { bearer: token } }, managerId };
-}
-
-async function person(): Promise<Actor> {
-  const id = await addIndividual(server, app);
-  const token = await userToken(server, app, id, { concurrent: true, permissions: ['accept_offer', 'view_wallet', 'view_history', 'preview_offer', 'send_cash'] });
-  return { id, auth: { auth: { bearer: token } } };
-}
-
-async function brand(profileId: string, designId: string): Promise<string> {
-  const holdings = await server.engine.services.ledger.cash.holdings(server.engine.sql, profileId);
-  return holdings.find((row) => row.loop_id === designId)?.amount ?? '0.00';
-}
-
-async function assertAudit(step: string): Promise<void> {
-  const report = await server.engine.services.ledger.cash.audit();
-  assert.ok(report.ok, `${step}: ${report.problems.join('; ')}`);
-}
 
 async function offer(owner: Actor, fields: Record<string, unknown>): Promise<any> {
   const created = await post('/o/create', { title: 'Free coffee', amount: '5.00', quantity: 10, ...fields }, owner.auth);

@@ -7,47 +7,21 @@
 // against them, with the audit balanced after each step.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { designPermissions } from '../engine/designs/service.ts';
-import { addBusiness, addIndividual, userToken, type TestApp } from './foundation-helpers.ts';
+import { userToken, type TestApp } from './foundation-helpers.ts';
 import { issue, ledgerWorld, usd } from './ledger-api-support.ts';
 import { ledgerFingerprint } from './ledger-support.ts';
 import { runCliCaptured } from './support/cli.ts';
 import { startTestServer, testOperatorKey, type TestServer } from './support/http.ts';
+import { brandPermissions, brandWorld, type Actor, type Auth } from './support/brand-world.ts';
 
 let server: TestServer;
 let app: TestApp;
-const permissions = [...designPermissions, 'create_design', 'send_cash', 'view_wallet', 'receive_cash', 'view_history'];
-type Auth = { auth: { bearer: string } };
-
-interface Actor {
-  id: string;
-  managerId: string;
-  auth: Auth;
-}
-
-const api = {
-  get: (path: string, auth: Auth, query?: Record<string, unknown>) => server.client.request('GET', path, query, auth),
-  post: (path: string, body: Record<string, unknown>, auth: Auth) => server.client.request('POST', path, body, auth),
-  patch: (path: string, body: Record<string, unknown>, auth: Auth) => server.client.request('PATCH', path, body, auth),
-};
-
-async function business(name: string, features: string[] = [], extra: string[] = [], deviceUuid?: string): Promise<Actor> {
-  const managerId = await addIndividual(server, app);
-  const id = await addBusiness(server, app, managerId, name);
-  for (const feature of features) await server.client.post(`/admin/profiles/${id}/features`, { feature }, { auth: { operator: true } });
-  const token = await userToken(server, app, id, { personalProfileId: managerId, concurrent: true, permissions: [...permissions, ...extra], deviceUuid });
-  return { id, managerId, auth: { auth: { bearer: token } } };
-}
+const permissions = brandPermissions;
+const { api, business, customer, assertAudit, brand } = brandWorld(() => ({ server, app }));
 
 async function terminal(merchant: Actor, deviceUuid: string, extra = ['pull_payment']): Promise<Auth> {
   const token = await userToken(server, app, merchant.id, { personalProfileId: merchant.managerId, concurrent: true, permissions: [...permissions, ...extra], deviceUuid });
   return { auth: { bearer: token } };
-}
-
-async function customer(): Promise<Actor> {
-  const id = await addIndividual(server, app);
-  const token = await userToken(server, app, id, { concurrent: true, permissions });
-  return { id, managerId: id, auth: { auth: { bearer: token } } };
 }
 
 /** A processor's token for the customer, as the authorization code grant issues it (source oauth). */
@@ -56,17 +30,6 @@ async function processorToken(profileId: string, source: 'oauth' | 'authn' = 'oa
     clientId: app.clientId, profileId, personalProfileId: profileId, permissions: granted, concurrent: true, deviceUuid: null, source, now: server.clock.now(),
   });
   return { auth: { bearer: info.access_token } };
-}
-
-async function assertAudit(step: string): Promise<any> {
-  const report = await server.engine.services.ledger.cash.audit();
-  assert.ok(report.ok, `${step}: ${report.problems.join('; ')}`);
-  return report;
-}
-
-async function brand(profileId: string, loopId: string): Promise<string> {
-  const holdings = await server.engine.services.ledger.cash.holdings(server.engine.sql, profileId);
-  return holdings.find((row) => row.loop_id === loopId)?.amount ?? '0.00';
 }
 
 let cafe: Actor;
