@@ -5,6 +5,13 @@ import { CliError, globalsOf, operatorApi, print, table } from '../client.ts';
 import type { Environment } from '../settings.ts';
 
 export function registerLedgerCommands(program: Command, env: Environment): void {
+  registerCashCommands(program, env);
+  registerAuditCommand(program, env);
+  registerAccountCommands(program, env);
+  registerFxCommands(program, env);
+}
+
+function registerCashCommands(program: Command, env: Environment): void {
   const cash = program.command('cash').description('Issue open loop cash and inspect holdings');
 
   cash
@@ -45,7 +52,9 @@ export function registerLedgerCommands(program: Command, env: Environment): void
         answer.holdings.length === 0 ? ['(no cash)'] : table(['loop', 'currency', 'amount'], answer.holdings.map((holding: any) => [holding.loop_id, holding.currency, holding.amount]), { rightAligned: [2] }),
       );
     });
+}
 
+function registerAuditCommand(program: Command, env: Environment): void {
   program
     .command('audit')
     .description('Verify the ledger: per loop and currency issued = held + in flight + reserved + redeemed + expired, and each design\'s reserve; exits 1 on a problem')
@@ -67,7 +76,9 @@ export function registerLedgerCommands(program: Command, env: Environment): void
       ]);
       if (!report.ok) throw new CliError('The ledger audit failed.', 'audit_failed');
     });
+}
 
+function registerAccountCommands(program: Command, env: Environment): void {
   const account = program.command('account').description('Bank (DFI) accounts of profiles');
   account
     .command('add')
@@ -108,7 +119,9 @@ export function registerLedgerCommands(program: Command, env: Environment): void
             ),
       );
     });
+}
 
+function registerFxCommands(program: Command, env: Environment): void {
   const fx = program.command('fx').description('Exchange rates for send-fx');
   fx
     .command('set')

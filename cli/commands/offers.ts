@@ -30,7 +30,11 @@ function collect(value: string, previous: string[]): string[] {
 
 export function registerOfferCommands(program: Command, env: Environment): void {
   const offer = program.command('offer').description("Businesses' offers of brand cash or open loop cash");
+  registerOfferCreate(offer, env);
+  registerOfferReadsAndClose(offer, env);
+}
 
+function registerOfferCreate(offer: Command, env: Environment): void {
   offer
     .command('create')
     .description('Create an offer for a business (or for the issuer of --design)')
@@ -66,7 +70,9 @@ export function registerOfferCommands(program: Command, env: Environment): void 
       const answer: any = await api.call(api.client.POST('/admin/offers', { body: body as never }));
       print(globals, answer, () => offerLines(answer));
     });
+}
 
+function registerOfferReadsAndClose(offer: Command, env: Environment): void {
   offer
     .command('list')
     .description('Offers, newest first')

@@ -26,7 +26,12 @@ function profileLines(shown: any): string[] {
 
 export function registerProfileCommands(program: Command, env: Environment): void {
   const profile = program.command('profile').description('Inspect and adjust profiles');
+  registerProfileReads(profile, env);
+  registerProfileChanges(profile, env);
+  registerProfileAdministration(profile, env);
+}
 
+function registerProfileReads(profile: Command, env: Environment): void {
   profile
     .command('list')
     .description('List profiles, newest first')
@@ -54,7 +59,9 @@ export function registerProfileCommands(program: Command, env: Environment): voi
       const shown = await api.call(api.client.GET('/admin/profiles/{profileId}', { params: { path: { profileId } } }));
       print(globals, shown, () => profileLines(shown));
     });
+}
 
+function registerProfileChanges(profile: Command, env: Environment): void {
   profile
     .command('set')
     .description('Set profile flags')
@@ -94,7 +101,9 @@ export function registerProfileCommands(program: Command, env: Environment): voi
         : await api.call(api.client.PUT('/admin/profiles/{profileId}/location', { params, body: { latitude: options.latitude, longitude: options.longitude } }));
       print(globals, updated, () => profileLines(updated));
     });
+}
 
+function registerProfileAdministration(profile: Command, env: Environment): void {
   const feature = profile.command('feature').description('Profile features: design_gl, bill, pull_payment, issue_open_loop');
   feature
     .command('add')

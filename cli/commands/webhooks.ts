@@ -14,7 +14,11 @@ function webhookLines(hook: any): string[] {
 
 export function registerWebhookCommands(program: Command, env: Environment): void {
   const webhook = program.command('webhook').description("Profiles' webhooks: signed transfer changes POSTed to a URL");
+  registerWebhookSetup(webhook, env);
+  registerWebhookUpkeep(webhook, env);
+}
 
+function registerWebhookSetup(webhook: Command, env: Environment): void {
   webhook
     .command('add')
     .description('Register a handler URL for a profile; prints its signing secret once')
@@ -53,7 +57,9 @@ export function registerWebhookCommands(program: Command, env: Environment): voi
       const answer: any = await api.call(api.client.GET('/admin/webhook/{webhookId}', { params: { path: { webhookId } } }));
       print(globals, answer, () => webhookLines(answer.webhook));
     });
+}
 
+function registerWebhookUpkeep(webhook: Command, env: Environment): void {
   webhook
     .command('remove')
     .argument('<webhook_id>')
