@@ -1,0 +1,16 @@
+// What the terminal is started with, and its screens.
+import type { PosClient } from './api.ts';
+
+export interface AppOptions {
+  client: PosClient;
+  clientId?: string;
+  login?: string;
+  deviceUuid: string;
+  businessId?: string;
+  processorToken?: string;
+  exportDir: string;
+  currency: string;
+  today: () => string;
+}
+
+export type Screen = 'signin' | 'menu' | 'sale' | 'paycode' | 'proc' | 'report';

@@ -1,0 +1,52 @@
+// A payment code sale: the customer shows a code, the terminal takes the amount.
+import { Box, Text } from 'ink';
+import React, { useState } from 'react';
+import type { Transfer } from './api.ts';
+import type { AppOptions } from './options.ts';
+import { message, qrText, Form, Keys } from './widgets.tsx';
+
+export function Paycode(props: { options: AppOptions; merchantId: string; onDone(): void; setError(text: string): void; busy(value: boolean): void }) {
+  const { options } = props;
+  const [last, setLast] = useState<{ paycode: string; amount: string; totalDue?: string; totalTax?: string; transferId: string } | null>(null);
+  const [correcting, setCorrecting] = useState(false);
+  const run = (work: () => Promise<void>) => {
+    props.busy(true);
+    props.setError('');
+    work().catch((error) => props.setError(message(error))).finally(() => props.busy(false));
+  };
+  const receive = (values: { paycode: string; amount: string; totalDue?: string; totalTax?: string }) => run(async () => {
+    const answer = await options.client.receive({ ...values, currency: options.currency }) as { transfer?: { id?: string }; transfer_id?: string };
+    setLast({ ...values, transferId: answer.transfer?.id ?? answer.transfer_id ?? '' });
+    setCorrecting(false);
+  });
+  const qr = qrText(`cashloop:pay?recipient_uid=service:${props.merchantId}`);
+  return (
+    <Box flexDirection="row">
+      <Box flexDirection="column" width={33}><Text>{qr}</Text></Box>
+      <Box flexDirection="column" width={46}>
+        <Text bold>Payment code</Text>
+        <Text dimColor>The customer scans, sends, and reads out the code.</Text>
+        {last && !correcting ? (
+          <Box flexDirection="column">
+            <Text color="green">Received {last.amount} {options.currency}</Text>
+            <Text>Transfer {last.transferId}</Text>
+            <Keys hint="c: correct the amount  Enter: menu" keys={{ c: () => setCorrecting(true) }} onEnter={props.onDone} />
+          </Box>
+        ) : correcting && last ? (
+          <Form active fields={[{ name: 'amount', label: 'Corrected amount', initial: last.amount }, { name: 'totalDue', label: 'Total due', initial: last.totalDue, optional: true }]}
+            onCancel={() => setCorrecting(false)}
+            onDone={(values) => receive({ paycode: last.paycode, amount: values.amount, totalDue: values.totalDue || undefined, totalTax: last.totalTax })} />
+        ) : (
+          <Form active fields={[
+            { name: 'paycode', label: 'Payment code' }, { name: 'amount', label: 'Amount' },
+            { name: 'totalDue', label: 'Total due', optional: true }, { name: 'totalTax', label: 'Total tax', optional: true },
+          ]} onCancel={props.onDone} onDone={(values) => receive({
+            paycode: values.paycode, amount: values.amount, totalDue: values.totalDue || undefined, totalTax: values.totalTax || undefined,
+          })} />
+        )}
+      </Box>
+    </Box>
+  );
+}
+
+/** Totals per settlement type, in minor units. */
