@@ -28,6 +28,27 @@ export interface Outbox {
   stop(): Promise<void>;
 }
 
+/** A failed delivery: retried after an exponential backoff, or parked as failed after the last attempt. */
+async function recordFailure(deps: { sql: Sql; clock: Clock; logger: Logger; metrics: Metrics }, row: store.OutboxRow, policy: RetryPolicy, message: string): Promise<void> {
+  const { sql, clock, logger, metrics } = deps;
+  if (row.attempts >= policy.attemptsMax) {
+    await store.markOutboxFailed(sql, row.id, clock.now(), message);
+    metrics.outboxDeliveries.inc({ kind: row.kind, outcome: 'failed' });
+    logger.error('outbox delivery gave up', { outboxId: String(row.id), kind: row.kind, attempts: row.attempts, error: message });
+    return;
+  }
+  const backoffMs = policy.backoffBaseMs * 2 ** (row.attempts - 1);
+  await store.markOutboxRetry(sql, row.id, new Date(clock.now().getTime() + backoffMs), message);
+  metrics.outboxDeliveries.inc({ kind: row.kind, outcome: 'retry' });
+  logger.warn('outbox delivery failed; will retry', { outboxId: String(row.id), kind: row.kind, attempts: row.attempts, error: message });
+}
+
+/** Keeps a delivery run in `inFlight` until it settles (stop and drain wait for it); logs its failure. */
+function track(inFlight: Set<Promise<unknown>>, logger: Logger, promise: Promise<unknown>): void {
+  const tracked = promise.catch((error) => logger.error('outbox run failed', { error })).finally(() => inFlight.delete(tracked));
+  inFlight.add(tracked);
+}
+
 export function createOutbox(options: { sql: Sql; clock: Clock; logger: Logger; metrics: Metrics }): Outbox {
   const { sql, clock, logger, metrics } = options;
   const handlers = new Map<string, EffectHandler>();
@@ -49,18 +70,7 @@ export function createOutbox(options: { sql: Sql; clock: Clock; logger: Logger; 
       await store.markOutboxDelivered(sql, row.id, now());
       metrics.outboxDeliveries.inc({ kind: row.kind, outcome: 'delivered' });
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      const policy = policies.get(row.kind) ?? defaultPolicy;
-      if (row.attempts >= policy.attemptsMax) {
-        await store.markOutboxFailed(sql, row.id, now(), message);
-        metrics.outboxDeliveries.inc({ kind: row.kind, outcome: 'failed' });
-        logger.error('outbox delivery gave up', { outboxId: String(row.id), kind: row.kind, attempts: row.attempts, error: message });
-      } else {
-        const backoffMs = policy.backoffBaseMs * 2 ** (row.attempts - 1);
-        await store.markOutboxRetry(sql, row.id, new Date(now().getTime() + backoffMs), message);
-        metrics.outboxDeliveries.inc({ kind: row.kind, outcome: 'retry' });
-        logger.warn('outbox delivery failed; will retry', { outboxId: String(row.id), kind: row.kind, attempts: row.attempts, error: message });
-      }
+      await recordFailure(options, row, policies.get(row.kind) ?? defaultPolicy, error instanceof Error ? error.message : String(error));
     }
   }
 
@@ -73,18 +83,13 @@ export function createOutbox(options: { sql: Sql; clock: Clock; logger: Logger; 
     return rows.length;
   }
 
-  function track<T>(promise: Promise<T>): void {
-    const tracked = promise.catch((error) => logger.error('outbox run failed', { error })).finally(() => inFlight.delete(tracked));
-    inFlight.add(tracked);
-  }
-
   const outbox: Outbox = {
     register(kind, handler, policy) {
       handlers.set(kind, handler);
       if (policy) policies.set(kind, policy);
     },
     kick(ids) {
-      track(leaseAndDeliver(ids));
+      track(inFlight, logger, leaseAndDeliver(ids));
     },
     runOnce() {
       return leaseAndDeliver();

@@ -16,24 +16,38 @@ export interface RedlockOptions {
 
 type Outcome = { settled: false } | { settled: true; value: unknown } | { settled: true; error: unknown };
 
-export function createRedlockLocks(options: RedlockOptions): LockService & { clients: Redis[] } {
+/** One ioredis client per node; each outage is logged once, when it starts (ioredis reconnects by itself). */
+function connectNodes(urls: readonly string[], logger: Logger | undefined): Redis[] {
   // No offline queue: a vote sent to a node that is down fails at once instead of waiting for it.
-  const clients = options.urls.map((url) => new Redis(url, { maxRetriesPerRequest: 2, enableOfflineQueue: false, lazyConnect: false, enableAutoPipelining: true }));
-  const quorum = Math.floor(clients.length / 2) + 1;
-  const connected = () => clients.filter((client) => client.status === 'ready').length >= quorum;
-  // ioredis retries a lost connection by itself; each outage is logged once, when it starts.
+  const clients = urls.map((url) => new Redis(url, { maxRetriesPerRequest: 2, enableOfflineQueue: false, lazyConnect: false, enableAutoPipelining: true }));
   clients.forEach((client, index) => {
     let reported = false;
     client.on('error', (error: Error) => {
       if (reported) return;
       reported = true;
-      options.logger?.warn('redis unreachable', { node: index, error: error.message });
+      logger?.warn('redis unreachable', { node: index, error: error.message });
     });
     client.on('ready', () => {
-      if (reported) options.logger?.info('redis reachable again', { node: index });
+      if (reported) logger?.info('redis reachable again', { node: index });
       reported = false;
     });
   });
+  return clients;
+}
+
+/** Waits (briefly, through a restart) until a majority of nodes is connected; else 503 busy. */
+async function awaitQuorum(connected: () => boolean, resources: readonly string[]): Promise<void> {
+  const deadline = Date.now() + lockQuorumWaitMs;
+  while (!connected()) {
+    if (Date.now() >= deadline) throw new LockUnavailableError(resources);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+export function createRedlockLocks(options: RedlockOptions): LockService & { clients: Redis[] } {
+  const clients = connectNodes(options.urls, options.logger);
+  const quorum = Math.floor(clients.length / 2) + 1;
+  const connected = () => clients.filter((client) => client.status === 'ready').length >= quorum;
   const ttlMs = options.ttlMs ?? lockTtlMs;
   const redlock = new Redlock(clients, {
     driftFactor: 0.01,
@@ -49,17 +63,8 @@ export function createRedlockLocks(options: RedlockOptions): LockService & { cli
   // rest wake in order the moment it is done, instead of polling and racing each other.
   const local = createMemoryLocks();
 
-  /** Waits (briefly, through a restart) until a majority of nodes is connected; else 503 busy. */
-  async function awaitQuorum(resources: readonly string[]): Promise<void> {
-    const deadline = Date.now() + lockQuorumWaitMs;
-    while (!connected()) {
-      if (Date.now() >= deadline) throw new LockUnavailableError(resources);
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-  }
-
   async function usingRedlock<R>(resources: readonly string[], routine: (hold: LockHold) => Promise<R>): Promise<R> {
-    await awaitQuorum(resources);
+    await awaitQuorum(connected, resources);
     const keys = stableOrder(resources).map((resource) => `${options.keyPrefix}lock:${resource}`);
     // The routine's own outcome wins over a failed release: a command that committed has
     // committed, even if its lock expired a moment later.
