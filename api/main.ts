@@ -1,7 +1,7 @@
 // Starts the API server: config, engine (migrations applied), operator key, HTTP, background
 // workers, and a graceful shutdown on SIGINT and SIGTERM.
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { ConfigError, loadConfig, productionProblems, type Config } from '../engine/config.ts';
@@ -74,6 +74,14 @@ async function main(): Promise<void> {
   const operator = operatorKeyFor(config);
   const app = createApp(engine, authenticatorsFor(engine, operator.key));
   const server = createServer(app);
+  await listenOrRefuse(server, config);
+  engine.startBackground();
+  logListening(engine, config, server.address() as AddressInfo, operator.file);
+  stopOnSignals(engine, server);
+}
+
+/** Listens on HOST:PORT, or refuses to start with one line saying why. */
+async function listenOrRefuse(server: Server, config: Config): Promise<void> {
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -87,8 +95,10 @@ async function main(): Promise<void> {
         : `cannot listen on ${config.host}:${config.port} (${(error as Error).message}).`,
     );
   }
-  engine.startBackground();
-  const address = server.address() as AddressInfo;
+}
+
+/** The start-up line: where it listens, on what storage and locks, where messages and the operator key are. */
+function logListening(engine: Engine, config: Config, address: AddressInfo, operatorKeyFile: string | null): void {
   engine.logger.info('cashloop listening', {
     url: `http://${config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host}:${address.port}`,
     host: config.host,
@@ -97,9 +107,12 @@ async function main(): Promise<void> {
     storage: engine.database.kind === 'postgres' ? `postgres ${hostOf(config.databaseUrl!)}` : `pglite ${path.resolve(config.dataDir, 'pglite')}`,
     locks: config.redisUrls ? `redis ${config.redisUrls.map(hostOf).join(', ')}` : 'in-process',
     messages: config.smtpUrl || config.smsWebhookUrl ? [config.smtpUrl ? 'smtp' : null, config.smsWebhookUrl ? 'sms webhook' : null].filter(Boolean).join(', ') : `files in ${path.resolve(config.dataDir, 'messages')}`,
-    operatorKeySource: operator.file ?? 'CASHLOOP_OPERATOR_KEY',
+    operatorKeySource: operatorKeyFile ?? 'CASHLOOP_OPERATOR_KEY',
   });
+}
 
+/** SIGINT and SIGTERM stop taking requests, finish those in flight (up to the grace period) and close the engine. */
+function stopOnSignals(engine: Engine, server: Server): void {
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
