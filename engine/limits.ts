@@ -1,12 +1,21 @@
 // Every bound the interface names, and every bound we chose where it is silent (see docs/decisions.md).
 // Units come last in each name.
 
+/** One day, in milliseconds. */
+export const dayMs = 24 * 60 * 60 * 1000;
+
 // Identity and devices
 export const deviceUuidCharsMax = 36;
 export const deviceNameCharsMax = 200;
 export const trustedDeviceMs = 30 * 24 * 60 * 60 * 1000;
 export const loginCharsMax = 200;
 export const usernameCharsMax = 100;
+/** The countries a phone number is read in when the caller names none (ISO 3166 codes). */
+export const defaultCountries: readonly string[] = Object.freeze(['US']);
+/** Confirmed UIDs of one profile read (and listed) at once. */
+export const confirmedUidsMax = 100;
+/** Devices of one profile listed at once. */
+export const profileDevicesListMax = 1000;
 
 // Tokens (durations are our choices; see docs/decisions.md)
 export const tokenSoftExpirationMs = 15 * 60 * 1000;
@@ -33,6 +42,12 @@ export const addressSuiteCharsMax = 20;
 export const addressZipCharsMax = 20;
 export const accessMethodCharsMax = 100;
 export const pinDigits = 4;
+/** Business managers listed (and checked) at once, in rows. */
+export const businessManagersListMax = 1000;
+/** Businesses one profile manages, listed at once, in rows. */
+export const managedProfilesListMax = 1000;
+/** Features of one profile read at once, in rows. */
+export const profileFeaturesListMax = 100;
 
 // Business locations (degrees, stored with six decimals: about 0.1 m)
 export const latitudeDegreesMax = 90;
@@ -46,6 +61,8 @@ export const appNameCharsMax = 100;
 export const appSiteCharsMax = 100;
 export const redirectUriCharsMax = 2000;
 export const redirectUrisMax = 20;
+/** An error_description the authorization flow redirects with, in characters. */
+export const oauthErrorDescriptionCharsMax = 200;
 
 // Invitations
 export const inviteEmailCharsMax = 100;
@@ -134,6 +151,8 @@ export const captchaVerifyTimeoutMs = 5_000;
 export const smsWebhookTimeoutMs = 10_000;
 export const authnFactorsPerAttemptMax = 6;
 export const devicePasswordBytes = 24;
+/** Device password hashes of one device tried at sign-in (one per access method), in rows. */
+export const devicePasswordHashesMax = 20;
 export const invitationLifetimeMs = 30 * 24 * 60 * 60 * 1000;
 export const invitationCodeChars = 8;
 export const invitationCodeCharsMin = 6;
@@ -141,6 +160,10 @@ export const invitationExpireAfterFailures = 5;
 export const invitationAddressesMax = 10;
 export const oauthCodeLifetimeMs = 10 * 60 * 1000;
 export const oauthFlowLifetimeMs = 30 * 60 * 1000;
+/** Bytes of randomness in an authorization flow's secret (its cookie and form field). */
+export const oauthFlowSecretBytes = 24;
+/** Bytes of randomness in an authorization code. */
+export const oauthCodeSecretBytes = 24;
 export const oauthStateCharsMax = 2000;
 export const profileImageRenditionsPx = [24, 48, 73] as const;
 
@@ -160,7 +183,8 @@ export const dfiAccountFieldCharsMax = 100;
 export const routingNumberDigits = 9;
 export const accountNumberDigitsMax = 17;
 export const fxRateCharsMax = 25;
-export const payoutFeeMinorExpress = 100n;
+/** The express payout fee in hundredths of the currency's major unit (100 = 1.00), whatever its decimals. */
+export const payoutExpressFeeHundredths = 100n;
 
 // Trades (POST /wallet/trade): how long the recipient has to accept.
 export const tradeAcceptExpireSecondsDefault = 24 * 60 * 60;
@@ -229,6 +253,8 @@ export const reportJsonRowsMax = 200_000;
 // --- First hour (issue 13): start-up, readiness and identifier keys ---
 /** Random bytes of an installation's id permutation key (created at first start). */
 export const idPermutationKeyBytes = 32;
+/** Random bytes of an installation's other keys (paycode digest and seal, invitation code digest, card tokens). */
+export const installationKeyBytes = 32;
 /** Each readiness probe (database, locks) answers within this, or counts as down. */
 export const readinessCheckTimeoutMs = 800;
 /** Start-up gives the database and Redis this long to answer before it names the problem. */
