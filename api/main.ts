@@ -9,11 +9,9 @@ import { createEngine, type Engine } from '../engine/engine.ts';
 import { openPglite, openPostgres } from '../engine/storage/database.ts';
 import { createLogger } from '../engine/logger.ts';
 import { randomSecret } from '../engine/ids.ts';
-import { operatorKeyBytes, startupConnectTimeoutMs } from '../engine/limits.ts';
+import { operatorKeyBytes, shutdownGraceMs, startupConnectTimeoutMs, startupLockPollMs } from '../engine/limits.ts';
 import { authenticatorsFor } from './authenticators.ts';
 import { createApp } from './server.ts';
-
-const shutdownGraceMs = 10_000;
 
 /** The operator key: CASHLOOP_OPERATOR_KEY, or one created at first start in DATA_DIR/operator-key (mode 0600). */
 export function operatorKeyFor(config: Config): { key: string; file: string | null } {
@@ -143,7 +141,7 @@ function hostOf(url: string): string {
 async function waitForLocks(engine: Engine): Promise<boolean> {
   for (;;) {
     if (await engine.locks.ping()) return true;
-    await new Promise((resolve) => setTimeout(resolve, 250));
+    await new Promise((resolve) => setTimeout(resolve, startupLockPollMs));
   }
 }
 

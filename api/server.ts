@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Engine } from '../engine/engine.ts';
-import { contentTypeCharsMax, imageBodyBytesMax, requestBodyBytesMax } from '../engine/limits.ts';
+import { contentTypeCharsMax, formParametersMax, imageBodyBytesMax, requestBodyBytesMax, requestIdCharsMax } from '../engine/limits.ts';
 import { edgeErrors, httpError, HttpError } from './http/errors.ts';
 import { buildOpenApi, withServers } from './http/openapi.ts';
 import type { Authenticators } from './http/principals.ts';
@@ -104,7 +104,7 @@ export function createApp(engine: Engine, authenticators: Authenticators): expre
   });
 
   app.use((request: Request, response: Response, next: NextFunction) => {
-    const requestId = (request.get('x-request-id') ?? '').slice(0, 100) || randomUUID();
+    const requestId = (request.get('x-request-id') ?? '').slice(0, requestIdCharsMax) || randomUUID();
     response.locals.requestId = requestId;
     response.setHeader('x-request-id', requestId);
     const startedAt = performance.now();
@@ -140,7 +140,7 @@ export function createApp(engine: Engine, authenticators: Authenticators): expre
   const parseForm = express.urlencoded({
     extended: false,
     limit: requestBodyBytesMax,
-    parameterLimit: 2000,
+    parameterLimit: formParametersMax,
     verify: (_request, _response, bytes) => {
       if (!formTextOk(bytes.toString('latin1'))) throw Object.assign(new Error('The form is not valid percent-encoded UTF-8.'), { status: 400, type: 'form.text.invalid' });
     },

@@ -1,12 +1,29 @@
 // Every bound the interface names, and every bound we chose where it is silent (see docs/decisions.md).
 // Units come last in each name.
 
+/** One day, in milliseconds. */
+export const dayMs = 24 * 60 * 60 * 1000;
+
 // Identity and devices
 export const deviceUuidCharsMax = 36;
 export const deviceNameCharsMax = 200;
 export const trustedDeviceMs = 30 * 24 * 60 * 60 * 1000;
 export const loginCharsMax = 200;
+/** The shortest email address (a@b), in characters. */
+export const emailCharsMin = 3;
 export const usernameCharsMax = 100;
+/** A UID given back to the API (type prefix such as "email:" and the login), in characters. */
+export const uidCharsMax = loginCharsMax + 10;
+/** An id a request names (client, invitation, attempt, plan, profile): digits of a 64-bit number, in characters. */
+export const idCharsMax = 20;
+/** Country codes one request may name for reading phone numbers. */
+export const countriesMax = 20;
+/** The countries a phone number is read in when the caller names none (ISO 3166 codes). */
+export const defaultCountries: readonly string[] = Object.freeze(['US']);
+/** Confirmed UIDs of one profile read (and listed) at once. */
+export const confirmedUidsMax = 100;
+/** Devices of one profile listed at once. */
+export const profileDevicesListMax = 1000;
 
 // Tokens (durations are our choices; see docs/decisions.md)
 export const tokenSoftExpirationMs = 15 * 60 * 1000;
@@ -33,6 +50,23 @@ export const addressSuiteCharsMax = 20;
 export const addressZipCharsMax = 20;
 export const accessMethodCharsMax = 100;
 export const pinDigits = 4;
+/** Business managers listed (and checked) at once, in rows. */
+export const businessManagersListMax = 1000;
+/** Businesses one profile manages, listed at once, in rows. */
+export const managedProfilesListMax = 1000;
+/** Features of one profile read at once, in rows. */
+export const profileFeaturesListMax = 100;
+
+// Edge bounds (UTF-16 code units) on fields whose real bound, in characters, the engine checks and names in
+// its message: generous, so the engine's message is the one a caller sees.
+/** A password field at the edge; the engine checks passwordCharsMax. */
+export const passwordFieldCharsMax = passwordCharsMax * 4;
+/** first_name and last_name at sign-up; the engine checks personNameCharsMax. */
+export const signupNameFieldCharsMax = personNameCharsMax * 2;
+/** first_name and last_name on /wallet/change-name; the engine checks personNameCharsMax. */
+export const changeNamePersonFieldCharsMax = personNameCharsMax * 4;
+/** title and dba on /wallet/change-name; the engine checks businessNameCharsMax and dbaCharsMax. */
+export const changeNameBusinessFieldCharsMax = businessNameCharsMax * 4;
 
 // Business locations (degrees, stored with six decimals: about 0.1 m)
 export const latitudeDegreesMax = 90;
@@ -46,6 +80,22 @@ export const appNameCharsMax = 100;
 export const appSiteCharsMax = 100;
 export const redirectUriCharsMax = 2000;
 export const redirectUrisMax = 20;
+/** A scope (space-separated permission names) on /authorize or /token, in characters. */
+export const oauthScopeCharsMax = 2000;
+/** response_type on /authorize, in characters. */
+export const oauthResponseTypeCharsMax = 20;
+/** uuid (the device's) on /authorize, in characters; the engine then checks deviceUuidCharsMax and names it. */
+export const oauthAuthorizeUuidCharsMax = 100;
+/** force_login on /authorize (a yes/no word), in characters. */
+export const oauthFlagCharsMax = 10;
+/** The flow field the authorization pages post back, in characters. */
+export const oauthFlowFieldCharsMax = 100;
+/** grant_type and client_id on /token, in characters. */
+export const oauthTokenFieldCharsMax = 100;
+/** code and client_secret on /token, in characters. */
+export const oauthTokenSecretCharsMax = 200;
+/** An error_description the authorization flow redirects with, in characters. */
+export const oauthErrorDescriptionCharsMax = 200;
 
 // Invitations
 export const inviteEmailCharsMax = 100;
@@ -53,14 +103,24 @@ export const invitePhoneCharsMax = 100;
 export const inviteExtIdCharsMax = 1024;
 export const inviteUrlTemplateCharsMax = 2000;
 export const inviteSenderFieldCharsMax = 1000;
+/** invitation_code_length on a send: the longest invitation code asked for, in characters. */
+export const invitationCodeCharsMax = 32;
+/** The shortest invitation code as typed into /wallet/accept-code, in characters. */
+export const invitationCodeInputCharsMin = 4;
+/** The longest invitation code as typed into /wallet/accept-code (spaces and dashes allowed), in characters. */
+export const invitationCodeInputCharsMax = 64;
 
 // Search, history, sync
 export const searchQueryCharsMax = 1000;
 export const searchQueryServiceCharsMin = 3;
 export const searchLimitDefault = 20;
 export const searchLimitMax = 100;
+/** offset on /wallet/search, in results. */
+export const searchOffsetMax = 1_000_000;
 export const historyLimitDefault = 100;
 export const historyLimitMax = 1000;
+/** offset on the transfer history, in rows. */
+export const historyOffsetMax = 1_000_000_000;
 export const historyAppdataFilterCharsMax = 128;
 export const syncLimitDefault = 1000;
 export const syncLimitMax = 1000;
@@ -79,6 +139,12 @@ export const appdataCharsMax = 10_000;
 export const dedupIdCharsMax = 128;
 export const dedupWindowMs = 24 * 60 * 60 * 1000;
 export const paycodeExpiryMsMax = 10 * 365 * 24 * 60 * 60 * 1000 + 3 * 24 * 60 * 60 * 1000;
+/** paycodeExpiryMsMax in whole seconds (expire_seconds on a change of expiration). */
+export const paycodeExpirySecondsMax = Math.floor(paycodeExpiryMsMax / 1000);
+/** The reason given for retracting a transfer, in characters. */
+export const retractReasonCharsMax = 50;
+/** The amounts field (a list of up to amountsEntriesMax amounts) as text, in characters. */
+export const amountsFieldCharsMax = 2000;
 export const billPaymentWaitMs = 14 * 24 * 60 * 60 * 1000;
 
 // Designs
@@ -90,6 +156,12 @@ export const agreementTermsTextCharsMax = 50;
 export const defaultImageWidthPxMin = 540;
 export const profileImageWidthPxMin = 250;
 export const iconFitPx = 512;
+/** A profile image rendition may be cached this long by browsers and proxies, in seconds. */
+export const profileImageCacheSeconds = 24 * 60 * 60;
+/** A design image rendition (its URL never changes content) may be cached this long, in seconds. */
+export const designImageCacheSeconds = 365 * 24 * 60 * 60;
+/** The v (cache-busting version) parameter of a profile image URL, in characters. */
+export const imageVersionCharsMax = 20;
 
 // Authentication codes
 export const addUidCodeDigitsShort = 6;
@@ -98,6 +170,16 @@ export const addUidCodeDigitsLong = 9;
 // HTTP
 export const requestBodyBytesMax = 1024 * 1024;
 export const imageBodyBytesMax = 10 * 1024 * 1024;
+/** An X-Request-Id header is kept up to this many characters (longer ones are cut). */
+export const requestIdCharsMax = 100;
+/** Parameters one form (urlencoded) body may carry. */
+export const formParametersMax = 2000;
+/** Nesting levels of a request body searched for text Postgres cannot store. */
+export const unstorableTextDepthMax = 32;
+/** On SIGTERM, open requests get this long to finish before the process exits, in milliseconds. */
+export const shutdownGraceMs = 10_000;
+/** While the locks (Redis) are not answering at start-up, they are asked again this often, in milliseconds. */
+export const startupLockPollMs = 250;
 
 // Engine internals
 export const lockTtlMs = 10_000;
@@ -130,10 +212,26 @@ export const authnExpireAfterFailures = 6;
 export const authnLoginGuardWindowMs = 60 * 60 * 1000;
 export const authnLoginCaptchaAfterFailures = 3;
 export const captchaVerifyTimeoutMs = 5_000;
+/** A g-recaptcha-response token, in characters. */
+export const captchaResponseCharsMax = 4000;
+/** A code as typed (email, SMS), before it is checked, in characters. */
+export const authnCodeCharsMax = 64;
+/** A factor id given back to /aa/auth-uid, in characters. */
+export const authnFactorIdCharsMax = 32;
+/** An attempt secret given back to /wallet/add-uid-confirm, in characters. */
+export const authnAttemptSecretCharsMax = 100;
+/** flow_subtype on the /aa/* start calls, in characters. */
+export const flowSubtypeCharsMax = 50;
+/** Permissions one /aa/* start call may ask for. */
+export const permissionsMax = 50;
+/** One permission name on an /aa/* start call, in characters. */
+export const permissionNameCharsMax = 50;
 /** An SMS handed to the SMS_WEBHOOK_URL provider answers within this, or the outbox retries it. */
 export const smsWebhookTimeoutMs = 10_000;
 export const authnFactorsPerAttemptMax = 6;
 export const devicePasswordBytes = 24;
+/** Device password hashes of one device tried at sign-in (one per access method), in rows. */
+export const devicePasswordHashesMax = 20;
 export const invitationLifetimeMs = 30 * 24 * 60 * 60 * 1000;
 export const invitationCodeChars = 8;
 export const invitationCodeCharsMin = 6;
@@ -141,12 +239,20 @@ export const invitationExpireAfterFailures = 5;
 export const invitationAddressesMax = 10;
 export const oauthCodeLifetimeMs = 10 * 60 * 1000;
 export const oauthFlowLifetimeMs = 30 * 60 * 1000;
+/** oauthFlowLifetimeMs in seconds: the flow cookie's Max-Age. */
+export const oauthFlowLifetimeSeconds = oauthFlowLifetimeMs / 1000;
+/** Bytes of randomness in an authorization flow's secret (its cookie and form field). */
+export const oauthFlowSecretBytes = 24;
+/** Bytes of randomness in an authorization code. */
+export const oauthCodeSecretBytes = 24;
 export const oauthStateCharsMax = 2000;
 export const profileImageRenditionsPx = [24, 48, 73] as const;
 
 // Ledger (cash, transfers, payouts; see docs/ledger.md and docs/decisions.md)
 export const amountsEntriesMax = 20;
 export const serialNumbersMax = 1000;
+/** The serial_numbers field as text: serialNumbersMax numbers at 20 characters each. */
+export const serialNumbersFieldCharsMax = serialNumbersMax * 20;
 export const sendNotesMax = 5000;
 export const sendNotesFirstBatch = 32;
 export const paycodeDigits = 8;
@@ -160,7 +266,10 @@ export const dfiAccountFieldCharsMax = 100;
 export const routingNumberDigits = 9;
 export const accountNumberDigitsMax = 17;
 export const fxRateCharsMax = 25;
-export const payoutFeeMinorExpress = 100n;
+/** The express payout fee in hundredths of the currency's major unit (100 = 1.00), whatever its decimals. */
+export const payoutExpressFeeHundredths = 100n;
+/** offer_name (a deposit offer: standard or express) on an account send, in characters. */
+export const depositOfferNameCharsMax = 50;
 
 // Trades (POST /wallet/trade): how long the recipient has to accept.
 export const tradeAcceptExpireSecondsDefault = 24 * 60 * 60;
@@ -173,6 +282,10 @@ export const designTitleCharsMax = 100;
 export const planRecipientsMax = 20;
 export const agreementTermsLinkCharsMax = 2000;
 export const agreementRemoveIdsMax = 100;
+/** max_per_wallet on a design (an amount as text), in characters. */
+export const maxPerWalletCharsMax = 40;
+/** A media id (a design icon's) named in a request, in characters. */
+export const mediaIdCharsMax = 40;
 /** GET /design and the operator's list return at most this many designs. */
 export const designsListMax = 1000;
 export const designExpireRelativeDaysMax = 36_500;
@@ -193,6 +306,8 @@ export const billDeclaredBankCharsMax = 100;
 // Campaign events (GET /campaign/events).
 export const campaignEventsLimitDefault = 50;
 export const campaignEventsLimitMax = 500;
+/** The cursor of GET /campaign/events, in characters. */
+export const campaignEventsCursorCharsMax = 200;
 /** GET /campaign/list and the designs events are read from. */
 export const campaignDesignsMax = 1000;
 // Brand cash reminders (remind-brand-cash).
@@ -214,6 +329,10 @@ export const designImageDenominationsMax = 100;
 
 // Point of sale (pull, processor, settlement, report).
 export const posMessageCharsMax = 1000;
+/** pos_device filter on the receivable report, in characters. */
+export const posDeviceCharsMax = 60;
+/** start_date and end_date of a report (YYYY-MM-DD), in characters. */
+export const reportDateCharsMax = 10;
 /** A customer's pull consents listed at once. */
 export const pullConsentsListMax = 1000;
 /** Pending settlement rows one settle command pays; the rest wait for the next batch. */
@@ -229,6 +348,8 @@ export const reportJsonRowsMax = 200_000;
 // --- First hour (issue 13): start-up, readiness and identifier keys ---
 /** Random bytes of an installation's id permutation key (created at first start). */
 export const idPermutationKeyBytes = 32;
+/** Random bytes of an installation's other keys (paycode digest and seal, invitation code digest, card tokens). */
+export const installationKeyBytes = 32;
 /** Each readiness probe (database, locks) answers within this, or counts as down. */
 export const readinessCheckTimeoutMs = 800;
 /** Start-up gives the database and Redis this long to answer before it names the problem. */
@@ -261,11 +382,19 @@ export const offersListMax = 1000;
 export const offerConfirmCodeBytes = 24;
 /** An accept waiting for its confirmation link ends after this long; its stock goes back. */
 export const offerConfirmExpireMs = 7 * 24 * 60 * 60 * 1000;
+/** The email an accept is confirmed by, in characters. */
+export const offerAcceptEmailCharsMax = 100;
 // Paycards (/wallet/paycard/*).
 /** Cards one wallet may hold linked at once. */
 export const paycardsPerWalletMax = 10;
 /** A paycard PIN: exactly this many digits. */
 export const paycardPinDigits = 4;
+/** card_id in a request, in characters. */
+export const paycardIdCharsMax = 32;
+/** A card number as typed (spaces and dashes allowed), in characters; the engine checks its digits. */
+export const paycardPanCharsMax = 40;
+/** A PIN at the edge, in characters; the engine checks paycardPinDigits and names it. */
+export const paycardPinCharsMax = 12;
 
 // Trust (issue 8): bad input at the edge, rate limits, guessing guards.
 /** A Content-Type header longer than this is refused (415) before any parser reads it. */

@@ -1,7 +1,7 @@
 // UIDs: `<type>:<value>`. Emails are lower-cased, phones normalised to E.164, usernames
 // lower-cased; `service:<profile id>` names a profile directly.
 import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js';
-import { loginCharsMax, usernameCharsMax } from './limits.ts';
+import { defaultCountries, loginCharsMax, usernameCharsMax } from './limits.ts';
 
 export type UidType = 'service' | 'username' | 'email' | 'phone' | 'facebook' | 'twitter' | 'linkedin';
 
@@ -47,10 +47,10 @@ export function parseEmail(text: string): ParsedUid | null {
 }
 
 /** Parses a phone in E.164 or in the national format of one of the countries (default US). */
-export function parsePhone(text: string, countries: readonly string[] = ['US']): ParsedUid | null {
+export function parsePhone(text: string, countries: readonly string[] = defaultCountries): ParsedUid | null {
   const trimmed = text.trim();
   if (trimmed.length > loginCharsMax || !/^[+\d\s().-]{4,}$/.test(trimmed)) return null;
-  const tries = trimmed.startsWith('+') ? [undefined] : countries.length > 0 ? countries : ['US'];
+  const tries = trimmed.startsWith('+') ? [undefined] : countries.length > 0 ? countries : defaultCountries;
   for (const country of tries) {
     const phone = parsePhoneNumberFromString(trimmed, country as CountryCode | undefined);
     if (phone && phone.isPossible()) {
@@ -66,13 +66,13 @@ export function parsePhone(text: string, countries: readonly string[] = ['US']):
  * number, without repeats (US and CA share +1, so '202 555 0123' is one number). An E.164 phone
  * is one number whatever the countries.
  */
-export function parsePhoneEverywhere(text: string, countries: readonly string[] = ['US']): ParsedUid[] {
+export function parsePhoneEverywhere(text: string, countries: readonly string[] = defaultCountries): ParsedUid[] {
   if (text.trim().startsWith('+')) {
     const parsed = parsePhone(text);
     return parsed ? [parsed] : [];
   }
   const found = new Map<string, ParsedUid>();
-  for (const country of countries.length > 0 ? countries : ['US']) {
+  for (const country of countries.length > 0 ? countries : defaultCountries) {
     const parsed = parsePhone(text, [country]);
     if (parsed && !found.has(parsed.uid)) found.set(parsed.uid, parsed);
   }
@@ -80,7 +80,7 @@ export function parsePhoneEverywhere(text: string, countries: readonly string[] 
 }
 
 /** Parses a login as people type it: an email, a phone number, or a username. */
-export function parseLogin(text: string, countries: readonly string[] = ['US']): ParsedUid | null {
+export function parseLogin(text: string, countries: readonly string[] = defaultCountries): ParsedUid | null {
   const trimmed = text.trim();
   if (trimmed.length === 0 || trimmed.length > loginCharsMax) return null;
   if (trimmed.includes(':')) return parseUid(trimmed, countries);
@@ -91,7 +91,7 @@ export function parseLogin(text: string, countries: readonly string[] = ['US']):
 }
 
 /** Parses a typed UID `<type>:<value>`. */
-export function parseUid(text: string, countries: readonly string[] = ['US']): ParsedUid | null {
+export function parseUid(text: string, countries: readonly string[] = defaultCountries): ParsedUid | null {
   const colon = text.indexOf(':');
   if (colon <= 0) return null;
   const type = text.slice(0, colon).toLowerCase();

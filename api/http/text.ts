@@ -1,5 +1,6 @@
 // Text Postgres cannot store, found at the edge: a NUL character, or a UTF-16 surrogate without its
 // pair (JSON can carry "\ud800"; no UTF-8 encoding of it exists). Every route refuses both with 400.
+import { unstorableTextDepthMax } from '../../engine/limits.ts';
 
 /** Whether a string holds a NUL or an unpaired surrogate. */
 export function isUnstorableText(text: string): boolean {
@@ -13,7 +14,7 @@ export function isUnstorableText(text: string): boolean {
  */
 export function unstorableField(value: unknown, path = '', depth = 0): string | null {
   if (typeof value === 'string') return isUnstorableText(value) ? path || 'request' : null;
-  if (value === null || typeof value !== 'object' || Buffer.isBuffer(value) || depth > 32) return null;
+  if (value === null || typeof value !== 'object' || Buffer.isBuffer(value) || depth > unstorableTextDepthMax) return null;
   const entries = Array.isArray(value) ? value.map((item, index) => [String(index), item] as const) : Object.entries(value);
   for (const [key, item] of entries) {
     const field = path ? `${path}.${key}` : key;

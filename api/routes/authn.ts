@@ -3,7 +3,10 @@
 import { z } from 'zod';
 import type { AuthnError, AuthnFailure } from '../../engine/authn/errors.ts';
 import type { StartInput } from '../../engine/authn/service.ts';
-import { deviceNameCharsMax, loginCharsMax, passwordCharsMax, personNameCharsMax } from '../../engine/limits.ts';
+import {
+  authnCodeCharsMax, authnFactorIdCharsMax, captchaResponseCharsMax, countriesMax, defaultCountries, deviceNameCharsMax, flowSubtypeCharsMax,
+  idCharsMax, loginCharsMax, passwordFieldCharsMax, permissionNameCharsMax, permissionsMax, signupNameFieldCharsMax,
+} from '../../engine/limits.ts';
 import { errorTable, httpError } from '../http/errors.ts';
 import { boolField, boundedString, deviceUuidField, stringList } from '../http/fields.ts';
 import { defineRoute, messageThrottle, type RouteContext, type RouteDefinition } from '../http/route.ts';
@@ -25,23 +28,23 @@ export function authnFailure(result: AuthnFailure): never {
   throw httpError(authnErrors, result.error, { invalid: result.invalid, description: result.description });
 }
 
-const countryList = stringList.pipe(z.array(z.string().regex(/^[A-Z]{2}$/, 'must be two-letter uppercase country codes')).max(20));
-const captchaField = boundedString(4000).optional();
-const passwordInput = boundedString(passwordCharsMax * 4, 1);
+const countryList = stringList.pipe(z.array(z.string().regex(/^[A-Z]{2}$/, 'must be two-letter uppercase country codes')).max(countriesMax));
+const captchaField = boundedString(captchaResponseCharsMax).optional();
+const passwordInput = boundedString(passwordFieldCharsMax, 1);
 
 const startInput = z
   .object({
-    client_id: boundedString(20, 1).optional(),
+    client_id: boundedString(idCharsMax, 1).optional(),
     device_name: boundedString(deviceNameCharsMax).optional(),
     device_uuid: deviceUuidField,
     login: boundedString(loginCharsMax, 1),
-    flow_subtype: boundedString(50).optional(),
+    flow_subtype: boundedString(flowSubtypeCharsMax).optional(),
     countries: countryList.optional(),
     password: passwordInput.optional(),
-    invite_id: boundedString(20, 1).optional(),
+    invite_id: boundedString(idCharsMax, 1).optional(),
     trust30: boolField.optional(),
     'g-recaptcha-response': captchaField,
-    permissions: stringList.pipe(z.array(boundedString(50, 1)).max(50)).optional(),
+    permissions: stringList.pipe(z.array(boundedString(permissionNameCharsMax, 1)).max(permissionsMax)).optional(),
   })
   .strict();
 type StartFields = z.output<typeof startInput>;
@@ -78,7 +81,7 @@ function startRoute(intent: StartInput['intent'], summary: string): RouteDefinit
         deviceUuid: input.device_uuid,
         deviceName: deviceName(context),
         login: input.login,
-        countries: input.countries ?? ['US'],
+        countries: input.countries ?? defaultCountries,
         password: input.password,
         inviteId: intent === 'accept' ? input.invite_id : undefined,
         trust30: input.trust30,
@@ -126,7 +129,7 @@ export const authnRoutes: RouteDefinition[] = [
   attemptRoute(
     'auth-uid',
     'Proves control of a UID with the code sent to it.',
-    z.object({ factor_id: boundedString(32, 1), code: boundedString(64, 1), 'g-recaptcha-response': captchaField }).strict(),
+    z.object({ factor_id: boundedString(authnFactorIdCharsMax, 1), code: boundedString(authnCodeCharsMax, 1), 'g-recaptcha-response': captchaField }).strict(),
     ({ input, engine }, id, credential) => engine.services.authn.authUid(id, credential, { factorId: input.factor_id, code: input.code, captcha: input['g-recaptcha-response'] }),
   ),
   attemptRoute(
@@ -139,14 +142,14 @@ export const authnRoutes: RouteDefinition[] = [
     'add-factor',
     'Begins proving another email or phone.',
     z.object({ login: boundedString(loginCharsMax, 1), countries: countryList.optional() }).strict(),
-    ({ input, engine }, id, credential) => engine.services.authn.addFactor(id, credential, { login: input.login, countries: input.countries ?? ['US'] }),
+    ({ input, engine }, id, credential) => engine.services.authn.addFactor(id, credential, { login: input.login, countries: input.countries ?? defaultCountries }),
     authnResult,
     ({ input, clientAddress }) => messageThrottle([input.login], null, clientAddress),
   ),
   attemptRoute(
     'set-signup-data',
     'Records the name and/or the password of a new wallet.',
-    z.object({ first_name: boundedString(personNameCharsMax * 2).optional(), last_name: boundedString(personNameCharsMax * 2).optional(), password: passwordInput.optional() }).strict(),
+    z.object({ first_name: boundedString(signupNameFieldCharsMax).optional(), last_name: boundedString(signupNameFieldCharsMax).optional(), password: passwordInput.optional() }).strict(),
     ({ input, engine }, id, credential) => engine.services.authn.setSignupData(id, credential, { firstName: input.first_name, lastName: input.last_name, password: input.password }),
   ),
   attemptRoute(

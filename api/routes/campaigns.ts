@@ -1,6 +1,6 @@
 // Campaign events of a design owner's brand cash: GET /campaign/list and GET /campaign/events.
 import { z } from 'zod';
-import { campaignEventsLimitDefault, campaignEventsLimitMax } from '../../engine/limits.ts';
+import { campaignEventsCursorCharsMax, campaignEventsLimitDefault, campaignEventsLimitMax } from '../../engine/limits.ts';
 import { edgeErrors, httpError } from '../http/errors.ts';
 import { boundedString, intField } from '../http/fields.ts';
 import { defineRoute, type RouteDefinition } from '../http/route.ts';
@@ -10,7 +10,7 @@ const eventsInput = z
   .object({
     design_id: z.string().regex(/^\d{10}$/, 'must be a design id').optional(),
     event_type: z.enum(eventTypes).optional(),
-    cursor: boundedString(200, 1).optional(),
+    cursor: boundedString(campaignEventsCursorCharsMax, 1).optional(),
     limit: intField(1, campaignEventsLimitMax).optional(),
   })
   .strict();

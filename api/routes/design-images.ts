@@ -8,6 +8,7 @@ import { iconStyles, type IconStyle } from '../../engine/designs/images.ts';
 import { edgeErrors, httpError } from '../http/errors.ts';
 import { defineRoute, RawResponse, type RouteDefinition } from '../http/route.ts';
 import { designErrors } from './designs.ts';
+import { designImageCacheSeconds } from '../../engine/limits.ts';
 
 function raise(failure: DesignFailure): never {
   throw httpError(designErrors, failure.error, { invalid: failure.invalid, description: failure.description });
@@ -113,7 +114,7 @@ export const designImageRoutes: RouteDefinition[] = [
       const image = await engine.services.designImages.rendition(params.mediaId, params.rendition);
       if (!image) throw httpError(edgeErrors, 'route_not_found', { description: 'No such design image.' });
       return new RawResponse(200, image.contentType, image.bytes, {
-        'cache-control': 'public, max-age=31536000, immutable',
+        'cache-control': `public, max-age=${designImageCacheSeconds}, immutable`,
         etag: `"${params.mediaId}-${params.rendition}"`,
         'x-content-type-options': 'nosniff',
       });

@@ -5,8 +5,9 @@ import { z } from 'zod';
 import type { DesignError, DesignFailure } from '../../engine/designs/errors.ts';
 import { designTypes } from '../../engine/designs/service.ts';
 import {
-  agreementRemoveIdsMax, agreementTermsLinkCharsMax, agreementTermsTextCharsMax, designDescriptionCharsMax, designExpireRelativeDaysMax, designTitleCharsMax,
-  dedupIdCharsMax, designMessageCharsMax, designMessageRulesMax, loginCharsMax, planRecipientsMax, planTitleCharsMax,
+  agreementRemoveIdsMax, agreementTermsLinkCharsMax, agreementTermsTextCharsMax, dedupIdCharsMax, designDescriptionCharsMax,
+  designExpireRelativeDaysMax, designMessageCharsMax, designMessageRulesMax, designTitleCharsMax, emailCharsMin, idCharsMax, loginCharsMax,
+  maxPerWalletCharsMax, mediaIdCharsMax, personNameCharsMax, planRecipientsMax, planTitleCharsMax,
 } from '../../engine/limits.ts';
 import { appdataChars } from '../../engine/transfers/service.ts';
 import { appdataCharsMax } from '../../engine/limits.ts';
@@ -60,9 +61,9 @@ const patchInput = z
     multiple_images: boolField.optional(),
     waves: boolField.optional(),
     transferable: boolField.optional(),
-    max_per_wallet: z.union([z.string().max(40), z.number()]).transform((value) => String(value)).nullable().optional(),
-    designer_id: nullableString(20).optional(),
-    featured_id: nullableString(20).optional(),
+    max_per_wallet: z.union([z.string().max(maxPerWalletCharsMax), z.number()]).transform((value) => String(value)).nullable().optional(),
+    designer_id: nullableString(idCharsMax).optional(),
+    featured_id: nullableString(idCharsMax).optional(),
     expire: z
       .object({
         mode: z.enum(['absolute', 'relative']).nullable(),
@@ -73,7 +74,7 @@ const patchInput = z
       .optional(),
     email_freq: z.enum(['daily', 'weekly', 'weekly2', 'monthly']).nullable().optional(),
     generic_provider: boolField.optional(),
-    icon: z.object({ media_id: nullableString(40).optional(), style: z.enum(['fit', 'zoom']).optional() }).strict().optional(),
+    icon: z.object({ media_id: nullableString(mediaIdCharsMax).optional(), style: z.enum(['fit', 'zoom']).optional() }).strict().optional(),
   })
   .strict();
 
@@ -112,7 +113,7 @@ const messageRule = z.looseObject({});
 const sendInput = z
   .object({
     recipient_uid: requiredString(loginCharsMax),
-    distribution_plan_id: requiredString(20),
+    distribution_plan_id: requiredString(idCharsMax),
     amount: amountField,
     sender_uid: boundedString(loginCharsMax, 1).optional(),
     message: boundedString(designMessageCharsMax).optional(),
@@ -126,10 +127,10 @@ const sendInput = z
 const billInput = z
   .object({
     amount: amountField,
-    distribution_plan_id: requiredString(20),
+    distribution_plan_id: requiredString(idCharsMax),
     sender_uid: boundedString(loginCharsMax, 1).optional(),
     profile_creation_data: z
-      .object({ first_name: requiredString(50), last_name: requiredString(50), email: boundedString(loginCharsMax, 3).optional() })
+      .object({ first_name: requiredString(personNameCharsMax), last_name: requiredString(personNameCharsMax), email: boundedString(loginCharsMax, emailCharsMin).optional() })
       .strict()
       .optional(),
     message: boundedString(designMessageCharsMax).optional(),

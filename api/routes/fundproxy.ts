@@ -2,7 +2,7 @@
 // permission (Basic app authentication), and the operator's simulated ACH rail,
 // POST /admin/fundproxy/deposit (the CLI's `cashloop fundproxy deposit`).
 import { z } from 'zod';
-import { fundProxyTraceCharsMax, loginCharsMax } from '../../engine/limits.ts';
+import { fundProxyAccountDigits, fundProxyTraceCharsMax, loginCharsMax, routingNumberDigits } from '../../engine/limits.ts';
 import type { FundProxyFailure } from '../../engine/fundproxy/service.ts';
 import { errorTable, httpError } from '../http/errors.ts';
 import { amountField, boundedString } from '../http/fields.ts';
@@ -19,7 +19,7 @@ function raise(failure: FundProxyFailure): never {
 
 const uid = boundedString(loginCharsMax, 1);
 const getAchInput = z.object({
-  routing_number: z.string().min(1, 'is required').max(9, 'must be 9 digits'),
+  routing_number: z.string().min(1, 'is required').max(routingNumberDigits, `must be ${routingNumberDigits} digits`),
   issuer_uid: uid,
   distributor_uid: uid.optional(),
   recipient_uid: uid,
@@ -64,7 +64,7 @@ export const fundProxyRoutes: RouteDefinition[] = [
     tags: ['admin'],
     caller: { kind: 'operator' },
     input: z.object({
-      account_number: z.string().min(1, 'is required').max(12, 'must be 12 digits'),
+      account_number: z.string().min(1, 'is required').max(fundProxyAccountDigits, `must be ${fundProxyAccountDigits} digits`),
       amount: amountField,
       currency: z.literal('USD', { message: 'ACH moves USD only' }).default('USD'),
       trace_number: z.string().min(1).max(fundProxyTraceCharsMax).optional(),

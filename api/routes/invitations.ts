@@ -3,7 +3,10 @@ import { walletInfo } from '../http/schemas.ts';
 import { z } from 'zod';
 import { personNameProblem } from '../../engine/authn/names.ts';
 import type { InvitationError, InvitationFailure } from '../../engine/invitations/service.ts';
-import { inviteEmailCharsMax, inviteExtIdCharsMax, invitePhoneCharsMax, inviteSenderFieldCharsMax, inviteUrlTemplateCharsMax } from '../../engine/limits.ts';
+import {
+  countriesMax, defaultCountries, inviteEmailCharsMax, inviteExtIdCharsMax, invitePhoneCharsMax, inviteSenderFieldCharsMax,
+  inviteUrlTemplateCharsMax,
+} from '../../engine/limits.ts';
 import { errorTable, httpError } from '../http/errors.ts';
 import { boundedString, stringList } from '../http/fields.ts';
 import { defineRoute, messageThrottle, type RouteDefinition } from '../http/route.ts';
@@ -24,7 +27,7 @@ const nameField = z.string().superRefine((name, context) => {
   if (problem) context.addIssue({ code: 'custom', message: problem });
 });
 const optionalText = (max: number) => boundedString(max).optional();
-const countriesField = stringList.pipe(z.array(z.string().regex(/^[A-Z]{2}$/, 'must be two-letter uppercase country codes')).max(20));
+const countriesField = stringList.pipe(z.array(z.string().regex(/^[A-Z]{2}$/, 'must be two-letter uppercase country codes')).max(countriesMax));
 const senderFields = {
   sender_url: optionalText(inviteSenderFieldCharsMax),
   sender_image_url: optionalText(inviteSenderFieldCharsMax),
@@ -98,7 +101,7 @@ export const invitationRoutes: RouteDefinition[] = [
         lastName: input.last_name.trim(),
         email: input.email || null,
         phone: input.phone || null,
-        countries: input.countries ?? ['US'],
+        countries: input.countries ?? defaultCountries,
         extId: input.ext_id ?? null,
         urlTemplate: input.url_template,
         senderName: input.sender_name,
@@ -144,7 +147,7 @@ export const invitationRoutes: RouteDefinition[] = [
       const result = await engine.services.invitations.reinvite(app!.clientId, params.inviteId, {
         email: input.email || undefined,
         phone: input.phone || undefined,
-        countries: input.countries ?? ['US'],
+        countries: input.countries ?? defaultCountries,
         firstName: input.first_name?.trim(),
         lastName: input.last_name?.trim(),
         extId: input.ext_id,

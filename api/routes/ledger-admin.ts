@@ -3,7 +3,7 @@
 import { holding } from '../http/schemas.ts';
 import { z } from 'zod';
 import type { EdgeEngine } from '../../engine/engine.ts';
-import { dfiAccountFieldCharsMax, loginCharsMax } from '../../engine/limits.ts';
+import { dfiAccountFieldCharsMax, fxRateCharsMax, loginCharsMax } from '../../engine/limits.ts';
 import { parseUid } from '../../engine/uids.ts';
 import { edgeErrors, httpError } from '../http/errors.ts';
 import { amountField, boundedString, currencyField } from '../http/fields.ts';
@@ -133,7 +133,7 @@ export const ledgerAdminRoutes: RouteDefinition[] = [
     summary: 'Sets the exchange rate (dest units per source unit) send-fx uses.',
     tags: ['admin'],
     caller: { kind: 'operator' },
-    input: z.object({ source_currency: currencyField, dest_currency: currencyField, rate: z.string().max(25) }).strict(),
+    input: z.object({ source_currency: currencyField, dest_currency: currencyField, rate: z.string().max(fxRateCharsMax) }).strict(),
     response: ratesAnswer,
     async handler({ engine, input }) {
       const result = await engine.services.ledger.payouts.setRate(input.source_currency, input.dest_currency, input.rate);

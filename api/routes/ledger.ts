@@ -4,8 +4,9 @@ import { partyInfo, profile, sendableAmount, transfer, transferAndProfileAnswer 
 import { z } from 'zod';
 import type { EdgeEngine } from '../../engine/engine.ts';
 import {
-  dedupIdCharsMax, invitationExpireDaysMax, loginCharsMax, searchLimitDefault, searchLimitMax, searchQueryCharsMax, sendMessageCharsMax, sendMessageSubjectCharsMax,
-  serialNumbersMax,
+  amountsFieldCharsMax, dedupIdCharsMax, invitationCodeCharsMax, invitationCodeCharsMin, invitationCodeInputCharsMax, invitationCodeInputCharsMin,
+  invitationExpireDaysMax, latitudeDegreesMax, loginCharsMax, longitudeDegreesMax, searchLimitDefault, searchLimitMax, searchOffsetMax,
+  searchQueryCharsMax, sendMessageCharsMax, sendMessageSubjectCharsMax, serialNumbersFieldCharsMax,
 } from '../../engine/limits.ts';
 import { formatMinor } from '../../engine/money.ts';
 import { amountField, boolField, boundedString, currencyField, intField, stringList } from '../http/fields.ts';
@@ -15,7 +16,7 @@ import type { TokenPrincipal } from '../http/principals.ts';
 import { raise } from './ledger-errors.ts';
 
 const uidField = boundedString(loginCharsMax, 1);
-const serialNumbersField = z.string().max(serialNumbersMax * 20, 'has too many serial numbers');
+const serialNumbersField = z.string().max(serialNumbersFieldCharsMax, 'has too many serial numbers');
 
 export async function transferAndProfile(engine: EdgeEngine, token: TokenPrincipal, transferId: string): Promise<{ transfer: Record<string, unknown>; profile: Record<string, unknown> }> {
   const { ledger, profiles } = engine.services;
@@ -35,7 +36,7 @@ const presendInput = z
 const sendInput = z
   .object({
     recipient_uid: uidField,
-    amounts: z.string().min(1, 'is required').max(2000),
+    amounts: z.string().min(1, 'is required').max(amountsFieldCharsMax),
     sender_uid: uidField.optional(),
     serial_numbers: serialNumbersField.optional(),
     private: boolField.optional(),
@@ -47,7 +48,7 @@ const sendInput = z
     notify_via: z.enum(['tweet', 'direct', 'tweet direct']).optional(),
     require_recipient_email: boolField.optional(),
     invitation_type: z.enum(['link', 'code_private', 'code_shared']).optional(),
-    invitation_code_length: intField(6, 32).optional(),
+    invitation_code_length: intField(invitationCodeCharsMin, invitationCodeCharsMax).optional(),
     invitation_expire_days: intField(1, invitationExpireDaysMax).optional(),
     dedup_id: boundedString(dedupIdCharsMax, 1).optional(),
   })
@@ -145,7 +146,7 @@ export const ledgerRoutes: RouteDefinition[] = [
   }),
 ];
 
-const acceptCodeInput = z.object({ code: z.string().trim().min(4, 'must be an invitation code').max(64, 'must be an invitation code') }).strict();
+const acceptCodeInput = z.object({ code: z.string().trim().min(invitationCodeInputCharsMin, 'must be an invitation code').max(invitationCodeInputCharsMax, 'must be an invitation code') }).strict();
 
 ledgerRoutes.push(
   defineRoute({
@@ -169,11 +170,11 @@ const searchInput = z
     q: z.string().max(searchQueryCharsMax, `must be at most ${searchQueryCharsMax} characters`),
     uid: uidField.optional(),
     limit: intField(1, searchLimitMax).optional(),
-    offset: intField(0, 1_000_000).optional(),
+    offset: intField(0, searchOffsetMax).optional(),
     serial_numbers: serialNumbersField.optional(),
     filters: stringList.pipe(z.array(z.enum(['business', 'individual', 'exclude_self']))).optional(),
-    latitude: z.coerce.number().min(-90).max(90).optional(),
-    longitude: z.coerce.number().min(-180).max(180).optional(),
+    latitude: z.coerce.number().min(-latitudeDegreesMax).max(latitudeDegreesMax).optional(),
+    longitude: z.coerce.number().min(-longitudeDegreesMax).max(longitudeDegreesMax).optional(),
   })
   .strict()
   .refine((input) => (input.latitude === undefined) === (input.longitude === undefined), { message: 'give latitude and longitude together', path: ['latitude'] });

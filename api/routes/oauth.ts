@@ -5,7 +5,11 @@ import { accessTokenInfo } from '../http/schemas.ts';
 import type { Request } from 'express';
 import { z } from 'zod';
 import type { FlowOutcome, TokenEndpointError } from '../../engine/oauth/service.ts';
-import { loginCharsMax, passwordCharsMax } from '../../engine/limits.ts';
+import {
+  authnCodeCharsMax, deviceNameCharsMax, idCharsMax, loginCharsMax, oauthAuthorizeUuidCharsMax, oauthFlagCharsMax, oauthFlowFieldCharsMax,
+  oauthFlowLifetimeSeconds, oauthResponseTypeCharsMax, oauthScopeCharsMax, oauthStateCharsMax, oauthTokenFieldCharsMax, oauthTokenSecretCharsMax,
+  passwordFieldCharsMax, redirectUriCharsMax,
+} from '../../engine/limits.ts';
 import { readBasicCredentials } from '../http/credentials.ts';
 import { errorTable, httpError } from '../http/errors.ts';
 import { boundedString } from '../http/fields.ts';
@@ -73,7 +77,7 @@ function render(outcome: FlowOutcome, secure: boolean): RawResponse {
 <button type="submit" name="decision" value="allow" id="allow">Allow</button>
 <button type="submit" name="decision" value="deny" id="deny">Deny</button></form>`;
   }
-  const cookie = `${cookieName}=${outcome.flowSecret}; Path=/authorize; HttpOnly; SameSite=Lax; Max-Age=1800${secure ? '; Secure' : ''}`;
+  const cookie = `${cookieName}=${outcome.flowSecret}; Path=/authorize; HttpOnly; SameSite=Lax; Max-Age=${oauthFlowLifetimeSeconds}${secure ? '; Secure' : ''}`;
   return new RawResponse(200, 'text/html; charset=utf-8', layout('Sign in', body), { ...securityHeaders, 'set-cookie': cookie });
 }
 
@@ -97,7 +101,7 @@ function checkedFlow(request: Request, flow: string): string | null {
 
 const forbidden = new RawResponse(403, 'text/html; charset=utf-8', layout('Cannot sign in', '<p class="message">This form has expired or was not sent from this site. Start again from the app.</p>'), securityHeaders);
 
-const flowField = boundedString(100, 1);
+const flowField = boundedString(oauthFlowFieldCharsMax, 1);
 
 export const oauthRoutes: RouteDefinition[] = [
   defineRoute({
@@ -108,14 +112,14 @@ export const oauthRoutes: RouteDefinition[] = [
     caller: { kind: 'none' },
     input: z
       .object({
-        response_type: boundedString(20).optional(),
-        client_id: boundedString(20).optional(),
-        redirect_uri: boundedString(2000).optional(),
-        scope: boundedString(2000).optional(),
-        state: boundedString(2000).optional(),
-        uuid: boundedString(100).optional(),
-        name: boundedString(200).optional(),
-        force_login: boundedString(10).optional(),
+        response_type: boundedString(oauthResponseTypeCharsMax).optional(),
+        client_id: boundedString(idCharsMax).optional(),
+        redirect_uri: boundedString(redirectUriCharsMax).optional(),
+        scope: boundedString(oauthScopeCharsMax).optional(),
+        state: boundedString(oauthStateCharsMax).optional(),
+        uuid: boundedString(oauthAuthorizeUuidCharsMax).optional(),
+        name: boundedString(deviceNameCharsMax).optional(),
+        force_login: boundedString(oauthFlagCharsMax).optional(),
       })
       .strict(),
     rawResponse: { contentTypes: ['text/html'], description: 'The sign-in page.', redirect: 'Back to the redirect URI, with the code (or token) or the error.' },
@@ -134,7 +138,7 @@ export const oauthRoutes: RouteDefinition[] = [
     summary: 'Authorization page: the sign-in form.',
     tags: ['oauth'],
     caller: { kind: 'none' },
-    input: z.object({ flow: flowField, login: boundedString(loginCharsMax, 1), password: boundedString(passwordCharsMax * 4, 1) }).strict(),
+    input: z.object({ flow: flowField, login: boundedString(loginCharsMax, 1), password: boundedString(passwordFieldCharsMax, 1) }).strict(),
     rawResponse: { contentTypes: ['text/html'], description: 'The next page of the flow.', redirect: 'Back to the redirect URI, with the code (or token) or the error.' },
     errors: [403],
     async handler({ input, engine, request }) {
@@ -150,7 +154,7 @@ export const oauthRoutes: RouteDefinition[] = [
     summary: 'Authorization page: the code form.',
     tags: ['oauth'],
     caller: { kind: 'none' },
-    input: z.object({ flow: flowField, code: boundedString(64, 1) }).strict(),
+    input: z.object({ flow: flowField, code: boundedString(authnCodeCharsMax, 1) }).strict(),
     rawResponse: { contentTypes: ['text/html'], description: 'The next page of the flow.', redirect: 'Back to the redirect URI, with the code (or token) or the error.' },
     errors: [403],
     async handler({ input, engine, request }) {
@@ -184,12 +188,12 @@ export const oauthRoutes: RouteDefinition[] = [
     caller: { kind: 'none' },
     input: z
       .object({
-        grant_type: z.string().max(100).optional(),
-        code: z.string().max(200).optional(),
-        redirect_uri: z.string().max(2000).optional(),
-        client_id: z.string().max(100).optional(),
-        client_secret: z.string().max(200).optional(),
-        scope: z.string().max(2000).optional(),
+        grant_type: z.string().max(oauthTokenFieldCharsMax).optional(),
+        code: z.string().max(oauthTokenSecretCharsMax).optional(),
+        redirect_uri: z.string().max(redirectUriCharsMax).optional(),
+        client_id: z.string().max(oauthTokenFieldCharsMax).optional(),
+        client_secret: z.string().max(oauthTokenSecretCharsMax).optional(),
+        scope: z.string().max(oauthScopeCharsMax).optional(),
       })
       .strict(),
     invalidInput: (invalid) =>

@@ -5,9 +5,9 @@ import { z } from 'zod';
 import type { OfferError, OfferFailure, TransferFailed } from '../../engine/offers/errors.ts';
 import { paymentTypes, type OfferCaller } from '../../engine/offers/service.ts';
 import {
-  businessNameCharsMax, dedupIdCharsMax, designMessageRulesMax, deviceNameCharsMax, offerDescriptionCharsMax, offerFindDistanceMetresMax, offerFindIdsMax,
-  offerFindLimitDefault, offerFindLimitMax, offerFindOffsetMax, offerFindTextCharsMax, offerOptionIdCharsMax, offerOptionsMax, offerQuantityMax,
-  offerShowLimitMax, offerTitleCharsMax, offerUrlCharsMax,
+  businessNameCharsMax, dedupIdCharsMax, designMessageRulesMax, deviceNameCharsMax, offerAcceptEmailCharsMax, offerDescriptionCharsMax,
+  offerFindDistanceMetresMax, offerFindIdsMax, offerFindLimitDefault, offerFindLimitMax, offerFindOffsetMax, offerFindTextCharsMax,
+  offerOptionIdCharsMax, offerOptionsMax, offerQuantityMax, offerShowLimitMax, offerTitleCharsMax, offerUrlCharsMax,
 } from '../../engine/limits.ts';
 import { readBearerToken } from '../http/credentials.ts';
 import { edgeErrors, errorTable, httpError, HttpError } from '../http/errors.ts';
@@ -50,7 +50,7 @@ const urlField = z.url({ protocol: /^https?$/, error: 'must be an http or https 
 const emailField = z
   .string()
   .trim()
-  .max(100, 'must be at most 100 characters')
+  .max(offerAcceptEmailCharsMax, `must be at most ${offerAcceptEmailCharsMax} characters`)
   .regex(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, 'must be an email address')
   .transform((text) => text.toLowerCase());
 

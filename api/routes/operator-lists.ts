@@ -1,7 +1,7 @@
 // The operator's lists (Bearer operator key): apps, profiles and registered bank accounts, newest
 // first. `cashloop app list`, `profile list` and `account list` are their clients.
 import { z } from 'zod';
-import { operatorListMax } from '../../engine/limits.ts';
+import { appSiteCharsMax, operatorListMax } from '../../engine/limits.ts';
 import { intField } from '../http/fields.ts';
 import { defineRoute, type RouteDefinition } from '../http/route.ts';
 
@@ -37,7 +37,7 @@ export const operatorListRoutes: RouteDefinition[] = [
     summary: 'Lists profiles, newest first; filter by site or kind.',
     tags: ['admin'],
     caller: { kind: 'operator' },
-    input: z.object({ limit: limitField, site: z.string().max(100).optional(), kind: z.enum(['individual', 'business']).optional() }).strict(),
+    input: z.object({ limit: limitField, site: z.string().max(appSiteCharsMax).optional(), kind: z.enum(['individual', 'business']).optional() }).strict(),
     response: z.object({ profiles: z.array(profileItem) }),
     async handler({ engine, input }) {
       const rows = await engine.services.operatorLists.profiles({ site: input.site, kind: input.kind }, input.limit);

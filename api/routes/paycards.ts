@@ -5,6 +5,7 @@ import { z } from 'zod';
 import type { PaycardError, PaycardFailure } from '../../engine/paycards/service.ts';
 import { errorTable, httpError } from '../http/errors.ts';
 import { defineRoute, type RouteDefinition } from '../http/route.ts';
+import { paycardIdCharsMax, paycardPanCharsMax, paycardPinCharsMax } from '../../engine/limits.ts';
 
 export const paycardErrors = errorTable<PaycardError>({
   invalid: { status: 400, description: 'The request has invalid fields; see invalid.' },
@@ -19,10 +20,10 @@ function raise(failure: PaycardFailure): never {
 }
 
 const card = z.strictObject({ card_id: z.string(), pan_redacted: z.string(), suspended: z.boolean(), expiration: z.string() });
-const cardIdInput = z.object({ card_id: z.string().min(1, 'is required').max(32) }).strict();
+const cardIdInput = z.object({ card_id: z.string().min(1, 'is required').max(paycardIdCharsMax) }).strict();
 // The card number is never logged: the logger masks fields named pan and pin (engine/logger.ts).
-const linkInput = z.object({ pan: z.string().min(1, 'is required').max(40), pin: z.string().min(1, 'is required').max(12) }).strict();
-const setPinInput = z.object({ card_id: z.string().min(1, 'is required').max(32), pin: z.string().min(1, 'is required').max(12) }).strict();
+const linkInput = z.object({ pan: z.string().min(1, 'is required').max(paycardPanCharsMax), pin: z.string().min(1, 'is required').max(paycardPinCharsMax) }).strict();
+const setPinInput = z.object({ card_id: z.string().min(1, 'is required').max(paycardIdCharsMax), pin: z.string().min(1, 'is required').max(paycardPinCharsMax) }).strict();
 
 export const paycardRoutes: RouteDefinition[] = [
   defineRoute({

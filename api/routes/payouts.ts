@@ -3,14 +3,17 @@
 import { transferAndProfileAnswer } from '../http/schemas.ts';
 import { z } from 'zod';
 import type { AccountInput } from '../../engine/payouts/service.ts';
-import { accountNumberDigitsMax, dedupIdCharsMax, dfiAccountFieldCharsMax, fxRateCharsMax, holdSecondsMax, loginCharsMax, routingNumberDigits, serialNumbersMax } from '../../engine/limits.ts';
+import {
+  accountNumberDigitsMax, dedupIdCharsMax, depositOfferNameCharsMax, dfiAccountFieldCharsMax, fxRateCharsMax, holdSecondsMax, loginCharsMax,
+  routingNumberDigits, serialNumbersFieldCharsMax,
+} from '../../engine/limits.ts';
 import { formatMinor } from '../../engine/money.ts';
 import { amountField, boundedString, currencyField, intField } from '../http/fields.ts';
 import { defineRoute, type RouteDefinition } from '../http/route.ts';
 import { raise } from './ledger-errors.ts';
 import { transferAndProfile } from './ledger.ts';
 
-const serialNumbersField = z.string().max(serialNumbersMax * 20, 'has too many serial numbers');
+const serialNumbersField = z.string().max(serialNumbersFieldCharsMax, 'has too many serial numbers');
 const accountIdPattern = /^[0-9]{10}$/;
 
 export const recipientAboutField = z
@@ -63,7 +66,7 @@ const presendInput = z.object({ amount: amountField, serial_numbers: serialNumbe
 const accountSendInput = z
   .object({
     amount: amountField,
-    offer_name: boundedString(50, 1),
+    offer_name: boundedString(depositOfferNameCharsMax, 1),
     fee_option_name: z.enum(['add', 'subtract']),
     serial_numbers: serialNumbersField.optional(),
     dedup_id: boundedString(dedupIdCharsMax, 1).optional(),

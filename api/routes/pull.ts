@@ -2,13 +2,13 @@
 // a business with the pull_payment feature, brand cash only; and the customer's consent that lets a
 // merchant pull (POST /wallet/pull-consent, /wallet/pull-consent/revoke, GET /wallet/pull-consents).
 import { z } from 'zod';
-import { dedupIdCharsMax, loginCharsMax, posMessageCharsMax, serialNumbersMax } from '../../engine/limits.ts';
+import { amountsFieldCharsMax, dedupIdCharsMax, loginCharsMax, posMessageCharsMax, serialNumbersFieldCharsMax } from '../../engine/limits.ts';
 import { amountField, boolField, boundedString, currencyField } from '../http/fields.ts';
 import { defineRoute, type RouteDefinition } from '../http/route.ts';
 import { raise } from './pos-errors.ts';
 
 const uidField = boundedString(loginCharsMax, 1);
-export const serialNumbersField = z.string().max(serialNumbersMax * 20, 'has too many serial numbers');
+export const serialNumbersField = z.string().max(serialNumbersFieldCharsMax, 'has too many serial numbers');
 
 const party = z.looseObject({ title: z.string(), is_individual: z.boolean(), uid_value: z.string() });
 export const loopsResponse = z.object({
@@ -22,7 +22,7 @@ export const transferResponse = z.object({ transfer: z.looseObject({ id: z.strin
 
 /** The payment fields pull and processor share (spec: same fields and limits). */
 export const paymentFields = {
-  amounts: z.string().max(2000).optional(),
+  amounts: z.string().max(amountsFieldCharsMax).optional(),
   non_service_amount: amountField.optional(),
   non_service_currency: currencyField.optional(),
   serial_numbers: serialNumbersField.optional(),

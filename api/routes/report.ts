@@ -3,7 +3,7 @@
 // operator (`cashloop settle DESIGN_ID`), GET /design/<id>/settlements for what is pending.
 import { once } from 'node:events';
 import { z } from 'zod';
-import { settleBatchDefault, settleBatchMax } from '../../engine/limits.ts';
+import { posDeviceCharsMax, reportDateCharsMax, settleBatchDefault, settleBatchMax } from '../../engine/limits.ts';
 import { csvColumns } from '../../engine/pos/report.ts';
 import { boolField, boundedString, intField, stringList } from '../http/fields.ts';
 import { defineRoute, type RouteDefinition } from '../http/route.ts';
@@ -27,9 +27,9 @@ export const reportRoutes: RouteDefinition[] = [
     tags: ['report'],
     caller: { kind: 'token', permission: 'view_history' },
     input: z.object({
-      start_date: boundedString(10).optional(),
-      end_date: boundedString(10).optional(),
-      pos_device: boundedString(60, 1).optional(),
+      start_date: boundedString(reportDateCharsMax).optional(),
+      end_date: boundedString(reportDateCharsMax).optional(),
+      pos_device: boundedString(posDeviceCharsMax, 1).optional(),
       settlement_types: stringList.optional(),
       csv: boolField.optional(),
     }).strict(),

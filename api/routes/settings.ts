@@ -3,15 +3,19 @@
 import { addUidAnswer, confirmedUids, emptyResponse, profile } from '../http/schemas.ts';
 import { z } from 'zod';
 import type { AuthnFailure } from '../../engine/authn/errors.ts';
-import { accessMethodCharsMax, loginCharsMax, passwordCharsMax, profileImageRenditionsPx } from '../../engine/limits.ts';
+import {
+  accessMethodCharsMax, authnAttemptSecretCharsMax, authnCodeCharsMax, captchaResponseCharsMax, changeNameBusinessFieldCharsMax,
+  changeNamePersonFieldCharsMax, countriesMax, idCharsMax, imageVersionCharsMax, loginCharsMax, passwordFieldCharsMax, profileImageCacheSeconds,
+  profileImageRenditionsPx, uidCharsMax,
+} from '../../engine/limits.ts';
 import { edgeErrors, httpError } from '../http/errors.ts';
 import { boundedString, stringList } from '../http/fields.ts';
 import { defineRoute, messageThrottle, RawResponse, type RouteDefinition } from '../http/route.ts';
 import { authnFailure } from './authn.ts';
 
 const caller = { kind: 'token', permission: 'change_settings' } as const;
-const captchaField = boundedString(4000).optional();
-const passwordInput = boundedString(passwordCharsMax * 4, 1);
+const captchaField = boundedString(captchaResponseCharsMax).optional();
+const passwordInput = boundedString(passwordFieldCharsMax, 1);
 
 function answer(result: ({ ok: true } & Record<string, unknown>) | AuthnFailure): Record<string, unknown> {
   if (!result.ok) return authnFailure(result);
@@ -32,7 +36,7 @@ export const settingsRoutes: RouteDefinition[] = [
       .object({
         login: boundedString(loginCharsMax, 1),
         uid_type: z.enum(['email', 'phone']).optional(),
-        countries: stringList.pipe(z.array(z.string().regex(/^[A-Z]{2}$/, 'must be capitalised two-letter codes')).max(20)).optional(),
+        countries: stringList.pipe(z.array(z.string().regex(/^[A-Z]{2}$/, 'must be capitalised two-letter codes')).max(countriesMax)).optional(),
       })
       .strict(),
     response: addUidAnswer,
@@ -51,10 +55,10 @@ export const settingsRoutes: RouteDefinition[] = [
     caller,
     input: z
       .object({
-        attempt_id: boundedString(20, 1),
-        secret: boundedString(100, 1),
-        code: boundedString(64, 1),
-        replace_uid: boundedString(loginCharsMax + 10).optional(),
+        attempt_id: boundedString(idCharsMax, 1),
+        secret: boundedString(authnAttemptSecretCharsMax, 1),
+        code: boundedString(authnCodeCharsMax, 1),
+        replace_uid: boundedString(uidCharsMax).optional(),
         'g-recaptcha-response': captchaField,
       })
       .strict(),
@@ -74,7 +78,7 @@ export const settingsRoutes: RouteDefinition[] = [
     summary: 'Removes a confirmed UID while an email and a phone remain.',
     tags: ['settings'],
     caller,
-    input: z.object({ uid: boundedString(loginCharsMax + 10, 1) }).strict(),
+    input: z.object({ uid: boundedString(uidCharsMax, 1) }).strict(),
     response: z.strictObject({ confirmed_uids: confirmedUids }),
     async handler({ input, engine, token }) {
       return answer(await engine.services.settings.removeUid(token!.profileId, input.uid));
@@ -87,7 +91,7 @@ export const settingsRoutes: RouteDefinition[] = [
     summary: 'Changes the password (8 to 100 characters) given the current one.',
     tags: ['settings'],
     caller,
-    input: z.object({ current_password: passwordInput, new_password: boundedString(passwordCharsMax * 4, 1), 'g-recaptcha-response': captchaField }).strict(),
+    input: z.object({ current_password: passwordInput, new_password: boundedString(passwordFieldCharsMax, 1), 'g-recaptcha-response': captchaField }).strict(),
     response: emptyResponse,
     async handler({ input, engine, token }) {
       return answer(await engine.services.settings.changePassword(token!.personalProfileId, { currentPassword: input.current_password, newPassword: input.new_password, captcha: input['g-recaptcha-response'] }));
@@ -133,7 +137,7 @@ export const settingsRoutes: RouteDefinition[] = [
     tags: ['settings'],
     caller,
     input: z
-      .object({ first_name: boundedString(200).optional(), last_name: boundedString(200).optional(), title: boundedString(400).optional(), dba: boundedString(400).optional() })
+      .object({ first_name: boundedString(changeNamePersonFieldCharsMax).optional(), last_name: boundedString(changeNamePersonFieldCharsMax).optional(), title: boundedString(changeNameBusinessFieldCharsMax).optional(), dba: boundedString(changeNameBusinessFieldCharsMax).optional() })
       .strict(),
     response: z.strictObject({ profile }),
     async handler({ input, engine, token }) {
@@ -162,7 +166,7 @@ export const settingsRoutes: RouteDefinition[] = [
     summary: 'A square profile image rendition (24, 48 or 73 px; 25 and 50 are deprecated aliases).',
     tags: ['settings'],
     caller: { kind: 'none' },
-    input: z.object({ v: z.string().max(20).optional() }).strict(),
+    input: z.object({ v: z.string().max(imageVersionCharsMax).optional() }).strict(),
     rawResponse: { contentTypes: ['image/png', 'image/jpeg', 'image/gif', 'image/webp'], description: 'The image rendition.' },
     operationId: 'getProfileImage',
     errors: [404],
@@ -172,7 +176,7 @@ export const settingsRoutes: RouteDefinition[] = [
       if (!/^\d{10}$/.test(params.profileId) || !(profileImageRenditionsPx as readonly number[]).includes(size)) throw httpError(edgeErrors, 'route_not_found');
       const image = await engine.services.settings.image(params.profileId, size);
       if (!image) throw httpError(edgeErrors, 'route_not_found', { description: 'This profile has no image.' });
-      return new RawResponse(200, image.contentType, image.bytes, { 'cache-control': 'public, max-age=86400', 'x-content-type-options': 'nosniff' });
+      return new RawResponse(200, image.contentType, image.bytes, { 'cache-control': `public, max-age=${profileImageCacheSeconds}`, 'x-content-type-options': 'nosniff' });
     },
   }),
 ];

@@ -2,7 +2,7 @@
 import { accessTokenInfo, emptyResponse, profile } from '../http/schemas.ts';
 import { z } from 'zod';
 import type { TokenCallError } from '../../engine/tokens/errors.ts';
-import { passwordCharsMax } from '../../engine/limits.ts';
+import { passwordFieldCharsMax } from '../../engine/limits.ts';
 import { edgeErrors, errorTable, httpError } from '../http/errors.ts';
 import { boundedString } from '../http/fields.ts';
 import { defineRoute, type RouteDefinition } from '../http/route.ts';
@@ -21,8 +21,8 @@ export const tokenErrors = errorTable<TokenCallError>({
 const empty = z.object({}).strict();
 const refreshInput = z
   .object({
-    password: boundedString(passwordCharsMax * 4, 1).optional(),
-    pin: boundedString(passwordCharsMax * 4, 1).optional(),
+    password: boundedString(passwordFieldCharsMax, 1).optional(),
+    pin: boundedString(passwordFieldCharsMax, 1).optional(),
   })
   .strict();
 

@@ -3,7 +3,8 @@
 import { transfer, transferDetail, transferDetailAnswer } from '../http/schemas.ts';
 import { z } from 'zod';
 import {
-  historyAppdataFilterCharsMax, historyLimitDefault, historyLimitMax, paycodeExpiryMsMax, syncLimitDefault, syncLimitMax,
+  historyAppdataFilterCharsMax, historyLimitDefault, historyLimitMax, historyOffsetMax, paycodeExpirySecondsMax, retractReasonCharsMax,
+  syncLimitDefault, syncLimitMax,
 } from '../../engine/limits.ts';
 import { appdataChars } from '../../engine/transfers/service.ts';
 import { edgeErrors, httpError } from '../http/errors.ts';
@@ -33,7 +34,7 @@ function parseUtc(text: string): Date {
 
 const historyInput = z
   .object({
-    offset: intField(0, 1_000_000_000).optional(),
+    offset: intField(0, historyOffsetMax).optional(),
     limit: intField(1, historyLimitMax).optional(),
     order_column: z.enum(['start', 'timestamp']).optional(),
     order_direction: z.enum(['asc', 'desc']).optional(),
@@ -50,13 +51,13 @@ const syncInput = z
   .strict();
 
 const retractInput = z
-  .object({ reason: z.string().min(1, 'is required').max(50) })
+  .object({ reason: z.string().min(1, 'is required').max(retractReasonCharsMax) })
   .strict();
 
 const changeExpirationInput = z
   .object({
     paycode: z.string().regex(/^[0-9 -]{4,40}$/, 'must be a payment code'),
-    expire_seconds: intField(1, Math.floor(paycodeExpiryMsMax / 1000)),
+    expire_seconds: intField(1, paycodeExpirySecondsMax),
   })
   .strict();
 

@@ -54,7 +54,7 @@ export interface StartInput {
   deviceUuid: string;
   deviceName: string | null;
   login: string;
-  countries: string[];
+  countries: readonly string[];
   password?: string;
   inviteId?: string;
   trust30?: boolean;
@@ -73,7 +73,7 @@ export interface AuthnService {
   start(input: StartInput): Promise<AuthnOutcome>;
   authUid(id: string, credential: AttemptCredential, input: { factorId: string; code: string; captcha?: string }): Promise<AuthnOutcome>;
   authPassword(id: string, credential: AttemptCredential, input: { password: string; captcha?: string }): Promise<AuthnOutcome>;
-  addFactor(id: string, credential: AttemptCredential, input: { login: string; countries: string[] }): Promise<AuthnOutcome>;
+  addFactor(id: string, credential: AttemptCredential, input: { login: string; countries: readonly string[] }): Promise<AuthnOutcome>;
   setSignupData(id: string, credential: AttemptCredential, input: { firstName?: string; lastName?: string; password?: string }): Promise<AuthnOutcome>;
   signupFinish(id: string, credential: AttemptCredential, input: { agreed: boolean }): Promise<AuthnOutcome>;
   resetPassword(id: string, credential: AttemptCredential, input: { password: string }): Promise<AuthnOutcome>;

@@ -1,6 +1,7 @@
 // SQL for authentication: login guards (failed password guesses), trusted devices and device
 // passwords. Attempts themselves are actors and live in the actors table.
 import type { Queryable } from '../storage/database.ts';
+import { devicePasswordHashesMax } from '../limits.ts';
 
 export interface GuardRow {
   failures: number;
@@ -54,6 +55,6 @@ export async function deleteDevicePassword(db: Queryable, profileId: string, dev
 
 export async function devicePasswordHashes(db: Queryable, profileId: string, deviceUuid: string): Promise<string[]> {
   const rows = await db<{ password_hash: string }[]>`
-    select password_hash from authn_device_passwords where profile_id = ${profileId} and device_uuid = ${deviceUuid} order by access_method limit 20`;
+    select password_hash from authn_device_passwords where profile_id = ${profileId} and device_uuid = ${deviceUuid} order by access_method limit ${devicePasswordHashesMax}`;
   return rows.map((row) => row.password_hash);
 }

@@ -15,7 +15,7 @@ import { pickFromWallet, walletHolder, balanceLockKey, balanceRowLocks } from '.
 import { openLoopId, type Pick } from '../ledger/allocation.ts';
 import { sendFailure, type Failure } from '../ledger/errors.ts';
 import * as ledgerStore from '../ledger/store.ts';
-import { designExpiryBatchMax, dedupWindowMs, escrowedExpiryRetryMs } from '../limits.ts';
+import { dayMs, dedupWindowMs, designExpiryBatchMax, escrowedExpiryRetryMs } from '../limits.ts';
 import { parsePositiveAmount } from '../money.ts';
 import type { ProfilesService } from '../profiles/service.ts';
 import { stateFields, transfer, type TransferStateName } from '../transfers/machine.ts';
@@ -83,7 +83,7 @@ export function distributionSplit(amount: bigint, recipients: readonly PlanRecip
 /** When a note issued now expires under the design's rule, or null. */
 export function noteExpiry(design: DesignRow, now: Date): Date | null {
   if (design.expire_mode === 'absolute') return design.expire_absolute;
-  if (design.expire_mode === 'relative' && design.expire_relative_days) return new Date(now.getTime() + design.expire_relative_days * 24 * 60 * 60 * 1000);
+  if (design.expire_mode === 'relative' && design.expire_relative_days) return new Date(now.getTime() + design.expire_relative_days * dayMs);
   return null;
 }
 

@@ -106,9 +106,8 @@ async function render(bytes: Buffer, jobs: { rendition: RenditionName; width: nu
 }
 
 /** Where a rendition is served (GET /media/design/<media_id>/<rendition>). */
-export function mediaUrlOf(config: Pick<Config, 'publicUrl' | 'port'>, mediaId: string, rendition: RenditionName): string {
-  const baseUrl = (config.publicUrl ?? `http://localhost:${config.port}`).replace(/\/+$/, '');
-  return `${baseUrl}/media/design/${mediaId}/${rendition}`;
+export function mediaUrlOf(config: Pick<Config, 'publicUrl'>, mediaId: string, rendition: RenditionName): string {
+  return `${config.publicUrl}/media/design/${mediaId}/${rendition}`;
 }
 
 function imageJson(config: Config, row: mediaStore.MediaRow, currency: string): Json {

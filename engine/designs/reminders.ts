@@ -3,7 +3,7 @@
 // (daily; weekly on Mondays; weekly2 on Mondays and Thursdays; monthly on the 1st), and every day
 // during the last 7 days before some of their cash expires, whatever email_freq says.
 import type { Unit } from '../actors/command.ts';
-import { brandCashExpiryWarningDays, brandCashReminderHoldersMax } from '../limits.ts';
+import { brandCashExpiryWarningDays, brandCashReminderHoldersMax, dayMs } from '../limits.ts';
 import type { MessagesService } from '../messages/service.ts';
 import { brandCashReminder } from '../messages/templates.ts';
 import { formatMinor } from '../money.ts';
@@ -11,7 +11,6 @@ import type { ProfilesService } from '../profiles/service.ts';
 import { designKind } from './machine.ts';
 import * as store from './store.ts';
 
-const dayMs = 24 * 60 * 60 * 1000;
 
 /** Whether a reminder is due on this UTC day under the frequency. */
 export function frequencyDue(frequency: string | null, day: Date): boolean {

@@ -6,7 +6,7 @@ import type { Unit } from '../actors/command.ts';
 import { reject } from '../actors/command.ts';
 import type { Core } from '../core.ts';
 import { randomHex } from '../ids.ts';
-import { invitationAddressesMax, invitationCodeChars, invitationLifetimeMs } from '../limits.ts';
+import { installationKeyBytes, invitationAddressesMax, invitationCodeChars, invitationLifetimeMs } from '../limits.ts';
 import { hashSecret, verifySecret } from '../passwords.ts';
 import type { MessagesService } from '../messages/service.ts';
 import { invitationMessage } from '../messages/templates.ts';
@@ -22,13 +22,13 @@ export interface InviteInput extends InvitationDetails {
   clientId: string;
   email?: string | null;
   phone?: string | null;
-  countries: string[];
+  countries: readonly string[];
 }
 
 export interface ReinviteInput extends Partial<InvitationDetails> {
   email?: string;
   phone?: string;
-  countries: string[];
+  countries: readonly string[];
 }
 
 export interface InvitationsService {
@@ -84,7 +84,7 @@ function fillTemplate(template: string, values: Record<string, string>): string 
   return template.replace(/INVITE_ID|CODE|DELIVERY_ID|EXT_ID/g, (name) => encodeURIComponent(values[name] ?? ''));
 }
 
-export function parseAddresses(email: string | null | undefined, phone: string | null | undefined, countries: string[]): { addresses: InvitationAddress[] } | { invalid: Record<string, string> } {
+export function parseAddresses(email: string | null | undefined, phone: string | null | undefined, countries: readonly string[]): { addresses: InvitationAddress[] } | { invalid: Record<string, string> } {
   const addresses: InvitationAddress[] = [];
   if (email) {
     const parsed = parseEmail(email);
@@ -109,7 +109,7 @@ export function createInvitationsService(core: Core, dependencies: { messages: M
    * command pass its transaction: PGlite serves one connection, so the outer pool would wait.
    */
   async function codeDigest(code: string, db: Queryable): Promise<string> {
-    digestKey ??= await store.installationSecret(db, 'invitation_code_key', randomBytes(32).toString('hex'), core.clock.now());
+    digestKey ??= await store.installationSecret(db, 'invitation_code_key', randomBytes(installationKeyBytes).toString('hex'), core.clock.now());
     return createHmac('sha256', digestKey).update(normalizeInvitationCode(code)).digest('hex');
   }
 

@@ -11,6 +11,7 @@ import { createTransfersService, type TransfersService } from '../transfers/serv
 import { selectTransfer } from '../transfers/store.ts';
 import { createTradesService, type TradesService } from '../transfers/trade.ts';
 import { createLedgerService, type LedgerService } from './service.ts';
+import { defaultCountries } from '../limits.ts';
 
 export interface LedgerDomain {
   cash: LedgerService;
@@ -36,7 +37,7 @@ export function createLedgerDomain(core: Core, dependencies: { profiles: Profile
     const inviteId = row?.details.invite_id as string | undefined;
     const clientId = row?.details.invite_client_id as string | undefined;
     if (!inviteId || !clientId) return;
-    const result = await dependencies.invitations.reinvite(clientId, inviteId, { countries: ['US'] });
+    const result = await dependencies.invitations.reinvite(clientId, inviteId, { countries: defaultCountries });
     if (!result.ok) core.logger.warn('invitation transfer could not be re-sent', { transferId: payload.transferId, error: result.error });
   });
   const trades = createTradesService(core, profiles, transfers);

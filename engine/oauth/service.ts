@@ -6,7 +6,10 @@ import type { AppsService } from '../apps/service.ts';
 import type { AuthnService } from '../authn/service.ts';
 import type { Core } from '../core.ts';
 import { constantTimeEqual, randomHex, randomSecret, secretHash } from '../ids.ts';
-import { deviceUuidCharsMax, oauthCodeLifetimeMs, oauthFlowLifetimeMs, oauthStateCharsMax } from '../limits.ts';
+import {
+  defaultCountries, deviceNameCharsMax, deviceUuidCharsMax, oauthCodeLifetimeMs, oauthCodeSecretBytes, oauthErrorDescriptionCharsMax,
+  oauthFlowLifetimeMs, oauthFlowSecretBytes, oauthStateCharsMax,
+} from '../limits.ts';
 import type { AccessTokenInfo, TokensService } from '../tokens/service.ts';
 import { grantedPermissions, knownPermissions } from '../tokens/service.ts';
 import * as store from './store.ts';
@@ -87,10 +90,10 @@ export function createOauthService(core: Core, dependencies: { apps: AppsService
       if (params.responseType === 'token' && !app.implicitGrant) return fail('unauthorized_client', 'the app is not enabled for the implicit grant');
       const scope = (params.scope ?? '').split(/[\s,]+/).filter(Boolean);
       const unknown = scope.filter((name) => !knownPermissions.includes(name));
-      if (unknown.length > 0) return fail('invalid_scope', `unknown permissions: ${unknown.join(' ')}`.slice(0, 200));
+      if (unknown.length > 0) return fail('invalid_scope', `unknown permissions: ${unknown.join(' ')}`.slice(0, oauthErrorDescriptionCharsMax));
       if (params.uuid !== undefined && !new RegExp(`^[0-9A-Za-z_-]{1,${deviceUuidCharsMax}}$`).test(params.uuid)) return fail('invalid_request', 'uuid is not a valid device UUID');
       if (params.state !== undefined && params.state.length > oauthStateCharsMax) return fail('invalid_request', 'state is too long');
-      const flowSecret = randomSecret(24);
+      const flowSecret = randomSecret(oauthFlowSecretBytes);
       const now = clock.now();
       const flow: FlowRow = {
         id: randomHex(8),
@@ -101,7 +104,7 @@ export function createOauthService(core: Core, dependencies: { apps: AppsService
         scope: grantedPermissions(scope, app.userPermissions),
         state: params.state ?? null,
         device_uuid: params.uuid ?? null,
-        device_name: params.name?.slice(0, 200) ?? null,
+        device_name: params.name?.slice(0, deviceNameCharsMax) ?? null,
         attempt_id: null,
         factor_id: null,
         profile_id: null,
@@ -122,7 +125,7 @@ export function createOauthService(core: Core, dependencies: { apps: AppsService
         deviceUuid: flow.device_uuid ?? `browser-${flow.id}`,
         deviceName: flow.device_name,
         login,
-        countries: ['US'],
+        countries: defaultCountries,
         password,
         permissions: flow.scope,
         viaAuthorize: true,
@@ -169,7 +172,7 @@ export function createOauthService(core: Core, dependencies: { apps: AppsService
           location: withParams(flow.redirect_uri, { access_token: token.access_token, token_type: token.token_type, expires_in: String(token.expires_in), scope: token.scope, state }, true),
         };
       }
-      const code = randomSecret(24);
+      const code = randomSecret(oauthCodeSecretBytes);
       await store.insertCode(sql, {
         id: randomHex(10), codeHash: secretHash(code), client_id: flow.client_id, redirect_uri: flow.redirect_uri, profile_id: flow.profile_id,
         permissions: flow.scope, device_uuid: flow.device_uuid, expires_at: new Date(now.getTime() + oauthCodeLifetimeMs),

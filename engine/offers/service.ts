@@ -166,7 +166,7 @@ export function createOffersService(
 ): OffersService {
   const { sql, commands } = core;
   const { profiles, tokens, apps, messages, ledger } = dependencies;
-  const publicUrl = () => core.config.publicUrl ?? 'http://localhost:8080';
+  const publicUrl = () => core.config.publicUrl;
   const search = createOfferSearch(core, { profiles, publicUrl });
 
   /** Whether the caller manages offers of this business paying in this design. */

@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { reject } from '../actors/command.ts';
 import type { Core } from '../core.ts';
-import { paycardPinDigits, paycardsPerWalletMax } from '../limits.ts';
+import { installationKeyBytes, paycardPinDigits, paycardsPerWalletMax } from '../limits.ts';
 import { hashSecret } from '../passwords.ts';
 import { installationSecret } from '../storage/installation-store.ts';
 import { paycardKind, type PaycardEvent, type PaycardState } from './machine.ts';
@@ -43,7 +43,7 @@ function pinProblem(pin: string): PaycardFailure | null {
 export function createPaycardsService(core: Core): PaycardsService {
   const { sql, commands } = core;
   let network: CardNetwork | undefined;
-  const networkOf = async () => (network ??= simulatedCardNetwork(await installationSecret(sql, 'paycard_token_key', randomBytes(32).toString('hex'), core.clock.now())));
+  const networkOf = async () => (network ??= simulatedCardNetwork(await installationSecret(sql, 'paycard_token_key', randomBytes(installationKeyBytes).toString('hex'), core.clock.now())));
 
   async function ownCard(profileId: string, cardId: string): Promise<store.PaycardRow | PaycardFailure> {
     const row = /^[0-9a-f]{16}$/.test(cardId) ? await store.selectCard(sql, cardId) : null;

@@ -10,7 +10,7 @@ import { escrowHolder, movementLines, pickFromWallet, redeemEscrow, releaseEscro
 import { failure, sendFailure, type Failure } from '../ledger/errors.ts';
 import type { LedgerService } from '../ledger/service.ts';
 import * as ledgerStore from '../ledger/store.ts';
-import { appdataCharsMax, dedupWindowMs, holdSecondsMax, payoutFeeMinorExpress, redeemersListMax } from '../limits.ts';
+import { appdataCharsMax, dedupWindowMs, holdSecondsMax, payoutExpressFeeHundredths, redeemersListMax } from '../limits.ts';
 import { currencyScale, formatMinor, parseAmount, parsePositiveAmount } from '../money.ts';
 import { wallet } from '../profiles/machine.ts';
 import type { ProfilesService } from '../profiles/service.ts';
@@ -105,7 +105,7 @@ export function createPayoutsService(core: Core, dependencies: { profiles: Profi
     const option = (name: 'add' | 'subtract', fee: bigint): DepositOption =>
       name === 'add' ? { name, fee, sendAmount: amount + fee, depositAmount: amount } : { name, fee, sendAmount: amount, depositAmount: amount - fee };
     const list: DepositOffer[] = [{ name: 'standard', title: 'Standard (1-3 business days)', options: [option('add', 0n), option('subtract', 0n)] }];
-    const expressFee = payoutFeeMinorExpress * 10n ** BigInt(currencyScale(currency)) / 100n;
+    const expressFee = payoutExpressFeeHundredths * 10n ** BigInt(currencyScale(currency)) / 100n;
     if (amount > expressFee) list.push({ name: 'express', title: 'Same day', options: [option('add', expressFee), option('subtract', expressFee)] });
     return list;
   }

@@ -2,7 +2,7 @@
 // under the filters, as JSON rows or as CSV read through a cursor, so a CSV export's memory stays
 // flat whatever the row count.
 import type { Core } from '../core.ts';
-import { reportCursorRows, reportJsonRowsMax } from '../limits.ts';
+import { dayMs, reportCursorRows, reportJsonRowsMax } from '../limits.ts';
 import { currencyScaleExceptions, formatMinor } from '../money.ts';
 import type { ProfilesService } from '../profiles/service.ts';
 import { invalid, posFailure, type PosFailure } from './errors.ts';
@@ -84,7 +84,7 @@ export function createReport(core: Core, dependencies: { profiles: ProfilesServi
       const endDay = request.endDate === undefined ? null : parseDate(request.endDate);
       if (request.endDate !== undefined && !endDay) return invalid('end_date', 'must be a date YYYY-MM-DD');
       if (startAt && endDay && endDay < startAt) return invalid('end_date', 'must not be before start_date');
-      const endBefore = endDay ? new Date(endDay.getTime() + 24 * 60 * 60 * 1000) : null;
+      const endBefore = endDay ? new Date(endDay.getTime() + dayMs) : null;
       const device = request.posDevice ?? 'any_or_none';
       let posDevice: store.ReportFilters['posDevice'];
       if (device === 'any_or_none' || device === 'any' || device === 'none') posDevice = device;

@@ -1,7 +1,7 @@
 // Field rules of profile creation: person names (start with a letter, nothing from U+2000 to
 // U+2FFF), business descriptions (basic tags only), usernames.
 import sanitizeHtml from 'sanitize-html';
-import { personNameCharsMax } from '../limits.ts';
+import { defaultCountries, personNameCharsMax } from '../limits.ts';
 import { parseLogin } from '../uids.ts';
 
 /** A message for the first rule a person's name breaks, or null when it is acceptable. */
@@ -30,7 +30,7 @@ export const usernamePattern = /^[A-Za-z][A-Za-z0-9_.-]{0,99}$/;
  * The canonical UID of what a caller typed: a typed UID (`email:…`), a bare profile id (10
  * digits; E.164 phones start with +), an email, a phone or a username. Null when unreadable.
  */
-export function canonicalUidOf(text: string, countries: readonly string[] = ['US']): string | null {
+export function canonicalUidOf(text: string, countries: readonly string[] = defaultCountries): string | null {
   const trimmed = text.trim();
   if (/^\d{10}$/.test(trimmed)) return `service:${trimmed}`;
   return parseLogin(trimmed, countries)?.uid ?? null;

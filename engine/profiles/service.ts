@@ -181,7 +181,7 @@ export function createProfilesService(core: Core): ProfilesService {
   const { clock, config } = core;
   let holdingsProvider: ListProvider = async () => [];
   let accountsProvider: ListProvider = async () => [];
-  const baseUrl = (config.publicUrl ?? `http://localhost:${config.port}`).replace(/\/+$/, '');
+  const baseUrl = config.publicUrl;
 
   async function findByUid(db: Queryable, canonicalUid: string): Promise<ProfileRecord | null> {
     const colon = canonicalUid.indexOf(':');

@@ -1,5 +1,6 @@
 // SQL for profiles, their UIDs, managers, features and devices.
 import type { Queryable } from '../storage/database.ts';
+import { businessManagersListMax, confirmedUidsMax, managedProfilesListMax, profileDevicesListMax, profileFeaturesListMax } from '../limits.ts';
 
 export interface AddressRow {
   public?: boolean;
@@ -79,7 +80,7 @@ export async function selectProfileByUid(db: Queryable, uid: string): Promise<Pr
 }
 
 export async function selectUids(db: Queryable, profileId: string): Promise<string[]> {
-  const rows = await db<{ uid: string }[]>`select uid from profile_uids where profile_id = ${profileId} order by created_at, uid limit 100`;
+  const rows = await db<{ uid: string }[]>`select uid from profile_uids where profile_id = ${profileId} order by created_at, uid limit ${confirmedUidsMax}`;
   return rows.map((row) => row.uid);
 }
 
@@ -127,7 +128,7 @@ export async function insertManager(db: Queryable, businessId: string, managerId
 
 export async function selectManagerIds(db: Queryable, businessId: string): Promise<string[]> {
   const rows = await db<{ manager_id: string }[]>`
-    select manager_id from profile_managers where business_id = ${businessId} order by created_at, manager_id limit 1000`;
+    select manager_id from profile_managers where business_id = ${businessId} order by created_at, manager_id limit ${businessManagersListMax}`;
   return rows.map((row) => row.manager_id);
 }
 
@@ -135,7 +136,7 @@ export async function selectManagedProfiles(db: Queryable, managerId: string): P
   return db<ProfileRow[]>`
     select ${profileColumns(db)} from profiles
     where id in (select business_id from profile_managers where manager_id = ${managerId})
-    order by title, id limit 1000`;
+    order by title, id limit ${managedProfilesListMax}`;
 }
 
 export async function isManager(db: Queryable, businessId: string, managerId: string): Promise<boolean> {
@@ -144,7 +145,7 @@ export async function isManager(db: Queryable, businessId: string, managerId: st
 }
 
 export async function selectFeatures(db: Queryable, profileId: string): Promise<string[]> {
-  const rows = await db<{ feature: string }[]>`select feature from profile_features where profile_id = ${profileId} order by feature limit 100`;
+  const rows = await db<{ feature: string }[]>`select feature from profile_features where profile_id = ${profileId} order by feature limit ${profileFeaturesListMax}`;
   return rows.map((row) => row.feature);
 }
 
@@ -165,7 +166,7 @@ export async function upsertDevice(db: Queryable, profileId: string, deviceUuid:
 
 export async function selectDevices(db: Queryable, profileId: string): Promise<{ device_uuid: string; device_name: string | null }[]> {
   return db<{ device_uuid: string; device_name: string | null }[]>`
-    select device_uuid, device_name from profile_devices where profile_id = ${profileId} order by created_at limit 1000`;
+    select device_uuid, device_name from profile_devices where profile_id = ${profileId} order by created_at limit ${profileDevicesListMax}`;
 }
 
 export async function selectWalletState(db: Queryable, profileId: string): Promise<string | null> {

@@ -5,6 +5,7 @@ import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:
 import type { Core } from '../core.ts';
 import { installationSecret } from '../invitations/store.ts';
 import type { Queryable } from '../storage/database.ts';
+import { installationKeyBytes } from '../limits.ts';
 
 export interface PaycodeSecrets {
   /** The lookup digest of a code (spaces and dashes aside). */
@@ -23,8 +24,8 @@ export function createPaycodeSecrets(core: Core): PaycodeSecrets {
   let sealKey: Buffer | null = null;
   /** Inside a command pass its transaction: PGlite serves one connection, so the outer pool would wait. */
   async function keys(db: Queryable): Promise<{ digestKey: string; sealKey: Buffer }> {
-    digestKey ??= await installationSecret(db, 'paycode_digest_key', randomBytes(32).toString('hex'), core.clock.now());
-    sealKey ??= Buffer.from(await installationSecret(db, 'paycode_seal_key', randomBytes(32).toString('hex'), core.clock.now()), 'hex');
+    digestKey ??= await installationSecret(db, 'paycode_digest_key', randomBytes(installationKeyBytes).toString('hex'), core.clock.now());
+    sealKey ??= Buffer.from(await installationSecret(db, 'paycode_seal_key', randomBytes(installationKeyBytes).toString('hex'), core.clock.now()), 'hex');
     return { digestKey, sealKey };
   }
   return {

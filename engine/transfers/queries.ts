@@ -57,7 +57,7 @@ function summarize(notes: readonly Note[]): ledgerStore.LoopSummaryRow[] {
 export function createTransferQueries(core: Core, profiles: ProfilesService): TransferQueries {
   const paycodeSecrets = createPaycodeSecrets(core);
   const { sql } = core;
-  const publicUrl = core.config.publicUrl ?? 'http://localhost:8080';
+  const publicUrl = core.config.publicUrl;
 
   function partyInfo(profile: ProfileRecord, uid?: string): PartyInfo {
     const chosen = uid ?? `service:${profile.id}`;

@@ -10,8 +10,8 @@ import { balanceLockKey, balanceRowLocks, escrowHolder, movementLines, pickFromW
 import { failure, sendFailure, type Failure, type SendError } from '../ledger/errors.ts';
 import * as ledgerStore from '../ledger/store.ts';
 import {
-  appdataCharsMax, dedupWindowMs, invitationExpireDaysDefault, paycodeCorrectionMs, paycodeDigits, paycodeExpiryMsDefault, paycodeExpiryMsMax,
-  paycodeGenerateTriesMax,
+  appdataCharsMax, dayMs, dedupWindowMs, defaultCountries, invitationExpireDaysDefault, paycodeCorrectionMs, paycodeDigits, paycodeExpiryMsDefault,
+  paycodeExpiryMsMax, paycodeGenerateTriesMax,
 } from '../limits.ts';
 import { formatMinor, parsePositiveAmount } from '../money.ts';
 import { wallet } from '../profiles/machine.ts';
@@ -297,7 +297,7 @@ export function createTransfersService(core: Core, profiles: ProfilesService, in
       if (input.nonPayment) details.non_payment = true;
       if (waitFor === 'invite') {
         const expireDays = input.invitationExpireDays ?? invitationExpireDaysDefault;
-        const expiresAt = new Date(at.getTime() + expireDays * 24 * 60 * 60 * 1000);
+        const expiresAt = new Date(at.getTime() + expireDays * dayMs);
         details.sent_count = 1;
         details.alarms = [{ name: 'alarm.expire_invitation', timestamp: expiresAt.toISOString() }];
         details.invitation_type = input.invitationType ?? 'link';
@@ -308,8 +308,8 @@ export function createTransfersService(core: Core, profiles: ProfilesService, in
           // The invitation is created in this same transaction: no transfer without its message.
           const sender = await profiles.get(unit.tx, input.senderId);
           const invited = await invitations.inviteIn(unit, {
-            clientId: input.clientId, ...address, countries: ['US'], firstName: '', lastName: '', extId: transferId,
-            urlTemplate: `${core.config.publicUrl ?? 'http://localhost:8080'}/t/EXT_ID?invite=INVITE_ID&code=CODE`, senderName: sender?.title ?? '',
+            clientId: input.clientId, ...address, countries: defaultCountries, firstName: '', lastName: '', extId: transferId,
+            urlTemplate: `${core.config.publicUrl}/t/EXT_ID?invite=INVITE_ID&code=CODE`, senderName: sender?.title ?? '',
             senderUrl: null, senderImageUrl: null, orgName: null, orgUrl: null, orgImageUrl: null,
           });
           details.invite_id = invited.inviteId;
@@ -358,7 +358,7 @@ export function createTransfersService(core: Core, profiles: ProfilesService, in
       const stakeholders = views.map((view) => ({ profile_id: view.profileId, role: view.role }))
         .sort((left, right) => (left.profile_id < right.profile_id ? -1 : left.profile_id > right.profile_id ? 1 : left.role < right.role ? -1 : left.role > right.role ? 1 : 0));
       const transferDetail = transferDetailJson(inserted, ledgerStore.movementRows(transferId, lines, at), parties, {
-        viewerId: input.senderId, paycode, publicUrl: core.config.publicUrl ?? 'http://localhost:8080', stakeholders, steps: steps(inserted),
+        viewerId: input.senderId, paycode, publicUrl: core.config.publicUrl, stakeholders, steps: steps(inserted),
       });
       return { ok: true as const, transferId, duplicate: false, detail: { transfer: transferDetail, profile: profileDetail } };
     }, { shared: { rows: balanceRowLocks, keys: balanceKeys } });
