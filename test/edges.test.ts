@@ -41,4 +41,29 @@ test('the rule catches what it is meant to catch', () => {
   assert.not.ok(forbidden.some((rule) => rule.pattern.test('await engine.services.profileAccess.get(id)')));
 });
 
+function linesMatching(files: readonly string[], pattern: RegExp): string[] {
+  const found: string[] = [];
+  for (const file of files) {
+    readFileSync(file, 'utf8').split('\n').forEach((line, index) => {
+      if (pattern.test(line)) found.push(`${file}:${index + 1}: ${line.trim()}`);
+    });
+  }
+  return found;
+}
+
+// A bound written as a number: a zod max/min, a bounded string, a cookie age, a parser limit.
+const limitNumber = /(\.max|\.min|boundedString|requiredString)\(\s*-?\d{2,}|Max-Age=[1-9]\d*|parameterLimit: \d|depth > \d/;
+// A SQL list cut at a written number (`limit 1`, one row, is not a limit).
+const sqlLimitNumber = /\blimit \d{2,}\b/i;
+
+test('no number in api/ names a limit: every bound is a constant of engine/limits.ts', () => {
+  assert.equal(linesMatching([...sourceFiles('api')], limitNumber), []);
+  assert.ok(limitNumber.test("name: boundedString(100, 1),") && limitNumber.test('z.string().max(2000)') && !limitNumber.test('boundedString(loginCharsMax, 1)'));
+});
+
+test('no SQL truncates a list at a written number', () => {
+  assert.equal(linesMatching(sourceFiles('engine'), sqlLimitNumber), []);
+  assert.ok(sqlLimitNumber.test('order by id limit 100') && !sqlLimitNumber.test('order by id limit 1`'));
+});
+
 test.run();
