@@ -45,13 +45,9 @@ export function assertOutsideCommand(what: string): void {
   if (name) throw new Error(`${what} inside command ${name}: do it before the command and pass the outcome in`);
 }
 
-/** Thrown by a command body to roll back everything and answer with a value (a named rejection). */
-export class CommandRejected<V> {
-  constructor(readonly value: V) {}
-}
-
-export function reject<V>(value: V): never {
-  throw new CommandRejected(value);
+/** Thrown by unit.reject to roll back everything and answer with a value (a named rejection). */
+class CommandRejected {
+  constructor(readonly value: unknown) {}
 }
 
 interface Tracked {
@@ -64,10 +60,15 @@ interface Tracked {
   inserted?: Promise<void>;
 }
 
-/** What a command body may do inside its transaction. */
-export interface Unit {
+/**
+ * What a command body may do inside its transaction. E is what the command may reject with:
+ * its run answers R | E, and a body (or a helper it hands the unit) cannot reject with anything else.
+ */
+export interface Unit<E = never> {
   readonly tx: TransactionSql;
   readonly now: Date;
+  /** Rolls back everything the command did and makes it answer value (a named rejection). */
+  readonly reject: (value: E) => never;
   /** Loads an actor's snapshot (row-locked) or null when it does not exist. */
   load<K extends ActorKind>(kind: K, id: string): Promise<SnapshotOf<K> | null>;
   /** Starts a new actor in its machine's initial state. */
@@ -99,7 +100,8 @@ export interface RunOptions {
 }
 
 export interface CommandRunner {
-  run<R>(name: string, lockRefs: readonly { kind: string; id: string }[], body: (unit: Unit) => Promise<R>, options?: RunOptions): Promise<R>;
+  /** Runs body under the locks in one transaction; answers its result, or the value it rejected with. */
+  run<R, E = never>(name: string, lockRefs: readonly { kind: string; id: string }[], body: (unit: Unit<E>) => Promise<R>, options?: RunOptions): Promise<R | E>;
 }
 
 export interface CommandRunnerOptions {
@@ -134,15 +136,18 @@ function isRetryable(error: unknown): boolean {
 }
 
 /** A unit over a transaction, and the writes that end it. */
-function openUnit(tx: TransactionSql, now: Date, ids: IdMinter): { unit: Unit; finish(): Promise<bigint[]> } {
+function openUnit(tx: TransactionSql, now: Date, ids: IdMinter): { unit: Unit<unknown>; finish(): Promise<bigint[]> } {
   const tracked = new Map<string, Tracked>();
   const timers: ({ op: 'set'; kind: string; id: string; name: string; dueAt: Date; event: unknown } | { op: 'delete'; kind: string; id: string; name: string })[] = [];
   const effects: { kind: string; payload: unknown }[] = [];
   const key = (kind: ActorKind, id: string) => `${kind.kind}:${id}`;
 
-  const unit: Unit = {
+  const unit: Unit<unknown> = {
     tx,
     now,
+    reject(value) {
+      throw new CommandRejected(value);
+    },
     async load(kind, id) {
       const existing = tracked.get(key(kind, id));
       if (existing) return existing.snapshot;
@@ -219,7 +224,7 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
   }
 
   /** One command's transaction, its locks already held. */
-  async function transact<R>(body: (unit: Unit) => Promise<R>, hold: LockHold): Promise<{ result: R; outboxIds: bigint[] }> {
+  async function transact<R>(body: (unit: Unit<unknown>) => Promise<R>, hold: LockHold): Promise<{ result: R; outboxIds: bigint[] }> {
     return pipelinedTransaction(sql, async (tx) => {
       const { unit, finish } = openUnit(tx, clock.now(), ids);
       const result = await body(unit);
@@ -231,7 +236,7 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
   }
 
   /** Runs a command alone with its locks held, retrying version conflicts and deadlocks; rejections answer. */
-  async function runHeld<R>(name: string, body: (unit: Unit) => Promise<R>, hold: LockHold, startedAt: number): Promise<R> {
+  async function runHeld(name: string, body: (unit: Unit<unknown>) => Promise<unknown>, hold: LockHold, startedAt: number): Promise<unknown> {
     for (let tries = 0; ; tries++) {
       try {
         const { result, outboxIds } = await transact(body, hold);
@@ -241,7 +246,7 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
       } catch (error) {
         if (error instanceof CommandRejected) {
           metrics.commandDuration.observe({ command: name, outcome: 'rejected' }, (performance.now() - startedAt) / 1000);
-          return error.value as never;
+          return error.value;
         }
         if (isRetryable(error) && tries < commandVersionConflictRetriesMax) continue;
         metrics.commandDuration.observe({ command: name, outcome: 'failed' }, (performance.now() - startedAt) / 1000);
@@ -251,7 +256,7 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
   }
 
   // Commands that may share a transaction queue for one (see shared-transactions.ts).
-  const shared = createSharedTransactions<Unit>({
+  const shared = createSharedTransactions<Unit<unknown>>({
     sql, clock, metrics,
     openUnit: (tx, now) => openUnit(tx, now, ids),
     runAlone: runHeld,
@@ -259,14 +264,15 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
   });
 
   /** Runs a command whose locks are held: alone, or queued for a shared transaction. */
-  function runWithLocks<R>(name: string, body: (unit: Unit) => Promise<R>, hold: LockHold, startedAt: number, runOptions: RunOptions | undefined): Promise<R> {
+  function runWithLocks<R, E>(name: string, body: (unit: Unit<E>) => Promise<R>, hold: LockHold, startedAt: number, runOptions: RunOptions | undefined): Promise<R | E> {
     const rows = runOptions?.shared;
-    if (!rows) return runHeld(name, body, hold, startedAt);
-    return shared.enqueue(name, rows, hold, body, startedAt);
+    const answer = rows ? shared.enqueue(name, rows, hold, body, startedAt) : runHeld(name, body, hold, startedAt);
+    // The body's result, or a rejection's value: that came through unit.reject, which takes only E.
+    return answer as Promise<R | E>;
   }
 
   return {
-    async run(name, lockRefs, body, runOptions) {
+    async run<R, E>(name: string, lockRefs: readonly { kind: string; id: string }[], body: (unit: Unit<E>) => Promise<R>, runOptions?: RunOptions): Promise<R | E> {
       const resources = lockRefs.map((ref) => lockResource(ref.kind, ref.id));
       const startedAt = performance.now();
       return locks.using(resources, (hold) => commandScope.run(name, async () => {

@@ -54,8 +54,8 @@ export interface SharedTransactionOptions<U> {
 }
 
 export interface SharedTransactions<U> {
-  /** Queues a command whose locks are held for the next shared transaction; answers what the command answers. */
-  enqueue<R>(name: string, rows: SharedRows, hold: LockHold, body: (unit: U) => Promise<R>, startedAt: number): Promise<R>;
+  /** Queues a command whose locks are held for the next shared transaction; answers what the command answers (its result or its rejection). */
+  enqueue(name: string, rows: SharedRows, hold: LockHold, body: (unit: U) => Promise<unknown>, startedAt: number): Promise<unknown>;
 }
 
 export function createSharedTransactions<U>(options: SharedTransactionOptions<U>): SharedTransactions<U> {
@@ -134,7 +134,7 @@ export function createSharedTransactions<U>(options: SharedTransactionOptions<U>
       return new Promise((resolve, reject) => {
         waiting.push({
           name, rows, hold, body, startedAt,
-          settle: (outcome) => (outcome.ok ? resolve(outcome.value as never) : reject(outcome.error)),
+          settle: (outcome) => (outcome.ok ? resolve(outcome.value) : reject(outcome.error)),
         });
         // Commands that arrive in the same turn of the event loop start together.
         if (sharing < sharedTransactionsInFlightMax && waiting.length === 1) setImmediate(drain);
