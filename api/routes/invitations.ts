@@ -2,7 +2,7 @@
 import { walletInfo } from '../http/schemas.ts';
 import { z } from 'zod';
 import { personNameProblem } from '../../engine/authn/names.ts';
-import type { InvitationError, InvitationFailure } from '../../engine/invitations/service.ts';
+import type { InvitationError, InvitationFailure } from '../../engine/invitations/errors.ts';
 import { inviteEmailCharsMax, inviteExtIdCharsMax, invitePhoneCharsMax, inviteSenderFieldCharsMax, inviteUrlTemplateCharsMax } from '../../engine/limits.ts';
 import { errorTable, httpError } from '../http/errors.ts';
 import { boundedString, stringList } from '../http/fields.ts';

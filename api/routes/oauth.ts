@@ -4,7 +4,8 @@
 import { accessTokenInfo } from '../http/schemas.ts';
 import type { Request } from 'express';
 import { z } from 'zod';
-import type { FlowOutcome, TokenEndpointError } from '../../engine/oauth/service.ts';
+import type { TokenEndpointError } from '../../engine/oauth/errors.ts';
+import type { FlowOutcome } from '../../engine/oauth/service.ts';
 import { loginCharsMax, passwordCharsMax } from '../../engine/limits.ts';
 import { readBasicCredentials } from '../http/credentials.ts';
 import { errorTable, httpError } from '../http/errors.ts';

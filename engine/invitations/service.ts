@@ -11,13 +11,9 @@ import type { MessagesService } from '../messages/service.ts';
 import { invitationMessage } from '../messages/templates.ts';
 import type { Queryable } from '../storage/database.ts';
 import { parseEmail, parsePhone } from '../uids.ts';
+import type { InvitationFailure, InvitationInvalid } from './errors.ts';
 import { invitationKind, type InvitationAddress, type InvitationContext, type InvitationDetails } from './machine.ts';
 import * as store from './store.ts';
-
-export type InvitationError = 'invalid' | 'invitation_gone' | 'not_sender';
-export type InvitationFailure = { ok: false; error: InvitationError; invalid?: Record<string, string> };
-/** The one way inviteIn refuses, inside another domain's command too: the addresses are not valid. */
-export type InvitationInvalid = { ok: false; error: 'invalid'; invalid: Record<string, string> };
 
 export interface InviteInput extends InvitationDetails {
   clientId: string;

@@ -9,10 +9,9 @@ import { constantTimeEqual, randomHex, randomSecret, secretHash } from '../ids.t
 import { deviceUuidCharsMax, oauthCodeLifetimeMs, oauthFlowLifetimeMs, oauthStateCharsMax } from '../limits.ts';
 import type { AccessTokenInfo, TokensService } from '../tokens/service.ts';
 import { grantedPermissions, knownPermissions } from '../tokens/service.ts';
+import type { TokenEndpointError } from './errors.ts';
 import * as store from './store.ts';
 import type { FlowRow } from './store.ts';
-
-export type TokenEndpointError = 'invalid_request' | 'invalid_client' | 'invalid_grant' | 'unauthorized_client' | 'unsupported_grant_type' | 'invalid_scope';
 
 export interface AuthorizeParams {
   responseType?: string;

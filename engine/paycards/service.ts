@@ -7,12 +7,11 @@ import type { Core } from '../core.ts';
 import { paycardPinDigits, paycardsPerWalletMax } from '../limits.ts';
 import { hashSecret } from '../passwords.ts';
 import { installationSecret } from '../storage/installation-store.ts';
+import type { PaycardFailure } from './errors.ts';
 import { paycardKind, type PaycardEvent, type PaycardState } from './machine.ts';
 import { luhnValid, simulatedCardNetwork, type CardNetwork } from './network.ts';
 import * as store from './store.ts';
 
-export type PaycardError = 'invalid' | 'card_not_found' | 'card_deleted' | 'not_allowed' | 'too_many_cards';
-export type PaycardFailure = { ok: false; error: PaycardError; invalid?: Record<string, string>; description?: string };
 
 export interface PaycardJson {
   card_id: string;

@@ -66,7 +66,7 @@ export interface ProfileAccessService {
   addManager(businessId: string, managerUid: string): Promise<Access<{ managers: string[] }>>;
   setLocation(profileId: string, location: Location | null): Promise<LocationOutcome>;
   /** Suspends, unsuspends or closes a wallet: its new state, or why not. */
-  changeWallet(profileId: string, action: WalletAction): Promise<{ ok: true; state: string } | { ok: false; error: 'profile_not_found' | 'refused' }>;
+  changeWallet(profileId: string, action: WalletAction): Promise<{ ok: true; state: string } | { ok: false; error: Extract<ProfileAccessError, 'profile_not_found' | 'wallet_transition_refused'> }>;
 }
 
 function refuse(error: ProfileAccessError, invalid?: Record<string, string>): AccessRefusal {
@@ -258,7 +258,7 @@ export function createProfileAccessService(core: Core, deps: { profiles: Profile
         return next ? String(next.value) : 'refused';
       });
       if (state === null) return { ok: false, error: 'profile_not_found' };
-      if (state === 'refused') return { ok: false, error: 'refused' };
+      if (state === 'refused') return { ok: false, error: 'wallet_transition_refused' };
       return { ok: true, state };
     },
   };

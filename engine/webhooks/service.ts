@@ -14,14 +14,12 @@ import {
 import type { Queryable } from '../storage/database.ts';
 import type { TransferQueries } from '../transfers/queries.ts';
 import { checkDestination, checkUrl, guardedLookup, type DestinationPolicy } from './destination.ts';
+import type { WebhookFailure } from './errors.ts';
 import { deliveryHeader, sign, signatureHeader } from './signing.ts';
 import * as store from './store.ts';
 
 export const webhookEffectKind = 'webhook.deliver';
 export const webhookStates = ['pending', 'completed', 'canceled'] as const;
-
-export type WebhookError = 'invalid' | 'webhook_not_found' | 'too_many_webhooks';
-export type WebhookFailure = { ok: false; error: WebhookError; invalid?: Record<string, string>; description?: string };
 
 export interface WebhookJson {
   id: string;
