@@ -7,7 +7,7 @@ import { limitPermissions, type AccessTokenInfo, type TokenPrincipal, type Token
 import type { ProfileAccessError } from './errors.ts';
 import { wallet, walletLock } from './machine.ts';
 import { canonicalUidOf } from './names.ts';
-import { UidTakenError, type CreateBusinessInput, type CreateIndividualInput, type LocationOutcome, type ProfileFlagsUpdate, type ProfileRecord, type ProfilesService } from './service.ts';
+import type { CreateBusinessInput, CreateIndividualInput, LocationOutcome, ProfileFlagsUpdate, ProfileRecord, ProfilesService } from './service.ts';
 import type { Location } from './location.ts';
 
 /** A refusal, with the request field it is about where there is one. */
@@ -215,12 +215,8 @@ export function createProfileAccessService(core: Core, deps: { profiles: Profile
     },
 
     async setFlags(profileId, flags) {
-      try {
-        if (!(await profiles.setFlags(sql, profileId, flags))) return refuse('profile_not_found');
-      } catch (error) {
-        if (error instanceof UidTakenError) return refuse('username_taken', { username: 'is taken' });
-        throw error;
-      }
+      const set = await profiles.setFlags(sql, profileId, flags);
+      if (!set.ok) return set.error === 'username_taken' ? refuse('username_taken', { username: 'is taken' }) : refuse(set.error);
       return { ok: true, profile: (await profiles.get(sql, profileId))! };
     },
 
