@@ -38,15 +38,40 @@ test('creates an actor and applies events with a rising version', async () => {
 
 /** The rejection the tests declare. */
 type Refused = { ok: false; error: 'refused' };
+/** True when A and B are the same type. */
+type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 
-test('a rejected command changes nothing and answers with its value', async () => {
+test('a rejected command changes nothing and answers with its value, typed as the body declared', async () => {
   const answer = await harness.engine.commands.run('counter.add', [{ kind: 'test_counter', id: 'a' }], async (unit: Unit<Refused>) => {
     await unit.load(counter, 'a');
     unit.send(counter, 'a', { type: 'counter.add', by: 100 });
     unit.emit('test.effect', { n: 1 });
+    if (unit.now.getTime() > 0) return unit.reject({ ok: false, error: 'refused' });
+    return { ok: true as const, count: 103 };
+  });
+  // The answer is the body's result or its declared rejection, nothing wider, so no cast is needed.
+  const typed: Equal<typeof answer, { ok: true; count: number } | Refused> = true;
+  assert.is(typed, true);
+  assert.equal(answer, { ok: false, error: 'refused' });
+  if (!answer.ok) assert.is(answer.error, 'refused');
+  assert.equal(await readCount('a'), { count: 3, version: 2, state: 'open' });
+});
+
+test('a body rejects only with what it declares (checked by tsc); at run time the rejection still rolls back', async () => {
+  const { commands } = harness.engine;
+  const outside = await commands.run('counter.add', [{ kind: 'test_counter', id: 'a' }], async (unit: Unit<Refused>) => {
+    await unit.load(counter, 'a');
+    unit.send(counter, 'a', { type: 'counter.add', by: 100 });
+    // @ts-expect-error: 'other' is not among the body's declared rejections.
+    return unit.reject({ ok: false, error: 'other' });
+  });
+  const undeclared = await commands.run('counter.add', [{ kind: 'test_counter', id: 'a' }], async (unit) => {
+    await unit.load(counter, 'a');
+    unit.send(counter, 'a', { type: 'counter.add', by: 100 });
+    // @ts-expect-error: a body that declares no rejections cannot reject.
     return unit.reject({ ok: false, error: 'refused' });
   });
-  assert.equal(answer, { ok: false, error: 'refused' });
+  assert.equal([outside, undeclared], [{ ok: false, error: 'other' }, { ok: false, error: 'refused' }]);
   assert.equal(await readCount('a'), { count: 3, version: 2, state: 'open' });
 });
 
