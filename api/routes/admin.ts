@@ -12,10 +12,9 @@ import { boolField, currencyField, latitudeField, longitudeField, requiredString
 import { defineRoute, type RouteDefinition } from '../http/route.ts';
 import { profileErrors } from './profiles.ts';
 
-type AdminError = 'app_not_found' | 'wallet_transition_refused';
+type AdminError = 'app_not_found';
 const adminErrors = errorTable<AdminError>({
   app_not_found: { status: 404, error: 'not_found', description: 'No such app.' },
-  wallet_transition_refused: { status: 400, error: 'invalid', description: 'The wallet cannot make that change in its current state.' },
 });
 
 const createAppInput = z
@@ -244,7 +243,7 @@ export const adminRoutes: RouteDefinition[] = [
     errors: [404],
     async handler({ input, engine, params }) {
       const outcome = await engine.services.profileAccess.changeWallet(params.profileId, input.action);
-      if (!outcome.ok) throw outcome.error === 'refused' ? httpError(adminErrors, 'wallet_transition_refused') : httpError(profileErrors, outcome.error);
+      if (!outcome.ok) throw httpError(profileErrors, outcome.error);
       return { wallet_state: outcome.state };
     },
   }),

@@ -2,12 +2,12 @@
 // full (plans and agreements included), and a design's agreements. The CLI's `cashloop design`
 // and `cashloop agreement` commands are its clients.
 import { z } from 'zod';
-import { errorTable, httpError } from '../http/errors.ts';
+import { httpError } from '../http/errors.ts';
 import { defineRoute, type RouteDefinition } from '../http/route.ts';
+import { designErrors } from './designs.ts';
 
-const adminDesignErrors = errorTable<'design_not_found'>({
-  design_not_found: { status: 404, error: 'not_found', description: 'No such design.' },
-});
+/** The operator sees every design, so a missing one is just missing. */
+const noSuchDesign = { description: 'No such design.' };
 
 const empty = z.object({}).strict();
 const designAnswer = z.looseObject({ id: z.string(), title: z.string(), currency: z.string(), type: z.string(), issuer_id: z.string(), published: z.boolean() });
@@ -37,7 +37,7 @@ export const designAdminRoutes: RouteDefinition[] = [
     response: designAnswer,
     async handler({ engine, params }) {
       const design = await engine.services.designs.adminShow(params.designId);
-      if (!design) throw httpError(adminDesignErrors, 'design_not_found');
+      if (!design) throw httpError(designErrors, 'design_not_found', noSuchDesign);
       return design;
     },
   }),
@@ -52,7 +52,7 @@ export const designAdminRoutes: RouteDefinition[] = [
     response: z.object({ design_id: z.string(), agreements: z.array(agreementAnswer) }),
     async handler({ engine, params }) {
       const design = await engine.services.designs.adminShow(params.designId);
-      if (!design) throw httpError(adminDesignErrors, 'design_not_found');
+      if (!design) throw httpError(designErrors, 'design_not_found', noSuchDesign);
       return { design_id: params.designId, agreements: (design.agreements as unknown[] | undefined) ?? [] };
     },
   }),

@@ -3,12 +3,12 @@
 // POST /admin/fundproxy/deposit (the CLI's `cashloop fundproxy deposit`).
 import { z } from 'zod';
 import { fundProxyAccountDigits, fundProxyTraceCharsMax, loginCharsMax, routingNumberDigits } from '../../engine/limits.ts';
-import type { FundProxyFailure } from '../../engine/fundproxy/service.ts';
+import type { FundProxyError, FundProxyFailure } from '../../engine/fundproxy/errors.ts';
 import { errorTable, httpError } from '../http/errors.ts';
 import { amountField, boundedString } from '../http/fields.ts';
 import { defineRoute, type RouteDefinition } from '../http/route.ts';
 
-export const fundProxyErrors = errorTable<FundProxyFailure['error']>({
+export const fundProxyErrors = errorTable<FundProxyError>({
   invalid: { status: 400, description: 'The request has invalid fields; see invalid.' },
   account_not_found: { status: 404, error: 'not_found', description: 'No funding proxy has this account number.' },
 });

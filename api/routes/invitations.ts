@@ -2,7 +2,7 @@
 import { walletInfo } from '../http/schemas.ts';
 import { z } from 'zod';
 import { personNameProblem } from '../../engine/authn/names.ts';
-import type { InvitationError, InvitationFailure } from '../../engine/invitations/service.ts';
+import type { InvitationError, InvitationFailure } from '../../engine/invitations/errors.ts';
 import {
   countriesMax, defaultCountries, inviteEmailCharsMax, inviteExtIdCharsMax, invitePhoneCharsMax, inviteSenderFieldCharsMax,
   inviteUrlTemplateCharsMax,

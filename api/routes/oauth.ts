@@ -4,7 +4,8 @@
 import { accessTokenInfo } from '../http/schemas.ts';
 import type { Request } from 'express';
 import { z } from 'zod';
-import type { FlowOutcome, TokenEndpointError } from '../../engine/oauth/service.ts';
+import type { TokenEndpointError } from '../../engine/oauth/errors.ts';
+import type { FlowOutcome } from '../../engine/oauth/service.ts';
 import {
   authnCodeCharsMax, deviceNameCharsMax, idCharsMax, loginCharsMax, oauthAuthorizeUuidCharsMax, oauthFlagCharsMax, oauthFlowFieldCharsMax,
   oauthFlowLifetimeSeconds, oauthResponseTypeCharsMax, oauthScopeCharsMax, oauthStateCharsMax, oauthTokenFieldCharsMax, oauthTokenSecretCharsMax,

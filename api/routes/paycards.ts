@@ -2,7 +2,7 @@
 // /suspend, /unsuspend (link_paycard); and the simulated card network's authorization check for
 // operators (a suspended card cannot pay).
 import { z } from 'zod';
-import type { PaycardError, PaycardFailure } from '../../engine/paycards/service.ts';
+import type { PaycardError, PaycardFailure } from '../../engine/paycards/errors.ts';
 import { errorTable, httpError } from '../http/errors.ts';
 import { defineRoute, type RouteDefinition } from '../http/route.ts';
 import { paycardIdCharsMax, paycardPanCharsMax, paycardPinCharsMax } from '../../engine/limits.ts';

@@ -35,6 +35,7 @@ export const profileErrors = errorTable<ProfileAccessError>({
   username_taken: { status: 400, error: 'invalid', description: 'The username belongs to another profile.' },
   unknown_feature: { status: 400, error: 'invalid', description: 'No such profile feature.' },
   not_business: { status: 400, description: 'Only a business profile has a location.' },
+  wallet_transition_refused: { status: 400, error: 'invalid', description: 'The wallet cannot make that change in its current state.' },
 });
 
 export const personNameField = z.string().superRefine((text, context) => {

@@ -13,8 +13,9 @@ export const tokenErrors = errorTable<TokenCallError>({
   incorrect_pin: { status: 401, description: 'The PIN is not correct.' },
   pin_not_set: { status: 400, error: 'incorrect_pin', description: 'No PIN (device password) is set for this device; refresh with the password.' },
   refresh_locked: { status: 401, description: 'Too many failed refresh attempts; log out and sign in again.' },
-  token_expired_hard: { status: 401, error: 'invalid_token', description: 'The access token has expired; authorize again.', fields: { token_error: 'token_expired_hard' } },
-  token_invalid: { status: 401, error: 'invalid_token', description: 'The access token is no longer valid.', fields: { token_error: 'token_invalid' } },
+  // A refresh meets the token checks of the edge, so it answers them as the edge does.
+  token_expired_hard: edgeErrors.token_expired_hard,
+  token_invalid: edgeErrors.token_invalid,
   credentials_required: { status: 400, error: 'invalid', description: 'Give the password or the PIN.' },
 });
 

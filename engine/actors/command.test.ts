@@ -2,7 +2,7 @@
 // timers are delivered exactly once, and outbox effects are delivered after commit.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { assertOutsideCommand, currentCommand, reject, type SharedRowLocks } from './command.ts';
+import { assertOutsideCommand, currentCommand, type SharedRowLocks, type Unit } from './command.ts';
 import { createTestEngine, type TestEngine } from '../../test/support/harness.ts';
 import { counter } from '../../test/support/counter.ts';
 
@@ -36,14 +36,42 @@ test('creates an actor and applies events with a rising version', async () => {
   assert.equal(await readCount('a'), { count: 3, version: 2, state: 'open' });
 });
 
-test('a rejected command changes nothing and answers with its value', async () => {
-  const answer = await harness.engine.commands.run('counter.add', [{ kind: 'test_counter', id: 'a' }], async (unit) => {
+/** The rejection the tests declare. */
+type Refused = { ok: false; error: 'refused' };
+/** True when A and B are the same type. */
+type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+
+test('a rejected command changes nothing and answers with its value, typed as the body declared', async () => {
+  const answer = await harness.engine.commands.run('counter.add', [{ kind: 'test_counter', id: 'a' }], async (unit: Unit<Refused>) => {
     await unit.load(counter, 'a');
     unit.send(counter, 'a', { type: 'counter.add', by: 100 });
     unit.emit('test.effect', { n: 1 });
-    return reject({ error: 'refused' as const });
+    if (unit.now.getTime() > 0) return unit.reject({ ok: false, error: 'refused' });
+    return { ok: true as const, count: 103 };
   });
-  assert.equal(answer, { error: 'refused' });
+  // The answer is the body's result or its declared rejection, nothing wider, so no cast is needed.
+  const typed: Equal<typeof answer, { ok: true; count: number } | Refused> = true;
+  assert.is(typed, true);
+  assert.equal(answer, { ok: false, error: 'refused' });
+  if (!answer.ok) assert.is(answer.error, 'refused');
+  assert.equal(await readCount('a'), { count: 3, version: 2, state: 'open' });
+});
+
+test('a body rejects only with what it declares (checked by tsc); at run time the rejection still rolls back', async () => {
+  const { commands } = harness.engine;
+  const outside = await commands.run('counter.add', [{ kind: 'test_counter', id: 'a' }], async (unit: Unit<Refused>) => {
+    await unit.load(counter, 'a');
+    unit.send(counter, 'a', { type: 'counter.add', by: 100 });
+    // @ts-expect-error: 'other' is not among the body's declared rejections.
+    return unit.reject({ ok: false, error: 'other' });
+  });
+  const undeclared = await commands.run('counter.add', [{ kind: 'test_counter', id: 'a' }], async (unit) => {
+    await unit.load(counter, 'a');
+    unit.send(counter, 'a', { type: 'counter.add', by: 100 });
+    // @ts-expect-error: a body that declares no rejections cannot reject.
+    return unit.reject({ ok: false, error: 'refused' });
+  });
+  assert.equal([outside, undeclared], [{ ok: false, error: 'other' }, { ok: false, error: 'refused' }]);
   assert.equal(await readCount('a'), { count: 3, version: 2, state: 'open' });
 });
 
@@ -124,8 +152,8 @@ const counterRows = {
 };
 
 /** A shared command that adds `by` to a counter and answers with its transaction's id. */
-function sharedAdd(id: string, by: number, after?: (unit: Parameters<Parameters<typeof harness.engine.commands.run>[2]>[0]) => Promise<void>) {
-  return harness.engine.commands.run('counter.add', [{ kind: 'test_counter', id }], async (unit) => {
+function sharedAdd(id: string, by: number, after?: (unit: Unit<Refused>) => Promise<void>) {
+  return harness.engine.commands.run('counter.add', [{ kind: 'test_counter', id }], async (unit: Unit<Refused>) => {
     await unit.load(counter, id);
     unit.send(counter, id, { type: 'counter.add', by });
     const [row] = await unit.tx<{ txid: string }[]>`select txid_current()::text as txid`;
@@ -150,13 +178,13 @@ test('a rejection or a failure in a shared transaction changes only its own comm
   await createCounters(['r1', 'r2', 'r3']);
   const answers = await Promise.allSettled([
     sharedAdd('r1', 10),
-    sharedAdd('r2', 20, async () => reject({ error: 'refused' })),
+    sharedAdd('r2', 20, async (unit) => unit.reject({ ok: false, error: 'refused' })),
     sharedAdd('r3', 30, async (unit) => {
       await unit.tx`select 1/0`;
     }),
   ]);
   assert.is(answers[0].status, 'fulfilled');
-  assert.equal(answers[1], { status: 'fulfilled', value: { error: 'refused' } });
+  assert.equal(answers[1], { status: 'fulfilled', value: { ok: false, error: 'refused' } });
   assert.is(answers[2].status, 'rejected');
   assert.match(String((answers[2] as PromiseRejectedResult).reason), /division by zero/);
   assert.equal(await readCount('r1'), { count: 10, version: 2, state: 'open' });

@@ -5,13 +5,16 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { initialTransition, transition } from 'xstate';
 import type { Clock } from '../clock.ts';
 import { createIdMinter, legacyIdPermutationKey, type IdMinter } from '../ids.ts';
-import { commandVersionConflictRetriesMax, sharedTransactionCommandsMax, sharedTransactionsInFlightMax } from '../limits.ts';
+import { commandVersionConflictRetriesMax } from '../limits.ts';
 import type { LockHold, LockService } from '../locks/lock.ts';
 import { LockLostError } from '../locks/lock.ts';
 import type { Metrics } from '../metrics.ts';
 import { pipelinedTransaction, type Sql, type TransactionSql } from '../storage/database.ts';
 import { lockResource, type ActorKind, type EventOf, type InputOf, type SnapshotOf, type StoredSnapshot } from './actor.ts';
+import { createSharedTransactions, type SharedRows } from './shared-transactions.ts';
 import * as store from './store.ts';
+
+export type { SharedRowLocks } from './shared-transactions.ts';
 
 export class VersionConflictError extends Error {
   constructor(kind: string, id: string) {
@@ -42,13 +45,9 @@ export function assertOutsideCommand(what: string): void {
   if (name) throw new Error(`${what} inside command ${name}: do it before the command and pass the outcome in`);
 }
 
-/** Thrown by a command body to roll back everything and answer with a value (a named rejection). */
-export class CommandRejected<V> {
-  constructor(readonly value: V) {}
-}
-
-export function reject<V>(value: V): never {
-  throw new CommandRejected(value);
+/** Thrown by unit.reject to roll back everything and answer with a value (a named rejection). */
+class CommandRejected {
+  constructor(readonly value: unknown) {}
 }
 
 interface Tracked {
@@ -61,10 +60,15 @@ interface Tracked {
   inserted?: Promise<void>;
 }
 
-/** What a command body may do inside its transaction. */
-export interface Unit {
+/**
+ * What a command body may do inside its transaction. E is what the command may reject with:
+ * its run answers R | E, and a body (or a helper it hands the unit) cannot reject with anything else.
+ */
+export interface Unit<E = never> {
   readonly tx: TransactionSql;
   readonly now: Date;
+  /** Rolls back everything the command did and makes it answer value (a named rejection). */
+  readonly reject: (value: E) => never;
   /** Loads an actor's snapshot (row-locked) or null when it does not exist. */
   load<K extends ActorKind>(kind: K, id: string): Promise<SnapshotOf<K> | null>;
   /** Starts a new actor in its machine's initial state. */
@@ -82,14 +86,6 @@ export interface Unit {
   newLongId(salt: string): Promise<string>;
 }
 
-/** Rows of one table that shared transactions lock up front (see RunOptions.shared). */
-export interface SharedRowLocks {
-  /** The table; tables are taken in the order of their names. */
-  readonly table: string;
-  /** Locks the rows of every key in one statement, in the table's one global order. */
-  take(tx: TransactionSql, keys: readonly string[]): Promise<void>;
-}
-
 export interface RunOptions {
   /**
    * Let the command share a transaction with other shared commands that hold their locks at the
@@ -100,11 +96,12 @@ export interface RunOptions {
    * runs, so two shared transactions (in one process or several) never wait on each other in a
    * cycle.
    */
-  shared?: { rows: SharedRowLocks; keys: readonly string[] };
+  shared?: SharedRows;
 }
 
 export interface CommandRunner {
-  run<R>(name: string, lockRefs: readonly { kind: string; id: string }[], body: (unit: Unit) => Promise<R>, options?: RunOptions): Promise<R>;
+  /** Runs body under the locks in one transaction; answers its result, or the value it rejected with. */
+  run<R, E = never>(name: string, lockRefs: readonly { kind: string; id: string }[], body: (unit: Unit<E>) => Promise<R>, options?: RunOptions): Promise<R | E>;
 }
 
 export interface CommandRunnerOptions {
@@ -139,15 +136,18 @@ function isRetryable(error: unknown): boolean {
 }
 
 /** A unit over a transaction, and the writes that end it. */
-function openUnit(tx: TransactionSql, now: Date, ids: IdMinter): { unit: Unit; finish(): Promise<bigint[]> } {
+function openUnit(tx: TransactionSql, now: Date, ids: IdMinter): { unit: Unit<unknown>; finish(): Promise<bigint[]> } {
   const tracked = new Map<string, Tracked>();
   const timers: ({ op: 'set'; kind: string; id: string; name: string; dueAt: Date; event: unknown } | { op: 'delete'; kind: string; id: string; name: string })[] = [];
   const effects: { kind: string; payload: unknown }[] = [];
   const key = (kind: ActorKind, id: string) => `${kind.kind}:${id}`;
 
-  const unit: Unit = {
+  const unit: Unit<unknown> = {
     tx,
     now,
+    reject(value) {
+      throw new CommandRejected(value);
+    },
     async load(kind, id) {
       const existing = tracked.get(key(kind, id));
       if (existing) return existing.snapshot;
@@ -214,23 +214,6 @@ function openUnit(tx: TransactionSql, now: Date, ids: IdMinter): { unit: Unit; f
   return { unit, finish };
 }
 
-/** A command that holds its locks and waits for a place in the next shared transaction. */
-interface Waiting {
-  name: string;
-  rows: { rows: SharedRowLocks; keys: readonly string[] };
-  hold: LockHold;
-  body: (unit: Unit) => Promise<unknown>;
-  startedAt: number;
-  settle(outcome: { ok: true; value: unknown } | { ok: false; error: unknown }): void;
-}
-
-/** Thrown inside a shared transaction when one of its commands did not succeed: everything rolls back. */
-class SharedTransactionAborted extends Error {
-  constructor() {
-    super('a command of a shared transaction did not succeed; each runs alone');
-  }
-}
-
 export function createCommandRunner(options: CommandRunnerOptions): CommandRunner {
   const { sql, locks, clock, metrics } = options;
   const ids = options.ids ?? createIdMinter(legacyIdPermutationKey);
@@ -241,7 +224,7 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
   }
 
   /** One command's transaction, its locks already held. */
-  async function transact<R>(body: (unit: Unit) => Promise<R>, hold: LockHold): Promise<{ result: R; outboxIds: bigint[] }> {
+  async function transact<R>(body: (unit: Unit<unknown>) => Promise<R>, hold: LockHold): Promise<{ result: R; outboxIds: bigint[] }> {
     return pipelinedTransaction(sql, async (tx) => {
       const { unit, finish } = openUnit(tx, clock.now(), ids);
       const result = await body(unit);
@@ -253,7 +236,7 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
   }
 
   /** Runs a command alone with its locks held, retrying version conflicts and deadlocks; rejections answer. */
-  async function runHeld<R>(name: string, body: (unit: Unit) => Promise<R>, hold: LockHold, startedAt: number): Promise<R> {
+  async function runHeld(name: string, body: (unit: Unit<unknown>) => Promise<unknown>, hold: LockHold, startedAt: number): Promise<unknown> {
     for (let tries = 0; ; tries++) {
       try {
         const { result, outboxIds } = await transact(body, hold);
@@ -263,7 +246,7 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
       } catch (error) {
         if (error instanceof CommandRejected) {
           metrics.commandDuration.observe({ command: name, outcome: 'rejected' }, (performance.now() - startedAt) / 1000);
-          return error.value as never;
+          return error.value;
         }
         if (isRetryable(error) && tries < commandVersionConflictRetriesMax) continue;
         metrics.commandDuration.observe({ command: name, outcome: 'failed' }, (performance.now() - startedAt) / 1000);
@@ -272,97 +255,24 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
     }
   }
 
-  // Shared transactions: commands that hold their locks queue here; a transaction (at most
-  // sharedTransactionsInFlightMax at a time) runs the queued commands' bodies on one connection
-  // (their statements pipeline together) after locking their shared rows in order, writes all
-  // their snapshots and commits once. If any body rejects or fails, the shared
-  // transaction rolls back and each command runs alone, still holding its locks, so every command
-  // keeps its own answer. Commands in one queue hold different locks (a lock is held once).
-  const waiting: Waiting[] = [];
-  let sharing = 0;
-
-  async function runShared(batch: Waiting[]): Promise<void> {
-    if (batch.length === 1) {
-      const [only] = batch;
-      await runHeld(only.name, only.body, only.hold, only.startedAt).then(
-        (value) => only.settle({ ok: true, value }),
-        (error) => only.settle({ ok: false, error }),
-      );
-      return;
-    }
-    let committed: { results: unknown[]; outboxIds: bigint[] } | null = null;
-    const begunAt = performance.now();
-    const observe = (outcome: 'committed' | 'alone') => {
-      metrics.sharedTransactionCommands.observe({ outcome }, batch.length);
-      metrics.sharedTransactionDuration.observe({ outcome }, (performance.now() - begunAt) / 1000);
-    };
-    try {
-      committed = (await pipelinedTransaction(sql, async (tx) => {
-        const now = clock.now();
-        // Every command's shared rows first, one ordered statement per table, sent ahead of the bodies.
-        const keysByTable = new Map<SharedRowLocks, Set<string>>();
-        for (const entry of batch) {
-          const keys = keysByTable.get(entry.rows.rows) ?? new Set<string>();
-          for (const key of entry.rows.keys) keys.add(key);
-          keysByTable.set(entry.rows.rows, keys);
-        }
-        const tables = [...keysByTable].sort(([left], [right]) => (left.table < right.table ? -1 : left.table > right.table ? 1 : 0));
-        const rowsTaken = Promise.all(tables.map(([rows, keys]) => rows.take(tx, [...keys].sort())));
-        rowsTaken.catch(() => {});
-        const units = batch.map(() => openUnit(tx, now, ids));
-        const outcomes = await Promise.allSettled(batch.map((entry, index) => entry.body(units[index].unit)));
-        await rowsTaken;
-        if (outcomes.some((outcome) => outcome.status === 'rejected')) throw new SharedTransactionAborted();
-        const written = await Promise.allSettled(units.map((entry) => entry.finish()));
-        if (written.some((outcome) => outcome.status === 'rejected')) throw new SharedTransactionAborted();
-        if (batch.some((entry) => !entry.hold.isHeld())) throw new SharedTransactionAborted();
-        return {
-          results: outcomes.map((outcome) => (outcome as PromiseFulfilledResult<unknown>).value),
-          outboxIds: written.flatMap((outcome) => (outcome as PromiseFulfilledResult<bigint[]>).value),
-        };
-      })) as { results: unknown[]; outboxIds: bigint[] };
-    } catch {
-      // Rolled back (a rejection, a conflict, a lost lock, a deadlock): each command alone.
-      observe('alone');
-      await Promise.all(batch.map((entry) => runShared([entry])));
-      return;
-    }
-    observe('committed');
-    const finishedAt = performance.now();
-    batch.forEach((entry, index) => {
-      metrics.commandDuration.observe({ command: entry.name, outcome: 'committed' }, (finishedAt - entry.startedAt) / 1000);
-      entry.settle({ ok: true, value: committed!.results[index] });
-    });
-    if (committed.outboxIds.length > 0) afterCommit(committed.outboxIds);
-  }
-
-  function drain(): void {
-    while (sharing < sharedTransactionsInFlightMax && waiting.length > 0) {
-      sharing += 1;
-      const batch = waiting.splice(0, sharedTransactionCommandsMax);
-      runShared(batch).finally(() => {
-        sharing -= 1;
-        drain();
-      });
-    }
-  }
+  // Commands that may share a transaction queue for one (see shared-transactions.ts).
+  const shared = createSharedTransactions<Unit<unknown>>({
+    sql, clock, metrics,
+    openUnit: (tx, now) => openUnit(tx, now, ids),
+    runAlone: runHeld,
+    afterCommit,
+  });
 
   /** Runs a command whose locks are held: alone, or queued for a shared transaction. */
-  function runWithLocks<R>(name: string, body: (unit: Unit) => Promise<R>, hold: LockHold, startedAt: number, runOptions: RunOptions | undefined): Promise<R> {
-    const shared = runOptions?.shared;
-    if (!shared) return runHeld(name, body, hold, startedAt);
-    return new Promise((resolve, reject) => {
-      waiting.push({
-        name, rows: shared, hold, body, startedAt,
-        settle: (outcome) => (outcome.ok ? resolve(outcome.value as never) : reject(outcome.error)),
-      });
-      // Commands that arrive in the same turn of the event loop start together.
-      if (sharing < sharedTransactionsInFlightMax && waiting.length === 1) setImmediate(drain);
-    });
+  function runWithLocks<R, E>(name: string, body: (unit: Unit<E>) => Promise<R>, hold: LockHold, startedAt: number, runOptions: RunOptions | undefined): Promise<R | E> {
+    const rows = runOptions?.shared;
+    const answer = rows ? shared.enqueue(name, rows, hold, body, startedAt) : runHeld(name, body, hold, startedAt);
+    // The body's result, or a rejection's value: that came through unit.reject, which takes only E.
+    return answer as Promise<R | E>;
   }
 
   return {
-    async run(name, lockRefs, body, runOptions) {
+    async run<R, E>(name: string, lockRefs: readonly { kind: string; id: string }[], body: (unit: Unit<E>) => Promise<R>, runOptions?: RunOptions): Promise<R | E> {
       const resources = lockRefs.map((ref) => lockResource(ref.kind, ref.id));
       const startedAt = performance.now();
       return locks.using(resources, (hold) => commandScope.run(name, async () => {

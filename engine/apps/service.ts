@@ -5,6 +5,7 @@ import { constantTimeEqual, randomSecret, secretHash } from '../ids.ts';
 import { appSecretBytes } from '../limits.ts';
 import type { Queryable } from '../storage/database.ts';
 import { knownPermissions } from '../tokens/service.ts';
+import type { AppCheckError } from './errors.ts';
 import * as store from './store.ts';
 
 /** App permissions (profile access, granted for the app's own site). */
@@ -31,7 +32,7 @@ export interface AppPrincipal {
   isPublic: boolean;
 }
 
-export type AppCheck = { ok: true; app: AppPrincipal } | { ok: false; error: 'app_not_found' | 'app_credentials_changed' };
+export type AppCheck = { ok: true; app: AppPrincipal } | { ok: false; error: AppCheckError };
 
 export interface CreateAppInput {
   name: string;

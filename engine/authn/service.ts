@@ -3,7 +3,7 @@
 // service checks secrets, passwords and codes (argon2) and sends the outcome to the pure machine,
 // then issues the next code when the wallet on file must prove another factor.
 import type { Unit } from '../actors/command.ts';
-import { assertOutsideCommand, reject } from '../actors/command.ts';
+import { assertOutsideCommand } from '../actors/command.ts';
 import { defineActorKind } from '../actors/actor.ts';
 import type { AppsService } from '../apps/service.ts';
 import type { Core } from '../core.ts';
@@ -89,7 +89,7 @@ export interface AuthnService {
    */
   startAddUid(input: { profileId: string; clientId: string; deviceUuid: string | null; uids: ParsedUid[] }): Promise<{ ok: true; attemptId: string; secret: string; codeLength: number; unauthenticated: Record<string, unknown>; revealedCodes?: string[] } | AuthnFailure>;
   /** Proves the code of any one UID of an add-uid attempt; in the same command, runs apply with that UID (apply may reject). */
-  confirmAddUid(input: { profileId: string; attemptId: string; secret: string; code: string; captcha?: string }, apply: (unit: Unit, uid: string) => Promise<void>): Promise<{ ok: true; uid: string } | AuthnFailure>;
+  confirmAddUid(input: { profileId: string; attemptId: string; secret: string; code: string; captcha?: string }, apply: (unit: Unit<AuthnFailure>, uid: string) => Promise<void>): Promise<{ ok: true; uid: string } | AuthnFailure>;
   /** Whether a password is one of the device passwords of (profile, device). */
   verifyDevicePassword(db: Queryable, profileId: string, deviceUuid: string | null, password: string): Promise<boolean>;
 }
@@ -307,21 +307,21 @@ export function createAuthnService(core: Core, dependencies: AuthnDependencies):
     return issueToken(unit, after, after.profileId);
   }
 
-  async function loadActive(unit: Unit, id: string, credential: AttemptCredential, options: { allowFinished?: boolean } = {}): Promise<AttemptSnapshot | 'expired_now'> {
+  async function loadActive(unit: Unit<AuthnFailure>, id: string, credential: AttemptCredential, options: { allowFinished?: boolean } = {}): Promise<AttemptSnapshot | 'expired_now'> {
     const snapshot = (await unit.load(authnAttempt, id)) as AttemptSnapshot | null;
-    if (!snapshot) return reject(failure('attempt_gone'));
-    if ('secret' in credential && !constantTimeEqual(secretHash(credential.secret), snapshot.context.secretHash)) return reject(failure('secret_mismatch'));
+    if (!snapshot) return unit.reject(failure('attempt_gone'));
+    if ('secret' in credential && !constantTimeEqual(secretHash(credential.secret), snapshot.context.secretHash)) return unit.reject(failure('secret_mismatch'));
     if (snapshot.value === 'active' && unit.now.getTime() >= Date.parse(snapshot.context.expiresAt)) {
       unit.send(authnAttempt, id, { type: 'attempt.expire' });
       unit.cancelTimer(authnAttempt, id, 'expire');
       return 'expired_now';
     }
-    if (snapshot.value === 'expired' || (snapshot.value === 'finished' && !options.allowFinished)) return reject(failure('attempt_gone'));
+    if (snapshot.value === 'expired' || (snapshot.value === 'finished' && !options.allowFinished)) return unit.reject(failure('attempt_gone'));
     return snapshot;
   }
 
   /** Runs an attempt command; a command that expired the attempt commits, then answers 410. */
-  async function onAttempt<R>(name: string, id: string, body: (unit: Unit) => Promise<R>): Promise<R | AuthnFailure> {
+  async function onAttempt<R>(name: string, id: string, body: (unit: Unit<AuthnFailure>) => Promise<R>): Promise<R | AuthnFailure> {
     if (!/^\d{10}$/.test(id)) return failure('attempt_gone');
     return commands.run(name, [{ kind: authnAttempt.kind, id }], body);
   }
@@ -331,15 +331,15 @@ export function createAuthnService(core: Core, dependencies: AuthnDependencies):
   }
 
   /** `solved`: the request's captcha, verified before the command. */
-  function checkCaptcha(context: Pick<AttemptContext, 'failures'>, solved: boolean): void {
-    if (captchaRequired(context) && !solved) reject(failure('captcha_required'));
+  function checkCaptcha(unit: Unit<AuthnFailure>, context: Pick<AttemptContext, 'failures'>, solved: boolean): void {
+    if (captchaRequired(context) && !solved) unit.reject(failure('captcha_required'));
   }
 
   /** A guard (per login) that has counted `after` failures in its window wants a solved captcha. */
-  async function checkGuardCaptcha(unit: Unit, key: string, after: number, solved: boolean): Promise<void> {
+  async function checkGuardCaptcha(unit: Unit<AuthnFailure>, key: string, after: number, solved: boolean): Promise<void> {
     const guard = await store.selectGuard(unit.tx, key);
     const windowOpen = guard && unit.now.getTime() - guard.window_started_at.getTime() < authnLoginGuardWindowMs;
-    if (windowOpen && guard.failures >= after && !solved) reject(failure('captcha_required'));
+    if (windowOpen && guard.failures >= after && !solved) unit.reject(failure('captcha_required'));
   }
 
   async function verifyDevicePassword(db: Queryable, profileId: string, deviceUuid: string | null, password: string): Promise<boolean> {
@@ -362,7 +362,7 @@ export function createAuthnService(core: Core, dependencies: AuthnDependencies):
       const guardKey = `login:${parsed.uid}`;
       const lockRefs = input.inviteId ? [{ kind: 'invitation', id: input.inviteId }] : [];
       const captchaSolved = await captchaOk(input.captcha);
-      return commands.run(`authn.start.${input.intent}`, lockRefs, async (unit): Promise<AuthnOutcome> => {
+      return commands.run(`authn.start.${input.intent}`, lockRefs, async (unit: Unit<AuthnFailure>): Promise<AuthnOutcome> => {
         const profile = await profiles.findByUid(unit.tx, parsed.uid);
         const login = loginInfo(parsed);
         const revealed: (string | null)[] = [];
@@ -384,7 +384,7 @@ export function createAuthnService(core: Core, dependencies: AuthnDependencies):
           const guarded = Boolean(windowOpen && guard.failures >= authnLoginCaptchaAfterFailures) && !captchaSolved;
           // The code step goes to the login the caller typed, so it shows nothing they did not know;
           // a username login has no code of its own and still needs the captcha.
-          if (guarded && !codeTypes.has(parsed.type)) return reject(failure('captcha_required'));
+          if (guarded && !codeTypes.has(parsed.type)) return unit.reject(failure('captcha_required'));
           const password = input.password ?? '';
           const ok = profile !== null && ((await verifySecret(profile.passwordHash, password)) || (await verifyDevicePassword(unit.tx, profile.id, input.deviceUuid, password)));
           if (!ok || !profile) {
@@ -401,7 +401,7 @@ export function createAuthnService(core: Core, dependencies: AuthnDependencies):
           authenticated[login.uid] = { original: login.original, country: login.country, type: login.type, strong: true, usedPassword: true, byCode: false };
         } else if (input.intent === 'accept') {
           const invitation = await invitations.loadForAcceptIn(unit, input.inviteId ?? '');
-          if (!invitation) return reject(failure('attempt_gone', undefined, 'The invitation has expired or is unavailable.'));
+          if (!invitation) return unit.reject(failure('attempt_gone', undefined, 'The invitation has expired or is unavailable.'));
           inviteId = input.inviteId ?? null;
           if (invitation.addresses.includes(login.uid)) {
             pending = {
@@ -488,9 +488,9 @@ export function createAuthnService(core: Core, dependencies: AuthnDependencies):
         const snapshot = await loadActive(unit, id, credential);
         if (snapshot === 'expired_now') return failure('attempt_gone');
         const before = snapshot.context;
-        checkCaptcha(before, captchaSolved);
+        checkCaptcha(unit, before, captchaSolved);
         const factors = pendingFactors(before);
-        if (factors.length === 0) return reject(failure('invalid', { factor_id: 'no code is expected now' }));
+        if (factors.length === 0) return unit.reject(failure('invalid', { factor_id: 'no code is expected now' }));
         // Wrong codes count per login across attempts too, so new attempts give no fresh guesses.
         const codeGuardKey = `code:${before.login.uid}`;
         await checkGuardCaptcha(unit, codeGuardKey, authnCodeCaptchaAfterFailures, captchaSolved);
@@ -502,7 +502,7 @@ export function createAuthnService(core: Core, dependencies: AuthnDependencies):
             : await verifySecret(pending.codeHash, normalizeCode(input.code));
         }
         const next = send(unit, id, { type: 'attempt.code', factorId: input.factorId, ok });
-        if (!next) return reject(failure('attempt_gone'));
+        if (!next) return unit.reject(failure('attempt_gone'));
         if (ok) await store.clearGuard(unit.tx, codeGuardKey);
         else await store.countGuardFailure(unit.tx, codeGuardKey, unit.now, new Date(unit.now.getTime() - authnLoginGuardWindowMs));
         if (!ok) {
@@ -526,13 +526,13 @@ export function createAuthnService(core: Core, dependencies: AuthnDependencies):
         const snapshot = await loadActive(unit, id, credential);
         if (snapshot === 'expired_now') return failure('attempt_gone');
         const before = snapshot.context;
-        checkCaptcha(before, captchaSolved);
-        if (!before.profileId) return reject(failure('invalid', { password: 'no password is expected now' }));
+        checkCaptcha(unit, before, captchaSolved);
+        if (!before.profileId) return unit.reject(failure('invalid', { password: 'no password is expected now' }));
         const profile = await profiles.get(unit.tx, before.profileId);
         const ok = profile !== null && ((await verifySecret(profile.passwordHash, input.password)) || (await verifyDevicePassword(unit.tx, profile.id, before.deviceUuid, input.password)));
         const deviceTrusted = ok && (await store.isDeviceTrusted(unit.tx, before.profileId, before.deviceUuid, unit.now));
         const next = send(unit, id, { type: 'attempt.password', ok, login: null, deviceTrusted });
-        if (!next) return reject(failure('attempt_gone'));
+        if (!next) return unit.reject(failure('attempt_gone'));
         if (!ok) {
           if (next.value === 'expired') {
             unit.cancelTimer(authnAttempt, id, 'expire');
@@ -554,18 +554,18 @@ export function createAuthnService(core: Core, dependencies: AuthnDependencies):
         const snapshot = await loadActive(unit, id, credential);
         if (snapshot === 'expired_now') return failure('attempt_gone');
         const context = snapshot.context;
-        if (context.completedMfa) return reject(failure('invalid', { login: 'no other factor is needed' }));
-        if (context.factorsIssued >= authnFactorsPerAttemptMax) return reject(failure('invalid', { login: 'too many factors in one attempt; start again' }));
-        if (context.authenticated[parsed.uid]?.byCode) return reject(failure('invalid', { login: 'is already confirmed in this attempt' }));
+        if (context.completedMfa) return unit.reject(failure('invalid', { login: 'no other factor is needed' }));
+        if (context.factorsIssued >= authnFactorsPerAttemptMax) return unit.reject(failure('invalid', { login: 'too many factors in one attempt; start again' }));
+        if (context.authenticated[parsed.uid]?.byCode) return unit.reject(failure('invalid', { login: 'is already confirmed in this attempt' }));
         if (!context.profileId && provenTypes(context).has(parsed.type)) {
-          return reject(failure('invalid', { login: `a factor of another type is needed (not ${parsed.type})` }));
+          return unit.reject(failure('invalid', { login: `a factor of another type is needed (not ${parsed.type})` }));
         }
         const owner = await profiles.findByUid(unit.tx, parsed.uid);
-        if (owner && owner.id !== context.profileId) return reject(failure('uid_taken', { login: 'belongs to another wallet' }));
+        if (owner && owner.id !== context.profileId) return unit.reject(failure('uid_taken', { login: 'belongs to another wallet' }));
         const template: CodeTemplate = context.profileId ? 'authn-signin-existent' : 'authn-signup-nonexistent';
         const { pending, revealed } = await issueCode(unit, loginInfo(parsed), template, true);
         const next = send(unit, id, { type: 'attempt.factor', pending });
-        if (!next) return reject(failure('attempt_gone'));
+        if (!next) return unit.reject(failure('attempt_gone'));
         return { ok: true, result: resultOf(id, next.context, { revealed: [revealed] }) };
       });
     },
@@ -591,7 +591,7 @@ export function createAuthnService(core: Core, dependencies: AuthnDependencies):
           ...(input.firstName !== undefined ? { firstName: input.firstName.trim(), lastName: (input.lastName ?? '').trim() } : {}),
           ...(passwordHash !== undefined ? { passwordHash } : {}),
         });
-        if (!after) return reject(failure('invalid', { request: 'this attempt does not create a wallet' }));
+        if (!after) return unit.reject(failure('invalid', { request: 'this attempt does not create a wallet' }));
         return { ok: true, result: resultOf(id, after.context) };
       });
     },
@@ -602,12 +602,12 @@ export function createAuthnService(core: Core, dependencies: AuthnDependencies):
         const snapshot = await loadActive(unit, id, credential);
         if (snapshot === 'expired_now') return failure('attempt_gone');
         const context = snapshot.context;
-        if (!context.signup || context.profileId) return reject(failure('invalid', { request: 'this attempt does not create a wallet' }));
-        if (!context.completedMfa) return reject(failure('not_ready', { request: 'multi-factor authentication is not complete' }));
-        if (!context.signup.nameChecked) return reject(failure('invalid', { first_name: 'is required (set-signup-data)' }));
-        if (!context.closedLoop && !context.signup.passwordHash) return reject(failure('invalid', { password: 'is required (set-signup-data)' }));
+        if (!context.signup || context.profileId) return unit.reject(failure('invalid', { request: 'this attempt does not create a wallet' }));
+        if (!context.completedMfa) return unit.reject(failure('not_ready', { request: 'multi-factor authentication is not complete' }));
+        if (!context.signup.nameChecked) return unit.reject(failure('invalid', { first_name: 'is required (set-signup-data)' }));
+        if (!context.closedLoop && !context.signup.passwordHash) return unit.reject(failure('invalid', { password: 'is required (set-signup-data)' }));
         const confirmedUids = Object.entries(context.authenticated).filter(([, factor]) => factor.byCode).map(([uid]) => uid);
-        for (const uid of confirmedUids) if (await profiles.findByUid(unit.tx, uid)) return reject(failure('uid_taken', { login: `${uid} belongs to another wallet` }));
+        for (const uid of confirmedUids) if (await profiles.findByUid(unit.tx, uid)) return unit.reject(failure('uid_taken', { login: `${uid} belongs to another wallet` }));
         const { profileId } = await profiles.createIndividualIn(unit, {
           firstName: context.signup.firstName,
           lastName: context.signup.lastName,
@@ -636,8 +636,8 @@ export function createAuthnService(core: Core, dependencies: AuthnDependencies):
         const snapshot = await loadActive(unit, id, credential);
         if (snapshot === 'expired_now') return failure('attempt_gone');
         const context = snapshot.context;
-        if (context.intent !== 'reset' || !context.profileId) return reject(failure('invalid', { request: 'this attempt does not reset a password' }));
-        if (!context.completedMfa) return reject(failure('not_ready', { request: 'multi-factor authentication is not complete' }));
+        if (context.intent !== 'reset' || !context.profileId) return unit.reject(failure('invalid', { request: 'this attempt does not reset a password' }));
+        if (!context.completedMfa) return unit.reject(failure('not_ready', { request: 'multi-factor authentication is not complete' }));
         await profiles.setPasswordHash(unit.tx, context.profileId, passwordHash);
         await store.clearGuard(unit.tx, `login:${context.login.uid}`);
         await applyTrust(unit, context, context.profileId);
@@ -655,10 +655,10 @@ export function createAuthnService(core: Core, dependencies: AuthnDependencies):
         const snapshot = await loadActive(unit, id, credential, { allowFinished: true });
         if (snapshot === 'expired_now') return failure('attempt_gone');
         const context = snapshot.context;
-        checkCaptcha(context, captchaSolved);
-        if (input.trust30 && !mayTrust(context)) return reject(failure('invalid', { trust30: 'only a personal mobile device may be trusted (request the mobile_device permission)' }));
+        checkCaptcha(unit, context, captchaSolved);
+        if (input.trust30 && !mayTrust(context)) return unit.reject(failure('invalid', { trust30: 'only a personal mobile device may be trusted (request the mobile_device permission)' }));
         const after = send(unit, id, { type: 'attempt.trust', trust30: input.trust30 });
-        if (!after) return reject(failure('attempt_gone'));
+        if (!after) return unit.reject(failure('attempt_gone'));
         if (after.context.completedMfa && after.context.profileId) await applyTrust(unit, after.context, after.context.profileId);
         return { ok: true };
       });
@@ -675,15 +675,15 @@ export function createAuthnService(core: Core, dependencies: AuthnDependencies):
     async startAddUid(input) {
       if (input.uids.length === 0 || input.uids.some((uid) => !codeTypes.has(uid.type))) return failure('invalid', { login: 'must be an email address or a phone number' });
       if (input.uids.length > authnFactorsPerAttemptMax) return failure('invalid', { countries: `match more than ${authnFactorsPerAttemptMax} numbers; send fewer countries` });
-      return commands.run('authn.start.add_uid', [], async (unit) => {
+      return commands.run('authn.start.add_uid', [], async (unit: Unit<AuthnFailure>) => {
         const profile = await profiles.get(unit.tx, input.profileId);
-        if (!profile) return reject(failure('invalid', { request: 'the profile is missing' }));
+        if (!profile) return unit.reject(failure('invalid', { request: 'the profile is missing' }));
         const targets: { login: LoginInfo; heldElsewhere: boolean }[] = [];
         for (const uid of input.uids) {
           const owner = await profiles.findByUid(unit.tx, uid.uid);
           if (owner?.id !== profile.id) targets.push({ login: loginInfo(uid), heldElsewhere: owner !== null });
         }
-        if (targets.length === 0) return reject(failure('invalid', { login: 'is already confirmed for this wallet' }));
+        if (targets.length === 0) return unit.reject(failure('invalid', { login: 'is already confirmed for this wallet' }));
         const pending: PendingFactor[] = [];
         const revealed: string[] = [];
         for (const target of targets) {
@@ -739,14 +739,14 @@ export function createAuthnService(core: Core, dependencies: AuthnDependencies):
         if (snapshot === 'expired_now') return failure('attempt_gone');
         const before = snapshot.context;
         const factors = pendingFactors(before);
-        if (before.intent !== 'add-uid' || before.profileId !== input.profileId || factors.length === 0) return reject(failure('attempt_gone'));
-        checkCaptcha(before, captchaSolved);
+        if (before.intent !== 'add-uid' || before.profileId !== input.profileId || factors.length === 0) return unit.reject(failure('attempt_gone'));
+        checkCaptcha(unit, before, captchaSolved);
         // Every factor is checked, so the time taken does not tell which number (if any) matched.
         const code = normalizeCode(input.code);
         let matched: PendingFactor | null = null;
         for (const factor of factors) if ((await verifySecret(factor.codeHash, code)) && !matched) matched = factor;
         const next = send(unit, input.attemptId, { type: 'attempt.code', factorId: (matched ?? factors[0]).factorId, ok: matched !== null });
-        if (!next) return reject(failure('attempt_gone'));
+        if (!next) return unit.reject(failure('attempt_gone'));
         if (!matched) {
           if (next.value === 'expired') return failure('attempt_gone', undefined, 'Too many incorrect codes; start again.');
           return failure('incorrect_code', { code: 'The code is not correct.' });

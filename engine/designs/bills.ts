@@ -6,10 +6,9 @@
 // confirm that payment was sent (reminders stop); either side may cancel; after 14 days the
 // bill cancels itself through a durable timer. Reminders go out daily until confirmed.
 import type { Unit } from '../actors/command.ts';
-import { reject } from '../actors/command.ts';
 import type { Core } from '../core.ts';
 import { balanceLockKey, balanceRowLocks, walletHolder } from '../ledger/cash.ts';
-import { failure, sendFailure, type Failure } from '../ledger/errors.ts';
+import { duplicate, failure, sendFailure, type Duplicate, type Failure } from '../ledger/errors.ts';
 import { billPaymentWaitMs, billReminderIntervalMs, dedupWindowMs } from '../limits.ts';
 import type { MessagesService } from '../messages/service.ts';
 import { billMessage } from '../messages/templates.ts';
@@ -64,20 +63,20 @@ export function createBillsService(core: Core, dependencies: { profiles: Profile
   }
 
   /** Completes a waiting bill: the customer's payment (if any) reaches the merchant, then the brand cash is issued to the customer. */
-  async function payIn_(unit: Unit, row: transferStore.TransferRow, paidBy: 'wallet' | 'outside'): Promise<void> {
+  async function payIn_(unit: Unit<Failure>, row: transferStore.TransferRow, paidBy: 'wallet' | 'outside'): Promise<void> {
     const snapshot = await unit.load(transfer, row.id);
-    if (!snapshot || snapshot.value !== 'bill') return reject(failure('not_waiting'));
+    if (!snapshot || snapshot.value !== 'bill') return unit.reject(failure('not_waiting'));
     const design = await store.selectDesign(unit.tx, String(row.details.design_id));
     const plan = await store.selectPlanAnyState(unit.tx, String(row.details.distribution_plan_id));
     if (!design || !plan) throw new Error(`bill ${row.id} lost its design or plan`);
     let number = 1;
     if (paidBy === 'wallet') {
       const refused = await payIn(unit, row.sender_id!, walletHolder(row.recipient_id!), row.currency, row.amount, { transferId: row.id, number, action: 'pay', toId: row.recipient_id! });
-      if (refused) return reject(refused);
+      if (refused) return unit.reject(refused);
       number += 1;
     }
     const refused = await distributeIn(unit, { design, plan, senderId: row.recipient_id!, recipientId: row.sender_id!, amount: row.amount, transferId: row.id, number });
-    if (refused) return reject(refused);
+    if (refused) return unit.reject(refused);
     unit.cancelTimer(transfer, row.id, 'bill_expire');
     unit.cancelTimer(transfer, row.id, 'bill_remind');
     await transfers.applyIn(unit, row.id, { type: 'transfer.bill_pay', at: unit.now.toISOString() }, { details: { paid_by: paidBy } });
@@ -96,7 +95,7 @@ export function createBillsService(core: Core, dependencies: { profiles: Profile
     // Paying a bill spends open loop cash, which a closed-loop token may not move.
     if (closedLoopOnly) return sendFailure([{ code: 'open_loop_not_permitted', field_name: 'transfer_id', info: { reason: 'this token may move brand cash only' } }]);
     const design = await store.selectDesign(sql, String(row.details.design_id));
-    return commands.run('bill.pay', locksOf(row), async (unit) => {
+    return commands.run('bill.pay', locksOf(row), async (unit: Unit<Failure>) => {
       await payIn_(unit, row, 'wallet');
       return { ok: true as const, transferId: row.id };
     }, sharedOf(row, design?.issuer_id ?? row.recipient_id!));
@@ -163,12 +162,12 @@ export function createBillsService(core: Core, dependencies: { profiles: Profile
       const customer = await customerOf(input);
       if (customer.problem) return customer.problem;
       const merchant = await profiles.get(sql, input.callerId);
-      const result = await commands.run('design.bill', [{ kind: designKind.kind, id: design.id }, { kind: 'wallet', id: input.callerId }], async (unit) => {
+      const result = await commands.run('design.bill', [{ kind: designKind.kind, id: design.id }, { kind: 'wallet', id: input.callerId }], async (unit: Unit<Duplicate>) => {
         const at = unit.now;
         const transferId = await unit.newLongId('transfer');
         if (input.dedupId !== undefined) {
           const claimed = await transferStore.claimDedup(unit.tx, input.callerId, input.dedupId, transferId, at, new Date(at.getTime() - dedupWindowMs));
-          if (!claimed) return reject({ ok: false as const, error: 'duplicate' as const });
+          if (!claimed) return unit.reject(duplicate());
         }
         let customerId = customer.id;
         if (!customerId) {
@@ -196,7 +195,7 @@ export function createBillsService(core: Core, dependencies: { profiles: Profile
         const inserted = await transferStore.selectTransfer(unit.tx, transferId);
         await remindIn(unit, inserted!, 0);
         return { ok: true as const, transferId, duplicate: false };
-      }) as { ok: true; transferId: string; duplicate: boolean } | { ok: false; error: 'duplicate' };
+      });
       if (!result.ok) {
         const again = await transferStore.selectDedup(sql, input.callerId, input.dedupId!);
         if (!again) throw new Error('dedup key vanished');
@@ -209,9 +208,9 @@ export function createBillsService(core: Core, dependencies: { profiles: Profile
       const row = await transferStore.selectTransfer(sql, input.transferId);
       if (!row || row.workflow_type !== 'bill' || !(await transferStore.isViewer(sql, row.id, input.callerId))) return failure('transfer_not_found');
       if (row.sender_id !== input.callerId) return failure('not_recipient', 'only the billed customer confirms payment');
-      return commands.run('bill.confirm', [{ kind: 'transfer', id: row.id }], async (unit) => {
+      return commands.run('bill.confirm', [{ kind: 'transfer', id: row.id }], async (unit: Unit<Failure>) => {
         const snapshot = await unit.load(transfer, row.id);
-        if (!snapshot || snapshot.value !== 'bill') return reject(failure('not_waiting'));
+        if (!snapshot || snapshot.value !== 'bill') return unit.reject(failure('not_waiting'));
         await transfers.applyIn(unit, row.id, { type: 'transfer.bill_confirm', at: unit.now.toISOString() }, {
           details: {
             confirmed: true, confirm_timestamp: snapshot.context.billConfirmedAt ?? unit.now.toISOString(),
@@ -227,7 +226,7 @@ export function createBillsService(core: Core, dependencies: { profiles: Profile
       const row = await transferStore.selectTransfer(sql, transferId);
       if (!row || row.workflow_type !== 'bill') return failure('transfer_not_found');
       const design = await store.selectDesign(sql, String(row.details.design_id));
-      return commands.run('bill.paid_outside', locksOf(row), async (unit) => {
+      return commands.run('bill.paid_outside', locksOf(row), async (unit: Unit<Failure>) => {
         await payIn_(unit, row, 'outside');
         return { ok: true as const, transferId: row.id };
       }, sharedOf(row, design?.issuer_id ?? row.recipient_id!));

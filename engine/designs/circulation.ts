@@ -9,11 +9,10 @@
 // Expiry: the sweeper moves due notes back to the issuer (movement `expire`), out of circulation,
 // and releases their reserve to the issuer.
 import type { Unit } from '../actors/command.ts';
-import { reject } from '../actors/command.ts';
 import type { Core } from '../core.ts';
 import { pickFromWallet, walletHolder, balanceLockKey, balanceRowLocks } from '../ledger/cash.ts';
 import { openLoopId, type Pick } from '../ledger/allocation.ts';
-import { sendFailure, type Failure } from '../ledger/errors.ts';
+import { duplicate, sendFailure, type Duplicate, type Failure } from '../ledger/errors.ts';
 import * as ledgerStore from '../ledger/store.ts';
 import { dayMs, dedupWindowMs, designExpiryBatchMax, escrowedExpiryRetryMs } from '../limits.ts';
 import { parsePositiveAmount } from '../money.ts';
@@ -141,16 +140,16 @@ export function createCirculation(core: Core, dependencies: { profiles: Profiles
       }
       const balanceKeys = [...new Set([input.callerId, recipient.id, design.issuer_id, ...split.fees.map((fee) => fee.recipientId)])].map((id) => balanceLockKey(id, design.currency));
       const lockRefs = [{ kind: designKind.kind, id: design.id }, { kind: 'wallet', id: input.callerId }];
-      const result = await commands.run('design.send', lockRefs, async (unit) => {
+      const result = await commands.run('design.send', lockRefs, async (unit: Unit<Duplicate | DesignFailure | Failure>) => {
         const at = unit.now;
         const transferId = await unit.newLongId('transfer');
         if (input.dedupId !== undefined) {
           const claimed = await transferStore.claimDedup(unit.tx, input.callerId, input.dedupId, transferId, at, new Date(at.getTime() - dedupWindowMs));
-          if (!claimed) return reject({ ok: false as const, error: 'duplicate' as const });
+          if (!claimed) return unit.reject(duplicate());
         }
         if (design.max_per_wallet !== null) {
           const held = await ledgerStore.selectBalance(unit.tx, recipient.id, design.id, design.currency);
-          if (held + amount > design.max_per_wallet) return reject(invalid('amount', `the recipient would hold more than this design's max_per_wallet`));
+          if (held + amount > design.max_per_wallet) return unit.reject(invalid('amount', `the recipient would hold more than this design's max_per_wallet`));
         }
         const snapshot = unit.create(transfer, transferId, { workflowType: 'send_design', waitFor: 'none', at: at.toISOString() });
         const views = [{ profileId: input.callerId, role: 'sender' }];
@@ -163,15 +162,15 @@ export function createCirculation(core: Core, dependencies: { profiles: Profiles
           details: { design_id: design.id, distribution_plan_id: plan.id },
         }, views);
         const refused = await distributeIn(unit, { design, plan, senderId: input.callerId, recipientId: recipient.id, amount, transferId, number: 1, posDevice: input.posDevice });
-        if (refused) return reject(refused);
+        if (refused) return unit.reject(refused);
         return { ok: true as const, transferId, duplicate: false };
-      }, { shared: { rows: balanceRowLocks, keys: balanceKeys } }) as { ok: true; transferId: string; duplicate: boolean } | Failure | DesignFailure | { ok: false; error: 'duplicate' };
+      }, { shared: { rows: balanceRowLocks, keys: balanceKeys } });
       if (!result.ok && result.error === 'duplicate') {
         const again = await transferStore.selectDedup(sql, input.callerId, input.dedupId!);
         if (!again) throw new Error('dedup key vanished');
         return { ok: true, transferId: again, duplicate: true };
       }
-      return result as DesignSendResult;
+      return result;
     },
 
     async redeemedDesignIds(profileId) {

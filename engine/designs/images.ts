@@ -6,7 +6,7 @@
 // (zoom crops to fill, fit letterboxes on transparency); the upload's X-Image-Style picks the
 // design's icon_style, and the icon's media_id becomes the design's icon.media_id.
 import sharp, { type Metadata } from 'sharp';
-import { reject, type Unit } from '../actors/command.ts';
+import type { Unit } from '../actors/command.ts';
 import type { Config } from '../config.ts';
 import type { Core } from '../core.ts';
 import { randomHex } from '../ids.ts';
@@ -147,12 +147,12 @@ export function createDesignImagesService(core: Core): DesignImagesService {
   }
 
   /** Runs a change under the design's lock after checking the caller holds edit_design on it. */
-  function onDesign<T>(name: string, profileId: string, designId: string, body: (unit: Unit, design: DesignRow) => Promise<T>): Promise<T | DesignFailure> {
-    return commands.run(name, [{ kind: designKind.kind, id: designId }], async (unit) => {
+  function onDesign<T>(name: string, profileId: string, designId: string, body: (unit: Unit<DesignFailure>, design: DesignRow) => Promise<T>): Promise<T | DesignFailure> {
+    return commands.run(name, [{ kind: designKind.kind, id: designId }], async (unit: Unit<DesignFailure>) => {
       const found = await designFor(unit.tx, profileId, designId, 'edit_design');
-      if ('error' in found) return reject(found);
+      if ('error' in found) return unit.reject(found);
       return body(unit, found.design);
-    }) as Promise<T | DesignFailure>;
+    });
   }
 
   return {
@@ -178,10 +178,10 @@ export function createDesignImagesService(core: Core): DesignImagesService {
       if ('error' in renditions) return renditions;
       const mediaId = randomHex(10);
       const result = await onDesign('design.image_set', profileId, designId, async (unit, design) => {
-        if (denominationMinor !== null && !design.multiple_images) return reject(invalid('denomination', 'images per denomination need multiple_images on'));
+        if (denominationMinor !== null && !design.multiple_images) return unit.reject(invalid('denomination', 'images per denomination need multiple_images on'));
         await mediaStore.deleteImageSlot(unit.tx, designId, denominationMinor);
         if ((await mediaStore.countImages(unit.tx, designId)) >= designImageDenominationsMax + 1) {
-          return reject(invalid('denomination', `a design has at most ${designImageDenominationsMax} denomination images`));
+          return unit.reject(invalid('denomination', `a design has at most ${designImageDenominationsMax} denomination images`));
         }
         const row = { mediaId, designId, kind: 'image' as const, denominationMinor, sourceFormat: checked.format, sourceWidth: checked.width, sourceHeight: checked.height };
         await mediaStore.insertMedia(unit.tx, row, renditions, unit.now);

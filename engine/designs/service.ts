@@ -4,7 +4,6 @@
 // creator holds every design permission; agreement members get view_design (settlers also
 // view_design_network); a published design is viewable by everyone.
 import type { Unit } from '../actors/command.ts';
-import { reject } from '../actors/command.ts';
 import type { Core } from '../core.ts';
 import { agreementRemoveIdsMax, designsListMax, redeemersListMax } from '../limits.ts';
 import type { MessagesService } from '../messages/service.ts';
@@ -226,14 +225,14 @@ export function createDesignsService(core: Core, dependencies: { profiles: Profi
   }
 
   /** Runs a change of one design under its lock, after checking the caller may make it. */
-  function onDesign<T>(name: string, caller: DesignCaller, designId: string, needed: string, body: (unit: Unit, design: DesignRow) => Promise<T>): Promise<T | DesignFailure> {
-    return commands.run(name, [{ kind: designKind.kind, id: designId }], async (unit) => {
+  function onDesign<T>(name: string, caller: DesignCaller, designId: string, needed: string, body: (unit: Unit<DesignFailure>, design: DesignRow) => Promise<T>): Promise<T | DesignFailure> {
+    return commands.run(name, [{ kind: designKind.kind, id: designId }], async (unit: Unit<DesignFailure>) => {
       const found = await visible(unit.tx, caller, designId, needed);
-      if ('error' in found) return reject(found);
+      if ('error' in found) return unit.reject(found);
       const snapshot = await unit.load(designKind, designId);
-      if (!snapshot || snapshot.value === 'deleted') return reject(designFailure('design_not_found'));
+      if (!snapshot || snapshot.value === 'deleted') return unit.reject(designFailure('design_not_found'));
       return body(unit, found.design);
-    }) as Promise<T | DesignFailure>;
+    });
   }
 
   async function notifyMember(unit: Unit, design: DesignRow, row: AgreementRow, active: boolean): Promise<void> {
@@ -275,7 +274,7 @@ export function createDesignsService(core: Core, dependencies: { profiles: Profi
     async patch(caller, designId, patch) {
       const result = await onDesign('design.patch', caller, designId, 'edit_design', async (unit, design) => {
         const changes = await changesOf(unit.tx, design, patch);
-        if ('error' in changes) return reject(changes);
+        if ('error' in changes) return unit.reject(changes);
         if (Object.keys(changes).length > 0) await store.updateDesign(unit.tx, designId, changes, unit.now);
         return { ok: true as const };
       });
@@ -286,11 +285,11 @@ export function createDesignsService(core: Core, dependencies: { profiles: Profi
     async remove(caller, designId) {
       return onDesign('design.delete', caller, designId, 'manage_design', async (unit) => {
         if (!unit.send(designKind, designId, { type: 'design.delete', at: unit.now.toISOString() })) {
-          return reject(designFailure('design_published', { description: 'A published design cannot be deleted.' }));
+          return unit.reject(designFailure('design_published', { description: 'A published design cannot be deleted.' }));
         }
         await store.markDeleted(unit.tx, designId, unit.now);
         return { ok: true as const };
-      }) as Promise<DesignResult<object>>;
+      });
     },
 
     async createPlan(caller, designId, title) {
@@ -300,7 +299,7 @@ export function createDesignsService(core: Core, dependencies: { profiles: Profi
         const recipients: PlanRecipient[] = [{ percentage: '100', loop_id: designId, recipient_type: 'redeemer', recipient_id: '0' }];
         await store.insertPlan(unit.tx, { id: planId, designId, title: title.trim(), recipients }, unit.now);
         return { ok: true as const, planId };
-      }) as Promise<DesignResult<{ planId: string }>>;
+      });
     },
 
     async patchPlan(caller, designId, planId, changes) {
@@ -312,7 +311,7 @@ export function createDesignsService(core: Core, dependencies: { profiles: Profi
         if (problem) return invalid('recipients', problem);
       }
       const result = await onDesign('design.plan_patch', caller, designId, 'edit_design', async (unit) => {
-        if (!(await store.selectPlan(unit.tx, designId, planId))) return reject(designFailure('plan_not_found'));
+        if (!(await store.selectPlan(unit.tx, designId, planId))) return unit.reject(designFailure('plan_not_found'));
         await store.updatePlan(unit.tx, planId, { title: changes.title?.trim(), recipients: changes.recipients }, unit.now);
         return { ok: true as const };
       });
@@ -322,7 +321,7 @@ export function createDesignsService(core: Core, dependencies: { profiles: Profi
 
     async deletePlan(caller, designId, planId) {
       const result = await onDesign('design.plan_delete', caller, designId, 'edit_design', async (unit) => {
-        if (!(await store.markPlanDeleted(unit.tx, designId, planId, unit.now))) return reject(designFailure('plan_not_found'));
+        if (!(await store.markPlanDeleted(unit.tx, designId, planId, unit.now))) return unit.reject(designFailure('plan_not_found'));
         return { ok: true as const };
       });
       if ('error' in result) return result;
@@ -352,15 +351,15 @@ export function createDesignsService(core: Core, dependencies: { profiles: Profi
     },
 
     async changeAgreement(caller, designId, agreementId, change) {
-      const result = await commands.run(`design.agreement_${change}`, [{ kind: designKind.kind, id: designId }, { kind: agreementKind.kind, id: agreementId }], async (unit) => {
+      const result = await commands.run(`design.agreement_${change}`, [{ kind: designKind.kind, id: designId }, { kind: agreementKind.kind, id: agreementId }], async (unit: Unit<DesignFailure>) => {
         const row = /^\d{10}$/.test(agreementId) ? await store.selectAgreement(unit.tx, designId, agreementId) : null;
         const design = await store.selectDesign(unit.tx, designId);
-        if (!design || design.deleted_at || !row || row.state === 'removed') return reject(designFailure('agreement_not_found'));
+        if (!design || design.deleted_at || !row || row.state === 'removed') return unit.reject(designFailure('agreement_not_found'));
         const isMember = row.member_id === caller.profileId;
         const held = await permissionsOn(unit.tx, design, caller.profileId);
         // Activation has legal weight: only the member named in the agreement may give it.
         const allowed = change === 'activate' ? isMember : isMember || held.has('deactivate_agreement');
-        if (!allowed) return reject(designFailure('not_member', { description: change === 'activate' ? 'Only the member named in the agreement may activate it.' : 'Only a network owner or the member may deactivate an agreement.' }));
+        if (!allowed) return unit.reject(designFailure('not_member', { description: change === 'activate' ? 'Only the member named in the agreement may activate it.' : 'Only a network owner or the member may deactivate an agreement.' }));
         await unit.load(agreementKind, agreementId);
         const event: AgreementEvent = { type: change === 'activate' ? 'agreement.activate' : 'agreement.deactivate', at: unit.now.toISOString() };
         const next = unit.send(agreementKind, agreementId, event);
@@ -369,7 +368,7 @@ export function createDesignsService(core: Core, dependencies: { profiles: Profi
         const member = await profiles.get(unit.tx, row.member_id);
         return { ok: true as const, agreement: agreementJson(fresh!, member?.title ?? null) };
       });
-      return result as DesignResult<{ agreement: Json }>;
+      return result;
     },
 
     async removeAgreements(caller, designId, ids) {

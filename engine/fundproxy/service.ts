@@ -16,10 +16,8 @@ import { stateFields, transfer, type TransferStateName } from '../transfers/mach
 import { appdataChars } from '../transfers/service.ts';
 import * as transferStore from '../transfers/store.ts';
 import { parseUid } from '../uids.ts';
+import type { FundProxyFailure } from './errors.ts';
 import * as store from './store.ts';
-
-export type FundProxyError = 'invalid' | 'account_not_found';
-export type FundProxyFailure = { ok: false; error: FundProxyError; invalid?: Record<string, string>; description?: string };
 
 export interface FundProxyJson {
   id: string;

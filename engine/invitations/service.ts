@@ -3,7 +3,6 @@
 // kept only as an argon2 hash. Accepting happens through an authentication attempt (intent accept).
 import { createHmac, randomBytes, randomInt } from 'node:crypto';
 import type { Unit } from '../actors/command.ts';
-import { reject } from '../actors/command.ts';
 import type { Core } from '../core.ts';
 import { randomHex } from '../ids.ts';
 import { installationKeyBytes, invitationAddressesMax, invitationCodeChars, invitationLifetimeMs } from '../limits.ts';
@@ -12,11 +11,9 @@ import type { MessagesService } from '../messages/service.ts';
 import { invitationMessage } from '../messages/templates.ts';
 import type { Queryable } from '../storage/database.ts';
 import { parseEmail, parsePhone } from '../uids.ts';
+import type { InvitationFailure, InvitationInvalid } from './errors.ts';
 import { invitationKind, type InvitationAddress, type InvitationContext, type InvitationDetails } from './machine.ts';
 import * as store from './store.ts';
-
-export type InvitationError = 'invalid' | 'invitation_gone' | 'not_sender';
-export type InvitationFailure = { ok: false; error: InvitationError; invalid?: Record<string, string> };
 
 export interface InviteInput extends InvitationDetails {
   clientId: string;
@@ -33,7 +30,7 @@ export interface ReinviteInput extends Partial<InvitationDetails> {
 
 export interface InvitationsService {
   /** Creates and sends an invitation inside the caller's command (POST /ai/invite, or a send that requires an email). */
-  inviteIn(unit: Unit, input: InviteInput): Promise<{ inviteId: string; revealedCodes?: string[] }>;
+  inviteIn(unit: Unit<InvitationInvalid>, input: InviteInput): Promise<{ inviteId: string; revealedCodes?: string[] }>;
   invite(input: InviteInput): Promise<{ ok: true; inviteId: string; revealedCodes?: string[] } | InvitationFailure>;
   get(inviteId: string): Promise<{ ok: true; invitation: Record<string, unknown> } | InvitationFailure>;
   reinvite(clientId: string, inviteId: string, input: ReinviteInput): Promise<{ ok: true; inviteId: string; revealedCodes?: string[] } | InvitationFailure>;
@@ -113,8 +110,8 @@ export function createInvitationsService(core: Core, dependencies: { messages: M
     return createHmac('sha256', digestKey).update(normalizeInvitationCode(code)).digest('hex');
   }
 
-  function gone(): never {
-    return reject<InvitationFailure>({ ok: false, error: 'invitation_gone' });
+  function gone(unit: Unit<InvitationFailure>): never {
+    return unit.reject({ ok: false, error: 'invitation_gone' });
   }
 
   /** Sends the invitation message with a fresh code to each address; returns the sandbox reveals. */
@@ -146,8 +143,8 @@ export function createInvitationsService(core: Core, dependencies: { messages: M
   const service: InvitationsService = {
     async inviteIn(unit, input) {
       const parsed = parseAddresses(input.email, input.phone, input.countries);
-      if ('invalid' in parsed) return reject<InvitationFailure>({ ok: false, error: 'invalid', invalid: parsed.invalid });
-      if (parsed.addresses.length === 0) return reject<InvitationFailure>({ ok: false, error: 'invalid', invalid: { email: 'email or phone is required' } });
+      if ('invalid' in parsed) return unit.reject({ ok: false, error: 'invalid', invalid: parsed.invalid });
+      if (parsed.addresses.length === 0) return unit.reject({ ok: false, error: 'invalid', invalid: { email: 'email or phone is required' } });
       const code = newInvitationCode();
       const inviteId = await unit.newShortId('invitation');
       const expiresAt = new Date(unit.now.getTime() + invitationLifetimeMs);
@@ -172,7 +169,7 @@ export function createInvitationsService(core: Core, dependencies: { messages: M
     },
 
     async invite(input) {
-      return commands.run('invitation.invite', [], async (unit) => ({ ok: true as const, ...(await service.inviteIn(unit, input)) }));
+      return commands.run('invitation.invite', [], async (unit: Unit<InvitationFailure>) => ({ ok: true as const, ...(await service.inviteIn(unit, input)) }));
     },
 
     async get(inviteId) {
@@ -205,13 +202,13 @@ export function createInvitationsService(core: Core, dependencies: { messages: M
       if ('invalid' in parsed) return { ok: false, error: 'invalid', invalid: parsed.invalid };
       const code = newInvitationCode();
       const [codeHash, digest] = await Promise.all([hashSecret(code), codeDigest(code, core.sql)]);
-      return commands.run('invitation.reinvite', [{ kind: invitationKind.kind, id: inviteId }], async (unit) => {
+      return commands.run('invitation.reinvite', [{ kind: invitationKind.kind, id: inviteId }], async (unit: Unit<InvitationFailure>) => {
         const snapshot = await loadSent(unit, inviteId);
         if (snapshot === 'expired_now') return { ok: false as const, error: 'invitation_gone' as const };
-        if (!snapshot) return gone();
-        if (snapshot.context.clientId !== clientId) return reject<InvitationFailure>({ ok: false, error: 'not_sender' });
+        if (!snapshot) return gone(unit);
+        if (snapshot.context.clientId !== clientId) return unit.reject({ ok: false, error: 'not_sender' });
         if (snapshot.context.addresses.length + parsed.addresses.length > invitationAddressesMax) {
-          return reject<InvitationFailure>({ ok: false, error: 'invalid', invalid: { email: 'too many addresses for one invitation' } });
+          return unit.reject({ ok: false, error: 'invalid', invalid: { email: 'too many addresses for one invitation' } });
         }
         const details: Partial<InvitationDetails> = Object.fromEntries(
           Object.entries({
@@ -220,7 +217,7 @@ export function createInvitationsService(core: Core, dependencies: { messages: M
           }).filter(([, value]) => value !== undefined),
         );
         const next = unit.send(invitationKind, inviteId, { type: 'invitation.reinvite', codeHash, addresses: parsed.addresses, email: input.email ?? null, details });
-        if (!next) return gone();
+        if (!next) return gone(unit);
         if (details.extId !== undefined) await store.updateExtId(unit.tx, inviteId, details.extId);
         await store.setCodeDigest(unit.tx, inviteId, digest);
         const targets = parsed.addresses.length > 0 ? parsed.addresses : next.context.addresses;
@@ -230,11 +227,11 @@ export function createInvitationsService(core: Core, dependencies: { messages: M
     },
 
     async expire(clientId, inviteId) {
-      return commands.run('invitation.expire', [{ kind: invitationKind.kind, id: inviteId }], async (unit) => {
+      return commands.run('invitation.expire', [{ kind: invitationKind.kind, id: inviteId }], async (unit: Unit<InvitationFailure>) => {
         const snapshot = await loadSent(unit, inviteId);
         if (snapshot === 'expired_now') return { ok: false as const, error: 'invitation_gone' as const };
-        if (!snapshot) return gone();
-        if (snapshot.context.clientId !== clientId) return reject<InvitationFailure>({ ok: false, error: 'not_sender' });
+        if (!snapshot) return gone(unit);
+        if (snapshot.context.clientId !== clientId) return unit.reject({ ok: false, error: 'not_sender' });
         unit.send(invitationKind, inviteId, { type: 'invitation.expire' });
         unit.cancelTimer(invitationKind, inviteId, 'expire');
         return { ok: true as const };

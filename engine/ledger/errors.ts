@@ -62,3 +62,10 @@ export function failure(error: LedgerError, detail?: string): Failure {
 export function sendFailure(sendErrors: SendError[]): Failure {
   return { ok: false, error: 'send_failed', sendErrors };
 }
+
+/** A send's dedup key taken inside its command (a repeat raced it): the command rolls back and answers the first transfer. */
+export type Duplicate = { ok: false; error: 'duplicate' };
+
+export function duplicate(): Duplicate {
+  return { ok: false, error: 'duplicate' };
+}

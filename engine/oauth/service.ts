@@ -12,10 +12,9 @@ import {
 } from '../limits.ts';
 import type { AccessTokenInfo, TokensService } from '../tokens/service.ts';
 import { grantedPermissions, knownPermissions } from '../tokens/service.ts';
+import type { TokenEndpointError } from './errors.ts';
 import * as store from './store.ts';
 import type { FlowRow } from './store.ts';
-
-export type TokenEndpointError = 'invalid_request' | 'invalid_client' | 'invalid_grant' | 'unauthorized_client' | 'unsupported_grant_type' | 'invalid_scope';
 
 export interface AuthorizeParams {
   responseType?: string;

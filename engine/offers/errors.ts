@@ -1,4 +1,6 @@
 // Named outcomes of offer calls; api/routes/offers.ts maps each once.
+import type { Failure } from '../ledger/errors.ts';
+
 export type OfferError =
   | 'invalid'
   | 'offer_not_found'
@@ -32,4 +34,15 @@ export interface TransferFailed {
   error: 'transfer_failed';
   description: string;
   transfer: Record<string, unknown>;
+}
+
+/** Inside an accept's command: the business could not pay, so the accept rolls back and answers TransferFailed. */
+export interface PayoutRefused {
+  ok: false;
+  error: 'payout';
+  failure: Failure;
+}
+
+export function payoutRefused(failure: Failure): PayoutRefused {
+  return { ok: false, error: 'payout', failure };
 }

@@ -6,7 +6,6 @@
 // needs confirmed contact information and an accepter without a confirmed email holds its stock
 // and a waiting transfer until the link in the confirmation email is followed.
 import type { Unit } from '../actors/command.ts';
-import { reject } from '../actors/command.ts';
 import type { AppsService } from '../apps/service.ts';
 import * as authnStore from '../authn/store.ts';
 import type { Core } from '../core.ts';
@@ -15,7 +14,7 @@ import * as designStore from '../designs/store.ts';
 import { designKind } from '../designs/machine.ts';
 import { randomSecret, secretHash } from '../ids.ts';
 import { balanceLockKey, walletHolder } from '../ledger/cash.ts';
-import type { Failure } from '../ledger/errors.ts';
+import { duplicate, type Duplicate, type Failure } from '../ledger/errors.ts';
 import type { LedgerDomain } from '../ledger/domain.ts';
 import * as ledgerStore from '../ledger/store.ts';
 import { appdataCharsMax, offerConfirmCodeBytes, offerConfirmExpireMs, offersListMax } from '../limits.ts';
@@ -28,7 +27,7 @@ import type { TokensService } from '../tokens/service.ts';
 import { appdataChars } from '../transfers/service.ts';
 import { stateFields, transfer, type TransferStateName } from '../transfers/machine.ts';
 import * as transferStore from '../transfers/store.ts';
-import { invalid, offerFailure, type OfferFailure, type TransferFailed } from './errors.ts';
+import { invalid, offerFailure, payoutRefused, type OfferFailure, type PayoutRefused, type TransferFailed } from './errors.ts';
 import { createOfferSearch, type FindInput } from './search.ts';
 import { loopLinks, offerJson } from './views.ts';
 import { offerKind } from './machine.ts';
@@ -100,6 +99,9 @@ export interface AcceptInput {
   /** A closed-loop token pays no open loop price. */
   closedLoopOnly?: boolean;
 }
+
+/** What an accept's command may reject with: a refusal, a repeated dedup_id, or a business that cannot pay. */
+type AcceptRefusal = OfferFailure | Duplicate | PayoutRefused;
 
 export type AcceptResult = { ok: true; transfer: Json; confirming: boolean; profile: Json | null; accepterId: string } | OfferFailure | TransferFailed;
 
@@ -269,14 +271,14 @@ export function createOffersService(
     const { design, plan } = await paying(row);
     const closedLoop = closedLoopProblem(caller, design, plan, checked.changes.amount ?? row.amount);
     if (closedLoop) return closedLoop;
-    const result = await commands.run('offer.edit', [{ kind: offerKind.kind, id: offerId }], async (unit) => {
+    const result = await commands.run('offer.edit', [{ kind: offerKind.kind, id: offerId }], async (unit: Unit<OfferFailure>) => {
       await unit.load(offerKind, offerId);
-      if (!unit.send(offerKind, offerId, { type: 'offer.edit', at: unit.now.toISOString() })) return reject(offerFailure('offer_closed'));
+      if (!unit.send(offerKind, offerId, { type: 'offer.edit', at: unit.now.toISOString() })) return unit.reject(offerFailure('offer_closed'));
       if (!(await store.updateOffer(unit.tx, offerId, checked.changes, unit.now))) {
-        return reject(invalid('quantity', 'is below the units already accepted'));
+        return unit.reject(invalid('quantity', 'is below the units already accepted'));
       }
       return { ok: true as const };
-    }) as { ok: true } | OfferFailure;
+    });
     if (!result.ok) return result;
     return { ok: true, offer: offerJson((await store.selectOffer(sql, offerId))!) };
   }
@@ -285,12 +287,12 @@ export function createOffersService(
     const row = /^\d{10}$/.test(offerId) ? await store.selectOffer(sql, offerId) : null;
     if (!row) return offerFailure('offer_not_found');
     if (!(await mayManage(caller, row.profile_id, row.design_id))) return offerFailure('offer_forbidden');
-    const result = await commands.run('offer.close', [{ kind: offerKind.kind, id: offerId }], async (unit) => {
+    const result = await commands.run('offer.close', [{ kind: offerKind.kind, id: offerId }], async (unit: Unit<OfferFailure>) => {
       await unit.load(offerKind, offerId);
-      if (!unit.send(offerKind, offerId, { type: 'offer.close', at: unit.now.toISOString() })) return reject(offerFailure('offer_closed'));
+      if (!unit.send(offerKind, offerId, { type: 'offer.close', at: unit.now.toISOString() })) return unit.reject(offerFailure('offer_closed'));
       await store.closeOffer(unit.tx, offerId, unit.now);
       return { ok: true as const };
-    }) as { ok: true } | OfferFailure;
+    });
     if (!result.ok) return result;
     return { ok: true, offer: offerJson((await store.selectOffer(sql, offerId))!) };
   }
@@ -404,20 +406,20 @@ export function createOffersService(
    * acceptance (dedup_id) and the purchase_offer transfer written, then the cash moved, or for a
    * confirming accept the email queued. A refusal rolls everything back.
    */
-  async function acceptIn(unit: Unit, prepared: PreparedAccept, code: string | null): Promise<{ ok: true; transferId: string }> {
+  async function acceptIn(unit: Unit<AcceptRefusal>, prepared: PreparedAccept, code: string | null): Promise<{ ok: true; transferId: string }> {
     const { input, offer, option, price, design, plan, confirmEmail } = prepared;
     await ledgerStore.lockBalances(unit.tx, balanceKeys(offer, design, plan, input.accepterId));
     const [snapshot, businessWallet, accepterWallet] = await Promise.all([
       unit.load(offerKind, offer.id), unit.load(wallet, offer.profile_id), unit.load(wallet, input.accepterId),
     ]);
-    if (!snapshot || snapshot.value !== 'open') return reject(offerFailure('offer_closed'));
-    if (businessWallet?.value !== 'active') return reject(offerFailure('offer_not_available', { description: "The business's wallet is not active." }));
-    if (accepterWallet?.value !== 'active') return reject(offerFailure('offer_forbidden', { description: 'Your wallet is not active.' }));
+    if (!snapshot || snapshot.value !== 'open') return unit.reject(offerFailure('offer_closed'));
+    if (businessWallet?.value !== 'active') return unit.reject(offerFailure('offer_not_available', { description: "The business's wallet is not active." }));
+    if (accepterWallet?.value !== 'active') return unit.reject(offerFailure('offer_forbidden', { description: 'Your wallet is not active.' }));
     const already = await store.acceptedQuantity(unit.tx, offer.id, input.accepterId);
     if (already + input.quantity > offer.show_limit) {
-      return reject(invalid('quantity', `one person accepts at most ${offer.show_limit} of this offer (${already} already)`));
+      return unit.reject(invalid('quantity', `one person accepts at most ${offer.show_limit} of this offer (${already} already)`));
     }
-    if ((await store.takeStock(unit.tx, offer.id, input.quantity, unit.now)) === null) return reject(offerFailure('sold_out'));
+    if ((await store.takeStock(unit.tx, offer.id, input.quantity, unit.now)) === null) return unit.reject(offerFailure('sold_out'));
     const transferId = await unit.newLongId('transfer');
     const acceptanceId = await unit.newShortId('offer_acceptance');
     const inserted = await store.insertAcceptance(unit.tx, {
@@ -425,7 +427,7 @@ export function createOffersService(
       transfer_id: transferId, referrer_id: input.referrerId ?? null, dedup_id: input.dedupId ?? null, email: confirmEmail,
       confirmDigest: code ? secretHash(code) : null, state: code ? 'confirming' : 'completed',
     }, unit.now);
-    if (!inserted) return reject({ ok: false as const, error: 'duplicate' as const });
+    if (!inserted) return unit.reject(duplicate());
     const created = unit.create(transfer, transferId, { workflowType: 'purchase_offer', waitFor: code ? 'invite' : 'none', at: unit.now.toISOString() });
     await transferStore.insertTransfer(unit.tx, {
       // A confirming transfer names the email to confirm, so only following the link (not
@@ -450,7 +452,7 @@ export function createOffersService(
       return { ok: true, transferId };
     }
     const refused = await payoutIn(unit, offer, plan, design, input.accepterId, input.quantity, price, transferId);
-    if (refused) return reject({ ok: false as const, error: 'payout' as const, failure: refused });
+    if (refused) return unit.reject(payoutRefused(refused));
     return { ok: true, transferId };
   }
 
@@ -465,16 +467,15 @@ export function createOffersService(
     const lockRefs = [{ kind: offerKind.kind, id: offer.id }, { kind: 'wallet', id: input.accepterId }, { kind: 'wallet', id: offer.profile_id }];
     if (design) lockRefs.push({ kind: designKind.kind, id: design.id });
     const code = confirmEmail ? randomSecret(offerConfirmCodeBytes) : null;
-    type Outcome = { ok: true; transferId: string } | OfferFailure | { ok: false; error: 'duplicate' } | { ok: false; error: 'payout'; failure: Failure };
-    const outcome = await commands.run<Outcome>('offer.accept', lockRefs, (unit) => acceptIn(unit, ready.prepared, code));
+    const outcome = await commands.run('offer.accept', lockRefs, (unit: Unit<AcceptRefusal>) => acceptIn(unit, ready.prepared, code));
     if (outcome.ok) return answer(input.accepterId, outcome.transferId, code !== null);
     if (outcome.error === 'duplicate') {
       const existing = await store.selectAcceptanceByDedup(sql, input.accepterId, input.dedupId!);
       if (!existing) throw new Error('dedup key vanished');
       return answer(input.accepterId, existing.transfer_id, existing.state === 'confirming');
     }
-    if (outcome.error === 'payout') return failedTransfer(offer, input.accepterId, input.quantity, (outcome as { failure: Failure }).failure);
-    return outcome as OfferFailure;
+    if (outcome.error === 'payout') return failedTransfer(offer, input.accepterId, input.quantity, outcome.failure);
+    return outcome;
   }
 
   async function confirm(code: string): Promise<OfferResult<{ transfer: Json; offerId: string }> | TransferFailed> {
@@ -490,7 +491,7 @@ export function createOffersService(
     const { design, plan } = await paying(offer);
     const lockRefs = [{ kind: offerKind.kind, id: offer.id }, { kind: 'wallet', id: found.accepter_id }, { kind: 'wallet', id: offer.profile_id }];
     if (design) lockRefs.push({ kind: designKind.kind, id: design.id });
-    const done = await commands.run('offer.confirm', lockRefs, async (unit) => {
+    const done = await commands.run('offer.confirm', lockRefs, async (unit: Unit<PayoutRefused>) => {
       await ledgerStore.lockBalances(unit.tx, balanceKeys(offer, design, plan, found.accepter_id));
       const row = await store.selectAcceptanceForUpdate(unit.tx, found.id);
       if (!row || row.state === 'canceled') return { ok: false as const, gone: true as const };
@@ -504,14 +505,14 @@ export function createOffersService(
         return { ok: false as const, gone: true as const };
       }
       const refused = await payoutIn(unit, offer, plan, design, row.accepter_id, row.quantity, row.price, row.transfer_id);
-      if (refused) return reject({ ok: false as const, failure: refused });
+      if (refused) return unit.reject(payoutRefused(refused));
       if (row.email) await profiles.addConfirmedUid(unit.tx, row.accepter_id, `email:${row.email}`);
       if (!(await ledger.transfers.applyIn(unit, row.transfer_id, { type: 'transfer.invite_accept', at: unit.now.toISOString() }))) {
         throw new Error(`transfer ${row.transfer_id} of a confirming accept was not waiting`);
       }
       await store.setAcceptanceState(unit.tx, row.id, 'confirming', 'completed', unit.now);
       return { ok: true as const };
-    }) as { ok: true } | { ok: false; gone: true } | { ok: false; failure: Failure };
+    });
     if (done.ok) return detail();
     if ('gone' in done) return offerFailure('confirmation_not_found');
     // The business cannot pay: the waiting transfer is canceled and the stock goes back.
@@ -560,8 +561,7 @@ export function createOffersService(
     };
     const lockRefs = [{ kind: offerKind.kind, id: offer.id }, { kind: 'wallet', id: offer.profile_id }];
     if (design) lockRefs.push({ kind: designKind.kind, id: design.id });
-    type Outcome = { ok: true; transferId: string; profileId: string } | OfferFailure | { ok: false; error: 'payout'; failure: Failure };
-    const outcome = await commands.run<Outcome>('offer.signup_accept', lockRefs, async (unit) => {
+    const outcome = await commands.run('offer.signup_accept', lockRefs, async (unit: Unit<AcceptRefusal>) => {
       const profileId = await createIn(unit);
       const acceptInput: AcceptInput = {
         accepterId: profileId, offerId: offer.id, optionId: option.option_id, quantity: input.quantity, referrerId: input.referrerId, private: input.private,
@@ -572,9 +572,11 @@ export function createOffersService(
     });
     if (!outcome.ok && outcome.error === 'payout') {
       const profileId = await commands.run('offer.signup', [{ kind: 'device', id: input.deviceUuid }], createIn);
-      return failedTransfer(offer, profileId, input.quantity, (outcome as { failure: Failure }).failure);
+      return failedTransfer(offer, profileId, input.quantity, outcome.failure);
     }
-    if (!outcome.ok) return outcome as OfferFailure;
+    // A new profile's accept carries no dedup_id, so it is never a repeat.
+    if (!outcome.ok && outcome.error === 'duplicate') throw new Error('a signup accept was refused as a repeat');
+    if (!outcome.ok) return outcome;
     const accepted = await answer(outcome.profileId, outcome.transferId, code !== null);
     if (accepted.confirming) return { ok: true, transfer: accepted.transfer, confirming: true, profile: null, token: null };
     const token = await tokens.issue(sql, {

@@ -2,17 +2,16 @@
 // digits and the PIN's hash are kept), list, delete, set the PIN, suspend and unsuspend. Each card
 // is an actor; every change goes through the command path.
 import { randomBytes } from 'node:crypto';
-import { reject } from '../actors/command.ts';
+import type { Unit } from '../actors/command.ts';
 import type { Core } from '../core.ts';
 import { installationKeyBytes, paycardPinDigits, paycardsPerWalletMax } from '../limits.ts';
 import { hashSecret } from '../passwords.ts';
 import { installationSecret } from '../storage/installation-store.ts';
+import type { PaycardFailure } from './errors.ts';
 import { paycardKind, type PaycardEvent, type PaycardState } from './machine.ts';
 import { luhnValid, simulatedCardNetwork, type CardNetwork } from './network.ts';
 import * as store from './store.ts';
 
-export type PaycardError = 'invalid' | 'card_not_found' | 'card_deleted' | 'not_allowed' | 'too_many_cards';
-export type PaycardFailure = { ok: false; error: PaycardError; invalid?: Record<string, string>; description?: string };
 
 export interface PaycardJson {
   card_id: string;
@@ -65,9 +64,9 @@ export function createPaycardsService(core: Core): PaycardsService {
       const decision = (await networkOf()).link(pan, core.clock.now());
       if (!decision.approved) return { ok: true, linked: false };
       const pinHash = await hashSecret(input.pin);
-      return commands.run('paycard.link', [{ kind: 'wallet', id: profileId }], async (unit) => {
+      return commands.run('paycard.link', [{ kind: 'wallet', id: profileId }], async (unit: Unit<PaycardFailure>) => {
         if ((await store.selectCards(unit.tx, profileId, paycardsPerWalletMax)).length >= paycardsPerWalletMax) {
-          return reject({ ok: false as const, error: 'too_many_cards' as const, description: `A wallet links at most ${paycardsPerWalletMax} cards.` });
+          return unit.reject({ ok: false, error: 'too_many_cards', description: `A wallet links at most ${paycardsPerWalletMax} cards.` });
         }
         const cardId = randomBytes(8).toString('hex');
         const row = { card_id: cardId, profile_id: profileId, network_token: decision.token, last4: decision.last4, pan_length: pan.length, expiration: decision.expiration, pin_hash: pinHash };
@@ -75,7 +74,7 @@ export function createPaycardsService(core: Core): PaycardsService {
         if (!(await store.insertCard(unit.tx, row, unit.now))) return { ok: true as const, linked: true };
         unit.create(paycardKind, cardId, { profileId, at: unit.now.toISOString() });
         return { ok: true as const, linked: true, card: cardJson({ ...row, state: 'active', created_at: unit.now }) };
-      }) as Promise<{ ok: true; linked: boolean; card?: PaycardJson } | PaycardFailure>;
+      });
     },
 
     async change(profileId, cardId, change) {
@@ -88,7 +87,7 @@ export function createPaycardsService(core: Core): PaycardsService {
         // Suspending a suspended card (or unsuspending an active one) changes nothing and is not an error.
         if (next) await store.updateCard(unit.tx, cardId, { state: next.value as PaycardState }, unit.now);
         return { ok: true as const };
-      }) as Promise<{ ok: true } | PaycardFailure>;
+      });
     },
 
     async setPin(profileId, cardId, pin) {

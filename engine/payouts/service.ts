@@ -3,11 +3,10 @@
 // held in the transfer's escrow until the bank connector answers through the outbox; success
 // redeems it (a `deposit` movement), failure returns it to the sender with `dfi_error`.
 import type { Unit } from '../actors/command.ts';
-import { reject } from '../actors/command.ts';
 import type { Core } from '../core.ts';
 import { openLoopId, parseSerialNumbers, sumPicks } from '../ledger/allocation.ts';
 import { escrowHolder, movementLines, pickFromWallet, redeemEscrow, releaseEscrow, walletHolder } from '../ledger/cash.ts';
-import { failure, sendFailure, type Failure } from '../ledger/errors.ts';
+import { duplicate, failure, sendFailure, type Duplicate, type Failure } from '../ledger/errors.ts';
 import type { LedgerService } from '../ledger/service.ts';
 import * as ledgerStore from '../ledger/store.ts';
 import { appdataCharsMax, dedupWindowMs, holdSecondsMax, payoutExpressFeeHundredths, redeemersListMax } from '../limits.ts';
@@ -131,15 +130,15 @@ export function createPayoutsService(core: Core, dependencies: { profiles: Profi
     }
     const feeRecipient = plan.fee > 0n ? await ledger.issuer(sql) : null;
     if (plan.fee > 0n && !feeRecipient) return failure('no_issuer', 'fees need a designated issuer profile to receive them');
-    const result = await commands.run('payout.send', [{ kind: 'wallet', id: input.profileId }], async (unit) => {
+    const result = await commands.run('payout.send', [{ kind: 'wallet', id: input.profileId }], async (unit: Unit<Failure | Duplicate>) => {
       const transferId = await unit.newLongId('transfer');
       const at = unit.now;
       if (input.dedupId !== undefined && !(await transferStore.claimDedup(unit.tx, input.profileId, input.dedupId, transferId, at, new Date(at.getTime() - dedupWindowMs)))) {
-        return reject({ ok: false as const, error: 'duplicate' as const });
+        return unit.reject(duplicate());
       }
       const senderWallet = await unit.load(wallet, input.profileId);
       if (!senderWallet || senderWallet.value !== 'active') {
-        return reject(sendFailure([{ code: 'sender_wallet_not_active', field_name: 'sender_uid', info: { state: senderWallet?.value ?? null } }]));
+        return unit.reject(sendFailure([{ code: 'sender_wallet_not_active', field_name: 'sender_uid', info: { state: senderWallet?.value ?? null } }]));
       }
       let account: store.DfiAccountRow;
       if ('new' in plan.account) {
@@ -153,7 +152,7 @@ export function createPayoutsService(core: Core, dependencies: { profiles: Profi
       const picked = await pickFromWallet(unit.tx, input.profileId, [{ loopId: openLoopId, currency: plan.currency, minor: plan.sendAmount }], plan.serials, {
         recipientId: null, accepts: () => true, nonPayment: false,
       });
-      if (!picked.ok) return reject(sendFailure(picked.errors));
+      if (!picked.ok) return unit.reject(sendFailure(picked.errors));
       await ledgerStore.moveNotes(unit.tx, walletHolder(input.profileId), escrowHolder(transferId), picked.value, at);
       const holdingUntil = plan.holdSeconds > 0 ? new Date(at.getTime() + plan.holdSeconds * 1000) : null;
       const snapshot = unit.create(transfer, transferId, {
@@ -179,12 +178,12 @@ export function createPayoutsService(core: Core, dependencies: { profiles: Profi
       else unit.emit('payout.send', { transferId });
       return { ok: true as const, transferId, duplicate: false };
     });
-    if ((result as { error?: string }).error === 'duplicate') {
+    if (!result.ok && result.error === 'duplicate') {
       const existing = await transferStore.selectDedup(sql, input.profileId, input.dedupId!);
       if (!existing) throw new Error('dedup key vanished');
       return { ok: true, transferId: existing, duplicate: true };
     }
-    return result as PayoutResult;
+    return result;
   }
 
   /** Applies the bank's answer: redeem (and pay the fee) or return the cash to the sender. */

@@ -3,14 +3,13 @@
 // plan (engine/designs/redemption.ts), settlers pay what is pending (settlement.ts), and the
 // received-and-receivable report reads the rows every payment and settlement keeps.
 import type { Unit } from '../actors/command.ts';
-import { reject } from '../actors/command.ts';
 import type { Core } from '../core.ts';
 import { posDeviceOf, redeemArrivedIn, type PosDevice } from '../designs/redemption.ts';
 import { selectLoopLooks } from '../designs/store.ts';
 import { mediaUrlOf } from '../designs/images.ts';
 import { openLoopId, parseAmounts, parseSerialNumbers, specificity, sumPicks, type AmountEntry, type Pick } from '../ledger/allocation.ts';
 import { balanceLockKey, balanceRowLocks, movementLines, pickFromWallet, walletHolder } from '../ledger/cash.ts';
-import { sendFailure, type Failure } from '../ledger/errors.ts';
+import { duplicate, sendFailure, type Duplicate, type Failure } from '../ledger/errors.ts';
 import * as ledgerStore from '../ledger/store.ts';
 import { appdataCharsMax, dedupWindowMs, pullConsentsListMax } from '../limits.ts';
 import { formatMinor, parsePositiveAmount } from '../money.ts';
@@ -208,33 +207,33 @@ export function createPosService(core: Core, dependencies: { profiles: ProfilesS
     const redeemed = await redeemedLoopsOf(sql, recipient);
     const currency = entries?.[0].currency ?? parsed.nonService!.currency;
     const balanceKeys = [sender.id, recipient.id].map((id) => balanceLockKey(id, currency));
-    const result = await commands.run(`pos.${kind}`, [{ kind: 'wallet', id: sender.id }], async (unit) => {
+    const result = await commands.run(`pos.${kind}`, [{ kind: 'wallet', id: sender.id }], async (unit: Unit<Failure | Duplicate>) => {
       const transferId = await unit.newLongId('transfer');
       if (dedupKey !== undefined) {
         const claimed = await transferStore.claimDedup(unit.tx, parties.dedupOwner, dedupKey, transferId, unit.now, new Date(unit.now.getTime() - dedupWindowMs));
-        if (!claimed) return reject({ ok: false as const, error: 'duplicate' as const });
+        if (!claimed) return unit.reject(duplicate());
       }
       const senderWallet = await unit.load(wallet, sender.id);
       if (!senderWallet || senderWallet.value !== 'active') {
-        return reject(sendFailure([{ code: 'sender_wallet_not_active', field_name: 'sender_uid', info: { state: senderWallet?.value ?? null } }]));
+        return unit.reject(sendFailure([{ code: 'sender_wallet_not_active', field_name: 'sender_uid', info: { state: senderWallet?.value ?? null } }]));
       }
       let picks: Pick[] = [];
       if (entries) {
         const picked = await pickFromWallet(unit.tx, sender.id, entries, parsed.serials, {
           recipientId: recipient.id, accepts: (note) => accepts(note, recipient, redeemed), nonPayment: false, recipientIsIndividual: recipient.isIndividual, brandCashOnly: true,
         });
-        if (!picked.ok) return reject(sendFailure(picked.errors));
+        if (!picked.ok) return unit.reject(sendFailure(picked.errors));
         picks = picked.value;
       }
       await writePayment(unit, { kind, transferId, sender, recipient, picks, currency, parsed, input, parties, redeemed });
       return { ok: true as const, transferId };
-    }, { shared: { rows: balanceRowLocks, keys: balanceKeys } }) as { ok: true; transferId: string } | Failure | { ok: false; error: 'duplicate' };
+    }, { shared: { rows: balanceRowLocks, keys: balanceKeys } });
     if (!result.ok && result.error === 'duplicate') {
       const again = await transferStore.selectDedup(sql, parties.dedupOwner, dedupKey!);
       if (!again) throw new Error('dedup key vanished');
       return answer(again, true, parties.viewerId);
     }
-    if (!result.ok) return result as Failure;
+    if (!result.ok) return result;
     return answer(result.transferId, false, parties.viewerId);
   }
 

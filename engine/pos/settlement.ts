@@ -3,7 +3,7 @@
 // command; each recipient gets one `settle` transfer per batch (movement `settle` from the settler),
 // every row's settlement actor moves to settled, and the redeemer's report row moves the amount
 // from pending to settled. Running it again pays only what is still pending: it is idempotent.
-import { reject } from '../actors/command.ts';
+import type { Unit } from '../actors/command.ts';
 import type { Core } from '../core.ts';
 import { activeAgreementRoles, selectDesign, selectGrants } from '../designs/store.ts';
 import { openLoopId } from '../ledger/allocation.ts';
@@ -65,7 +65,7 @@ export function createSettlements(core: Core): Settlements {
       const settlerId = await settlerFor(design.id, design.issuer_id, input.settlerId);
       if (typeof settlerId !== 'string') return settlerId;
       const limit = Math.min(Math.max(input.limit, 1), settleBatchMax);
-      const result = await commands.run('pos.settle', [{ kind: 'settle', id: design.id }, { kind: 'wallet', id: settlerId }], async (unit) => {
+      const result = await commands.run('pos.settle', [{ kind: 'settle', id: design.id }, { kind: 'wallet', id: settlerId }], async (unit: Unit<Failure>) => {
         const rows = await store.selectPendingForUpdate(unit.tx, design.id, limit);
         const byRecipient = new Map<string, store.PendingSettlementRow[]>();
         for (const row of rows) byRecipient.set(row.recipient_id, [...(byRecipient.get(row.recipient_id) ?? []), row]);
@@ -86,7 +86,7 @@ export function createSettlements(core: Core): Settlements {
           }, views);
           if (recipientId !== settlerId) {
             const picked = await pickFromWallet(unit.tx, settlerId, [{ loopId: openLoopId, currency: design.currency, minor: amount }], null, { recipientId, accepts: () => true, nonPayment: false });
-            if (!picked.ok) return reject(sendFailure(picked.errors));
+            if (!picked.ok) return unit.reject(sendFailure(picked.errors));
             await ledgerStore.moveNotes(unit.tx, walletHolder(settlerId), walletHolder(recipientId), picked.value, unit.now, {
               transferId, lines: movementLines(picked.value, 1, 'settle', settlerId, recipientId),
             });
@@ -101,7 +101,7 @@ export function createSettlements(core: Core): Settlements {
           total += amount;
         }
         return { ok: true as const, settled: rows.length, total, transferIds };
-      }) as { ok: true; settled: number; total: bigint; transferIds: string[] } | Failure;
+      });
       if (!result.ok) return result;
       const left = (await store.pendingTotals(sql, design.id)).find((row) => row.currency === design.currency);
       return {

@@ -7,7 +7,7 @@ import { limitPermissions, type AccessTokenInfo, type TokenPrincipal, type Token
 import type { ProfileAccessError } from './errors.ts';
 import { wallet, walletLock } from './machine.ts';
 import { canonicalUidOf } from './names.ts';
-import { UidTakenError, type CreateBusinessInput, type CreateIndividualInput, type LocationOutcome, type ProfileFlagsUpdate, type ProfileRecord, type ProfilesService } from './service.ts';
+import type { CreateBusinessInput, CreateIndividualInput, LocationOutcome, ProfileFlagsUpdate, ProfileRecord, ProfilesService } from './service.ts';
 import type { Location } from './location.ts';
 
 /** A refusal, with the request field it is about where there is one. */
@@ -66,7 +66,7 @@ export interface ProfileAccessService {
   addManager(businessId: string, managerUid: string): Promise<Access<{ managers: string[] }>>;
   setLocation(profileId: string, location: Location | null): Promise<LocationOutcome>;
   /** Suspends, unsuspends or closes a wallet: its new state, or why not. */
-  changeWallet(profileId: string, action: WalletAction): Promise<{ ok: true; state: string } | { ok: false; error: 'profile_not_found' | 'refused' }>;
+  changeWallet(profileId: string, action: WalletAction): Promise<{ ok: true; state: string } | { ok: false; error: Extract<ProfileAccessError, 'profile_not_found' | 'wallet_transition_refused'> }>;
 }
 
 function refuse(error: ProfileAccessError, invalid?: Record<string, string>): AccessRefusal {
@@ -215,12 +215,8 @@ export function createProfileAccessService(core: Core, deps: { profiles: Profile
     },
 
     async setFlags(profileId, flags) {
-      try {
-        if (!(await profiles.setFlags(sql, profileId, flags))) return refuse('profile_not_found');
-      } catch (error) {
-        if (error instanceof UidTakenError) return refuse('username_taken', { username: 'is taken' });
-        throw error;
-      }
+      const set = await profiles.setFlags(sql, profileId, flags);
+      if (!set.ok) return set.error === 'username_taken' ? refuse('username_taken', { username: 'is taken' }) : refuse(set.error);
       return { ok: true, profile: (await profiles.get(sql, profileId))! };
     },
 
@@ -258,7 +254,7 @@ export function createProfileAccessService(core: Core, deps: { profiles: Profile
         return next ? String(next.value) : 'refused';
       });
       if (state === null) return { ok: false, error: 'profile_not_found' };
-      if (state === 'refused') return { ok: false, error: 'refused' };
+      if (state === 'refused') return { ok: false, error: 'wallet_transition_refused' };
       return { ok: true, state };
     },
   };

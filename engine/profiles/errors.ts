@@ -9,4 +9,5 @@ export type ProfileAccessError =
   | 'app_denied'
   | 'username_taken'
   | 'unknown_feature'
-  | 'not_business';
+  | 'not_business'
+  | 'wallet_transition_refused';

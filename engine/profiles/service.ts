@@ -83,11 +83,8 @@ export type LocationOutcome =
 
 export type ListProvider = (db: Queryable, profileId: string) => Promise<unknown[]>;
 
-export class UidTakenError extends Error {
-  constructor(readonly uid: string) {
-    super(`UID ${uid} belongs to another profile`);
-  }
-}
+/** Operator flags set, or why not. */
+export type FlagsOutcome = { ok: true } | { ok: false; error: Extract<ProfileAccessError, 'profile_not_found' | 'username_taken'> };
 
 export interface ProfilesService {
   createIndividualIn(unit: Unit, input: CreateIndividualInput): Promise<{ profileId: string }>;
@@ -112,8 +109,8 @@ export interface ProfilesService {
   addFeature(db: Queryable, profileId: string, feature: string): Promise<void>;
   removeFeature(db: Queryable, profileId: string, feature: string): Promise<boolean>;
   features(db: Queryable, profileId: string): Promise<string[]>;
-  /** Operator flags; false when the profile is missing; throws UidTakenError for a taken username. */
-  setFlags(db: Queryable, profileId: string, flags: ProfileFlagsUpdate): Promise<boolean>;
+  /** Operator flags; refused when the profile is missing or the username belongs to another profile. */
+  setFlags(db: Queryable, profileId: string, flags: ProfileFlagsUpdate): Promise<FlagsOutcome>;
   /** Renames an individual (first and last name) or a business (title and dba); false when the kind does not match. */
   rename(db: Queryable, profileId: string, names: { firstName: string; lastName: string } | { title: string; dba: string | null }): Promise<boolean>;
   profileUrl(profileId: string): string;
@@ -228,7 +225,8 @@ export function createProfilesService(core: Core): ProfilesService {
         unit.now,
       );
       for (const uid of input.confirmedUids) {
-        if (!(await store.insertUid(unit.tx, profileId, uid, unit.now))) throw new UidTakenError(uid);
+        // Callers check that the UIDs are free first; one taken since is a fault (a 500), not an answer.
+        if (!(await store.insertUid(unit.tx, profileId, uid, unit.now))) throw new Error(`UID ${uid} belongs to another profile`);
       }
       if (input.deviceUuid) await store.upsertDevice(unit.tx, profileId, input.deviceUuid, input.deviceName ?? null, unit.now);
       unit.create(wallet, profileId, { profileId, isIndividual: true, createdAt: unit.now.toISOString() });
@@ -298,13 +296,14 @@ export function createProfilesService(core: Core): ProfilesService {
     features: (db, profileId) => store.selectFeatures(db, profileId),
     async setFlags(db, profileId, flags) {
       try {
-        return await store.updateFlags(db, profileId, {
+        const found = await store.updateFlags(db, profileId, {
           support_paycode: flags.supportPaycode,
           preferred_currency: flags.preferredCurrency,
           username: flags.username === undefined ? undefined : flags.username === null ? null : flags.username.toLowerCase(),
         });
+        return found ? { ok: true } : { ok: false, error: 'profile_not_found' };
       } catch (error) {
-        if ((error as { code?: string }).code === uniqueViolation) throw new UidTakenError(`username:${flags.username}`);
+        if ((error as { code?: string }).code === uniqueViolation) return { ok: false, error: 'username_taken' };
         throw error;
       }
     },

@@ -2,7 +2,6 @@
 // while two factor types remain), password, device passwords, name and profile image. Password
 // checks share the guessing guard of sign-in (captcha after repeated failures).
 import sharp, { type Metadata } from 'sharp';
-import { reject } from '../actors/command.ts';
 import { failure, type AuthnFailure } from '../authn/errors.ts';
 import { personNameProblem } from '../authn/names.ts';
 import type { AuthnService } from '../authn/service.ts';
@@ -104,10 +103,10 @@ export function createSettingsService(core: Core, dependencies: { authn: AuthnSe
       const result = await authn.confirmAddUid({ profileId, attemptId: input.attemptId, secret: input.secret, code: input.code, captcha: input.captcha }, async (unit, uid) => {
         const confirmed = await profiles.confirmedUids(unit.tx, profileId);
         if (replace && !confirmed.includes(replace.uid)) {
-          reject(failure('invalid', { replace_uid: 'is not a confirmed UID of this wallet' }));
+          unit.reject(failure('invalid', { replace_uid: 'is not a confirmed UID of this wallet' }));
         }
         if (!(await profiles.addConfirmedUid(unit.tx, profileId, uid))) {
-          reject(failure('uid_taken', { login: 'belongs to another wallet' }));
+          unit.reject(failure('uid_taken', { login: 'belongs to another wallet' }));
         }
         if (replace && replace.uid !== uid) await profiles.removeUid(unit.tx, profileId, replace.uid);
       });

@@ -8,6 +8,7 @@ import { concurrentTokenHardExpirationMs, refreshFailuresMax, tokenHardExpiratio
 import { verifySecret } from '../passwords.ts';
 import type { ProfilesService } from '../profiles/service.ts';
 import type { Queryable } from '../storage/database.ts';
+import type { RefreshError } from './errors.ts';
 import * as store from './store.ts';
 import type { TokenRow } from './store.ts';
 
@@ -110,7 +111,6 @@ export interface IssueInput {
 export type PinCheck = 'match' | 'mismatch' | 'none';
 export type PinVerifier = (db: Queryable, input: { profileId: string; personalProfileId: string; deviceUuid: string | null; pin: string }) => Promise<PinCheck>;
 
-export type RefreshError = 'incorrect_password' | 'incorrect_pin' | 'pin_not_set' | 'refresh_locked' | 'token_expired_hard' | 'token_invalid';
 export type RefreshResult = { ok: true; token: AccessTokenInfo } | { ok: false; error: RefreshError };
 
 export interface TokensService {

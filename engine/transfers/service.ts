@@ -2,12 +2,11 @@
 // transfers, retract/skip/accept/refuse/resend, and the timers that end waiting transfers.
 // Every change goes through the one command path; cash moves through engine/ledger/cash.ts.
 import type { Unit } from '../actors/command.ts';
-import { reject } from '../actors/command.ts';
 import type { Core } from '../core.ts';
 import { constantTimeEqual, randomDigits } from '../ids.ts';
 import { openLoopId, parseAmounts, parseSerialNumbers, sumPicks, type AmountEntry, type Note, type Pick } from '../ledger/allocation.ts';
 import { balanceLockKey, balanceRowLocks, escrowHolder, movementLines, pickFromWallet, releaseEscrow, walletHolder } from '../ledger/cash.ts';
-import { failure, sendFailure, type Failure, type SendError } from '../ledger/errors.ts';
+import { duplicate, failure, sendFailure, type Duplicate, type Failure, type SendError } from '../ledger/errors.ts';
 import * as ledgerStore from '../ledger/store.ts';
 import {
   appdataCharsMax, dayMs, dedupWindowMs, defaultCountries, invitationExpireDaysDefault, paycodeCorrectionMs, paycodeDigits, paycodeExpiryMsDefault,
@@ -17,6 +16,7 @@ import { formatMinor, parsePositiveAmount } from '../money.ts';
 import { wallet } from '../profiles/machine.ts';
 import type { ProfileRecord, ProfilesService } from '../profiles/service.ts';
 import { parseUid } from '../uids.ts';
+import type { InvitationInvalid } from '../invitations/errors.ts';
 import type { InvitationsService } from '../invitations/service.ts';
 import { redeemArrivedIn } from '../designs/redemption.ts';
 import { holdingRulesProblem } from '../designs/rules.ts';
@@ -204,12 +204,16 @@ export function createTransfersService(core: Core, profiles: ProfilesService, in
     return true;
   }
 
-  /** Loads a transfer actor and its row inside a command; rejects when missing. */
-  async function loadIn(unit: Unit, transferId: string) {
+  /** Loads a transfer actor and its row inside a command; null when missing. */
+  async function findIn(unit: Unit, transferId: string) {
     const snapshot = await unit.load(transfer, transferId);
     const row = await store.selectTransfer(unit.tx, transferId);
-    if (!snapshot || !row) return reject(failure('transfer_not_found'));
-    return { snapshot, row, state: snapshot.value as TransferStateName };
+    return snapshot && row ? { snapshot, row, state: snapshot.value as TransferStateName } : null;
+  }
+
+  /** Loads a transfer actor and its row inside a command; rejects when missing. */
+  async function loadIn(unit: Unit<Failure>, transferId: string) {
+    return (await findIn(unit, transferId)) ?? unit.reject(failure('transfer_not_found'));
   }
 
   async function send(input: SendInput): Promise<SendResult> {
@@ -243,7 +247,7 @@ export function createTransfersService(core: Core, profiles: ProfilesService, in
     // the sender's lock) or a relative balance change, so sends of different wallets commit together.
     // The balances they change are taken first for the whole shared transaction, in order.
     const balanceKeys = [input.senderId, ...(recipient && waitFor === 'none' ? [recipient.id] : [])].map((profileId) => balanceLockKey(profileId, currency));
-    const result = await commands.run('transfer.send', [{ kind: 'wallet', id: input.senderId }], async (unit) => {
+    const result = await commands.run('transfer.send', [{ kind: 'wallet', id: input.senderId }], async (unit: Unit<Failure | Duplicate | InvitationInvalid>) => {
       // Independent statements go out together (postgres.js pipelines them on the transaction's
       // connection), so a send costs few round trips while it holds the sender's lock.
       const at = unit.now;
@@ -274,17 +278,17 @@ export function createTransfersService(core: Core, profiles: ProfilesService, in
         const [claimed, pickedNow, senderNow] = await Promise.all([
           store.claimDedup(unit.tx, input.senderId, input.dedupId, transferId, at, new Date(at.getTime() - dedupWindowMs)), pick(), unit.load(wallet, input.senderId),
         ]);
-        if (!claimed) return reject({ ok: false as const, error: 'duplicate' as const });
+        if (!claimed) return unit.reject(duplicate());
         [picked, senderWallet, recipientWalletState] = [pickedNow, senderNow, started.recipientWalletState];
       }
       if (!senderWallet || senderWallet.value !== 'active') {
-        return reject(sendFailure([{ code: 'sender_wallet_not_active', field_name: 'sender_uid', info: { state: senderWallet?.value ?? null } }]));
+        return unit.reject(sendFailure([{ code: 'sender_wallet_not_active', field_name: 'sender_uid', info: { state: senderWallet?.value ?? null } }]));
       }
-      if (recipientWalletState === 'closed') return reject(sendFailure([{ code: 'recipient_wallet_closed', field_name: 'recipient_uid', info: {} }]));
-      if (!picked.ok) return reject(sendFailure(picked.errors));
+      if (recipientWalletState === 'closed') return unit.reject(sendFailure([{ code: 'recipient_wallet_closed', field_name: 'recipient_uid', info: {} }]));
+      if (!picked.ok) return unit.reject(sendFailure(picked.errors));
       const picks = picked.value;
       const rulesProblem = await holdingRulesProblem(unit.tx, picks, input.senderId, { id: recipient?.id ?? null, isIndividual: recipient?.isIndividual ?? true }, redeemed);
-      if (rulesProblem) return reject(sendFailure([rulesProblem]));
+      if (rulesProblem) return unit.reject(sendFailure([rulesProblem]));
       const amount = sumPicks(picks);
       const nonPayment = picks.some((pick) => !accepts(pick, recipient, redeemed));
       const workflowType = nonPayment ? 'non_payment' : 'profile_to_profile';
@@ -362,16 +366,16 @@ export function createTransfersService(core: Core, profiles: ProfilesService, in
       });
       return { ok: true as const, transferId, duplicate: false, detail: { transfer: transferDetail, profile: profileDetail } };
     }, { shared: { rows: balanceRowLocks, keys: balanceKeys } });
-    if ((result as { error?: string }).error === 'invalid') {
+    if (!result.ok && result.error === 'invalid') {
       // The invitations domain refused the address.
-      return sendFailure([{ code: 'recipient_not_found', field_name: 'recipient_uid', info: { invalid: (result as { invalid?: unknown }).invalid ?? null } }]);
+      return sendFailure([{ code: 'recipient_not_found', field_name: 'recipient_uid', info: { invalid: result.invalid ?? null } }]);
     }
-    if ((result as { error?: string }).error === 'duplicate') {
+    if (!result.ok && result.error === 'duplicate') {
       const existing = await store.selectDedup(sql, input.senderId, input.dedupId!);
       if (!existing) throw new Error('dedup key vanished');
       return { ok: true, transferId: existing, duplicate: true };
     }
-    return result as SendResult;
+    return result;
   }
 
   async function findDuplicate(senderId: string, dedupId: string): Promise<string | null> {
@@ -423,10 +427,10 @@ export function createTransfersService(core: Core, profiles: ProfilesService, in
       if (!recipient || recipient.isIndividual || openLoop === 0n) return;
       await posStore.addImmediateReceivable(unit.tx, { profileId: recipient.id, transferId, currency: input.currency, delta: sign * openLoop, posDevice: input.posDevice ?? null }, unit.now);
     };
-    return commands.run('transfer.receive', locks, async (unit) => {
+    return commands.run('transfer.receive', locks, async (unit: Unit<Failure>) => {
       const { state } = await loadIn(unit, found.transfer_id);
       const paycode = await store.selectPaycodeByTransfer(unit.tx, found.transfer_id);
-      if (!paycode || !paycodeMatches(paycode, digest, code) || paycode.state === 'ended') return reject(failure('code_not_found'));
+      if (!paycode || !paycodeMatches(paycode, digest, code) || paycode.state === 'ended') return unit.reject(failure('code_not_found'));
       const details = { total_due: totalDue === null ? null : formatMinor(totalDue, input.currency), total_tax: input.totalTax ?? null };
       if (state === 'paycode') {
         const picks = await releaseEscrow(unit.tx, found.transfer_id, found.recipient_id, found.sender_id, amount, unit.now);
@@ -440,18 +444,18 @@ export function createTransfersService(core: Core, profiles: ProfilesService, in
         return { ok: true as const, transferId: found.transfer_id, amountReceived: amount };
       }
       const withinCorrection = paycode.used_at !== null && unit.now.getTime() - paycode.used_at.getTime() <= paycodeCorrectionMs;
-      if (state !== 'completed' || paycode.state !== 'used' || !withinCorrection) return reject(failure('code_already_used'));
+      if (state !== 'completed' || paycode.state !== 'used' || !withinCorrection) return unit.reject(failure('code_already_used'));
       // The correction period: resubmitting the code changes the amount received.
       if (amount !== paycode.received) {
         const number = await ledgerStore.nextMovementNumber(unit.tx, found.transfer_id);
         if (amount > paycode.received) {
           const picks = await moveBetweenWallets(unit, found.sender_id, found.recipient_id, input.currency, amount - paycode.received, recipient);
-          if (!picks) return reject(failure('code_limited', 'the sender no longer holds enough cash'));
+          if (!picks) return unit.reject(failure('code_limited', 'the sender no longer holds enough cash'));
           await ledgerStore.insertMovements(unit.tx, found.transfer_id, movementLines(picks, number, 'move', found.sender_id, found.recipient_id), unit.now);
           await reportImmediateIn(unit, found.transfer_id, picks, 1n);
         } else {
           const picks = await moveBetweenWallets(unit, found.recipient_id, found.sender_id, input.currency, paycode.received - amount, null);
-          if (!picks) return reject(failure('code_limited', 'the recipient no longer holds enough cash to refund'));
+          if (!picks) return unit.reject(failure('code_limited', 'the recipient no longer holds enough cash to refund'));
           await ledgerStore.insertMovements(unit.tx, found.transfer_id, movementLines(picks, number, 'refund', found.recipient_id, found.sender_id), unit.now);
           await reportImmediateIn(unit, found.transfer_id, picks, -1n);
         }
@@ -486,10 +490,10 @@ export function createTransfersService(core: Core, profiles: ProfilesService, in
     const needed = callerIsRecipient ? 'manage_received' : 'manage_sent';
     if (!input.permissions.has(needed)) return failure('wrong_permission', needed);
     if (!(recipientInitiated ? recipientInitiatedReasons : senderInitiatedReasons).has(input.reason)) return failure('invalid_reason');
-    return commands.run('transfer.retract', [{ kind: 'wallet', id: row.sender_id! }, { kind: 'transfer', id: row.id }], async (unit) => {
+    return commands.run('transfer.retract', [{ kind: 'wallet', id: row.sender_id! }, { kind: 'transfer', id: row.id }], async (unit: Unit<Failure>) => {
       await loadIn(unit, row.id);
       if (!(await cancelIn(unit, row.id, row.sender_id!, { type: 'transfer.retract', at: unit.now.toISOString(), reason: input.reason }))) {
-        return reject(failure('cannot_retract'));
+        return unit.reject(failure('cannot_retract'));
       }
       return { ok: true as const, transferId: row.id };
     });
@@ -499,7 +503,7 @@ export function createTransfersService(core: Core, profiles: ProfilesService, in
     const row = await store.selectTransfer(sql, input.transferId);
     if (!row || !(await store.isViewer(sql, input.transferId, input.callerId))) return failure('transfer_not_found');
     if (row.sender_id !== input.callerId) return failure('not_initiator');
-    return commands.run('transfer.skip', [{ kind: 'wallet', id: row.sender_id }, { kind: 'transfer', id: row.id }], async (unit) => {
+    return commands.run('transfer.skip', [{ kind: 'wallet', id: row.sender_id }, { kind: 'transfer', id: row.id }], async (unit: Unit<Failure>) => {
       const { state } = await loadIn(unit, row.id);
       if (state === 'paycode') {
         const picks = await releaseEscrow(unit.tx, row.id, row.recipient_id!, row.sender_id!, null, unit.now);
@@ -512,7 +516,7 @@ export function createTransfersService(core: Core, profiles: ProfilesService, in
         await applyIn(unit, row.id, { type: 'transfer.skip', at: unit.now.toISOString() });
         unit.emit('payout.send', { transferId: row.id });
       } else {
-        return reject(failure('not_waiting'));
+        return unit.reject(failure('not_waiting'));
       }
       return { ok: true as const, transferId: row.id };
     });
@@ -523,12 +527,12 @@ export function createTransfersService(core: Core, profiles: ProfilesService, in
     if (!row || !(await store.isViewer(sql, input.transferId, input.callerId))) return failure('transfer_not_found');
     if (row.sender_id !== input.callerId) return failure('not_initiator');
     if (input.expireSeconds * 1000 > paycodeExpiryMsMax) return failure('invalid_amount', 'expire_seconds is more than 10 years');
-    return commands.run('transfer.paycode_extend', [{ kind: 'transfer', id: row.id }], async (unit) => {
+    return commands.run('transfer.paycode_extend', [{ kind: 'transfer', id: row.id }], async (unit: Unit<Failure>) => {
       const { state } = await loadIn(unit, row.id);
       const paycode = await store.selectPaycodeByTransfer(unit.tx, row.id);
-      if (state !== 'paycode' || !paycode || paycode.state !== 'active') return reject(failure('not_waiting'));
+      if (state !== 'paycode' || !paycode || paycode.state !== 'active') return unit.reject(failure('not_waiting'));
       const given = normalizePaycode(input.paycode);
-      if (!paycodeMatches(paycode, await paycodeSecrets.digest(unit.tx, given), given)) return reject(failure('paycode_mismatch'));
+      if (!paycodeMatches(paycode, await paycodeSecrets.digest(unit.tx, given), given)) return unit.reject(failure('paycode_mismatch'));
       const expiresAt = new Date(unit.now.getTime() + input.expireSeconds * 1000);
       await store.updatePaycode(unit.tx, row.id, { expiresAt }, unit.now);
       unit.schedule(transfer, row.id, 'paycode_expire', expiresAt, { type: 'transfer.paycode_expire', at: expiresAt.toISOString() });
@@ -545,12 +549,12 @@ export function createTransfersService(core: Core, profiles: ProfilesService, in
   }
 
   /** Moves a waiting invitation's escrow to the accepting profile, which becomes its recipient. */
-  async function acceptInvitationIn(unit: Unit, row: store.TransferRow, callerId: string, callerIsIndividual: boolean): Promise<void> {
+  async function acceptInvitationIn(unit: Unit<Failure>, row: store.TransferRow, callerId: string, callerIsIndividual: boolean): Promise<void> {
     const { state } = await loadIn(unit, row.id);
-    if (state !== 'invite') return reject(failure('not_waiting'));
+    if (state !== 'invite') return unit.reject(failure('not_waiting'));
     const picks = await releaseEscrow(unit.tx, row.id, callerId, row.sender_id!, null, unit.now);
     const rulesProblem = await holdingRulesProblem(unit.tx, picks, row.sender_id!, { id: callerId, isIndividual: callerIsIndividual }, await redeemedLoopsOf(unit.tx, await profiles.get(unit.tx, callerId)), true);
-    if (rulesProblem) return reject(sendFailure([rulesProblem]));
+    if (rulesProblem) return unit.reject(sendFailure([rulesProblem]));
     await ledgerStore.insertMovements(unit.tx, row.id, movementLines(picks, 1, 'move', row.sender_id, callerId), unit.now);
     unit.cancelTimer(transfer, row.id, 'invite_expire');
     await applyIn(unit, row.id, { type: 'transfer.invite_accept', at: unit.now.toISOString() }, {
@@ -566,7 +570,7 @@ export function createTransfersService(core: Core, profiles: ProfilesService, in
     if (delegated) return delegated(input.callerId, row, input.closedLoopOnly === true);
     if (!(await ownsRecipientUid(input.callerId, row))) return failure('not_recipient');
     const caller = await profiles.get(sql, input.callerId);
-    return commands.run('transfer.accept', [{ kind: 'wallet', id: input.callerId }, { kind: 'transfer', id: row.id }], async (unit) => {
+    return commands.run('transfer.accept', [{ kind: 'wallet', id: input.callerId }, { kind: 'transfer', id: row.id }], async (unit: Unit<Failure>) => {
       await acceptInvitationIn(unit, row, input.callerId, caller?.isIndividual ?? false);
       return { ok: true as const, transferId: row.id };
     });
@@ -580,7 +584,7 @@ export function createTransfersService(core: Core, profiles: ProfilesService, in
     if (row.sender_id === input.callerId) return failure('own_invitation');
     const caller = await profiles.get(sql, input.callerId);
     const locks = [{ kind: 'wallet', id: input.callerId }, { kind: 'transfer', id: row.id }, { kind: 'invitation', id: found.inviteId }];
-    return commands.run('transfer.accept_code', locks, async (unit) => {
+    return commands.run('transfer.accept_code', locks, async (unit: Unit<Failure>) => {
       await acceptInvitationIn(unit, row, input.callerId, caller?.isIndividual ?? false);
       await invitations!.markAcceptedIn(unit, found.inviteId, input.callerId);
       return { ok: true as const, transferId: row.id };
@@ -591,9 +595,9 @@ export function createTransfersService(core: Core, profiles: ProfilesService, in
     const row = await store.selectTransfer(sql, input.transferId);
     if (!row) return failure('transfer_not_found');
     if (!(await ownsRecipientUid(input.callerId, row))) return failure('not_recipient');
-    return commands.run('transfer.refuse', [{ kind: 'wallet', id: row.sender_id! }, { kind: 'transfer', id: row.id }], async (unit) => {
+    return commands.run('transfer.refuse', [{ kind: 'wallet', id: row.sender_id! }, { kind: 'transfer', id: row.id }], async (unit: Unit<Failure>) => {
       await loadIn(unit, row.id);
-      if (!(await cancelIn(unit, row.id, row.sender_id!, { type: 'transfer.invite_refuse', at: unit.now.toISOString() }))) return reject(failure('not_waiting'));
+      if (!(await cancelIn(unit, row.id, row.sender_id!, { type: 'transfer.invite_refuse', at: unit.now.toISOString() }))) return unit.reject(failure('not_waiting'));
       return { ok: true as const, transferId: row.id };
     });
   }
@@ -602,10 +606,10 @@ export function createTransfersService(core: Core, profiles: ProfilesService, in
     const row = await store.selectTransfer(sql, input.transferId);
     if (!row || !(await store.isViewer(sql, input.transferId, input.callerId))) return failure('transfer_not_found');
     if (row.sender_id !== input.callerId) return failure('not_initiator');
-    return commands.run('transfer.resend', [{ kind: 'transfer', id: row.id }], async (unit) => {
+    return commands.run('transfer.resend', [{ kind: 'transfer', id: row.id }], async (unit: Unit<Failure>) => {
       const { snapshot } = await loadIn(unit, row.id);
       if (!(await applyIn(unit, row.id, { type: 'transfer.invite_resend', at: unit.now.toISOString() }, { details: { sent_count: snapshot.context.sentCount + 1 } }))) {
-        return reject(failure('not_waiting'));
+        return unit.reject(failure('not_waiting'));
       }
       unit.emit('transfer.invitation', { transferId: row.id, senderId: row.sender_id, recipientUid: row.recipient_uid, resend: true });
       return { ok: true as const, transferId: row.id };
@@ -619,7 +623,10 @@ export function createTransfersService(core: Core, profiles: ProfilesService, in
   core.sweeper.register('transfer', async (unit, timer) => {
     const extra = timerHandlers.get(timer.name);
     if (extra) return extra(unit, timer.actorId, timer.event as TransferEvent);
-    const { row } = await loadIn(unit, timer.actorId);
+    // A timer is written with its transfer, so a missing one is a fault (logged, retried), not a refusal.
+    const found = await findIn(unit, timer.actorId);
+    if (!found) throw new Error(`transfer ${timer.actorId} of timer ${timer.name} is missing`);
+    const { row } = found;
     if (timer.name === 'paycode_expire' || timer.name === 'invite_expire' || timer.name === 'trade_expire') {
       await cancelIn(unit, row.id, row.sender_id!, timer.event as TransferEvent);
       return;

@@ -3,11 +3,10 @@
 // accepts, its expected cash moves to the sender and the escrow to the recipient, in one command.
 // Retraction (sender) or the accept deadline (a durable timer) returns the escrow.
 import type { Unit } from '../actors/command.ts';
-import { reject } from '../actors/command.ts';
 import type { Core } from '../core.ts';
 import { parseAmounts, sumPicks, type AmountEntry } from '../ledger/allocation.ts';
 import { balanceLockKey, escrowHolder, movementLines, pickFromWallet, releaseEscrow, walletHolder } from '../ledger/cash.ts';
-import { failure, sendFailure, type Failure } from '../ledger/errors.ts';
+import { duplicate, failure, sendFailure, type Duplicate, type Failure } from '../ledger/errors.ts';
 import * as ledgerStore from '../ledger/store.ts';
 import { appdataCharsMax, dedupWindowMs } from '../limits.ts';
 import { formatMinor } from '../money.ts';
@@ -85,20 +84,20 @@ export function createTradesService(core: Core, profiles: ProfilesService, trans
     const recipient = resolved.recipient.profile;
     if (!recipient) return sendFailure([{ code: 'recipient_not_found', field_name: 'recipient_uid', info: { reason: 'a trade needs a recipient with a wallet' } }]);
     const currency = offered.value[0].currency;
-    const result = await commands.run('transfer.trade', [{ kind: 'wallet', id: input.senderId }], async (unit) => {
+    const result = await commands.run('transfer.trade', [{ kind: 'wallet', id: input.senderId }], async (unit: Unit<Failure | Duplicate>) => {
       const transferId = await unit.newLongId('transfer');
       const at = unit.now;
       if (input.dedupId !== undefined && !(await store.claimDedup(unit.tx, input.senderId, input.dedupId, transferId, at, new Date(at.getTime() - dedupWindowMs)))) {
-        return reject({ ok: false as const, error: 'duplicate' as const });
+        return unit.reject(duplicate());
       }
       const senderWallet = await unit.load(wallet, input.senderId);
       if (!senderWallet || senderWallet.value !== 'active') {
-        return reject(sendFailure([{ code: 'sender_wallet_not_active', field_name: 'sender_uid', info: { state: senderWallet?.value ?? null } }]));
+        return unit.reject(sendFailure([{ code: 'sender_wallet_not_active', field_name: 'sender_uid', info: { state: senderWallet?.value ?? null } }]));
       }
       const picked = await pickFromWallet(unit.tx, input.senderId, offered.value, null, {
         recipientId: recipient.id, accepts: (note) => accepts(note, recipient), nonPayment: true, brandCashOnly: input.closedLoopOnly,
       });
-      if (!picked.ok) return reject(sendFailure(picked.errors));
+      if (!picked.ok) return unit.reject(sendFailure(picked.errors));
       await ledgerStore.moveNotes(unit.tx, walletHolder(input.senderId), escrowHolder(transferId), picked.value, at);
       const snapshot = unit.create(transfer, transferId, { workflowType: 'trade', waitFor: 'trade', at: at.toISOString() });
       const expiresAt = new Date(at.getTime() + input.acceptExpireSeconds * 1000);
@@ -115,12 +114,12 @@ export function createTradesService(core: Core, profiles: ProfilesService, trans
       }, [{ profileId: input.senderId, role: 'sender' }, { profileId: recipient.id, role: 'recipient' }]);
       return { ok: true as const, transferId };
     });
-    if ((result as { error?: string }).error === 'duplicate') {
+    if (!result.ok && result.error === 'duplicate') {
       const existing = await store.selectDedup(sql, input.senderId, input.dedupId!);
       if (!existing) throw new Error('dedup key vanished');
       return { ok: true, transferId: existing };
     }
-    return result as TradeResult;
+    return result;
   }
 
   /** A plan named for a loop must be a live plan of the design whose id that loop is. */
@@ -150,19 +149,19 @@ export function createTradesService(core: Core, profiles: ProfilesService, trans
     const senderId = row.sender_id!;
     const sender = await profiles.get(sql, senderId);
     const locks = [{ kind: 'wallet', id: input.callerId }, { kind: 'wallet', id: senderId }, { kind: 'transfer', id: row.id }];
-    return commands.run('transfer.accept_trade', locks, async (unit: Unit) => {
+    return commands.run('transfer.accept_trade', locks, async (unit: Unit<Failure>) => {
       const snapshot = await unit.load(transfer, row.id);
-      if (!snapshot || snapshot.value !== 'trade') return reject(failure('not_waiting'));
+      if (!snapshot || snapshot.value !== 'trade') return unit.reject(failure('not_waiting'));
       const at = unit.now;
       const currencies = [...new Set([row.currency, ...expected.value.map((entry) => entry.currency)])];
       await ledgerStore.lockBalances(unit.tx, currencies.flatMap((currency) => [balanceLockKey(senderId, currency), balanceLockKey(input.callerId, currency)]));
       const paid = await pickFromWallet(unit.tx, input.callerId, expected.value, null, {
         recipientId: senderId, accepts: (note) => accepts(note, sender), nonPayment: true, brandCashOnly: input.closedLoopOnly,
       });
-      if (!paid.ok) return reject(sendFailure(paid.errors.map((error) => ({ ...error, field_name: 'expect_amounts' }))));
+      if (!paid.ok) return unit.reject(sendFailure(paid.errors.map((error) => ({ ...error, field_name: 'expect_amounts' }))));
       const offered = await releaseEscrow(unit.tx, row.id, input.callerId, senderId, null, at);
       const offeredProblem = await holdingRulesProblem(unit.tx, offered, senderId, { id: input.callerId, isIndividual: true }, new Set(), true);
-      if (offeredProblem) return reject(sendFailure([offeredProblem]));
+      if (offeredProblem) return unit.reject(sendFailure([offeredProblem]));
       await ledgerStore.moveNotes(unit.tx, walletHolder(input.callerId), walletHolder(senderId), paid.value, at);
       await ledgerStore.insertMovements(unit.tx, row.id, [
         ...movementLines(offered, 1, 'move', senderId, input.callerId),

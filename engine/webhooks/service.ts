@@ -5,7 +5,7 @@
 // Each delivery is signed (signing.ts) and goes only where the destination policy allows.
 import http from 'node:http';
 import https from 'node:https';
-import { assertOutsideCommand, reject } from '../actors/command.ts';
+import { assertOutsideCommand, type Unit } from '../actors/command.ts';
 import type { Core } from '../core.ts';
 import { randomSecret } from '../ids.ts';
 import {
@@ -14,14 +14,12 @@ import {
 import type { Queryable } from '../storage/database.ts';
 import type { TransferQueries } from '../transfers/queries.ts';
 import { checkDestination, checkUrl, guardedLookup, type DestinationPolicy } from './destination.ts';
+import type { WebhookFailure } from './errors.ts';
 import { deliveryHeader, sign, signatureHeader } from './signing.ts';
 import * as store from './store.ts';
 
 export const webhookEffectKind = 'webhook.deliver';
 export const webhookStates = ['pending', 'completed', 'canceled'] as const;
-
-export type WebhookError = 'invalid' | 'webhook_not_found' | 'too_many_webhooks';
-export type WebhookFailure = { ok: false; error: WebhookError; invalid?: Record<string, string>; description?: string };
 
 export interface WebhookJson {
   id: string;
@@ -148,9 +146,9 @@ export function createWebhooksService(core: Core, dependencies: { queries: Trans
       if (!destination.ok) return { ok: false, error: 'invalid', invalid: { url: destination.reason } };
       const secret = newSecret();
       // One command per profile at a time, so the per-profile limit holds under concurrent adds.
-      return commands.run('webhook.add', [{ kind: 'webhooks', id: profileId }], async (unit) => {
+      return commands.run('webhook.add', [{ kind: 'webhooks', id: profileId }], async (unit: Unit<WebhookFailure>) => {
         if ((await store.countWebhooks(unit.tx, profileId)) >= webhooksPerProfileMax) {
-          return reject({ ok: false as const, error: 'too_many_webhooks' as const, description: `A profile registers at most ${webhooksPerProfileMax} webhooks.` });
+          return unit.reject({ ok: false, error: 'too_many_webhooks', description: `A profile registers at most ${webhooksPerProfileMax} webhooks.` });
         }
         const row: store.WebhookRow = {
           id: await unit.newShortId('webhook'), profile_id: profileId, url: destination.url.toString(), workflow_types: input.workflowTypes ?? null,
@@ -178,9 +176,9 @@ export function createWebhooksService(core: Core, dependencies: { queries: Trans
 
     async rotate(profileId, webhookId) {
       const secret = newSecret();
-      return commands.run('webhook.rotate', [{ kind: 'webhooks', id: profileId }], async (unit) => {
+      return commands.run('webhook.rotate', [{ kind: 'webhooks', id: profileId }], async (unit: Unit<WebhookFailure>) => {
         const row = await own(profileId, webhookId, unit.tx);
-        if (!row) return reject(notFound);
+        if (!row) return unit.reject(notFound);
         const until = new Date(unit.now.getTime() + webhookRotationOverlapMs);
         await store.rotateSecret(unit.tx, webhookId, secret, unit.now, until);
         return { ok: true as const, webhook: json({ ...row, previous_secret: row.secret, previous_secret_until: until, secret, rotated_at: unit.now }), secret };
