@@ -135,10 +135,32 @@ function isRetryable(error: unknown): boolean {
   return typeof code === 'string' && retryableSqlStates.has(code);
 }
 
+type TimerWrite = { op: 'set'; kind: string; id: string; name: string; dueAt: Date; event: unknown } | { op: 'delete'; kind: string; id: string; name: string };
+
+/**
+ * The writes that end a unit: changed snapshots (fenced by version), timers and outbox rows. They
+ * touch independent rows; sent together, postgres.js pipelines them into one round trip. Each
+ * versioned update is checked once all have answered.
+ */
+async function writeUnit(tx: TransactionSql, now: Date, state: { tracked: Map<string, Tracked>; timers: TimerWrite[]; effects: { kind: string; payload: unknown }[] }): Promise<bigint[]> {
+  const inserts = [...state.tracked.values()].flatMap((entry) => (entry.inserted ? [entry.inserted] : []));
+  const snapshotWrites = [...state.tracked.values()]
+    .filter((entry) => entry.dirty)
+    .map(async (entry) => {
+      const written = await store.updateActor(tx, entry.kind.kind, entry.id, entry.loadedVersion, stateName(entry.snapshot.value), toStored(entry.snapshot), now);
+      if (!written) throw new VersionConflictError(entry.kind.kind, entry.id);
+    });
+  const timerWrites = state.timers.map((timer) =>
+    timer.op === 'set' ? store.upsertTimer(tx, timer.kind, timer.id, timer.name, timer.dueAt, timer.event) : store.deleteTimer(tx, timer.kind, timer.id, timer.name),
+  );
+  const [outboxIds] = await Promise.all([store.insertOutbox(tx, state.effects, now), ...inserts, ...snapshotWrites, ...timerWrites]);
+  return outboxIds;
+}
+
 /** A unit over a transaction, and the writes that end it. */
 function openUnit(tx: TransactionSql, now: Date, ids: IdMinter): { unit: Unit<unknown>; finish(): Promise<bigint[]> } {
   const tracked = new Map<string, Tracked>();
-  const timers: ({ op: 'set'; kind: string; id: string; name: string; dueAt: Date; event: unknown } | { op: 'delete'; kind: string; id: string; name: string })[] = [];
+  const timers: TimerWrite[] = [];
   const effects: { kind: string; payload: unknown }[] = [];
   const key = (kind: ActorKind, id: string) => `${kind.kind}:${id}`;
 
@@ -192,26 +214,19 @@ function openUnit(tx: TransactionSql, now: Date, ids: IdMinter): { unit: Unit<un
     },
   };
 
-  // The final writes touch independent rows; sent together, postgres.js pipelines them into one
-  // round trip. Each versioned update is checked once all have answered.
-  async function finish(): Promise<bigint[]> {
-    const inserts = [...tracked.values()].flatMap((entry) => (entry.inserted ? [entry.inserted] : []));
-    const snapshotWrites = [...tracked.values()]
-      .filter((entry) => entry.dirty)
-      .map(async (entry) => {
-        const written = await store.updateActor(tx, entry.kind.kind, entry.id, entry.loadedVersion, stateName(entry.snapshot.value), toStored(entry.snapshot), now);
-        if (!written) throw new VersionConflictError(entry.kind.kind, entry.id);
-      });
-    const timerWrites = timers.map((timer) =>
-      timer.op === 'set'
-        ? store.upsertTimer(tx, timer.kind, timer.id, timer.name, timer.dueAt, timer.event)
-        : store.deleteTimer(tx, timer.kind, timer.id, timer.name),
-    );
-    const [outboxIds] = await Promise.all([store.insertOutbox(tx, effects, now), ...inserts, ...snapshotWrites, ...timerWrites]);
-    return outboxIds;
-  }
+  return { unit, finish: () => writeUnit(tx, now, { tracked, timers, effects }) };
+}
 
-  return { unit, finish };
+/** One command's transaction, its locks already held. */
+async function transact<R>(sql: Sql, open: (tx: TransactionSql) => ReturnType<typeof openUnit>, body: (unit: Unit<unknown>) => Promise<R>, hold: LockHold): Promise<{ result: R; outboxIds: bigint[] }> {
+  return pipelinedTransaction(sql, async (tx) => {
+    const { unit, finish } = open(tx);
+    const result = await body(unit);
+    const outboxIds = await finish();
+    // The last moment to learn that the lock passed on: after this, commit.
+    if (!hold.isHeld()) throw new LockLostError();
+    return { result, outboxIds };
+  }) as Promise<{ result: R; outboxIds: bigint[] }>;
 }
 
 export function createCommandRunner(options: CommandRunnerOptions): CommandRunner {
@@ -223,23 +238,11 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
     commandScope.exit(() => options.onCommitted?.(outboxIds));
   }
 
-  /** One command's transaction, its locks already held. */
-  async function transact<R>(body: (unit: Unit<unknown>) => Promise<R>, hold: LockHold): Promise<{ result: R; outboxIds: bigint[] }> {
-    return pipelinedTransaction(sql, async (tx) => {
-      const { unit, finish } = openUnit(tx, clock.now(), ids);
-      const result = await body(unit);
-      const outboxIds = await finish();
-      // The last moment to learn that the lock passed on: after this, commit.
-      if (!hold.isHeld()) throw new LockLostError();
-      return { result, outboxIds };
-    }) as Promise<{ result: R; outboxIds: bigint[] }>;
-  }
-
   /** Runs a command alone with its locks held, retrying version conflicts and deadlocks; rejections answer. */
   async function runHeld(name: string, body: (unit: Unit<unknown>) => Promise<unknown>, hold: LockHold, startedAt: number): Promise<unknown> {
     for (let tries = 0; ; tries++) {
       try {
-        const { result, outboxIds } = await transact(body, hold);
+        const { result, outboxIds } = await transact(sql, (tx) => openUnit(tx, clock.now(), ids), body, hold);
         metrics.commandDuration.observe({ command: name, outcome: 'committed' }, (performance.now() - startedAt) / 1000);
         if (outboxIds.length > 0) afterCommit(outboxIds);
         return result;

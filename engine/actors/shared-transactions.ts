@@ -58,8 +58,41 @@ export interface SharedTransactions<U> {
   enqueue(name: string, rows: SharedRows, hold: LockHold, body: (unit: U) => Promise<unknown>, startedAt: number): Promise<unknown>;
 }
 
+/** Locks every command's shared rows: one ordered statement per table, tables in name order. */
+function takeSharedRows<U>(tx: TransactionSql, batch: readonly Waiting<U>[]): Promise<void[]> {
+  const keysByTable = new Map<SharedRowLocks, Set<string>>();
+  for (const entry of batch) {
+    const keys = keysByTable.get(entry.rows.rows) ?? new Set<string>();
+    for (const key of entry.rows.keys) keys.add(key);
+    keysByTable.set(entry.rows.rows, keys);
+  }
+  const tables = [...keysByTable].sort(([left], [right]) => (left.table < right.table ? -1 : left.table > right.table ? 1 : 0));
+  return Promise.all(tables.map(([rows, keys]) => rows.take(tx, [...keys].sort())));
+}
+
+/** One transaction for the whole batch; throws SharedTransactionAborted (rolling back) unless every command succeeded. */
+async function runBatch<U>(options: SharedTransactionOptions<U>, batch: readonly Waiting<U>[]): Promise<{ results: unknown[]; outboxIds: bigint[] }> {
+  return (await pipelinedTransaction(options.sql, async (tx) => {
+    const now = options.clock.now();
+    // The shared rows are locked first, sent ahead of the bodies.
+    const rowsTaken = takeSharedRows(tx, batch);
+    rowsTaken.catch(() => {});
+    const units = batch.map(() => options.openUnit(tx, now));
+    const outcomes = await Promise.allSettled(batch.map((entry, index) => entry.body(units[index].unit)));
+    await rowsTaken;
+    if (outcomes.some((outcome) => outcome.status === 'rejected')) throw new SharedTransactionAborted();
+    const written = await Promise.allSettled(units.map((entry) => entry.finish()));
+    if (written.some((outcome) => outcome.status === 'rejected')) throw new SharedTransactionAborted();
+    if (batch.some((entry) => !entry.hold.isHeld())) throw new SharedTransactionAborted();
+    return {
+      results: outcomes.map((outcome) => (outcome as PromiseFulfilledResult<unknown>).value),
+      outboxIds: written.flatMap((outcome) => (outcome as PromiseFulfilledResult<bigint[]>).value),
+    };
+  })) as { results: unknown[]; outboxIds: bigint[] };
+}
+
 export function createSharedTransactions<U>(options: SharedTransactionOptions<U>): SharedTransactions<U> {
-  const { sql, clock, metrics } = options;
+  const { metrics } = options;
   const waiting: Waiting<U>[] = [];
   let sharing = 0;
 
@@ -79,30 +112,7 @@ export function createSharedTransactions<U>(options: SharedTransactionOptions<U>
       metrics.sharedTransactionDuration.observe({ outcome }, (performance.now() - begunAt) / 1000);
     };
     try {
-      committed = (await pipelinedTransaction(sql, async (tx) => {
-        const now = clock.now();
-        // Every command's shared rows first, one ordered statement per table, sent ahead of the bodies.
-        const keysByTable = new Map<SharedRowLocks, Set<string>>();
-        for (const entry of batch) {
-          const keys = keysByTable.get(entry.rows.rows) ?? new Set<string>();
-          for (const key of entry.rows.keys) keys.add(key);
-          keysByTable.set(entry.rows.rows, keys);
-        }
-        const tables = [...keysByTable].sort(([left], [right]) => (left.table < right.table ? -1 : left.table > right.table ? 1 : 0));
-        const rowsTaken = Promise.all(tables.map(([rows, keys]) => rows.take(tx, [...keys].sort())));
-        rowsTaken.catch(() => {});
-        const units = batch.map(() => options.openUnit(tx, now));
-        const outcomes = await Promise.allSettled(batch.map((entry, index) => entry.body(units[index].unit)));
-        await rowsTaken;
-        if (outcomes.some((outcome) => outcome.status === 'rejected')) throw new SharedTransactionAborted();
-        const written = await Promise.allSettled(units.map((entry) => entry.finish()));
-        if (written.some((outcome) => outcome.status === 'rejected')) throw new SharedTransactionAborted();
-        if (batch.some((entry) => !entry.hold.isHeld())) throw new SharedTransactionAborted();
-        return {
-          results: outcomes.map((outcome) => (outcome as PromiseFulfilledResult<unknown>).value),
-          outboxIds: written.flatMap((outcome) => (outcome as PromiseFulfilledResult<bigint[]>).value),
-        };
-      })) as { results: unknown[]; outboxIds: bigint[] };
+      committed = await runBatch(options, batch);
     } catch {
       // Rolled back (a rejection, a conflict, a lost lock, a deadlock): each command alone.
       observe('alone');
