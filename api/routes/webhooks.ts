@@ -87,9 +87,9 @@ const operator: Scope = {
   },
 };
 
-function routesOf(scope: Scope): RouteDefinition[] {
+/** The list of a profile's webhooks, and a new one. */
+function listRoutesOf(scope: Scope): RouteDefinition[] {
   const uid = scope === operator ? { uid: boundedString(loginCharsMax, 1) } : {};
-  const one = `${scope.base}/webhook/:webhookId`;
   return [
     defineRoute({
       method: 'get',
@@ -119,6 +119,13 @@ function routesOf(scope: Scope): RouteDefinition[] {
         return answer(result);
       },
     }),
+  ];
+}
+
+/** GET, DELETE, rotate and deliveries of one webhook. */
+function oneWebhookRoutesOf(scope: Scope): RouteDefinition[] {
+  const one = `${scope.base}/webhook/:webhookId`;
+  return [
     defineRoute({
       method: 'get',
       path: one,
@@ -175,4 +182,4 @@ function routesOf(scope: Scope): RouteDefinition[] {
   ];
 }
 
-export const webhookRoutes: RouteDefinition[] = [...routesOf(own), ...routesOf(operator)];
+export const webhookRoutes: RouteDefinition[] = [own, operator].flatMap((scope) => [...listRoutesOf(scope), ...oneWebhookRoutesOf(scope)]);
