@@ -7,7 +7,7 @@ import { contentTypeCharsMax, formParametersMax, imageBodyBytesMax, requestBodyB
 import { edgeErrors, httpError, HttpError } from './http/errors.ts';
 import { buildOpenApi, withServers } from './http/openapi.ts';
 import type { Authenticators } from './http/principals.ts';
-import { mountRoutes } from './http/route.ts';
+import { mountRoutes, type RouteDefinition } from './http/route.ts';
 import { readBearerToken } from './http/credentials.ts';
 import { constantTimeEqual } from '../engine/ids.ts';
 import { isUnstorableText } from './http/text.ts';
@@ -93,7 +93,17 @@ export function createApp(engine: Engine, authenticators: Authenticators): expre
   app.disable('x-powered-by');
   app.set('trust proxy', 'loopback');
   app.set('query parser', 'simple');
+  useRequestEdges(app, engine);
+  useBodyParsers(app, routes);
+  mountServiceRoutes(app, engine, authenticators, routes);
+  mountRoutes(app, engine, authenticators, routes);
+  useNotFound(app, routes);
+  useErrorAnswers(app, engine);
+  return app;
+}
 
+/** Before any route: repeated slashes collapse, every request gets an id, a log line and metrics, and bad paths or content types are refused. */
+function useRequestEdges(app: express.Express, engine: Engine): void {
   // The real service's router ignored empty path segments (clients build `attempt_path + '/auth-uid'`
   // from a path that ends in '/'): repeated slashes collapse before routing, never in the query.
   app.use((request: Request, _response: Response, next: NextFunction) => {
@@ -132,7 +142,9 @@ export function createApp(engine: Engine, authenticators: Authenticators): expre
     if (!contentTypeOk(request)) return next(httpError(edgeErrors, 'unsupported_media_type', { description: `The Content-Type header is malformed or longer than ${contentTypeCharsMax} characters.` }));
     next();
   });
+}
 
+function useBodyParsers(app: express.Express, routes: RouteDefinition[]): void {
   // Bodies: JSON or form everywhere; images only on routes that take them.
   const binaryPatterns = routes.filter((route) => route.binaryBody).map((route) => routePattern(route.path));
   const parseImage = express.raw({ type: () => true, limit: imageBodyBytesMax });
@@ -156,7 +168,10 @@ export function createApp(engine: Engine, authenticators: Authenticators): expre
     if (request.is(formTypes)) return parseForm(request, _response, next);
     return next(httpError(edgeErrors, 'unsupported_media_type'));
   });
+}
 
+/** /openapi.json, /healthz, /readyz and /metrics. */
+function mountServiceRoutes(app: express.Express, engine: Engine, authenticators: Authenticators, routes: RouteDefinition[]): void {
   const openApi = buildOpenApi(routes, { title: 'Cashloop', version: '1' });
   app.get('/openapi.json', (request, response) => {
     response.locals.routeKey = 'GET /openapi.json';
@@ -179,9 +194,9 @@ export function createApp(engine: Engine, authenticators: Authenticators): expre
     if (!key || !constantTimeEqual(key, authenticators.operatorKey())) throw httpError(edgeErrors, 'operator_unauthorized');
     response.type(engine.metrics.registry.contentType).send(await engine.metrics.registry.metrics());
   });
+}
 
-  mountRoutes(app, engine, authenticators, routes);
-
+function useNotFound(app: express.Express, routes: RouteDefinition[]): void {
   // A path that exists under another method answers 405; anything else 404.
   const matchers = routes.map((route) => ({
     pattern: routePattern(route.path),
@@ -195,7 +210,10 @@ export function createApp(engine: Engine, authenticators: Authenticators): expre
     }
     next(httpError(edgeErrors, 'route_not_found'));
   });
+}
 
+/** Named errors answer with the spec's error body; an unavailable database or lock 503; anything else is a logged 500. */
+function useErrorAnswers(app: express.Express, engine: Engine): void {
   app.use((error: unknown, request: Request, response: Response, _next: NextFunction) => {
     let failure = error instanceof HttpError ? error : parseErrorToHttp(error);
     if (!failure && error instanceof LockUnavailableError) failure = httpError(edgeErrors, 'lock_unavailable');
@@ -212,6 +230,4 @@ export function createApp(engine: Engine, authenticators: Authenticators): expre
     const errorOk = '__error_ok__' in ((request.query ?? {}) as object) || (request.body && typeof request.body === 'object' && !Buffer.isBuffer(request.body) && '__error_ok__' in request.body);
     response.status(failure.status === 400 && errorOk ? 200 : failure.status).json(failure.body);
   });
-
-  return app;
 }
