@@ -11,7 +11,7 @@ import { registerDesignCommands } from './commands/designs.ts';
 import { registerPosCommands } from './commands/pos.ts';
 import { registerConfigCommands } from './commands/config.ts';
 import { registerCompletionCommand } from './commands/completion.ts';
-import { CliError, defaultPort, type Environment } from './settings.ts';
+import { CliError, defaultPort, processEnvironment, type Environment } from './settings.ts';
 import { registerOfferCommands } from './commands/offers.ts';
 import { registerWebhookCommands } from './commands/webhooks.ts';
 import { registerFundProxyCommands } from './commands/fundproxy.ts';
@@ -21,7 +21,7 @@ export function cliVersion(): string {
 }
 
 /** env: an explicit environment (tests); by default the process's. */
-export function buildProgram(env: Environment = process.env): Command {
+export function buildProgram(env: Environment = processEnvironment()): Command {
   const program = new Command('cashloop')
     .description('Operate a Cashloop server over its admin API')
     .version(cliVersion(), '-V, --version', 'print the version')

@@ -11,6 +11,11 @@ import path from 'node:path';
 
 export type Environment = Record<string, string | undefined>;
 
+/** The process's environment: the one place the CLI reads it (tests pass their own). */
+export function processEnvironment(): Environment {
+  return process.env;
+}
+
 export const defaultPort = 8080;
 
 export interface GlobalOptions {
