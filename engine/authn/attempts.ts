@@ -1,0 +1,111 @@
+// The attempt actor and the plumbing every attempt call shares: captcha checks (before and inside
+// the command), running a command on an attempt, loading it, sending it events and answering.
+import type { Unit } from '../actors/command.ts';
+import { assertOutsideCommand } from '../actors/command.ts';
+import { defineActorKind } from '../actors/actor.ts';
+import { constantTimeEqual, secretHash } from '../ids.ts';
+import { authnLoginGuardWindowMs } from '../limits.ts';
+import type { AccessTokenInfo } from '../tokens/service.ts';
+import { sandboxCaptchaBypass, type AuthnContext } from './context.ts';
+import { failure, type AuthnFailure } from './errors.ts';
+import { attemptMachine, captchaRequired, pendingFactors, type AttemptContext } from './machine.ts';
+import type { AttemptCredential, AuthnOutcome, AuthnResult } from './service.ts';
+import * as store from './store.ts';
+
+export const authnAttempt = defineActorKind('authn_attempt', attemptMachine);
+export type AttemptSnapshot = ReturnType<typeof attemptMachine.resolveState>;
+
+/** Verifies a captcha response (a network call with reCAPTCHA): before a command, never inside one. */
+export async function captchaOk(ctx: AuthnContext, response: string | undefined): Promise<boolean> {
+  assertOutsideCommand('a captcha check');
+  if (!response) return false;
+  if (ctx.sandbox && constantTimeEqual(response, sandboxCaptchaBypass)) return true;
+  return ctx.captcha.verifier(response);
+}
+
+export function captchaSiteKey(ctx: AuthnContext): { sitekey: string; captcha_bypass?: string } {
+  return ctx.sandbox ? { sitekey: ctx.captcha.siteKey, captcha_bypass: sandboxCaptchaBypass } : { sitekey: ctx.captcha.siteKey };
+}
+
+/** `solved`: the request's captcha, verified before the command. */
+export function checkCaptcha(unit: Unit<AuthnFailure>, context: Pick<AttemptContext, 'failures'>, solved: boolean): void {
+  if (captchaRequired(context) && !solved) unit.reject(failure('captcha_required'));
+}
+
+/** A guard (per login) that has counted `after` failures in its window wants a solved captcha. */
+export async function checkGuardCaptcha(unit: Unit<AuthnFailure>, key: string, after: number, solved: boolean): Promise<void> {
+  const guard = await store.selectGuard(unit.tx, key);
+  const windowOpen = guard && unit.now.getTime() - guard.window_started_at.getTime() < authnLoginGuardWindowMs;
+  if (windowOpen && guard.failures >= after && !solved) unit.reject(failure('captcha_required'));
+}
+
+async function loadActive(unit: Unit<AuthnFailure>, id: string, credential: AttemptCredential, options: { allowFinished?: boolean } = {}): Promise<AttemptSnapshot | 'expired_now'> {
+  const snapshot = (await unit.load(authnAttempt, id)) as AttemptSnapshot | null;
+  if (!snapshot) return unit.reject(failure('attempt_gone'));
+  if ('secret' in credential && !constantTimeEqual(secretHash(credential.secret), snapshot.context.secretHash)) return unit.reject(failure('secret_mismatch'));
+  if (snapshot.value === 'active' && unit.now.getTime() >= Date.parse(snapshot.context.expiresAt)) {
+    unit.send(authnAttempt, id, { type: 'attempt.expire' });
+    unit.cancelTimer(authnAttempt, id, 'expire');
+    return 'expired_now';
+  }
+  if (snapshot.value === 'expired' || (snapshot.value === 'finished' && !options.allowFinished)) return unit.reject(failure('attempt_gone'));
+  return snapshot;
+}
+
+/** Runs an attempt command; a command that expired the attempt commits, then answers 410. */
+export async function onAttempt<R>(ctx: AuthnContext, name: string, id: string, body: (unit: Unit<AuthnFailure>) => Promise<R>): Promise<R | AuthnFailure> {
+  if (!/^\d{10}$/.test(id)) return failure('attempt_gone');
+  return ctx.core.commands.run(name, [{ kind: authnAttempt.kind, id }], body);
+}
+
+/** Runs a command on the attempt the credential opens while it is active (see loadActive). */
+export async function onActiveAttempt<R>(ctx: AuthnContext, name: string, id: string, credential: AttemptCredential, body: (unit: Unit<AuthnFailure>, snapshot: AttemptSnapshot) => Promise<R>, options: { allowFinished?: boolean } = {}): Promise<R | AuthnFailure> {
+  return onAttempt(ctx, name, id, async (unit): Promise<R | AuthnFailure> => {
+    const snapshot = await loadActive(unit, id, credential, options);
+    if (snapshot === 'expired_now') return failure('attempt_gone');
+    return body(unit, snapshot);
+  });
+}
+
+export function send(unit: Unit, id: string, event: Parameters<Unit['send']>[2]): AttemptSnapshot | null {
+  return unit.send(authnAttempt, id, event as never) as AttemptSnapshot | null;
+}
+
+/** A wrong code or password: 410 once the attempt has expired of too many, else the field's error. */
+export function wrongAnswer(unit: Unit, id: string, next: AttemptSnapshot, kind: 'code' | 'password'): AuthnOutcome {
+  if (next.value === 'expired') {
+    unit.cancelTimer(authnAttempt, id, 'expire');
+    return failure('attempt_gone', undefined, `Too many incorrect ${kind}s; start again.`);
+  }
+  return kind === 'code' ? failure('incorrect_code', { code: 'The code is not correct.' }) : failure('incorrect_password', { password: 'The password is not correct.' });
+}
+
+export function resultOf(ctx: AuthnContext, id: string, context: AttemptContext, extras: { secret?: string; revealed?: (string | null)[]; token?: AccessTokenInfo; profile?: Record<string, unknown> } = {}): AuthnResult {
+  const result: AuthnResult = { attempt_path: `/aa/${id}/` };
+  if (extras.secret) result.secret = extras.secret;
+  const pending = pendingFactors(context);
+  if (pending.length > 0) {
+    result.factor_id = pending[0].factorId;
+    result.code_length = pending[0].codeLength;
+    result.unauthenticated = Object.fromEntries(pending.map((factor) => [factor.uid, { original: factor.original, country: factor.country }]));
+  }
+  const revealed = (extras.revealed ?? []).filter((item): item is string => item !== null);
+  if (ctx.sandbox && revealed.length > 0) result.revealed_codes = revealed;
+  result.completed_mfa = context.completedMfa;
+  result.authenticated = Object.fromEntries(
+    Object.entries(context.authenticated).map(([uid, factor]) => [uid, { original: factor.original, country: factor.country, strong: factor.strong, used_password: factor.usedPassword }]),
+  );
+  // A withheld verdict hides whose wallet the login is until the code proves the caller.
+  const hidden = context.verdictWithheld === true && !context.completedMfa;
+  result.profile_id = hidden ? null : context.profileId;
+  result.profile_title = hidden ? null : context.profileTitle;
+  result.signup = context.signup && !context.profileId
+    ? { first_name: context.signup.firstName, last_name: context.signup.lastName, has_password: context.signup.passwordHash !== null, name_checked: context.signup.nameChecked }
+    : null;
+  result.invite_id = context.inviteId;
+  result.captcha_required = captchaRequired(context);
+  result.trust30 = context.trust30;
+  if (extras.token) result.token = extras.token;
+  if (extras.profile) result.profile = extras.profile;
+  return result;
+}

@@ -1,0 +1,96 @@
+// Issuing codes and factors: a code to a UID (with its message), the decoy factors whose code no
+// one is told, and the next factor a wallet on file must prove.
+import type { Unit } from '../actors/command.ts';
+import { randomDigits, randomHex, randomSecret } from '../ids.ts';
+import { authnEmailCodeDigits, authnFactorIdBytes, authnFactorsPerAttemptMax, authnSecretBytes, authnSmsCodeDigits } from '../limits.ts';
+import { addConflictMessage, codeMessage, type CodeTemplate } from '../messages/templates.ts';
+import { hashSecret } from '../passwords.ts';
+import { parseLogin } from '../uids.ts';
+import { authnAttempt } from './attempts.ts';
+import type { AuthnContext } from './context.ts';
+import { addressOf, codeTypes, loginInfo } from './inputs.ts';
+import { pendingFactors, provenTypes, type AttemptContext, type FactorType, type LoginInfo, type PendingFactor } from './machine.ts';
+
+/** Creates a code for a UID, queues its message and returns the pending factor and the sandbox reveal. */
+export async function issueCode(ctx: AuthnContext, unit: Unit, target: LoginInfo, template: CodeTemplate, hasWallet: boolean): Promise<{ pending: PendingFactor; revealed: string | null }> {
+  const type = target.type as FactorType;
+  const codeLength = type === 'email' ? authnEmailCodeDigits : authnSmsCodeDigits;
+  const code = hasWallet ? randomDigits(codeLength) : null;
+  const content = codeMessage(hasWallet ? template : (template.replace('-existent', '-nonexistent') as CodeTemplate), code, type === 'email' ? 'email' : 'sms');
+  ctx.deps.messages.queue(unit, { channel: type === 'email' ? 'email' : 'sms', to: addressOf(target.uid), template, ...content });
+  const pending: PendingFactor = {
+    factorId: randomHex(authnFactorIdBytes),
+    uid: target.uid,
+    type,
+    original: target.original,
+    country: target.country,
+    codeHash: code ? await hashSecret(code) : null,
+    codeLength,
+    viaInvitation: false,
+  };
+  return { pending, revealed: code && ctx.sandbox ? `${code} => ${target.uid}` : null };
+}
+
+/** A pending factor whose code is a random secret no one is told (the two decoys below). */
+async function decoyFactor(target: LoginInfo, type: FactorType): Promise<PendingFactor> {
+  return {
+    factorId: randomHex(authnFactorIdBytes),
+    uid: target.uid,
+    type,
+    original: target.original,
+    country: target.country,
+    codeHash: await hashSecret(randomSecret(authnSecretBytes)),
+    codeLength: type === 'email' ? authnEmailCodeDigits : authnSmsCodeDigits,
+    viaInvitation: false,
+  };
+}
+
+/**
+ * Tells the owner of an address that someone tried to add it to another wallet, and returns a
+ * pending factor shaped like a real one whose code no one is told: verifying a guess costs the
+ * same argon2 work as for a real code and always fails.
+ */
+export async function issueAddConflict(ctx: AuthnContext, unit: Unit, target: LoginInfo): Promise<PendingFactor> {
+  const type = target.type as FactorType;
+  const channel = type === 'email' ? 'email' : 'sms';
+  ctx.deps.messages.queue(unit, { channel, to: addressOf(target.uid), template: 'authn-add-conflict', ...addConflictMessage(channel) });
+  return decoyFactor(target, type);
+}
+
+/**
+ * A pending factor shaped like a real one whose code no one is told and no message carries: under
+ * the login guard a wrong password's attempt looks like the right one's, and fails at the code.
+ */
+export async function withheldFactor(target: LoginInfo): Promise<PendingFactor> {
+  return decoyFactor(target, target.type === 'phone' ? 'phone' : 'email');
+}
+
+/** The UID the next code goes to: a confirmed email or phone not yet proven (the login last at sign-in). */
+async function nextTarget(ctx: AuthnContext, unit: Unit, context: AttemptContext): Promise<LoginInfo | null> {
+  if (!context.profileId) return null;
+  const proven = provenTypes(context);
+  const confirmed = (await ctx.deps.profiles.confirmedUids(unit.tx, context.profileId)).filter((uid) => codeTypes.has(uid.split(':')[0]) && !proven.has(uid.split(':')[0]));
+  if (confirmed.length === 0) return null;
+  const loginFirst = context.intent === 'reset' || context.closedLoop;
+  const ordered = [...confirmed].sort((left, right) => {
+    const leftIsLogin = left === context.login.uid ? 0 : 1;
+    const rightIsLogin = right === context.login.uid ? 0 : 1;
+    return loginFirst ? leftIsLogin - rightIsLogin : rightIsLogin - leftIsLogin;
+  });
+  const uid = ordered[0];
+  const parsed = parseLogin(uid);
+  return parsed ? loginInfo(parsed) : { uid, type: uid.split(':')[0], original: addressOf(uid), country: null };
+}
+
+/** The wallet on file must prove another factor: send the next code to a UID not yet proven. */
+export async function nextFactor(ctx: AuthnContext, unit: Unit, id: string, context: AttemptContext): Promise<string | null> {
+  if (context.completedMfa || pendingFactors(context).length > 0 || !context.profileId) return null;
+  const needsPasswordFirst = !context.closedLoop && context.intent !== 'reset' && !context.passwordOk;
+  if (needsPasswordFirst || context.factorsIssued >= authnFactorsPerAttemptMax) return null;
+  const target = await nextTarget(ctx, unit, context);
+  if (!target) return null;
+  const template: CodeTemplate = context.intent === 'reset' ? 'authn-reset-existent' : 'authn-signin-existent';
+  const { pending, revealed } = await issueCode(ctx, unit, target, template, true);
+  unit.send(authnAttempt, id, { type: 'attempt.factor', pending });
+  return revealed;
+}

@@ -1,0 +1,183 @@
+// Starting an attempt (sign in, sign up, reset, accept an invitation; open or closed loop): one
+// function per intent decides the first factor, and a shared finish creates the attempt actor.
+import type { Unit } from '../actors/command.ts';
+import type { AppRecord } from '../apps/service.ts';
+import { randomHex, randomSecret, secretHash } from '../ids.ts';
+import { authnAttemptLifetimeMs, authnFactorIdBytes, authnLoginCaptchaAfterFailures, authnLoginGuardWindowMs, authnSecretBytes } from '../limits.ts';
+import type { CodeTemplate } from '../messages/templates.ts';
+import type { ProfileRecord } from '../profiles/service.ts';
+import { parseLogin, type ParsedUid } from '../uids.ts';
+import { authnAttempt, captchaOk, type AttemptSnapshot } from './attempts.ts';
+import { issueCode, nextFactor, withheldFactor } from './codes.ts';
+import { answerLatest, mayTrust } from './completion.ts';
+import type { AuthnContext } from './context.ts';
+import { failure, type AuthnFailure } from './errors.ts';
+import { codeTypes, loginInfo } from './inputs.ts';
+import type { AttemptContext, FactorType, LoginInfo, PendingFactor } from './machine.ts';
+import { passwordMatches } from './password-checks.ts';
+import type { AuthnOutcome, StartInput } from './service.ts';
+import * as store from './store.ts';
+
+/** What a start call knows inside its command, before the attempt exists. */
+interface StartRequest {
+  input: StartInput;
+  app: AppRecord;
+  closedLoop: boolean;
+  parsed: ParsedUid;
+  login: LoginInfo;
+  profile: ProfileRecord | null;
+  captchaSolved: boolean;
+}
+
+/** What an intent decided: the attempt's first factor and what the call has already proven. */
+interface Opening {
+  pending: PendingFactor | null;
+  passwordOk: boolean;
+  deviceTrusted: boolean;
+  inviteId: string | null;
+  signup: AttemptContext['signup'];
+  /** Under the login guard without a captcha: no verdict is told; 'right' or 'wrong' is known only here. */
+  withheld: 'right' | 'wrong' | null;
+  authenticated: AttemptContext['authenticated'];
+  revealed: (string | null)[];
+}
+
+function opening(decided: Partial<Opening>): Opening {
+  return { pending: null, passwordOk: false, deviceTrusted: false, inviteId: null, signup: null, withheld: null, authenticated: {}, revealed: [], ...decided };
+}
+
+export async function start(ctx: AuthnContext, input: StartInput): Promise<AuthnOutcome> {
+  const app = await ctx.deps.apps.get(input.clientId);
+  if (!app) return failure('invalid', { client_id: 'is not a known app' });
+  const parsed = parseLogin(input.login, input.countries);
+  if (!parsed) return failure('invalid', { login: 'must be an email address, a phone number or a username' });
+  const closedLoop = input.intent === 'signin-closed' || input.intent === 'signup-closed';
+  if (input.intent !== 'signin' && !codeTypes.has(parsed.type)) return failure('invalid', { login: 'must be an email address or a phone number' });
+  if (input.trust30 && !mayTrust({ permissions: input.permissions ?? null, closedLoop })) {
+    return failure('invalid', { trust30: 'only a personal mobile device may be trusted (request the mobile_device permission)' });
+  }
+  const lockRefs = input.inviteId ? [{ kind: 'invitation', id: input.inviteId }] : [];
+  const captchaSolved = await captchaOk(ctx, input.captcha);
+  return ctx.core.commands.run(`authn.start.${input.intent}`, lockRefs, async (unit: Unit<AuthnFailure>): Promise<AuthnOutcome> => {
+    const profile = await ctx.deps.profiles.findByUid(unit.tx, parsed.uid);
+    const request: StartRequest = { input, app, closedLoop, parsed, login: loginInfo(parsed), profile, captchaSolved };
+    const opened = await openIntent(ctx, unit, request);
+    // A wrong password (not under the guard) answers without an attempt; its guard count commits.
+    if ('ok' in opened) return opened;
+    return finishStart(ctx, unit, request, opened);
+  });
+}
+
+function openIntent(ctx: AuthnContext, unit: Unit<AuthnFailure>, request: StartRequest): Promise<Opening | AuthnFailure> {
+  const { intent } = request.input;
+  if (intent === 'signin') return startSignin(ctx, unit, request);
+  if (intent === 'accept') return startAccept(ctx, unit, request);
+  if (intent === 'signup' || intent === 'signup-closed') return startSignup(ctx, unit, request);
+  return startWithCode(ctx, unit, request);
+}
+
+async function startSignin(ctx: AuthnContext, unit: Unit<AuthnFailure>, { input, parsed, login, profile, captchaSolved }: StartRequest): Promise<Opening | AuthnFailure> {
+  const guardKey = `login:${parsed.uid}`;
+  // After repeated wrong passwords for a login, an attempt without a solved captcha is told no
+  // verdict: right or wrong, it goes on to a code (a trusted device does not count), and only the
+  // right password's code exists. A stranger cannot lock the owner out, nor learn a password.
+  const guard = await store.selectGuard(unit.tx, guardKey);
+  const windowOpen = guard && unit.now.getTime() - guard.window_started_at.getTime() < authnLoginGuardWindowMs;
+  const guarded = Boolean(windowOpen && guard.failures >= authnLoginCaptchaAfterFailures) && !captchaSolved;
+  // The code step goes to the login the caller typed, so it shows nothing they did not know;
+  // a username login has no code of its own and still needs the captcha.
+  if (guarded && !codeTypes.has(parsed.type)) return unit.reject(failure('captcha_required'));
+  const ok = await passwordMatches(unit.tx, profile, input.deviceUuid, input.password ?? '');
+  const authenticated = { [login.uid]: { original: login.original, country: login.country, type: login.type, strong: true, usedPassword: true, byCode: false } };
+  if (!ok || !profile) {
+    await store.countGuardFailure(unit.tx, guardKey, unit.now, new Date(unit.now.getTime() - authnLoginGuardWindowMs));
+    if (!guarded) return failure('incorrect_password', { password: 'The login or the password is not correct.' });
+    return opening({ withheld: 'wrong', authenticated });
+  }
+  // The guard clears when the sign-in completes (completeIfSignedIn), not on the password alone.
+  if (!guarded) await store.clearGuard(unit.tx, guardKey);
+  const deviceTrusted = !guarded && (await store.isDeviceTrusted(unit.tx, profile.id, input.deviceUuid, unit.now));
+  return opening({ passwordOk: true, withheld: guarded ? 'right' : null, deviceTrusted, authenticated });
+}
+
+async function startAccept(ctx: AuthnContext, unit: Unit<AuthnFailure>, { input, login, profile }: StartRequest): Promise<Opening> {
+  const invitation = await ctx.deps.invitations.loadForAcceptIn(unit, input.inviteId ?? '');
+  if (!invitation) return unit.reject(failure('attempt_gone', undefined, 'The invitation has expired or is unavailable.'));
+  const signup = profile ? null : { firstName: invitation.firstName, lastName: invitation.lastName, passwordHash: null, nameChecked: false };
+  const inviteId = input.inviteId ?? null;
+  if (invitation.addresses.includes(login.uid)) {
+    const pending: PendingFactor = {
+      factorId: randomHex(authnFactorIdBytes),
+      uid: login.uid,
+      type: login.type as FactorType,
+      original: login.original,
+      country: login.country,
+      codeHash: invitation.codeHash,
+      codeLength: invitation.codeLength,
+      viaInvitation: true,
+    };
+    return opening({ inviteId, pending, signup });
+  }
+  const issued = await issueCode(ctx, unit, login, profile ? 'authn-invite-existent' : 'authn-invite-nonexistent', true);
+  return opening({ inviteId, pending: issued.pending, revealed: [issued.revealed], signup });
+}
+
+async function startSignup(ctx: AuthnContext, unit: Unit<AuthnFailure>, { login, profile }: StartRequest): Promise<Opening> {
+  if (profile) return opening({});
+  const issued = await issueCode(ctx, unit, login, 'authn-signup-nonexistent', true);
+  return opening({ pending: issued.pending, revealed: [issued.revealed], signup: { firstName: '', lastName: '', passwordHash: null, nameChecked: false } });
+}
+
+/** reset and signin-closed: a code to the login; a login without a wallet gets a message without one. */
+async function startWithCode(ctx: AuthnContext, unit: Unit<AuthnFailure>, { input, login, profile }: StartRequest): Promise<Opening> {
+  const template: CodeTemplate = input.intent === 'reset' ? 'authn-reset-existent' : 'authn-signin-existent';
+  const issued = await issueCode(ctx, unit, login, template, profile !== null);
+  const deviceTrusted = profile !== null && input.intent === 'reset' && (await store.isDeviceTrusted(unit.tx, profile.id, input.deviceUuid, unit.now));
+  return opening({ pending: issued.pending, revealed: [issued.revealed], deviceTrusted });
+}
+
+/** Creates the attempt, sends its first factor (or the next one the wallet must prove) and answers. */
+async function finishStart(ctx: AuthnContext, unit: Unit<AuthnFailure>, { input, app, closedLoop, login, profile }: StartRequest, opened: Opening): Promise<AuthnOutcome> {
+  const id = await unit.newShortId('authn_attempt');
+  const secret = randomSecret(authnSecretBytes);
+  const expiresAt = new Date(unit.now.getTime() + authnAttemptLifetimeMs);
+  const confirmed = profile ? await ctx.deps.profiles.confirmedUids(unit.tx, profile.id) : [];
+  const typesAvailable = new Set(confirmed.map((uid) => uid.split(':')[0]).filter((type) => codeTypes.has(type))).size;
+  const created = unit.create(authnAttempt, id, {
+    intent: input.intent,
+    clientId: app.clientId,
+    site: app.site,
+    deviceUuid: input.deviceUuid,
+    deviceName: input.deviceName,
+    permissions: input.permissions && input.permissions.length > 0 ? [...input.permissions] : null,
+    closedLoop,
+    secretHash: secretHash(secret),
+    login,
+    profileId: profile?.id ?? null,
+    profileTitle: profile?.title ?? null,
+    typesAvailable,
+    inviteId: opened.inviteId,
+    authenticated: opened.authenticated,
+    pending: opened.pending ? [opened.pending] : [],
+    passwordOk: opened.passwordOk,
+    deviceTrusted: opened.deviceTrusted,
+    signup: opened.signup,
+    trust30: input.trust30 ?? false,
+    expiresAt: expiresAt.toISOString(),
+    viaAuthorize: input.viaAuthorize ?? false,
+    verdictWithheld: opened.withheld !== null,
+  }) as AttemptSnapshot;
+  unit.schedule(authnAttempt, id, 'expire', expiresAt, { type: 'attempt.expire' });
+  const empty = { ...created.context, completedMfa: false };
+  const revealed = [...opened.revealed];
+  if (opened.withheld === 'wrong') {
+    unit.send(authnAttempt, id, { type: 'attempt.factor', pending: await withheldFactor(login) });
+  } else if (opened.withheld === 'right') {
+    const issued = await issueCode(ctx, unit, login, 'authn-signin-existent', true);
+    unit.send(authnAttempt, id, { type: 'attempt.factor', pending: issued.pending });
+    revealed.push(issued.revealed);
+  } else {
+    revealed.push(await nextFactor(ctx, unit, id, created.context));
+  }
+  return answerLatest(ctx, unit, id, empty, { secret, revealed });
+}
