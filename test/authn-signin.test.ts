@@ -2,6 +2,7 @@
 // password reset, and closed-loop sign-in and sign-up with one factor (Basic app auth).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { argonVerificationsInsideCommands } from '../engine/passwords.ts';
 import { startTestServer, type TestServer, assertRefused } from './support/http.ts';
 import { createAuthnApp, must, revealedCode, signUp, type AuthnApp, type SignedUp } from './authn-support.ts';
 
@@ -135,6 +136,20 @@ test('closed-loop sign-up and sign-in need one factor and Basic app authenticati
   assert.is(done.body.completed_mfa, true);
   assert.is(done.body.profile_id, finished.body.profile_id);
   assert.is(done.body.token.token_type, 'bearer');
+});
+
+test('passwords and codes are verified before the command: argon2 never runs while a sign-in or a code check holds its locks', async () => {
+  const { client } = server;
+  const before = argonVerificationsInsideCommands();
+  const person = await signUp(client, app, { email: 'ahead@example.com', phone: '+15555550177', password: 'ahead password' });
+  const start = must(await client.post('/aa/signin', { client_id: app.clientId, device_uuid: 'ahead-1', login: person.email, password: person.password }));
+  const auth = { attemptSecret: start.body.secret };
+  const wrong = await client.post(`${start.body.attempt_path}auth-uid`, { factor_id: start.body.factor_id, code: '000000' }, { auth });
+  assertRefused(wrong, 400, 'invalid');
+  const done = must(await client.post(`${start.body.attempt_path}auth-uid`, { factor_id: start.body.factor_id, code: revealedCode(start) }, { auth }));
+  assert.is(done.body.completed_mfa, true);
+  assertRefused(await client.post('/aa/signin', { client_id: app.clientId, device_uuid: 'ahead-1', login: person.email, password: 'not the password' }), 400, 'invalid');
+  assert.is(argonVerificationsInsideCommands(), before);
 });
 
 test.run();

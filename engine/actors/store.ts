@@ -7,6 +7,12 @@ export interface ActorRow {
   snapshot: StoredSnapshot;
 }
 
+/** An actor's snapshot read outside any command (no lock): for checks made before a command, which the command confirms. */
+export async function selectActor(db: Queryable, kind: string, id: string): Promise<ActorRow | null> {
+  const rows = await db<ActorRow[]>`select version, snapshot from actors where kind = ${kind} and id = ${id}`;
+  return rows[0] ?? null;
+}
+
 export async function selectActorForUpdate(tx: Queryable, kind: string, id: string): Promise<ActorRow | null> {
   const rows = await tx<ActorRow[]>`
     select version, snapshot from actors where kind = ${kind} and id = ${id} for update`;

@@ -3,7 +3,7 @@
 import type { Unit } from '../actors/command.ts';
 import { randomSecret, secretHash } from '../ids.ts';
 import { authnAttemptLifetimeMs, authnFactorsPerAttemptMax, authnSecretBytes } from '../limits.ts';
-import { verifySecret } from '../passwords.ts';
+import { checkCodesAhead, codeVerdictFor, peekAttempt } from './ahead.ts';
 import type { ProfileRecord } from '../profiles/service.ts';
 import { authnAttempt, captchaOk, checkCaptcha, onActiveAttempt, send } from './attempts.ts';
 import { issueAddConflict, issueCode } from './codes.ts';
@@ -83,15 +83,14 @@ async function createAddUidAttempt(unit: Unit<AuthnFailure>, input: StartAddUidI
 
 export async function confirmAddUid(ctx: AuthnContext, input: Parameters<AuthnService['confirmAddUid']>[0], apply: Parameters<AuthnService['confirmAddUid']>[1]): ReturnType<AuthnService['confirmAddUid']> {
   const captchaSolved = await captchaOk(ctx, input.captcha);
+  // Every factor is checked (before the command), so the time taken does not tell which number (if any) matched.
+  const codeAhead = await checkCodesAhead(await peekAttempt(ctx, input.attemptId, { secret: input.secret }), normalizeCode(input.code));
   return onActiveAttempt(ctx, 'authn.confirm_add_uid', input.attemptId, { secret: input.secret }, async (unit, snapshot) => {
     const before = snapshot.context;
     const factors = pendingFactors(before);
     if (before.intent !== 'add-uid' || before.profileId !== input.profileId || factors.length === 0) return unit.reject(failure('attempt_gone'));
     checkCaptcha(unit, before, captchaSolved);
-    // Every factor is checked, so the time taken does not tell which number (if any) matched.
-    const code = normalizeCode(input.code);
-    let matched: PendingFactor | null = null;
-    for (const factor of factors) if ((await verifySecret(factor.codeHash, code)) && !matched) matched = factor;
+    const matched: PendingFactor | null = factors.find((factor) => codeVerdictFor(codeAhead, factor)) ?? null;
     const next = send(unit, input.attemptId, { type: 'attempt.code', factorId: (matched ?? factors[0]).factorId, ok: matched !== null });
     if (!next) return unit.reject(failure('attempt_gone'));
     if (!matched) {

@@ -2,7 +2,6 @@
 // UID to send a code to.
 import { authnCodeCaptchaAfterFailures, authnFactorsPerAttemptMax, authnLoginGuardWindowMs } from '../limits.ts';
 import type { CodeTemplate } from '../messages/templates.ts';
-import { verifySecret } from '../passwords.ts';
 import { parseLogin } from '../uids.ts';
 import { captchaOk, checkCaptcha, checkGuardCaptcha, onActiveAttempt, resultOf, send, wrongAnswer } from './attempts.ts';
 import { issueCode, nextFactor } from './codes.ts';
@@ -11,13 +10,15 @@ import type { AuthnContext } from './context.ts';
 import { failure } from './errors.ts';
 import { codeTypes, loginInfo, normalizeCode } from './inputs.ts';
 import { pendingFactor, pendingFactors, provenTypes } from './machine.ts';
-import { passwordMatches } from './password-checks.ts';
+import { checkCodesAhead, codeVerdictFor, peekAttempt } from './ahead.ts';
+import { checkPasswordAhead, verdictStands } from './password-checks.ts';
 import type { AttemptCredential, AuthnOutcome, AuthnService } from './service.ts';
 import * as store from './store.ts';
 
 export async function authUid(ctx: AuthnContext, id: string, credential: AttemptCredential, input: Parameters<AuthnService['authUid']>[2]): Promise<AuthnOutcome> {
   const { invitations } = ctx.deps;
   const captchaSolved = await captchaOk(ctx, input.captcha);
+  const codeAhead = await checkCodesAhead(await peekAttempt(ctx, id, credential), normalizeCode(input.code), input.factorId);
   return onActiveAttempt(ctx, 'authn.auth_uid', id, credential, async (unit, snapshot): Promise<AuthnOutcome> => {
     const before = snapshot.context;
     checkCaptcha(unit, before, captchaSolved);
@@ -31,7 +32,7 @@ export async function authUid(ctx: AuthnContext, id: string, credential: Attempt
     if (pending) {
       ok = pending.viaInvitation
         ? await invitations.verifyCodeIn(unit, before.inviteId ?? '', normalizeCode(input.code))
-        : await verifySecret(pending.codeHash, normalizeCode(input.code));
+        : codeVerdictFor(codeAhead, pending);
     }
     const next = send(unit, id, { type: 'attempt.code', factorId: input.factorId, ok });
     if (!next) return unit.reject(failure('attempt_gone'));
@@ -48,12 +49,15 @@ export async function authUid(ctx: AuthnContext, id: string, credential: Attempt
 
 export async function authPassword(ctx: AuthnContext, id: string, credential: AttemptCredential, input: Parameters<AuthnService['authPassword']>[2]): Promise<AuthnOutcome> {
   const captchaSolved = await captchaOk(ctx, input.captcha);
+  const peeked = await peekAttempt(ctx, id, credential);
+  const profileAhead = peeked?.profileId ? await ctx.deps.profiles.get(ctx.core.sql, peeked.profileId) : null;
+  const passwordAhead = await checkPasswordAhead(ctx.core.sql, profileAhead, peeked?.deviceUuid ?? null, input.password);
   return onActiveAttempt(ctx, 'authn.auth_password', id, credential, async (unit, snapshot): Promise<AuthnOutcome> => {
     const before = snapshot.context;
     checkCaptcha(unit, before, captchaSolved);
     if (!before.profileId) return unit.reject(failure('invalid', { password: 'no password is expected now' }));
     const profile = await ctx.deps.profiles.get(unit.tx, before.profileId);
-    const ok = await passwordMatches(unit.tx, profile, before.deviceUuid, input.password);
+    const ok = await verdictStands(unit.tx, profile, before.deviceUuid, passwordAhead);
     const deviceTrusted = ok && (await store.isDeviceTrusted(unit.tx, before.profileId, before.deviceUuid, unit.now));
     const next = send(unit, id, { type: 'attempt.password', ok, login: null, deviceTrusted });
     if (!next) return unit.reject(failure('attempt_gone'));

@@ -20,9 +20,32 @@ export async function verifyDevicePassword(db: Queryable, profileId: string, dev
   return false;
 }
 
-/** Whether a password is the wallet's own or one of its device passwords on this device. */
-export async function passwordMatches(db: Queryable, profile: ProfileRecord | null, deviceUuid: string | null, password: string): Promise<boolean> {
-  return profile !== null && ((await verifySecret(profile.passwordHash, password)) || (await verifyDevicePassword(db, profile.id, deviceUuid, password)));
+/**
+ * A password checked before the command, so argon2 never runs while a command holds its locks and
+ * a connection: the stored hash it matched (the wallet's password or a device password), or null.
+ */
+export interface PasswordVerdict {
+  matchedHash: string | null;
+}
+
+export async function checkPasswordAhead(db: Queryable, profile: ProfileRecord | null, deviceUuid: string | null, password: string): Promise<PasswordVerdict> {
+  if (!profile) return { matchedHash: null };
+  if (profile.passwordHash && (await verifySecret(profile.passwordHash, password))) return { matchedHash: profile.passwordHash };
+  if (!deviceUuid) return { matchedHash: null };
+  for (const hash of await store.devicePasswordHashes(db, profile.id, deviceUuid)) if (await verifySecret(hash, password)) return { matchedHash: hash };
+  return { matchedHash: null };
+}
+
+/**
+ * Inside the command: the verdict stands while the hash it matched is still the wallet's password
+ * or one of this device's passwords (a string comparison, no argon2). A password changed in
+ * between counts as wrong.
+ */
+export async function verdictStands(db: Queryable, profile: ProfileRecord | null, deviceUuid: string | null, verdict: PasswordVerdict): Promise<boolean> {
+  if (!profile || verdict.matchedHash === null) return false;
+  if (profile.passwordHash === verdict.matchedHash) return true;
+  if (!deviceUuid) return false;
+  return (await store.devicePasswordHashes(db, profile.id, deviceUuid)).includes(verdict.matchedHash);
 }
 
 /** The tokens service asks this whether a PIN is a device password of the token's device. */

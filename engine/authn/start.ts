@@ -14,7 +14,7 @@ import type { AuthnContext } from './context.ts';
 import { failure, type AuthnFailure } from './errors.ts';
 import { codeTypes, loginInfo } from './inputs.ts';
 import type { AttemptContext, FactorType, LoginInfo, PendingFactor } from './machine.ts';
-import { passwordMatches } from './password-checks.ts';
+import { checkPasswordAhead, verdictStands, type PasswordVerdict } from './password-checks.ts';
 import type { AuthnOutcome, StartInput } from './service.ts';
 import * as store from './store.ts';
 
@@ -27,6 +27,8 @@ interface StartRequest {
   login: LoginInfo;
   profile: ProfileRecord | null;
   captchaSolved: boolean;
+  /** A sign-in's password, verified before the command. */
+  passwordAhead: PasswordVerdict;
 }
 
 /** What an intent decided: the attempt's first factor and what the call has already proven. */
@@ -58,9 +60,12 @@ export async function start(ctx: AuthnContext, input: StartInput): Promise<Authn
   }
   const lockRefs = input.inviteId ? [{ kind: 'invitation', id: input.inviteId }] : [];
   const captchaSolved = await captchaOk(ctx, input.captcha);
+  const passwordAhead = input.intent === 'signin'
+    ? await checkPasswordAhead(ctx.core.sql, await ctx.deps.profiles.findByUid(ctx.core.sql, parsed.uid), input.deviceUuid, input.password ?? '')
+    : { matchedHash: null };
   return ctx.core.commands.run(`authn.start.${input.intent}`, lockRefs, async (unit: Unit<AuthnFailure>): Promise<AuthnOutcome> => {
     const profile = await ctx.deps.profiles.findByUid(unit.tx, parsed.uid);
-    const request: StartRequest = { input, app, closedLoop, parsed, login: loginInfo(parsed), profile, captchaSolved };
+    const request: StartRequest = { input, app, closedLoop, parsed, login: loginInfo(parsed), profile, captchaSolved, passwordAhead };
     const opened = await openIntent(ctx, unit, request);
     // A wrong password (not under the guard) answers without an attempt; its guard count commits.
     if ('ok' in opened) return opened;
@@ -76,7 +81,7 @@ function openIntent(ctx: AuthnContext, unit: Unit<AuthnFailure>, request: StartR
   return startWithCode(ctx, unit, request);
 }
 
-async function startSignin(ctx: AuthnContext, unit: Unit<AuthnFailure>, { input, parsed, login, profile, captchaSolved }: StartRequest): Promise<Opening | AuthnFailure> {
+async function startSignin(ctx: AuthnContext, unit: Unit<AuthnFailure>, { input, parsed, login, profile, captchaSolved, passwordAhead }: StartRequest): Promise<Opening | AuthnFailure> {
   const guardKey = `login:${parsed.uid}`;
   // After repeated wrong passwords for a login, an attempt without a solved captcha is told no
   // verdict: right or wrong, it goes on to a code (a trusted device does not count), and only the
@@ -87,7 +92,7 @@ async function startSignin(ctx: AuthnContext, unit: Unit<AuthnFailure>, { input,
   // The code step goes to the login the caller typed, so it shows nothing they did not know;
   // a username login has no code of its own and still needs the captcha.
   if (guarded && !codeTypes.has(parsed.type)) return unit.reject(failure('captcha_required'));
-  const ok = await passwordMatches(unit.tx, profile, input.deviceUuid, input.password ?? '');
+  const ok = await verdictStands(unit.tx, profile, input.deviceUuid, passwordAhead);
   const authenticated = { [login.uid]: { original: login.original, country: login.country, type: login.type, strong: true, usedPassword: true, byCode: false } };
   if (!ok || !profile) {
     await store.countGuardFailure(unit.tx, guardKey, unit.now, new Date(unit.now.getTime() - authnLoginGuardWindowMs));
