@@ -1,0 +1,101 @@
+// Creating a bill: the merchant (the issuer or an active distributor, with the bill feature) names
+// the customer, or the data to create one, and the bill transfer waits for payment under its timers.
+import type { Unit } from '../actors/command.ts';
+import { duplicate, type Duplicate } from '../ledger/errors.ts';
+import { billPaymentWaitMs, billReminderIntervalMs, dedupWindowMs } from '../limits.ts';
+import { canonicalUidOf, personNameProblem } from '../profiles/names.ts';
+import { stateFields, transfer, type TransferStateName } from '../transfers/machine.ts';
+import * as transferStore from '../transfers/store.ts';
+import { issueTerms, type IssueTerms } from './access.ts';
+import { remindIn } from './bill-reminders.ts';
+import type { BillInput, BillResult } from './bills.ts';
+import type { CirculationContext } from './context.ts';
+import { designFailure, invalid, type DesignFailure } from './errors.ts';
+import { designKind } from './machine.ts';
+import * as store from './store.ts';
+
+export const billFeature = 'bill';
+
+/** The checks before the command, in a fixed order: the design, the merchant's bill feature, the plan and the amount. */
+function billTerms(ctx: CirculationContext, input: BillInput): Promise<IssueTerms | DesignFailure> {
+  const refusals = { notGl: 'bills are for gl_design brand cash only', forbidden: 'Only the issuer or a profile with an active distributor agreement bills for this brand cash.' };
+  return issueTerms(ctx.sql, input, refusals, async () => {
+    if (!(await ctx.profiles.hasFeature(ctx.sql, input.callerId, billFeature))) return designFailure('feature_required', { description: 'Billing needs the bill feature on the merchant.' });
+    return null;
+  });
+}
+
+/** The customer: a profile named by sender_uid or by the email of profile_creation_data, or null to create one. */
+async function customerOf(ctx: CirculationContext, input: BillInput): Promise<{ id: string | null; problem: DesignFailure | null }> {
+  if (input.senderUid !== undefined) {
+    const uid = canonicalUidOf(input.senderUid);
+    const found = uid ? await ctx.profiles.findByUid(ctx.sql, uid) : null;
+    if (found) return { id: found.id, problem: found.id === input.callerId ? invalid('sender_uid', 'a merchant cannot bill itself') : null };
+  }
+  if (!input.profileCreationData) return { id: null, problem: invalid('sender_uid', input.senderUid === undefined ? 'sender_uid or profile_creation_data is required' : 'names no wallet; give profile_creation_data to create one') };
+  const data = input.profileCreationData;
+  const nameProblem = personNameProblem(data.first_name) ?? personNameProblem(data.last_name);
+  if (nameProblem) return { id: null, problem: invalid('profile_creation_data', nameProblem) };
+  if (data.email !== undefined) {
+    const uid = canonicalUidOf(data.email);
+    if (!uid?.startsWith('email:')) return { id: null, problem: invalid('profile_creation_data.email', 'must be an email address') };
+    const found = await ctx.profiles.findByUid(ctx.sql, uid);
+    if (found) return { id: found.id, problem: null };
+  }
+  return { id: null, problem: null };
+}
+
+/** The bill's command body: the dedup_id claimed, the customer created if new, the waiting bill transfer, its timers and the request email. */
+async function billIn(ctx: CirculationContext, unit: Unit<Duplicate>, input: BillInput, { design, plan, amount }: IssueTerms, customerId: string | null, merchantTitle: string | null) {
+  const at = unit.now;
+  const transferId = await unit.newLongId('transfer');
+  if (input.dedupId !== undefined) {
+    const claimed = await transferStore.claimDedup(unit.tx, input.callerId, input.dedupId, transferId, at, new Date(at.getTime() - dedupWindowMs));
+    if (!claimed) return unit.reject(duplicate());
+  }
+  if (!customerId) {
+    const data = input.profileCreationData!;
+    const email = data.email ? canonicalUidOf(data.email) : null;
+    customerId = (await ctx.profiles.createIndividualIn(unit, { firstName: data.first_name, lastName: data.last_name, site: 'default', confirmedUids: email ? [email] : [] })).profileId;
+  }
+  const snapshot = unit.create(transfer, transferId, { workflowType: 'bill', waitFor: 'bill', at: at.toISOString() });
+  const agreementId = design.issuer_id === input.callerId ? null : await store.selectActiveAgreementId(unit.tx, design.id, input.callerId, 'distributor');
+  const row: transferStore.NewTransfer = {
+    id: transferId, workflowType: 'bill', senderId: customerId, senderUid: `service:${customerId}`, recipientId: input.callerId, recipientUid: `service:${input.callerId}`,
+    senderPersonalId: customerId, recipientPersonalId: null, currency: design.currency, amount, at, state: stateFields(snapshot.value as TransferStateName), endAt: null,
+    activityCount: snapshot.context.activityCount, private: input.private, message: input.message ?? null, messageSubject: null, appdata: input.appdata,
+    details: {
+      confirmed: false, reminder_count: 0, design_id: design.id, issuer_id: design.issuer_id, agreement_id: agreementId, distribution_plan_id: plan.id,
+      bankcard_number: `${design.id}-${transferId.slice(-6)}`, confirm_timestamp: null, declared_bank: null, declared_amount: null, declared_date: null,
+      merchant_title: merchantTitle,
+    },
+  };
+  await transferStore.insertTransfer(unit.tx, row, [{ profileId: customerId, role: 'sender' }, { profileId: input.callerId, role: 'recipient' }]);
+  const expiresAt = new Date(at.getTime() + billPaymentWaitMs);
+  const remindAt = new Date(at.getTime() + billReminderIntervalMs);
+  unit.schedule(transfer, transferId, 'bill_expire', expiresAt, { type: 'transfer.bill_expire', at: expiresAt.toISOString() });
+  unit.schedule(transfer, transferId, 'bill_remind', remindAt, { type: 'transfer.bill_remind', at: remindAt.toISOString() });
+  const inserted = await transferStore.selectTransfer(unit.tx, transferId);
+  await remindIn(ctx, unit, inserted!, 0);
+  return { ok: true as const, transferId, duplicate: false };
+}
+
+export async function createBill(ctx: CirculationContext, input: BillInput): Promise<BillResult> {
+  const terms = await billTerms(ctx, input);
+  if ('error' in terms) return terms;
+  if (input.dedupId !== undefined) {
+    const existing = await transferStore.selectDedup(ctx.sql, input.callerId, input.dedupId);
+    if (existing) return { ok: true, transferId: existing, duplicate: true };
+  }
+  const customer = await customerOf(ctx, input);
+  if (customer.problem) return customer.problem;
+  const merchant = await ctx.profiles.get(ctx.sql, input.callerId);
+  const locks = [{ kind: designKind.kind, id: terms.design.id }, { kind: 'wallet', id: input.callerId }];
+  const result = await ctx.commands.run('design.bill', locks, (unit: Unit<Duplicate>) => billIn(ctx, unit, input, terms, customer.id, merchant?.title ?? null));
+  if (!result.ok) {
+    const again = await transferStore.selectDedup(ctx.sql, input.callerId, input.dedupId!);
+    if (!again) throw new Error('dedup key vanished');
+    return { ok: true, transferId: again, duplicate: true };
+  }
+  return result;
+}

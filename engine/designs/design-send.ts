@@ -1,0 +1,93 @@
+// A design send (POST /design/<id>/send): the issuer or an active distributor issues brand cash to
+// an existing profile under a plan, paying the plan's split in open loop cash, in one command.
+import type { Unit } from '../actors/command.ts';
+import { balanceLockKey, balanceRowLocks } from '../ledger/cash.ts';
+import { duplicate, sendFailure, type Duplicate, type Failure } from '../ledger/errors.ts';
+import * as ledgerStore from '../ledger/store.ts';
+import { dedupWindowMs } from '../limits.ts';
+import { stateFields, transfer, type TransferStateName } from '../transfers/machine.ts';
+import * as transferStore from '../transfers/store.ts';
+import { issueTerms, type IssueTerms } from './access.ts';
+import type { DesignSendInput, DesignSendResult } from './circulation.ts';
+import type { CirculationContext } from './context.ts';
+import { distributeIn, distributionSplit } from './distribution.ts';
+import { invalid, type DesignFailure } from './errors.ts';
+import { designKind } from './machine.ts';
+
+type Resolved = Extract<Awaited<ReturnType<CirculationContext['transfers']['resolveRecipient']>>, { ok: true }>['recipient'];
+
+/** The recipient: an existing profile, and the UID the send named it by. */
+interface SendTo {
+  profile: NonNullable<Resolved['profile']>;
+  uid: string;
+}
+
+/** The checks that need no lock, in a fixed order: the design, the sender, the plan and the amount. */
+function checkedSend(ctx: CirculationContext, input: DesignSendInput): Promise<IssueTerms | DesignFailure> {
+  const refusals = { notGl: 'brand cash is sent only under a gl_design', forbidden: 'Only the issuer or a profile with an active distributor agreement sends this brand cash.' };
+  return issueTerms(ctx.sql, input, refusals, async () => {
+    if (input.senderUid !== undefined && input.senderUid !== `service:${input.callerId}`) {
+      const named = await ctx.profiles.findByUid(ctx.sql, input.senderUid);
+      if (named?.id !== input.callerId) return invalid('sender_uid', 'must name the calling profile');
+    }
+    return null;
+  });
+}
+
+/** The send's command body: the dedup_id claimed, the recipient's max_per_wallet, the send_design transfer, then the distribution. */
+async function sendIn(unit: Unit<Duplicate | DesignFailure | Failure>, input: DesignSendInput, { design, plan, amount }: IssueTerms, { profile, uid }: SendTo) {
+  const at = unit.now;
+  const transferId = await unit.newLongId('transfer');
+  if (input.dedupId !== undefined) {
+    const claimed = await transferStore.claimDedup(unit.tx, input.callerId, input.dedupId, transferId, at, new Date(at.getTime() - dedupWindowMs));
+    if (!claimed) return unit.reject(duplicate());
+  }
+  if (design.max_per_wallet !== null) {
+    const held = await ledgerStore.selectBalance(unit.tx, profile.id, design.id, design.currency);
+    if (held + amount > design.max_per_wallet) return unit.reject(invalid('amount', `the recipient would hold more than this design's max_per_wallet`));
+  }
+  const snapshot = unit.create(transfer, transferId, { workflowType: 'send_design', waitFor: 'none', at: at.toISOString() });
+  const views = [{ profileId: input.callerId, role: 'sender' }];
+  if (profile.id !== input.callerId) views.push({ profileId: profile.id, role: 'recipient' });
+  await transferStore.insertTransfer(unit.tx, {
+    id: transferId, workflowType: 'send_design', senderId: input.callerId, senderUid: `service:${input.callerId}`, recipientId: profile.id,
+    recipientUid: uid, senderPersonalId: null, recipientPersonalId: profile.isIndividual ? profile.id : null,
+    currency: design.currency, amount, at, state: stateFields(snapshot.value as TransferStateName), endAt: at, activityCount: snapshot.context.activityCount,
+    private: input.private, message: input.message ?? null, messageSubject: null, appdata: input.appdata,
+    details: { design_id: design.id, distribution_plan_id: plan.id },
+  }, views);
+  const refused = await distributeIn(unit, { design, plan, senderId: input.callerId, recipientId: profile.id, amount, transferId, number: 1, posDevice: input.posDevice });
+  if (refused) return unit.reject(refused);
+  return { ok: true as const, transferId, duplicate: false };
+}
+
+export async function send(ctx: CirculationContext, input: DesignSendInput): Promise<DesignSendResult> {
+  const checked = await checkedSend(ctx, input);
+  if ('error' in checked) return checked;
+  const { design, plan, amount } = checked;
+  const [existing, resolved] = await Promise.all([
+    input.dedupId === undefined ? null : transferStore.selectDedup(ctx.sql, input.callerId, input.dedupId),
+    ctx.transfers.resolveRecipient(input.callerId, input.recipientUid, undefined),
+  ]);
+  if (existing) return { ok: true, transferId: existing, duplicate: true };
+  if (!resolved.ok) return resolved;
+  const recipient = resolved.recipient.profile;
+  if (!recipient) return sendFailure([{ code: 'recipient_not_found', field_name: 'recipient_uid', info: { reason: 'brand cash is sent to existing profiles only' } }]);
+  if (input.requireRecipientEmail && !(await ctx.profiles.confirmedUids(ctx.sql, recipient.id)).some((uid) => uid.startsWith('email:'))) {
+    return invalid('recipient_uid', 'the recipient has no confirmed email address');
+  }
+  const split = distributionSplit(amount, plan.recipients, design.id);
+  const paysOpenLoop = split.reserve > 0n || split.fees.length > 0 || (design.issuer_id !== input.callerId && split.proceeds > 0n);
+  if (input.closedLoopOnly && paysOpenLoop) {
+    return sendFailure([{ code: 'open_loop_not_permitted', field_name: 'distribution_plan_id', info: { reason: 'this plan makes the sender pay open loop cash, which this token may not move' } }]);
+  }
+  const balanceKeys = [...new Set([input.callerId, recipient.id, design.issuer_id, ...split.fees.map((fee) => fee.recipientId)])].map((id) => balanceLockKey(id, design.currency));
+  const lockRefs = [{ kind: designKind.kind, id: design.id }, { kind: 'wallet', id: input.callerId }];
+  const result = await ctx.commands.run('design.send', lockRefs, (unit: Unit<Duplicate | DesignFailure | Failure>) => sendIn(unit, input, checked, { profile: recipient, uid: resolved.recipient.uid }), { shared: { rows: balanceRowLocks, keys: balanceKeys } });
+  if (!result.ok && result.error === 'duplicate') {
+    const again = await transferStore.selectDedup(ctx.sql, input.callerId, input.dedupId!);
+    if (!again) throw new Error('dedup key vanished');
+    return { ok: true, transferId: again, duplicate: true };
+  }
+  return result;
+}

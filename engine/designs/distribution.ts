@@ -1,0 +1,125 @@
+// Issuing brand cash: notes of a gl_design reach a recipient under a distribution plan, with the
+// sender's open loop payment split as the plan says (docs/brand-cash.md):
+//   - discount rows (before redemption): the share of the face value the sender does not pay;
+//   - static rows (before redemption): fees paid at once to their recipients;
+//   - after-redemption rows (redeemer, static): paid into the design's reserve now, so every unit
+//     of fundable brand cash is backed by open loop cash until its redemption settles it;
+//   - the rest: proceeds to the design's issuer (skipped when the issuer sends its own cash).
+// Each note carries its reserve and plan; splits share the reserve exactly (engine/ledger/store.ts).
+// Design sends, bills and offers all issue through distributeIn; circulation.ts re-exports these.
+import type { Unit } from '../actors/command.ts';
+import { openLoopId } from '../ledger/allocation.ts';
+import { pickFromWallet, walletHolder } from '../ledger/cash.ts';
+import { sendFailure, type Failure } from '../ledger/errors.ts';
+import * as ledgerStore from '../ledger/store.ts';
+import { dayMs } from '../limits.ts';
+import * as posStore from '../pos/store.ts';
+import { designKind } from './machine.ts';
+import { publishDesignIn } from './publish.ts';
+import type { PosDevice } from './redemption.ts';
+import { percentagePpm, ppmWhole } from './reserve.ts';
+import type { DesignRow, PlanRecipient } from './store.ts';
+
+export interface DistributionSplit {
+  /** What the sender pays in all. */
+  paid: bigint;
+  reserve: bigint;
+  fees: { recipientId: string; amount: bigint }[];
+  proceeds: bigint;
+}
+
+/** How a plan splits the sender's open loop payment for `amount` of brand cash (pure). */
+export function distributionSplit(amount: bigint, recipients: readonly PlanRecipient[], designId: string): DistributionSplit {
+  const share = (ppm: bigint) => (amount * ppm) / ppmWhole;
+  let discountPpm = 0n;
+  let reservePpm = 0n;
+  const fees: { recipientId: string; amount: bigint }[] = [];
+  for (const row of recipients) {
+    const ppm = percentagePpm(row.percentage);
+    if (row.loop_id === designId) reservePpm += ppm;
+    else if (row.recipient_type === 'discount') discountPpm += ppm;
+    else if (row.recipient_type === 'static') fees.push({ recipientId: row.recipient_id, amount: share(ppm) });
+  }
+  const paid = amount - share(discountPpm);
+  const reserve = share(reservePpm);
+  const proceeds = paid - reserve - fees.reduce((total, fee) => total + fee.amount, 0n);
+  if (proceeds < 0n) throw new Error(`plan pays out more than the sender pays (${proceeds})`);
+  return { paid, reserve, fees: fees.filter((fee) => fee.amount > 0n), proceeds };
+}
+
+/** When a note issued now expires under the design's rule, or null. */
+export function noteExpiry(design: DesignRow, now: Date): Date | null {
+  if (design.expire_mode === 'absolute') return design.expire_absolute;
+  if (design.expire_mode === 'relative' && design.expire_relative_days) return new Date(now.getTime() + design.expire_relative_days * dayMs);
+  return null;
+}
+
+/**
+ * Inside a command: the sender pays the plan's split of `amount` in open loop cash (movements from
+ * `number` + 2 on), new brand cash notes reach the recipient (movements `number` issue and
+ * `number` + 1 send_design), the design is published and its expiry scheduled. A sender short of
+ * open loop cash gets the failure back (the caller rejects, so nothing stays).
+ */
+export async function distributeIn(
+  unit: Unit,
+  input: {
+    design: DesignRow; plan: { id: string; recipients: PlanRecipient[] }; senderId: string; recipientId: string; amount: bigint; transferId: string; number: number;
+    posDevice?: PosDevice | null;
+  },
+): Promise<Failure | null> {
+  const { design, plan, amount, transferId } = input;
+  const at = unit.now;
+  const split = distributionSplit(amount, plan.recipients, design.id);
+  let number = input.number + 2;
+  const payments: [ledgerStore.Holder, bigint, string, string][] = [[{ kind: 'reserve', id: design.id }, split.reserve, 'reserve', design.id]];
+  for (const fee of split.fees) payments.push([walletHolder(fee.recipientId), fee.amount, 'fee', fee.recipientId]);
+  if (design.issuer_id !== input.senderId) payments.push([walletHolder(design.issuer_id), split.proceeds, 'proceeds', design.issuer_id]);
+  const receivables: posStore.NewReceivable[] = [];
+  for (const [holder, paid, action, toId] of payments) {
+    if (paid === 0n) continue;
+    const refused = await payIn(unit, input.senderId, holder, design.currency, paid, { transferId, number, action, toId });
+    if (refused) return refused;
+    number += 1;
+    // Open loop cash paid at distribution (a fee, the issuer's proceeds) is received and settled at once.
+    if (holder.kind === 'wallet') {
+      receivables.push({
+        profileId: toId, transferId, posDeviceHolderId: input.posDevice?.holderId ?? null, posDeviceId: input.posDevice?.deviceId ?? null, distTid: transferId,
+        settlementType: 'init_dist', receivedCurrency: design.currency, settleCurrency: design.currency, loopId: design.id, isFundable: false, tenderType: 'service',
+        receivedAmount: paid, settleFunded: 0n, settleReclaimed: 0n, settlePending: 0n, settleSettled: paid,
+      });
+    }
+  }
+  await posStore.insertReceivables(unit.tx, receivables, at);
+  if (design.max_per_wallet !== null && input.recipientId !== design.issuer_id) {
+    const held = await ledgerStore.selectBalance(unit.tx, input.recipientId, design.id, design.currency);
+    if (held + amount > design.max_per_wallet) {
+      return sendFailure([{ code: 'max_per_wallet', field_name: 'amount', info: { loop_id: design.id, reason: 'the recipient would hold more of this brand cash than a wallet may' } }]);
+    }
+  }
+  const expiresAt = noteExpiry(design, at);
+  await ledgerStore.insertIssuedNote(unit.tx, {
+    holderId: input.recipientId, loopId: design.id, currency: design.currency, issuerId: design.issuer_id, amount, expiresAt, reserve: split.reserve, planId: plan.id,
+    distTransferId: transferId,
+  }, at);
+  const line = { loopId: design.id, currency: design.currency, issuerId: design.issuer_id, amount };
+  await ledgerStore.insertMovements(unit.tx, transferId, [
+    { number: input.number, action: 'issue', fromId: null, toId: design.issuer_id, ...line },
+    { number: input.number + 1, action: 'send_design', fromId: design.issuer_id, toId: input.recipientId, ...line },
+  ], at);
+  await publishDesignIn(unit, design.id);
+  if (expiresAt) unit.schedule(designKind, design.id, `expire:${expiresAt.toISOString()}`, expiresAt, { type: 'design.expire_due', at: expiresAt.toISOString() });
+  return null;
+}
+
+/** Moves open loop cash from a wallet to a holder, one movement line per issuer of the notes. */
+export async function payIn(unit: Unit, fromId: string, to: ledgerStore.Holder, currency: string, amount: bigint, movement: { transferId: string; number: number; action: string; toId: string }): Promise<Failure | null> {
+  if (amount === 0n) return null;
+  const picked = await pickFromWallet(unit.tx, fromId, [{ loopId: openLoopId, currency, minor: amount }], null, { recipientId: null, accepts: () => true, nonPayment: false });
+  if (!picked.ok) return sendFailure(picked.errors);
+  const byIssuer = new Map<string, bigint>();
+  for (const pick of picked.value) byIssuer.set(pick.issuerId, (byIssuer.get(pick.issuerId) ?? 0n) + pick.amount);
+  const lines = [...byIssuer].map(([issuerId, part]) => ({ number: movement.number, action: movement.action, fromId, toId: movement.toId, loopId: openLoopId, currency, issuerId, amount: part }));
+  await ledgerStore.moveNotes(unit.tx, walletHolder(fromId), to, picked.value, unit.now, { transferId: movement.transferId, lines });
+  return null;
+}
+

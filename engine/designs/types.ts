@@ -1,0 +1,62 @@
+// What the designs service takes and answers, and the permissions a design's creator holds;
+// service.ts re-exports all of it, so the routes and the tests import these from there.
+import type { DesignFailure } from './errors.ts';
+import type { PlanRecipient } from './store.ts';
+
+/** Every permission a design's creator holds on it. */
+export const designPermissions: readonly string[] = Object.freeze([
+  'view_design', 'edit_design', 'view_design_network', 'apply_design', 'manage_design', 'add_agreement', 'activate_agreement', 'deactivate_agreement',
+  'remove_agreement',
+]);
+
+export const designTypes = ['gl_design', 'open_design', 'overlay_design'] as const;
+export type DesignType = (typeof designTypes)[number];
+
+export interface DesignCaller {
+  profileId: string;
+}
+
+export interface DesignPatch {
+  title?: string;
+  description_html?: string | null;
+  multiple_images?: boolean;
+  waves?: boolean;
+  transferable?: boolean;
+  max_per_wallet?: string | null;
+  designer_id?: string | null;
+  featured_id?: string | null;
+  expire?: { mode: 'absolute' | 'relative' | null; absolute?: string | null; relative?: number | null };
+  email_freq?: 'daily' | 'weekly' | 'weekly2' | 'monthly' | null;
+  generic_provider?: boolean;
+  icon?: { media_id?: string | null; style?: 'fit' | 'zoom' };
+}
+
+export interface AgreementInput {
+  uid: string;
+  redeemer: boolean;
+  distributor: boolean;
+  settler: boolean;
+  termsText: string;
+  termsLink: string | null;
+}
+
+type Json = Record<string, unknown>;
+export type DesignResult<T> = ({ ok: true } & T) | DesignFailure;
+
+export interface DesignsService {
+  create(caller: DesignCaller, input: { title: string; currency: string; designType: DesignType }): Promise<DesignResult<{ design: Json }>>;
+  list(caller: DesignCaller): Promise<Json[]>;
+  get(caller: DesignCaller, designId: string): Promise<DesignResult<{ design: Json }>>;
+  patch(caller: DesignCaller, designId: string, patch: DesignPatch): Promise<DesignResult<{ design: Json }>>;
+  remove(caller: DesignCaller, designId: string): Promise<DesignResult<object>>;
+  createPlan(caller: DesignCaller, designId: string, title: string): Promise<DesignResult<{ planId: string }>>;
+  patchPlan(caller: DesignCaller, designId: string, planId: string, changes: { title?: string; recipients?: PlanRecipient[] }): Promise<DesignResult<{ design: Json }>>;
+  deletePlan(caller: DesignCaller, designId: string, planId: string): Promise<DesignResult<{ design: Json }>>;
+  addAgreement(caller: DesignCaller, designId: string, input: AgreementInput): Promise<DesignResult<{ agreement: Json; agreements: Json[] }>>;
+  changeAgreement(caller: DesignCaller, designId: string, agreementId: string, change: 'activate' | 'deactivate'): Promise<DesignResult<{ agreement: Json }>>;
+  removeAgreements(caller: DesignCaller, designId: string, ids: string[]): Promise<DesignResult<{ agreements: Json[] }>>;
+  redeemers(caller: DesignCaller, designId: string): Promise<DesignResult<{ profiles: Json[] }>>;
+  /** Operators: every live design, or one design in full. */
+  adminList(): Promise<Json[]>;
+  adminShow(designId: string): Promise<Json | null>;
+}

@@ -1,0 +1,128 @@
+// Merchants' and operators' changes of offers: create, edit and close, each one command on the
+// offer's actor, after checking who may manage the business's offers in the paying design.
+import type { Unit } from '../actors/command.ts';
+import { distributionSplit } from '../designs/circulation.ts';
+import * as designStore from '../designs/store.ts';
+import type { OffersContext } from './context.ts';
+import { invalid, offerFailure, type OfferFailure } from './errors.ts';
+import { checkFields } from './fields.ts';
+import { offerKind } from './machine.ts';
+import { paying } from './payout.ts';
+import * as store from './store.ts';
+import type { CreateInput, OfferCaller, OfferFields, OfferResult } from './types.ts';
+import { offerJson } from './views.ts';
+
+type Json = Record<string, unknown>;
+type Business = NonNullable<Awaited<ReturnType<OffersContext['profiles']['get']>>>;
+
+/** Whether the caller manages offers of this business paying in this design. */
+async function mayManage(ctx: OffersContext, caller: OfferCaller | 'operator', businessId: string, designId: string | null): Promise<boolean> {
+  if (caller === 'operator' || caller.profileId === businessId) return true;
+  if (!designId || !caller.permissions.has('edit_design')) return false;
+  return (await designStore.selectGrants(ctx.sql, designId, caller.profileId)).includes('edit_design');
+}
+
+/** A closed-loop caller may make only offers that cost the business no open loop cash. */
+function closedLoopProblem(caller: OfferCaller | 'operator', design: designStore.DesignRow | null, plan: designStore.PlanRow | null, amount: bigint): OfferFailure | null {
+  if (caller === 'operator' || !caller.closedLoopOnly) return null;
+  const refusal = 'a closed-loop token makes only brand cash offers whose plan costs no open loop cash';
+  if (!design || !plan) return offerFailure('offer_forbidden', { description: `This token may not commit open loop cash: ${refusal}.` });
+  const split = distributionSplit(amount, plan.recipients, design.id);
+  if (split.reserve > 0n || split.fees.length > 0) return invalid('distribution_plan_id', refusal);
+  return null;
+}
+
+/** The gl_design a new offer pays brand cash of, with its plan named; null for open loop cash. */
+async function designOfNew(ctx: OffersContext, input: CreateInput): Promise<{ ok: true; design: designStore.DesignRow | null } | OfferFailure> {
+  if (input.design_id === undefined) {
+    return input.distribution_plan_id !== undefined ? invalid('distribution_plan_id', 'goes with design_id') : { ok: true, design: null };
+  }
+  const design = /^\d{10}$/.test(input.design_id) ? await designStore.selectDesign(ctx.sql, input.design_id) : null;
+  if (!design || design.deleted_at) return invalid('design_id', 'names no design');
+  if (design.design_type !== 'gl_design') return invalid('design_id', 'offers pay brand cash of a gl_design only');
+  if (input.distribution_plan_id === undefined) return invalid('distribution_plan_id', 'is required with design_id');
+  if (!(await designStore.selectPlan(ctx.sql, design.id, input.distribution_plan_id))) return invalid('distribution_plan_id', 'is not a live plan of this design');
+  if (input.currency !== undefined && input.currency !== design.currency) return invalid('currency', `must be the design's currency ${design.currency}`);
+  return { ok: true, design };
+}
+
+/** The business a new offer belongs to: the design's issuer, the named profile or the caller. */
+async function businessOfNew(ctx: OffersContext, caller: OfferCaller | 'operator', input: CreateInput, design: designStore.DesignRow | null): Promise<{ ok: true; business: Business } | OfferFailure> {
+  const businessId = design?.issuer_id ?? input.profile_id ?? (caller === 'operator' ? null : caller.profileId);
+  if (!businessId) return invalid('profile_id', 'is required');
+  if (input.profile_id !== undefined && input.profile_id !== businessId) return invalid('profile_id', "must be the design's issuer");
+  const business = await ctx.profiles.get(ctx.sql, businessId);
+  if (!business) return invalid('profile_id', 'names no profile');
+  if (business.isIndividual) return offerFailure('offer_forbidden', { description: 'Offers belong to businesses.' });
+  if (!(await mayManage(ctx, caller, businessId, design?.id ?? null))) {
+    return offerFailure('offer_forbidden', { description: "Offers are made by the business itself or by a profile with edit_design on the paying design." });
+  }
+  return { ok: true, business };
+}
+
+export async function create(ctx: OffersContext, caller: OfferCaller | 'operator', input: CreateInput): Promise<OfferResult<{ offer: Json }>> {
+  const designed = await designOfNew(ctx, input);
+  if (!designed.ok) return designed;
+  const { design } = designed;
+  const owned = await businessOfNew(ctx, caller, input, design);
+  if (!owned.ok) return owned;
+  const { business } = owned;
+  const businessId = business.id;
+  const currency = design?.currency ?? input.currency ?? 'USD';
+  const checked = await checkFields({ ...input, options: input.options ?? [{ payment_type: 'free' }] }, currency, null);
+  if (!checked.ok) return checked;
+  const changes = checked.changes;
+  const plan = design ? await designStore.selectPlan(ctx.sql, design.id, input.distribution_plan_id!) : null;
+  const closedLoop = closedLoopProblem(caller, design, plan, changes.amount!);
+  if (closedLoop) return closedLoop;
+  const location = changes.latitude !== undefined ? { latitude: changes.latitude!, longitude: changes.longitude! } : business.location;
+  const offerId = await ctx.commands.run('offer.create', [{ kind: 'profile', id: businessId }], async (unit) => {
+    const id = await unit.newShortId('offer');
+    unit.create(offerKind, id, { profileId: businessId, createdAt: unit.now.toISOString() });
+    await store.insertOffer(unit.tx, {
+      id, profile_id: businessId, created_by: caller === 'operator' ? businessId : caller.profileId, design_id: design?.id ?? null,
+      plan_id: design ? input.distribution_plan_id! : null, currency, amount: changes.amount!, title: input.title, description: changes.description ?? '',
+      banner: changes.banner ?? null, metadata_image: changes.metadata_image ?? null, metadata_description: changes.metadata_description ?? '',
+      require_confirmation: changes.require_confirmation ?? false, show_limit: changes.show_limit ?? 1, quantity: input.quantity, options: changes.options!,
+      chain_id: changes.chain_id ?? null, latitude: location ? String(location.latitude) : null, longitude: location ? String(location.longitude) : null,
+      starts_at: changes.starts_at ?? null, expires_at: changes.expires_at ?? null,
+    }, unit.now);
+    return id;
+  });
+  return { ok: true, offer: offerJson((await store.selectOffer(ctx.sql, offerId))!) };
+}
+
+export async function edit(ctx: OffersContext, caller: OfferCaller, offerId: string, fields: OfferFields): Promise<OfferResult<{ offer: Json }>> {
+  const row = /^\d{10}$/.test(offerId) ? await store.selectOffer(ctx.sql, offerId) : null;
+  if (!row) return offerFailure('offer_not_found');
+  if (!(await mayManage(ctx, caller, row.profile_id, row.design_id))) return offerFailure('offer_forbidden');
+  const checked = await checkFields(fields, row.currency, row);
+  if (!checked.ok) return checked;
+  const { design, plan } = await paying(ctx, row);
+  const closedLoop = closedLoopProblem(caller, design, plan, checked.changes.amount ?? row.amount);
+  if (closedLoop) return closedLoop;
+  const result = await ctx.commands.run('offer.edit', [{ kind: offerKind.kind, id: offerId }], async (unit: Unit<OfferFailure>) => {
+    await unit.load(offerKind, offerId);
+    if (!unit.send(offerKind, offerId, { type: 'offer.edit', at: unit.now.toISOString() })) return unit.reject(offerFailure('offer_closed'));
+    if (!(await store.updateOffer(unit.tx, offerId, checked.changes, unit.now))) {
+      return unit.reject(invalid('quantity', 'is below the units already accepted'));
+    }
+    return { ok: true as const };
+  });
+  if (!result.ok) return result;
+  return { ok: true, offer: offerJson((await store.selectOffer(ctx.sql, offerId))!) };
+}
+
+export async function close(ctx: OffersContext, caller: OfferCaller | 'operator', offerId: string): Promise<OfferResult<{ offer: Json }>> {
+  const row = /^\d{10}$/.test(offerId) ? await store.selectOffer(ctx.sql, offerId) : null;
+  if (!row) return offerFailure('offer_not_found');
+  if (!(await mayManage(ctx, caller, row.profile_id, row.design_id))) return offerFailure('offer_forbidden');
+  const result = await ctx.commands.run('offer.close', [{ kind: offerKind.kind, id: offerId }], async (unit: Unit<OfferFailure>) => {
+    await unit.load(offerKind, offerId);
+    if (!unit.send(offerKind, offerId, { type: 'offer.close', at: unit.now.toISOString() })) return unit.reject(offerFailure('offer_closed'));
+    await store.closeOffer(unit.tx, offerId, unit.now);
+    return { ok: true as const };
+  });
+  if (!result.ok) return result;
+  return { ok: true, offer: offerJson((await store.selectOffer(ctx.sql, offerId))!) };
+}

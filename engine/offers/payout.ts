@@ -1,0 +1,62 @@
+// Moving an accept's cash: the design and plan an offer pays in, the balances an accept locks, the
+// payout itself, and the canceled transfer answered when the business cannot pay.
+import type { Unit } from '../actors/command.ts';
+import { distributeIn, payIn } from '../designs/circulation.ts';
+import * as designStore from '../designs/store.ts';
+import { balanceLockKey, walletHolder } from '../ledger/cash.ts';
+import type { Failure } from '../ledger/errors.ts';
+import { stateFields, transfer, type TransferStateName } from '../transfers/machine.ts';
+import * as transferStore from '../transfers/store.ts';
+import type { OffersContext } from './context.ts';
+import type { TransferFailed } from './errors.ts';
+import { offerKind } from './machine.ts';
+import type { OfferRow } from './store.ts';
+
+/** The design and live plan an offer pays brand cash through (both null for open loop cash). */
+export async function paying(ctx: OffersContext, offer: OfferRow) {
+  if (!offer.design_id) return { design: null, plan: null };
+  const [design, plan] = await Promise.all([designStore.selectDesign(ctx.sql, offer.design_id), designStore.selectPlanAnyState(ctx.sql, offer.plan_id!)]);
+  return { design, plan: plan && !plan.deleted_at ? plan : null };
+}
+
+export function balanceKeys(offer: OfferRow, design: designStore.DesignRow | null, plan: designStore.PlanRow | null, accepterId: string): string[] {
+  const fees = design && plan ? plan.recipients.filter((row) => row.recipient_type === 'static' && row.loop_id !== design.id).map((row) => row.recipient_id) : [];
+  return [...new Set([offer.profile_id, accepterId, ...fees])].sort().map((id) => balanceLockKey(id, offer.currency));
+}
+
+/** Moves the cash of an accept: the accepter's price (service options), then the payout. */
+export async function payoutIn(unit: Unit, offer: OfferRow, plan: designStore.PlanRow | null, design: designStore.DesignRow | null, accepterId: string, quantity: number, price: bigint, transferId: string): Promise<Failure | null> {
+  let number = 1;
+  const cost = price * BigInt(quantity);
+  if (cost > 0n) {
+    const refused = await payIn(unit, accepterId, walletHolder(offer.profile_id), offer.currency, cost, { transferId, number, action: 'purchase', toId: offer.profile_id });
+    if (refused) return refused;
+    number += 1;
+  }
+  const total = offer.amount * BigInt(quantity);
+  if (offer.design_id && !(design && plan)) return { ok: false, error: 'send_failed', detail: "the offer's design or plan is gone" };
+  if (design && plan) return distributeIn(unit, { design, plan, senderId: offer.profile_id, recipientId: accepterId, amount: total, transferId, number });
+  return payIn(unit, offer.profile_id, walletHolder(accepterId), offer.currency, total, { transferId, number, action: 'move', toId: accepterId });
+}
+
+/** A canceled purchase_offer transfer for an accept whose cash could not move (the 503 answer). */
+export async function failedTransfer(ctx: OffersContext, offer: OfferRow, accepterId: string, quantity: number, failure: Failure): Promise<TransferFailed> {
+  const transferId = await ctx.commands.run('offer.accept_failed', [{ kind: offerKind.kind, id: offer.id }], async (unit) => {
+    const id = await unit.newLongId('transfer');
+    unit.create(transfer, id, { workflowType: 'purchase_offer', waitFor: 'invite', at: unit.now.toISOString() });
+    const canceled = unit.send(transfer, id, { type: 'transfer.retract', at: unit.now.toISOString(), reason: 'not_available' })!;
+    await transferStore.insertTransfer(unit.tx, {
+      id, workflowType: 'purchase_offer', senderId: offer.profile_id, senderUid: `service:${offer.profile_id}`, recipientId: accepterId, recipientUid: `service:${accepterId}`,
+      senderPersonalId: null, recipientPersonalId: accepterId, currency: offer.currency, amount: offer.amount * BigInt(quantity), at: unit.now,
+      state: stateFields(canceled.value as TransferStateName), endAt: unit.now, activityCount: canceled.context.activityCount, private: true,
+      message: null, messageSubject: null, appdata: {}, details: { offer_id: offer.id, quantity, reason: 'not_available' },
+    }, [{ profileId: offer.profile_id, role: 'sender' }, { profileId: accepterId, role: 'recipient' }]);
+    return id;
+  });
+  const detail = await ctx.ledger.queries.detail(accepterId, transferId);
+  const code = failure.sendErrors?.[0]?.code ?? failure.error;
+  return {
+    ok: false, error: 'transfer_failed', transfer: detail.ok ? detail.transfer : { id: transferId },
+    description: `The offer's transfer could not complete (${code ?? 'unavailable'}); nothing was taken from the offer's stock.`,
+  };
+}
