@@ -11,9 +11,11 @@ import * as ledgerStore from '../ledger/store.ts';
 import { appdataCharsMax, dedupWindowMs } from '../limits.ts';
 import { formatMinor } from '../money.ts';
 import { wallet } from '../profiles/machine.ts';
-import type { ProfilesService } from '../profiles/service.ts';
+import type { ProfileRecord, ProfilesService } from '../profiles/service.ts';
 import { stateFields, transfer, type TransferStateName } from './machine.ts';
-import { accepts, appdataChars, closedLoopRefusal, type TransfersService } from './service.ts';
+import { accepts } from './acceptance.ts';
+import { appdataChars, closedLoopRefusal } from './input-checks.ts';
+import type { TransfersService } from './service.ts';
 import { holdingRulesProblem } from '../designs/rules.ts';
 import * as store from './store.ts';
 
@@ -64,115 +66,152 @@ function parseEntries(entries: readonly TradeEntry[], field: string): { ok: true
   return parsed;
 }
 
+/** What trades share, built once by createTradesService. */
+interface TradesContext {
+  core: Core;
+  profiles: ProfilesService;
+  transfers: TransfersService;
+}
+
 export function createTradesService(core: Core, profiles: ProfilesService, transfers: TransfersService): TradesService {
+  const ctx: TradesContext = { core, profiles, transfers };
+  return { start: (input) => start(ctx, input), accept: (input) => accept(ctx, input) };
+}
+
+async function start(ctx: TradesContext, input: TradeInput): Promise<TradeResult> {
+  const { core } = ctx;
   const { sql, commands } = core;
-
-  async function start(input: TradeInput): Promise<TradeResult> {
-    const offered = parseEntries(input.amounts, 'amounts');
-    if (!offered.ok) return offered;
-    const expected = parseEntries(input.expectAmounts, 'expect_amounts');
-    if (!expected.ok) return expected;
-    const refused = closedLoopRefusal(offered.value, input.closedLoopOnly);
-    if (refused) return refused;
-    if (appdataChars(input.appdata) > appdataCharsMax) return sendFailure([{ code: 'appdata_too_long', field_name: 'appdata', info: { max: appdataCharsMax } }]);
-    if (input.dedupId !== undefined) {
-      const existing = await store.selectDedupRow(sql, input.senderId, input.dedupId);
-      if (existing && existing.created_at.getTime() >= core.clock.now().getTime() - dedupWindowMs) return { ok: true, transferId: existing.transfer_id };
-    }
-    const resolved = await transfers.resolveRecipient(input.senderId, input.recipientUid, undefined);
-    if (!resolved.ok) return resolved;
-    const recipient = resolved.recipient.profile;
-    if (!recipient) return sendFailure([{ code: 'recipient_not_found', field_name: 'recipient_uid', info: { reason: 'a trade needs a recipient with a wallet' } }]);
-    const currency = offered.value[0].currency;
-    const result = await commands.run('transfer.trade', [{ kind: 'wallet', id: input.senderId }], async (unit: Unit<Failure | Duplicate>) => {
-      const transferId = await unit.newLongId('transfer');
-      const at = unit.now;
-      if (input.dedupId !== undefined && !(await store.claimDedup(unit.tx, input.senderId, input.dedupId, transferId, at, new Date(at.getTime() - dedupWindowMs)))) {
-        return unit.reject(duplicate());
-      }
-      const senderWallet = await unit.load(wallet, input.senderId);
-      if (!senderWallet || senderWallet.value !== 'active') {
-        return unit.reject(sendFailure([{ code: 'sender_wallet_not_active', field_name: 'sender_uid', info: { state: senderWallet?.value ?? null } }]));
-      }
-      const picked = await pickFromWallet(unit.tx, input.senderId, offered.value, null, {
-        recipientId: recipient.id, accepts: (note) => accepts(note, recipient), nonPayment: true, brandCashOnly: input.closedLoopOnly,
-      });
-      if (!picked.ok) return unit.reject(sendFailure(picked.errors));
-      await ledgerStore.moveNotes(unit.tx, walletHolder(input.senderId), escrowHolder(transferId), picked.value, at);
-      const snapshot = unit.create(transfer, transferId, { workflowType: 'trade', waitFor: 'trade', at: at.toISOString() });
-      const expiresAt = new Date(at.getTime() + input.acceptExpireSeconds * 1000);
-      unit.schedule(transfer, transferId, 'trade_expire', expiresAt, { type: 'transfer.trade_expire', at: expiresAt.toISOString() });
-      await store.insertTransfer(unit.tx, {
-        id: transferId, workflowType: 'trade', senderId: input.senderId, senderUid: resolved.senderUid, recipientId: recipient.id, recipientUid: resolved.recipient.uid,
-        senderPersonalId: input.senderPersonalId, recipientPersonalId: recipient.isIndividual ? recipient.id : null, currency,
-        amount: sumPicks(picked.value), at, state: stateFields(snapshot.value as TransferStateName), endAt: null, activityCount: snapshot.context.activityCount,
-        private: true, message: null, messageSubject: null, appdata: input.appdata,
-        details: {
-          trade: { amounts: input.amounts, expect_amounts: input.expectAmounts },
-          alarms: [{ name: 'alarm.expire_trade', timestamp: expiresAt.toISOString() }],
-        },
-      }, [{ profileId: input.senderId, role: 'sender' }, { profileId: recipient.id, role: 'recipient' }]);
-      return { ok: true as const, transferId };
-    });
-    if (!result.ok && result.error === 'duplicate') {
-      const existing = await store.selectDedup(sql, input.senderId, input.dedupId!);
-      if (!existing) throw new Error('dedup key vanished');
-      return { ok: true, transferId: existing };
-    }
-    return result;
+  const offered = parseEntries(input.amounts, 'amounts');
+  if (!offered.ok) return offered;
+  const expected = parseEntries(input.expectAmounts, 'expect_amounts');
+  if (!expected.ok) return expected;
+  const refused = closedLoopRefusal(offered.value, input.closedLoopOnly);
+  if (refused) return refused;
+  if (appdataChars(input.appdata) > appdataCharsMax) return sendFailure([{ code: 'appdata_too_long', field_name: 'appdata', info: { max: appdataCharsMax } }]);
+  if (input.dedupId !== undefined) {
+    const existing = await store.selectDedupRow(sql, input.senderId, input.dedupId);
+    if (existing && existing.created_at.getTime() >= core.clock.now().getTime() - dedupWindowMs) return { ok: true, transferId: existing.transfer_id };
   }
-
-  /** A plan named for a loop must be a live plan of the design whose id that loop is. */
-  async function plansMatch(plans: Record<string, string>): Promise<boolean> {
-    for (const [loopId, planId] of Object.entries(plans)) {
-      if (!(await store.planOfDesign(sql, planId, loopId))) return false;
-    }
-    return true;
+  const resolved = await ctx.transfers.resolveRecipient(input.senderId, input.recipientUid, undefined);
+  if (!resolved.ok) return resolved;
+  const recipient = resolved.recipient.profile;
+  if (!recipient) return sendFailure([{ code: 'recipient_not_found', field_name: 'recipient_uid', info: { reason: 'a trade needs a recipient with a wallet' } }]);
+  const offer: Offer = { input, offered: offered.value, recipient, senderUid: resolved.senderUid, recipientUid: resolved.recipient.uid };
+  const result = await commands.run('transfer.trade', [{ kind: 'wallet', id: input.senderId }], (unit: Unit<Failure | Duplicate>) => startIn(unit, offer));
+  if (!result.ok && result.error === 'duplicate') {
+    const existing = await store.selectDedup(sql, input.senderId, input.dedupId!);
+    if (!existing) throw new Error('dedup key vanished');
+    return { ok: true, transferId: existing };
   }
+  return result;
+}
 
-  async function accept(input: AcceptTradeInput): Promise<TradeResult> {
-    const row = await store.selectTransfer(sql, input.transferId);
-    if (!row || row.workflow_type !== 'trade' || !(await store.isViewer(sql, input.transferId, input.callerId))) return failure('transfer_not_found');
-    if (row.recipient_id !== input.callerId) return failure('not_recipient');
-    if (!(await plansMatch(input.distributionPlanIds))) return failure('plan_not_found');
-    let settlerId: string | null = null;
-    if (input.settlerUid !== undefined) {
-      const settler = await transfers.resolveRecipient(input.callerId, input.settlerUid, undefined);
-      if (!settler.ok || !settler.recipient.profile) return failure('profile_not_found', 'settler_uid names no profile');
-      settlerId = settler.recipient.profile.id;
-    }
-    const trade = row.details.trade as { expect_amounts: TradeEntry[] };
-    const expected = parseEntries(trade.expect_amounts, 'expect_amounts');
-    if (!expected.ok) throw new Error(`trade ${row.id} stored unparseable expect_amounts`);
-    const refused = closedLoopRefusal(expected.value, input.closedLoopOnly);
-    if (refused) return refused;
-    const senderId = row.sender_id!;
-    const sender = await profiles.get(sql, senderId);
-    const locks = [{ kind: 'wallet', id: input.callerId }, { kind: 'wallet', id: senderId }, { kind: 'transfer', id: row.id }];
-    return commands.run('transfer.accept_trade', locks, async (unit: Unit<Failure>) => {
-      const snapshot = await unit.load(transfer, row.id);
-      if (!snapshot || snapshot.value !== 'trade') return unit.reject(failure('not_waiting'));
-      const at = unit.now;
-      const currencies = [...new Set([row.currency, ...expected.value.map((entry) => entry.currency)])];
-      await ledgerStore.lockBalances(unit.tx, currencies.flatMap((currency) => [balanceLockKey(senderId, currency), balanceLockKey(input.callerId, currency)]));
-      const paid = await pickFromWallet(unit.tx, input.callerId, expected.value, null, {
-        recipientId: senderId, accepts: (note) => accepts(note, sender), nonPayment: true, brandCashOnly: input.closedLoopOnly,
-      });
-      if (!paid.ok) return unit.reject(sendFailure(paid.errors.map((error) => ({ ...error, field_name: 'expect_amounts' }))));
-      const offered = await releaseEscrow(unit.tx, row.id, input.callerId, senderId, null, at);
-      const offeredProblem = await holdingRulesProblem(unit.tx, offered, senderId, { id: input.callerId, isIndividual: true }, new Set(), true);
-      if (offeredProblem) return unit.reject(sendFailure([offeredProblem]));
-      await ledgerStore.moveNotes(unit.tx, walletHolder(input.callerId), walletHolder(senderId), paid.value, at);
-      await ledgerStore.insertMovements(unit.tx, row.id, [
-        ...movementLines(offered, 1, 'move', senderId, input.callerId),
-        ...movementLines(paid.value, 2, 'move', input.callerId, senderId),
-      ], at);
-      unit.cancelTimer(transfer, row.id, 'trade_expire');
-      const acceptedTrade = { ...trade, settler_id: settlerId, distribution_plan_ids: input.distributionPlanIds, paid: formatMinor(sumPicks(paid.value), expected.value[0].currency) };
-      await transfers.applyIn(unit, row.id, { type: 'transfer.trade_accept', at: at.toISOString() }, { details: { trade: acceptedTrade } });
-      return { ok: true as const, transferId: row.id };
-    });
+/** A trade checked outside its command: the offered entries and the resolved recipient. */
+interface Offer {
+  input: TradeInput;
+  offered: AmountEntry[];
+  recipient: ProfileRecord;
+  senderUid: string;
+  recipientUid: string;
+}
+
+/** Moves the offered cash into the trade's escrow and writes the waiting trade with its deadline. */
+async function startIn(unit: Unit<Failure | Duplicate>, offer: Offer): Promise<TradeResult> {
+  const { input, recipient } = offer;
+  const transferId = await unit.newLongId('transfer');
+  const at = unit.now;
+  if (input.dedupId !== undefined && !(await store.claimDedup(unit.tx, input.senderId, input.dedupId, transferId, at, new Date(at.getTime() - dedupWindowMs)))) {
+    return unit.reject(duplicate());
   }
+  const senderWallet = await unit.load(wallet, input.senderId);
+  if (!senderWallet || senderWallet.value !== 'active') {
+    return unit.reject(sendFailure([{ code: 'sender_wallet_not_active', field_name: 'sender_uid', info: { state: senderWallet?.value ?? null } }]));
+  }
+  const picked = await pickFromWallet(unit.tx, input.senderId, offer.offered, null, {
+    recipientId: recipient.id, accepts: (note) => accepts(note, recipient), nonPayment: true, brandCashOnly: input.closedLoopOnly,
+  });
+  if (!picked.ok) return unit.reject(sendFailure(picked.errors));
+  await ledgerStore.moveNotes(unit.tx, walletHolder(input.senderId), escrowHolder(transferId), picked.value, at);
+  const snapshot = unit.create(transfer, transferId, { workflowType: 'trade', waitFor: 'trade', at: at.toISOString() });
+  const expiresAt = new Date(at.getTime() + input.acceptExpireSeconds * 1000);
+  unit.schedule(transfer, transferId, 'trade_expire', expiresAt, { type: 'transfer.trade_expire', at: expiresAt.toISOString() });
+  await store.insertTransfer(unit.tx, {
+    id: transferId, workflowType: 'trade', senderId: input.senderId, senderUid: offer.senderUid, recipientId: recipient.id, recipientUid: offer.recipientUid,
+    senderPersonalId: input.senderPersonalId, recipientPersonalId: recipient.isIndividual ? recipient.id : null, currency: offer.offered[0].currency,
+    amount: sumPicks(picked.value), at, state: stateFields(snapshot.value as TransferStateName), endAt: null, activityCount: snapshot.context.activityCount,
+    private: true, message: null, messageSubject: null, appdata: input.appdata,
+    details: {
+      trade: { amounts: input.amounts, expect_amounts: input.expectAmounts },
+      alarms: [{ name: 'alarm.expire_trade', timestamp: expiresAt.toISOString() }],
+    },
+  }, [{ profileId: input.senderId, role: 'sender' }, { profileId: recipient.id, role: 'recipient' }]);
+  return { ok: true as const, transferId };
+}
 
-  return { start, accept };
+/** A plan named for a loop must be a live plan of the design whose id that loop is. */
+async function plansMatch(ctx: TradesContext, plans: Record<string, string>): Promise<boolean> {
+  for (const [loopId, planId] of Object.entries(plans)) {
+    if (!(await store.planOfDesign(ctx.core.sql, planId, loopId))) return false;
+  }
+  return true;
+}
+
+async function accept(ctx: TradesContext, input: AcceptTradeInput): Promise<TradeResult> {
+  const { sql, commands } = ctx.core;
+  const row = await store.selectTransfer(sql, input.transferId);
+  if (!row || row.workflow_type !== 'trade' || !(await store.isViewer(sql, input.transferId, input.callerId))) return failure('transfer_not_found');
+  if (row.recipient_id !== input.callerId) return failure('not_recipient');
+  if (!(await plansMatch(ctx, input.distributionPlanIds))) return failure('plan_not_found');
+  let settlerId: string | null = null;
+  if (input.settlerUid !== undefined) {
+    const settler = await ctx.transfers.resolveRecipient(input.callerId, input.settlerUid, undefined);
+    if (!settler.ok || !settler.recipient.profile) return failure('profile_not_found', 'settler_uid names no profile');
+    settlerId = settler.recipient.profile.id;
+  }
+  const trade = row.details.trade as { expect_amounts: TradeEntry[] };
+  const expected = parseEntries(trade.expect_amounts, 'expect_amounts');
+  if (!expected.ok) throw new Error(`trade ${row.id} stored unparseable expect_amounts`);
+  const refused = closedLoopRefusal(expected.value, input.closedLoopOnly);
+  if (refused) return refused;
+  const sender = await ctx.profiles.get(sql, row.sender_id!);
+  const locks = [{ kind: 'wallet', id: input.callerId }, { kind: 'wallet', id: row.sender_id! }, { kind: 'transfer', id: row.id }];
+  const acceptance: Acceptance = { input, row, trade, expected: expected.value, sender, settlerId };
+  return commands.run('transfer.accept_trade', locks, (unit: Unit<Failure>) => acceptIn(ctx, unit, acceptance));
+}
+
+/** A trade acceptance checked outside its command. */
+interface Acceptance {
+  input: AcceptTradeInput;
+  row: store.TransferRow;
+  trade: { expect_amounts: TradeEntry[] };
+  expected: AmountEntry[];
+  sender: ProfileRecord | null;
+  settlerId: string | null;
+}
+
+/** Pays the expected cash to the sender and releases the escrow to the recipient, in one command. */
+async function acceptIn(ctx: TradesContext, unit: Unit<Failure>, acceptance: Acceptance): Promise<TradeResult> {
+  const { input, row, trade, expected, sender } = acceptance;
+  const senderId = row.sender_id!;
+  const snapshot = await unit.load(transfer, row.id);
+  if (!snapshot || snapshot.value !== 'trade') return unit.reject(failure('not_waiting'));
+  const at = unit.now;
+  const currencies = [...new Set([row.currency, ...expected.map((entry) => entry.currency)])];
+  await ledgerStore.lockBalances(unit.tx, currencies.flatMap((currency) => [balanceLockKey(senderId, currency), balanceLockKey(input.callerId, currency)]));
+  const paid = await pickFromWallet(unit.tx, input.callerId, expected, null, {
+    recipientId: senderId, accepts: (note) => accepts(note, sender), nonPayment: true, brandCashOnly: input.closedLoopOnly,
+  });
+  if (!paid.ok) return unit.reject(sendFailure(paid.errors.map((error) => ({ ...error, field_name: 'expect_amounts' }))));
+  const offered = await releaseEscrow(unit.tx, row.id, input.callerId, senderId, null, at);
+  const offeredProblem = await holdingRulesProblem(unit.tx, offered, senderId, { id: input.callerId, isIndividual: true }, new Set(), true);
+  if (offeredProblem) return unit.reject(sendFailure([offeredProblem]));
+  await ledgerStore.moveNotes(unit.tx, walletHolder(input.callerId), walletHolder(senderId), paid.value, at);
+  await ledgerStore.insertMovements(unit.tx, row.id, [
+    ...movementLines(offered, 1, 'move', senderId, input.callerId),
+    ...movementLines(paid.value, 2, 'move', input.callerId, senderId),
+  ], at);
+  unit.cancelTimer(transfer, row.id, 'trade_expire');
+  const acceptedTrade = { ...trade, settler_id: acceptance.settlerId, distribution_plan_ids: input.distributionPlanIds, paid: formatMinor(sumPicks(paid.value), expected[0].currency) };
+  await ctx.transfers.applyIn(unit, row.id, { type: 'transfer.trade_accept', at: at.toISOString() }, { details: { trade: acceptedTrade } });
+  return { ok: true as const, transferId: row.id };
 }

@@ -1,0 +1,51 @@
+// How a command loads and changes a transfer: its actor and row together, an event applied and
+// written, the cancel that returns a waiting transfer's escrow, and the sender's own transfer checked.
+import type { Unit } from '../actors/command.ts';
+import { releaseEscrow } from '../ledger/cash.ts';
+import { failure, type Failure } from '../ledger/errors.ts';
+import { stateFields, transfer, type TransferEvent, type TransferStateName } from './machine.ts';
+import * as store from './store.ts';
+import type { Queryable } from '../storage/database.ts';
+
+export async function applyIn(unit: Unit, transferId: string, event: TransferEvent, change: Partial<store.TransferChange> = {}): Promise<boolean> {
+  const next = unit.send(transfer, transferId, event);
+  if (!next) return false;
+  await store.updateTransfer(unit.tx, transferId, {
+    state: stateFields(next.value as TransferStateName),
+    endAt: next.context.endAt ? new Date(next.context.endAt) : null,
+    activityCount: next.context.activityCount,
+    reason: next.context.reason,
+    ...change,
+  }, unit.now);
+  return true;
+}
+
+/** Loads a transfer actor and its row inside a command; null when missing. */
+export async function findIn(unit: Unit, transferId: string) {
+  const snapshot = await unit.load(transfer, transferId);
+  const row = await store.selectTransfer(unit.tx, transferId);
+  return snapshot && row ? { snapshot, row, state: snapshot.value as TransferStateName } : null;
+}
+
+/** Loads a transfer actor and its row inside a command; rejects when missing. */
+export async function loadIn(unit: Unit<Failure>, transferId: string) {
+  return (await findIn(unit, transferId)) ?? unit.reject(failure('transfer_not_found'));
+}
+
+/** Ends a waiting transfer and returns its escrow to the sender. */
+export async function cancelIn(unit: Unit, transferId: string, senderId: string, event: TransferEvent): Promise<boolean> {
+  if (!(await applyIn(unit, transferId, event))) return false;
+  await releaseEscrow(unit.tx, transferId, senderId, senderId, 0n, unit.now);
+  const paycode = await store.selectPaycodeByTransfer(unit.tx, transferId);
+  if (paycode && paycode.state === 'active') await store.updatePaycode(unit.tx, transferId, { state: 'ended' }, unit.now);
+  for (const name of ['paycode_expire', 'invite_expire', 'hold_end', 'trade_expire', 'bill_expire', 'bill_remind']) unit.cancelTimer(transfer, transferId, name);
+  return true;
+}
+
+/** The transfer a sender acts on: one it views and initiated. */
+export async function sentByCaller(db: Queryable, callerId: string, transferId: string): Promise<{ ok: true; row: store.TransferRow } | Failure> {
+  const row = await store.selectTransfer(db, transferId);
+  if (!row || !(await store.isViewer(db, transferId, callerId))) return failure('transfer_not_found');
+  if (row.sender_id !== callerId) return failure('not_initiator');
+  return { ok: true, row };
+}

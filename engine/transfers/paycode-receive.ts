@@ -1,0 +1,144 @@
+// A business receives a payment code (POST /wallet/receive): the code releases up to its amount
+// from the transfer's escrow; within the correction period a resubmission changes the amount received.
+import type { Unit } from '../actors/command.ts';
+import { openLoopId, type Pick } from '../ledger/allocation.ts';
+import { balanceLockKey, movementLines, pickFromWallet, releaseEscrow, walletHolder } from '../ledger/cash.ts';
+import { failure, type Failure } from '../ledger/errors.ts';
+import * as ledgerStore from '../ledger/store.ts';
+import { paycodeCorrectionMs } from '../limits.ts';
+import { formatMinor, parsePositiveAmount } from '../money.ts';
+import * as posStore from '../pos/store.ts';
+import type { ProfileRecord } from '../profiles/service.ts';
+import { accepts } from './acceptance.ts';
+import { applyIn, loadIn } from './changes.ts';
+import type { TransfersContext } from './context.ts';
+import { transfer } from './machine.ts';
+import { paycodeMatches } from './paycode.ts';
+import { normalizePaycode } from './paycode-secrets.ts';
+import * as store from './store.ts';
+
+export interface ReceiveInput {
+  recipientId: string;
+  paycode: string;
+  currency: string;
+  amount: string;
+  totalDue?: string;
+  totalTax?: string;
+  /** The calling token's device, for a business's report (`immediate` rows). */
+  posDevice?: { holderId: string; deviceId: string } | null;
+}
+
+export type ReceiveResult = { ok: true; transferId: string; amountReceived: bigint } | Failure;
+
+/** A receipt checked outside the command: the amount, the code's row and the receiving profile. */
+interface Receipt {
+  input: ReceiveInput;
+  amount: bigint;
+  totalDue: bigint | null;
+  code: string;
+  digest: string;
+  found: store.PaycodeRow;
+  recipient: ProfileRecord | null;
+}
+
+function receiveAmounts(input: ReceiveInput): { ok: true; amount: bigint; totalDue: bigint | null } | Failure {
+  const parsed = parsePositiveAmount(input.amount, input.currency);
+  if (!parsed.ok) return failure('invalid_amount', `amount: ${parsed.error}`);
+  const amount = parsed.value.minor;
+  let totalDue: bigint | null = null;
+  if (input.totalDue !== undefined) {
+    const due = parsePositiveAmount(input.totalDue, input.currency);
+    if (!due.ok || due.value.minor < amount) return failure('invalid_amount', 'total_due must be at least amount');
+    totalDue = due.value.minor;
+  }
+  if (input.totalTax !== undefined) {
+    const tax = parsePositiveAmount(input.totalTax, input.currency);
+    if (!tax.ok && tax.error !== 'not_positive') return failure('invalid_amount', 'total_tax is not an amount');
+    const taxMinor = tax.ok ? tax.value.minor : 0n;
+    if (taxMinor > (totalDue ?? amount)) return failure('invalid_amount', 'total_tax must be at most total_due');
+  }
+  return { ok: true, amount, totalDue };
+}
+
+export async function receive(ctx: TransfersContext, input: ReceiveInput): Promise<ReceiveResult> {
+  const { sql, commands } = ctx.core;
+  const amounts = receiveAmounts(input);
+  if (!amounts.ok) return amounts;
+  const { amount, totalDue } = amounts;
+  const code = normalizePaycode(input.paycode);
+  const digest = await ctx.paycodeSecrets.digest(sql, code);
+  const found = await store.selectPaycodeByCode(sql, digest, code);
+  if (!found || found.recipient_id !== input.recipientId) return failure('code_not_found');
+  if (found.currency !== input.currency || amount > found.amount) return failure('code_limited', `the code releases at most ${formatMinor(found.amount, found.currency)} ${found.currency}`);
+  const recipient = await ctx.profiles.get(sql, input.recipientId);
+  const locks = [{ kind: 'wallet', id: found.sender_id }, { kind: 'wallet', id: found.recipient_id }, { kind: 'transfer', id: found.transfer_id }];
+  const receipt: Receipt = { input, amount, totalDue, code, digest, found, recipient };
+  return commands.run('transfer.receive', locks, (unit: Unit<Failure>) => receiveIn(unit, receipt));
+}
+
+async function receiveIn(unit: Unit<Failure>, receipt: Receipt): Promise<ReceiveResult> {
+  const { input, amount, totalDue, found } = receipt;
+  const { state } = await loadIn(unit, found.transfer_id);
+  const paycode = await store.selectPaycodeByTransfer(unit.tx, found.transfer_id);
+  if (!paycode || !paycodeMatches(paycode, receipt.digest, receipt.code) || paycode.state === 'ended') return unit.reject(failure('code_not_found'));
+  const details = { total_due: totalDue === null ? null : formatMinor(totalDue, input.currency), total_tax: input.totalTax ?? null };
+  if (state === 'paycode') {
+    const picks = await releaseEscrow(unit.tx, found.transfer_id, found.recipient_id, found.sender_id, amount, unit.now);
+    await ledgerStore.insertMovements(unit.tx, found.transfer_id, movementLines(picks, 1, 'move', found.sender_id, found.recipient_id), unit.now);
+    await reportImmediateIn(unit, receipt, found.transfer_id, picks, 1n);
+    await store.updatePaycode(unit.tx, found.transfer_id, { state: 'used', received: amount, usedAt: unit.now }, unit.now);
+    unit.cancelTimer(transfer, found.transfer_id, 'paycode_expire');
+    await applyIn(unit, found.transfer_id, { type: 'transfer.paycode_receive', at: unit.now.toISOString() }, {
+      amount, details: { ...details, amount_received: formatMinor(amount, input.currency) },
+    });
+    return { ok: true as const, transferId: found.transfer_id, amountReceived: amount };
+  }
+  const withinCorrection = paycode.used_at !== null && unit.now.getTime() - paycode.used_at.getTime() <= paycodeCorrectionMs;
+  if (state !== 'completed' || paycode.state !== 'used' || !withinCorrection) return unit.reject(failure('code_already_used'));
+  // The correction period: resubmitting the code changes the amount received.
+  if (amount !== paycode.received) await correctIn(unit, receipt, paycode.received, details);
+  return { ok: true as const, transferId: found.transfer_id, amountReceived: amount };
+}
+
+/** Moves the difference between the amount received before and now, and records the new amount. */
+async function correctIn(unit: Unit<Failure>, receipt: Receipt, received: bigint, details: Record<string, unknown>): Promise<void> {
+  const { input, amount, found, recipient } = receipt;
+  const number = await ledgerStore.nextMovementNumber(unit.tx, found.transfer_id);
+  if (amount > received) {
+    const picks = await moveBetweenWallets(unit, found.sender_id, found.recipient_id, input.currency, amount - received, recipient);
+    if (!picks) return unit.reject(failure('code_limited', 'the sender no longer holds enough cash'));
+    await ledgerStore.insertMovements(unit.tx, found.transfer_id, movementLines(picks, number, 'move', found.sender_id, found.recipient_id), unit.now);
+    await reportImmediateIn(unit, receipt, found.transfer_id, picks, 1n);
+  } else {
+    const picks = await moveBetweenWallets(unit, found.recipient_id, found.sender_id, input.currency, received - amount, null);
+    if (!picks) return unit.reject(failure('code_limited', 'the recipient no longer holds enough cash to refund'));
+    await ledgerStore.insertMovements(unit.tx, found.transfer_id, movementLines(picks, number, 'refund', found.recipient_id, found.sender_id), unit.now);
+    await reportImmediateIn(unit, receipt, found.transfer_id, picks, -1n);
+  }
+  await store.updatePaycode(unit.tx, found.transfer_id, { received: amount }, unit.now);
+  await applyIn(unit, found.transfer_id, { type: 'transfer.paycode_correct', at: unit.now.toISOString() }, {
+    amount, details: { ...details, amount_received: formatMinor(amount, input.currency) },
+  });
+}
+
+/** A business's open loop receipts are rows of its received-and-receivable report (settled at once). */
+async function reportImmediateIn(unit: Unit, receipt: Receipt, transferId: string, picks: readonly Pick[], sign: 1n | -1n): Promise<void> {
+  const { recipient, input } = receipt;
+  const openLoop = picks.filter((pick) => pick.loopId === openLoopId).reduce((total, pick) => total + pick.amount, 0n);
+  if (!recipient || recipient.isIndividual || openLoop === 0n) return;
+  await posStore.addImmediateReceivable(unit.tx, { profileId: recipient.id, transferId, currency: input.currency, delta: sign * openLoop, posDevice: input.posDevice ?? null }, unit.now);
+}
+
+/** Moves `amount` of the currency between two wallets inside a command (paycode corrections). */
+async function moveBetweenWallets(unit: Unit, fromId: string, toId: string, currency: string, amount: bigint, recipient: ProfileRecord | null): Promise<Pick[] | null> {
+  // Both balances in the one order every balance lock uses, before either changes.
+  await ledgerStore.lockBalances(unit.tx, [balanceLockKey(fromId, currency), balanceLockKey(toId, currency)]);
+  const picked = await pickFromWallet(unit.tx, fromId, [{ loopId: 'any', currency, minor: amount }], null, {
+    recipientId: toId,
+    accepts: (note) => accepts(note, recipient),
+    nonPayment: recipient === null,
+  });
+  if (!picked.ok) return null;
+  await ledgerStore.moveNotes(unit.tx, walletHolder(fromId), walletHolder(toId), picked.value, unit.now);
+  return picked.value;
+}

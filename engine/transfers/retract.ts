@@ -1,0 +1,86 @@
+// What an initiator does to its waiting transfer: retract it (escrow back to the sender, with a
+// reason from the initiator's list), skip the wait (paycode or exchange hold), or resend the invitation.
+import type { Unit } from '../actors/command.ts';
+import { movementLines, releaseEscrow } from '../ledger/cash.ts';
+import { failure, type Failure } from '../ledger/errors.ts';
+import * as ledgerStore from '../ledger/store.ts';
+import { applyIn, cancelIn, loadIn, sentByCaller } from './changes.ts';
+import type { TransferResult, TransfersContext } from './context.ts';
+import { transfer } from './machine.ts';
+import * as store from './store.ts';
+
+export const senderInitiatedReasons = new Set([
+  'wrong_amount', 'wrong_recipient', 'invalid_address', 'never_got_invitation', 'refused', 'too_long', 'recipient_unable', 'wrong_payment_form',
+  'unable_to_sign_up', 'not_available', 'computer_error', 'other',
+]);
+export const recipientInitiatedReasons = new Set([
+  'wrong_amount', 'wrong_recipient', 'invalid_address', 'never_got_invitation', 'canceled', 'too_long', 'sender_unable', 'wrong_payment_form',
+  'unable_to_sign_up', 'not_available', 'computer_error', 'other',
+]);
+const recipientInitiatedWorkflows = new Set(['bill']);
+const bothSidesRetract = new Set(['bill']);
+
+export async function retract(
+  ctx: TransfersContext, input: { callerId: string; permissions: ReadonlySet<string>; transferId: string; reason: string },
+): Promise<TransferResult> {
+  const { sql, commands } = ctx.core;
+  const row = await store.selectTransfer(sql, input.transferId);
+  if (!row || !(await store.isViewer(sql, input.transferId, input.callerId))) return failure('transfer_not_found');
+  const recipientInitiated = recipientInitiatedWorkflows.has(row.workflow_type);
+  const initiator = recipientInitiated ? row.recipient_id : row.sender_id;
+  // A bill may be canceled by either side; the reasons are always those of its initiator.
+  const otherSide = bothSidesRetract.has(row.workflow_type) && (recipientInitiated ? row.sender_id : row.recipient_id) === input.callerId;
+  if (initiator !== input.callerId && !otherSide) return failure('not_initiator');
+  const callerIsRecipient = row.recipient_id === input.callerId && (recipientInitiated ? !otherSide : otherSide);
+  const needed = callerIsRecipient ? 'manage_received' : 'manage_sent';
+  if (!input.permissions.has(needed)) return failure('wrong_permission', needed);
+  if (!(recipientInitiated ? recipientInitiatedReasons : senderInitiatedReasons).has(input.reason)) return failure('invalid_reason');
+  return commands.run('transfer.retract', [{ kind: 'wallet', id: row.sender_id! }, { kind: 'transfer', id: row.id }], async (unit: Unit<Failure>) => {
+    await loadIn(unit, row.id);
+    if (!(await cancelIn(unit, row.id, row.sender_id!, { type: 'transfer.retract', at: unit.now.toISOString(), reason: input.reason }))) {
+      return unit.reject(failure('cannot_retract'));
+    }
+    return { ok: true as const, transferId: row.id };
+  });
+}
+
+export async function skip(ctx: TransfersContext, input: { callerId: string; transferId: string }): Promise<TransferResult> {
+  const sent = await sentByCaller(ctx.core.sql, input.callerId, input.transferId);
+  if (!sent.ok) return sent;
+  return ctx.core.commands.run('transfer.skip', [{ kind: 'wallet', id: sent.row.sender_id! }, { kind: 'transfer', id: sent.row.id }], (unit: Unit<Failure>) => skipIn(unit, sent.row));
+}
+
+/** Ends the wait: a paycode transfer completes to its recipient, an exchange hold goes to payout. */
+async function skipIn(unit: Unit<Failure>, row: store.TransferRow): Promise<TransferResult> {
+  const { state } = await loadIn(unit, row.id);
+  if (state === 'paycode') {
+    const picks = await releaseEscrow(unit.tx, row.id, row.recipient_id!, row.sender_id!, null, unit.now);
+    await ledgerStore.insertMovements(unit.tx, row.id, movementLines(picks, 1, 'move', row.sender_id, row.recipient_id!), unit.now);
+    await store.updatePaycode(unit.tx, row.id, { state: 'ended' }, unit.now);
+    unit.cancelTimer(transfer, row.id, 'paycode_expire');
+    await applyIn(unit, row.id, { type: 'transfer.skip', at: unit.now.toISOString() });
+  } else if (state === 'holding') {
+    unit.cancelTimer(transfer, row.id, 'hold_end');
+    await applyIn(unit, row.id, { type: 'transfer.skip', at: unit.now.toISOString() });
+    unit.emit('payout.send', { transferId: row.id });
+  } else {
+    return unit.reject(failure('not_waiting'));
+  }
+  return { ok: true as const, transferId: row.id };
+}
+
+export async function resend(ctx: TransfersContext, input: { callerId: string; transferId: string }): Promise<TransferResult> {
+  const sent = await sentByCaller(ctx.core.sql, input.callerId, input.transferId);
+  if (!sent.ok) return sent;
+  return ctx.core.commands.run('transfer.resend', [{ kind: 'transfer', id: sent.row.id }], (unit: Unit<Failure>) => resendIn(unit, sent.row));
+}
+
+/** Counts the invitation sent again and asks the outbox to send its message. */
+async function resendIn(unit: Unit<Failure>, row: store.TransferRow): Promise<TransferResult> {
+  const { snapshot } = await loadIn(unit, row.id);
+  if (!(await applyIn(unit, row.id, { type: 'transfer.invite_resend', at: unit.now.toISOString() }, { details: { sent_count: snapshot.context.sentCount + 1 } }))) {
+    return unit.reject(failure('not_waiting'));
+  }
+  unit.emit('transfer.invitation', { transferId: row.id, senderId: row.sender_id, recipientUid: row.recipient_uid, resend: true });
+  return { ok: true as const, transferId: row.id };
+}

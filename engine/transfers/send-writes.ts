@@ -1,0 +1,63 @@
+// The send's writes: performs a SendPlan inside the send's command, in the statement order and
+// round trips the hot path is measured with, and answers with the TransferDetail a read would give.
+import * as ledgerStore from '../ledger/store.ts';
+import type { ProfileRecord } from '../profiles/service.ts';
+import { redeemArrivedIn } from '../designs/redemption.ts';
+import type { TransfersContext } from './context.ts';
+import { transfer } from './machine.ts';
+import { newPaycode } from './paycode.ts';
+import { rowWithState, type SendPlan } from './plan.ts';
+import type { SendResult, SendUnit } from './send.ts';
+import * as store from './store.ts';
+import { insertedRow, partyFromProfile, steps, transferDetailJson, type PartyInfo } from './views.ts';
+
+export async function writeSend(ctx: TransfersContext, unit: SendUnit, plan: SendPlan, recipient: ProfileRecord | null, withDetail: boolean): Promise<SendResult> {
+  const { id: transferId, senderId, at } = plan.row;
+  const started = unit.create(transfer, transferId, plan.actor);
+  if (plan.timer) unit.schedule(transfer, transferId, plan.timer.name, plan.timer.dueAt, plan.timer.event);
+  let details = plan.row.details;
+  if (plan.invitation) {
+    // The invitation is created in this same transaction: no transfer without its message.
+    const sender = await ctx.profiles.get(unit.tx, senderId);
+    const invited = await ctx.invitations!.inviteIn(unit, { ...plan.invitation, senderName: sender?.title ?? '' });
+    details = { ...details, invite_id: invited.inviteId, invite_client_id: plan.invitation.clientId };
+  }
+  const row = rowWithState(plan, started, details);
+  // The writes and the sender's ProfileDetail go out in one round trip; the detail's reads are
+  // queued after the writes on the same connection, so its holdings are those after the send.
+  const [, , profileDetail] = await Promise.all([
+    store.insertTransfer(unit.tx, row, plan.views),
+    ledgerStore.moveNotes(unit.tx, plan.move.from, plan.move.to, plan.picks, at, plan.move.recorded),
+    withDetail ? ctx.profiles.detail(unit.tx, senderId) : Promise.resolve(null),
+  ]);
+  // Brand cash that reaches a redeemer by agreement is redeemed and settled in this command.
+  if (plan.redeem) await redeemArrivedIn(unit, { transferId, ...plan.redeem, number: 2 });
+  let paycode: store.PaycodeRow | null = null;
+  if (plan.paycode) {
+    const code = await newPaycode(ctx, unit, plan.paycode);
+    // The sender sees the code here; later reads open it from its sealed form (sender only).
+    const { recipientId, currency, amount, expiresAt } = plan.paycode;
+    paycode = {
+      code, code_digest: null, code_sealed: null, transfer_id: transferId, sender_id: senderId, recipient_id: recipientId, currency, amount, received: 0n,
+      created_at: at, modified_at: at, expires_at: expiresAt, used_at: null, state: 'active',
+    };
+  }
+  if (!profileDetail) return { ok: true as const, transferId, duplicate: false };
+  const detail = sentTransferDetail(ctx, row, plan, recipient, paycode, profileDetail);
+  return { ok: true as const, transferId, duplicate: false, detail: { transfer: detail, profile: profileDetail } };
+}
+
+/** The TransferDetail is built from what this command wrote, as a read would return it. */
+function sentTransferDetail(
+  ctx: TransfersContext, row: store.NewTransfer, plan: SendPlan, recipient: ProfileRecord | null, paycode: store.PaycodeRow | null, profileDetail: Record<string, unknown>,
+): Record<string, unknown> {
+  const parties = new Map<string, PartyInfo>();
+  parties.set(row.senderId, partyFromProfile(row.senderId, profileDetail.title as string, profileDetail.username as string | null, profileDetail.is_individual as boolean));
+  if (row.recipientId !== null) parties.set(recipient!.id, partyFromProfile(recipient!.id, recipient!.title, recipient!.username, recipient!.isIndividual));
+  const inserted = insertedRow(row);
+  const stakeholders = plan.views.map((view) => ({ profile_id: view.profileId, role: view.role }))
+    .sort((left, right) => (left.profile_id < right.profile_id ? -1 : left.profile_id > right.profile_id ? 1 : left.role < right.role ? -1 : left.role > right.role ? 1 : 0));
+  return transferDetailJson(inserted, ledgerStore.movementRows(row.id, plan.lines, row.at), parties, {
+    viewerId: row.senderId, paycode, publicUrl: ctx.core.config.publicUrl, stakeholders, steps: steps(inserted),
+  });
+}

@@ -1,0 +1,185 @@
+// P2P sends (POST /wallet/send): checks that need no lock, then one short shared transaction that
+// loads what the send needs, asks the pure plan (plan.ts) and performs it (send-writes.ts).
+import type { Unit } from '../actors/command.ts';
+import { parseAmounts, parseSerialNumbers, type AmountEntry } from '../ledger/allocation.ts';
+import { balanceLockKey, balanceRowLocks, pickFromWallet } from '../ledger/cash.ts';
+import { duplicate, sendFailure, type Duplicate, type Failure } from '../ledger/errors.ts';
+import { appdataCharsMax, dedupWindowMs } from '../limits.ts';
+import { wallet } from '../profiles/machine.ts';
+import type { ProfileRecord } from '../profiles/service.ts';
+import type { InvitationInvalid } from '../invitations/errors.ts';
+import { holdingRulesProblem } from '../designs/rules.ts';
+import { accepts, redeemedLoopsOf } from './acceptance.ts';
+import type { TransfersContext } from './context.ts';
+import { appdataChars, closedLoopRefusal } from './input-checks.ts';
+import type { WaitFor } from './machine.ts';
+import { planSend, type SendLoaded } from './plan.ts';
+import { resolveRecipient, type ResolvedRecipient } from './recipient.ts';
+import { writeSend } from './send-writes.ts';
+import * as store from './store.ts';
+
+export interface SendInput {
+  senderId: string;
+  acceptedPolicy?: boolean;
+  /** The app sending; invitations go out in its name. */
+  clientId?: string;
+  senderPersonalId: string | null;
+  recipientUid: string;
+  senderUid?: string;
+  amounts: string;
+  serialNumbers?: string;
+  private: boolean;
+  nonPayment: boolean;
+  message?: string;
+  messageSubject?: string;
+  requireRecipientEmail: boolean;
+  invitationType?: string;
+  invitationCodeLength?: number;
+  invitationExpireDays?: number;
+  appdata: Record<string, string>;
+  dedupId?: string;
+  /** The caller's token carries closed loop cash rights only (POST /p/token, closed-loop sign-in): brand cash only. */
+  closedLoopOnly?: boolean;
+  /** Also answer with the TransferDetail and the sender's ProfileDetail, read in the send's own transaction. */
+  withDetail?: boolean;
+}
+
+/** A send's answer as of its commit: the TransferDetail (for the sender) and the sender's ProfileDetail. */
+export interface SendDetail {
+  transfer: Record<string, unknown>;
+  profile: Record<string, unknown>;
+}
+
+/** `detail` is there for a new transfer when the input asked for it (a duplicate is read afterwards). */
+export type SendResult = { ok: true; transferId: string; duplicate: boolean; detail?: SendDetail } | Failure;
+
+/** A send's command may reject with a refusal, a repeated dedup key, or an address the invitations domain refused. */
+export type SendUnit = Unit<Failure | Duplicate | InvitationInvalid>;
+
+/** What the send knows before its transaction: checked input, recipient, and what it waits for. */
+interface PreparedSend {
+  input: SendInput;
+  entries: AmountEntry[];
+  serials: bigint[] | null;
+  currency: string;
+  resolved: { recipient: ResolvedRecipient; senderUid: string };
+  redeemed: ReadonlySet<string>;
+  waitFor: WaitFor;
+}
+
+export async function send(ctx: TransfersContext, input: SendInput): Promise<SendResult> {
+  const { sql, commands } = ctx.core;
+  // Checks that need no lock come first, in a fixed order.
+  const amounts = parseAmounts(input.amounts);
+  if (!amounts.ok) return sendFailure(amounts.errors);
+  const refused = closedLoopRefusal(amounts.value, input.closedLoopOnly === true);
+  if (refused) return refused;
+  const serials = parseSerialNumbers(input.serialNumbers);
+  if (!serials.ok) return sendFailure(serials.errors);
+  if (appdataChars(input.appdata) > appdataCharsMax) {
+    return sendFailure([{ code: 'appdata_too_long', field_name: 'appdata', info: { max: appdataCharsMax } }]);
+  }
+  // The dedup key and the recipient are read together; a repeat answers before the recipient counts.
+  const [existing, resolved] = await Promise.all([
+    input.dedupId === undefined ? null : findDuplicate(ctx, input.senderId, input.dedupId),
+    resolveRecipient(ctx, input.senderId, input.recipientUid, input.senderUid),
+  ]);
+  if (existing) return { ok: true, transferId: existing, duplicate: true };
+  if (!resolved.ok) return resolved;
+  const recipient = resolved.recipient.profile;
+  const redeemed = await redeemedLoopsOf(sql, recipient);
+  const waitFor = await waitForOf(ctx, input, recipient);
+  const entries: AmountEntry[] = amounts.value;
+  const currency = entries[0].currency;
+  const prepared: PreparedSend = { input, entries, serials: serials.value, currency, resolved, redeemed, waitFor };
+
+  // Sends share transactions: every write is a new row, the sender's notes and dedup key (under
+  // the sender's lock) or a relative balance change, so sends of different wallets commit together.
+  // The balances they change are taken first for the whole shared transaction, in order.
+  const balanceKeys = [input.senderId, ...(recipient && waitFor === 'none' ? [recipient.id] : [])].map((profileId) => balanceLockKey(profileId, currency));
+  const result = await commands.run('transfer.send', [{ kind: 'wallet', id: input.senderId }], (unit: SendUnit) => sendIn(ctx, unit, prepared), {
+    shared: { rows: balanceRowLocks, keys: balanceKeys },
+  });
+  if (!result.ok && result.error === 'invalid') {
+    // The invitations domain refused the address.
+    return sendFailure([{ code: 'recipient_not_found', field_name: 'recipient_uid', info: { invalid: result.invalid ?? null } }]);
+  }
+  if (!result.ok && result.error === 'duplicate') {
+    const existing = await store.selectDedup(sql, input.senderId, input.dedupId!);
+    if (!existing) throw new Error('dedup key vanished');
+    return { ok: true, transferId: existing, duplicate: true };
+  }
+  return result;
+}
+
+/** What the transfer waits for: an invited recipient, a business's payment code, or nothing. */
+async function waitForOf(ctx: TransfersContext, input: SendInput, recipient: ProfileRecord | null): Promise<WaitFor> {
+  if (!recipient) return 'invite';
+  if (input.requireRecipientEmail && !(await ctx.profiles.confirmedUids(ctx.core.sql, recipient.id)).some((uid) => uid.startsWith('email:'))) return 'invite';
+  if (!recipient.isIndividual && recipient.supportPaycode) return 'paycode';
+  return 'none';
+}
+
+async function findDuplicate(ctx: TransfersContext, senderId: string, dedupId: string): Promise<string | null> {
+  const rows = await store.selectDedupRow(ctx.core.sql, senderId, dedupId);
+  if (!rows) return null;
+  return rows.created_at.getTime() >= ctx.core.clock.now().getTime() - dedupWindowMs ? rows.transfer_id : null;
+}
+
+/** The send's command body: load, plan, check the holding rules, write. */
+async function sendIn(ctx: TransfersContext, unit: SendUnit, prepared: PreparedSend): Promise<SendResult> {
+  const { input, resolved, redeemed } = prepared;
+  const recipient = resolved.recipient.profile;
+  const loaded = await loadIn(ctx, unit, prepared);
+  const planned = planSend(loaded);
+  if (!planned.ok) return unit.reject(planned);
+  const { plan } = planned;
+  // The holding rules read the sender's and recipient's holdings: checked after the plan's own
+  // refusals and before anything is written.
+  const rulesProblem = await holdingRulesProblem(unit.tx, plan.picks, input.senderId, { id: recipient?.id ?? null, isIndividual: recipient?.isIndividual ?? true }, redeemed);
+  if (rulesProblem) return unit.reject(sendFailure([rulesProblem]));
+  return writeSend(ctx, unit, plan, recipient, input.withDetail === true);
+}
+
+/** Reads what the plan decides on, under the sender's lock; a repeated dedup key rejects here. */
+async function loadIn(ctx: TransfersContext, unit: SendUnit, prepared: PreparedSend): Promise<SendLoaded> {
+  const { input, entries, currency, resolved, redeemed, waitFor } = prepared;
+  const recipient = resolved.recipient.profile;
+  // Independent statements go out together (postgres.js pipelines them on the transaction's
+  // connection), so a send costs few round trips while it holds the sender's lock.
+  const at = unit.now;
+  const pick = () => pickFromWallet(unit.tx, input.senderId, entries, prepared.serials, {
+    recipientId: recipient?.id ?? null,
+    accepts: (note) => accepts(note, recipient, redeemed),
+    nonPayment: input.nonPayment,
+    recipientIsIndividual: recipient === null || recipient.isIndividual,
+    brandCashOnly: input.closedLoopOnly === true,
+  });
+  // One statement takes the transfer's id number, reads the recipient wallet's state and locks
+  // the balances; the sender's wallet is loaded row-locked, so an operator's suspension and a
+  // send never cross.
+  const begun = () => store.beginSend(unit.tx, {
+    lockProfileIds: recipient && waitFor === 'none' ? [input.senderId, recipient.id] : [input.senderId], currency, recipientId: recipient?.id ?? null,
+  });
+  let transferId: string;
+  let picked: Awaited<ReturnType<typeof pick>>;
+  let senderWallet: Awaited<ReturnType<typeof unit.load<typeof wallet>>>;
+  let recipientWalletState: string | null;
+  if (input.dedupId === undefined) {
+    const [started, pickedNow, senderNow] = await Promise.all([begun(), pick(), unit.load(wallet, input.senderId)]);
+    transferId = ctx.core.ids.long(started.sequence, 'transfer');
+    [picked, senderWallet, recipientWalletState] = [pickedNow, senderNow, started.recipientWalletState];
+  } else {
+    const started = await begun();
+    transferId = ctx.core.ids.long(started.sequence, 'transfer');
+    const [claimed, pickedNow, senderNow] = await Promise.all([
+      store.claimDedup(unit.tx, input.senderId, input.dedupId, transferId, at, new Date(at.getTime() - dedupWindowMs)), pick(), unit.load(wallet, input.senderId),
+    ]);
+    if (!claimed) return unit.reject(duplicate());
+    [picked, senderWallet, recipientWalletState] = [pickedNow, senderNow, started.recipientWalletState];
+  }
+  return {
+    input, recipient: resolved.recipient, senderUid: resolved.senderUid, waitFor, redeemed, currency, transferId, now: at,
+    senderWalletState: senderWallet?.value ?? null, recipientWalletState, picked, publicUrl: ctx.core.config.publicUrl, canInvite: Boolean(ctx.invitations),
+  };
+}
