@@ -2,3 +2,6 @@
 export type FundProxyError = 'invalid' | 'account_not_found';
 
 export type FundProxyFailure = { ok: false; error: FundProxyError; invalid?: Record<string, string>; description?: string };
+
+/** The failure naming one invalid field. */
+export const invalid = (field: string, message: string): FundProxyFailure => ({ ok: false, error: 'invalid', invalid: { [field]: message } });

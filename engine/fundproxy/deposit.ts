@@ -1,0 +1,72 @@
+// ACH money arriving for a proxy's account: one `receive_ach_confirm` transfer that issues open
+// loop cash to the issuer and passes it, through the distributor when one is named, to the recipient.
+import type { Unit } from '../actors/command.ts';
+import { openLoopId } from '../ledger/allocation.ts';
+import * as ledgerStore from '../ledger/store.ts';
+import { fundProxyTraceCharsMax } from '../limits.ts';
+import { parsePositiveAmount } from '../money.ts';
+import { stateFields, transfer, type TransferStateName } from '../transfers/machine.ts';
+import * as transferStore from '../transfers/store.ts';
+import { invalid } from './errors.ts';
+import type { FundProxyContext, FundProxyService } from './service.ts';
+import * as store from './store.ts';
+
+/** Who sees the transfer: the issuer as sender, then the distributor and the recipient once each. */
+function viewsOf(proxy: store.FundProxyRow): { profileId: string; role: string }[] {
+  return [
+    { profileId: proxy.issuer_id, role: 'sender' },
+    ...(proxy.distributor_id && proxy.distributor_id !== proxy.issuer_id ? [{ profileId: proxy.distributor_id, role: 'distributor' }] : []),
+    ...(proxy.recipient_id !== proxy.issuer_id && proxy.recipient_id !== proxy.distributor_id ? [{ profileId: proxy.recipient_id, role: 'recipient' }] : []),
+  ];
+}
+
+/** The movements after `issue`: a grant to the recipient, or a grant to the distributor and a move on. */
+function hopsOf(proxy: store.FundProxyRow, recipientId: string): { action: string; fromId: string; toId: string }[] {
+  return proxy.distributor_id
+    ? [
+        { action: 'grant', fromId: proxy.issuer_id, toId: proxy.distributor_id },
+        { action: 'move', fromId: proxy.distributor_id, toId: recipientId },
+      ]
+    : [{ action: 'grant', fromId: proxy.issuer_id, toId: recipientId }];
+}
+
+async function writeDeposit(ctx: FundProxyContext, unit: Unit, proxy: store.FundProxyRow, minor: bigint, currency: string): Promise<string> {
+  const transferId = await unit.newLongId('transfer');
+  const at = unit.now;
+  const snapshot = unit.create(transfer, transferId, { workflowType: 'receive_ach_confirm', waitFor: 'none', at: at.toISOString() });
+  const recipient = (await ctx.profiles.get(unit.tx, proxy.recipient_id))!;
+  await transferStore.insertTransfer(unit.tx, {
+    id: transferId, workflowType: 'receive_ach_confirm', senderId: proxy.issuer_id, senderUid: `service:${proxy.issuer_id}`, recipientId: recipient.id,
+    recipientUid: `service:${recipient.id}`, senderPersonalId: null, recipientPersonalId: recipient.isIndividual ? recipient.id : null, currency, amount: minor, at,
+    state: stateFields(snapshot.value as TransferStateName), endAt: at, activityCount: snapshot.context.activityCount, private: true, message: null, messageSubject: null,
+    appdata: proxy.appdata, details: { fund_proxy_id: proxy.id },
+  }, viewsOf(proxy));
+  await ledgerStore.insertIssuedNote(unit.tx, { holderId: recipient.id, loopId: openLoopId, currency, issuerId: proxy.issuer_id, amount: minor, expiresAt: null }, at);
+  const line = { loopId: openLoopId, currency, issuerId: proxy.issuer_id, amount: minor };
+  await ledgerStore.insertMovements(unit.tx, transferId, [
+    { number: 1, action: 'issue', fromId: null, toId: proxy.issuer_id, ...line },
+    ...hopsOf(proxy, recipient.id).map((hop, index) => ({ number: index + 2, ...hop, ...line })),
+  ], at);
+  return transferId;
+}
+
+export async function deposit(ctx: FundProxyContext, input: Parameters<FundProxyService['deposit']>[0]): ReturnType<FundProxyService['deposit']> {
+  if (input.currency !== 'USD') return invalid('currency', 'ACH moves USD only');
+  const parsed = parsePositiveAmount(input.amount, input.currency);
+  if (!parsed.ok) return invalid('amount', parsed.error);
+  if (input.traceNumber !== undefined && !new RegExp(`^[0-9A-Za-z-]{1,${fundProxyTraceCharsMax}}$`).test(input.traceNumber)) {
+    return invalid('trace_number', `must be 1 to ${fundProxyTraceCharsMax} letters, digits or hyphens`);
+  }
+  const proxy = /^[0-9]{12}$/.test(input.accountNumber) ? await store.selectProxyByAccount(ctx.core.sql, input.accountNumber) : null;
+  if (!proxy) return { ok: false, error: 'account_not_found' };
+  const trace = input.traceNumber;
+  return ctx.core.commands.run('fundproxy.deposit', [{ kind: 'wallet', id: proxy.recipient_id }], async (unit) => {
+    if (trace) {
+      const earlier = await store.selectDeposit(unit.tx, proxy.id, trace);
+      if (earlier) return { ok: true as const, transferId: earlier, duplicate: true };
+    }
+    const transferId = await writeDeposit(ctx, unit, proxy, parsed.value.minor, input.currency);
+    if (trace && !(await store.insertDeposit(unit.tx, proxy.id, trace, transferId))) throw new Error(`trace ${trace} was claimed concurrently`);
+    return { ok: true as const, transferId, duplicate: false };
+  });
+}

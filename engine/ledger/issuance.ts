@@ -1,0 +1,67 @@
+// Issuance of open loop cash by the operator's designated issuer: designating it, and issuing to
+// a holder as one `grant` transfer (movement 1 `issue` to the issuer, movement 2 `grant` to the holder).
+import type { Unit } from '../actors/command.ts';
+import { parsePositiveAmount } from '../money.ts';
+import type { ProfileRecord } from '../profiles/service.ts';
+import type { Queryable } from '../storage/database.ts';
+import { stateFields, transfer, type TransferStateName } from '../transfers/machine.ts';
+import * as transferStore from '../transfers/store.ts';
+import { openLoopId } from './allocation.ts';
+import { failure, type Failure } from './errors.ts';
+import type { LedgerContext } from './service.ts';
+import * as store from './store.ts';
+
+export const issuerSettingName = 'open_loop_issuer_id';
+export const issueFeature = 'issue_open_loop';
+
+type IssueInput = { toProfileId: string; amount: string; currency: string; issuerId?: string };
+
+export async function setIssuer(ctx: LedgerContext, profileId: string): Promise<{ ok: true } | Failure> {
+  const { sql } = ctx.core;
+  const profile = await ctx.profiles.get(sql, profileId);
+  if (!profile) return failure('profile_not_found');
+  if (!(await ctx.profiles.hasFeature(sql, profileId, issueFeature))) return failure('not_issuer', `profile ${profileId} lacks the ${issueFeature} feature`);
+  await store.upsertSetting(sql, issuerSettingName, profileId);
+  return { ok: true };
+}
+
+export function issuer(ctx: LedgerContext, db: Queryable = ctx.core.sql): Promise<string | null> {
+  return store.selectSetting(db, issuerSettingName);
+}
+
+/** The transfer, its note and its two movements, in the command's transaction. */
+async function writeIssue(unit: Unit, input: IssueInput, issuerId: string, holder: ProfileRecord, minor: bigint): Promise<{ ok: true; transferId: string; serial: string }> {
+  const transferId = await unit.newLongId('transfer');
+  const at = unit.now;
+  const snapshot = unit.create(transfer, transferId, { workflowType: 'grant', waitFor: 'none', at: at.toISOString() });
+  await transferStore.insertTransfer(
+    unit.tx,
+    {
+      id: transferId, workflowType: 'grant', senderId: issuerId, senderUid: `service:${issuerId}`, recipientId: holder.id, recipientUid: `service:${holder.id}`,
+      senderPersonalId: null, recipientPersonalId: holder.isIndividual ? holder.id : null, currency: input.currency, amount: minor, at,
+      state: stateFields(snapshot.value as TransferStateName), endAt: at, activityCount: snapshot.context.activityCount,
+      private: true, message: null, messageSubject: null, appdata: {}, details: {},
+    },
+    holder.id === issuerId ? [{ profileId: holder.id, role: 'recipient' }] : [{ profileId: issuerId, role: 'sender' }, { profileId: holder.id, role: 'recipient' }],
+  );
+  const serial = await store.insertIssuedNote(unit.tx, { holderId: holder.id, loopId: openLoopId, currency: input.currency, issuerId, amount: minor, expiresAt: null }, at);
+  const line = { loopId: openLoopId, currency: input.currency, issuerId, amount: minor };
+  await store.insertMovements(unit.tx, transferId, [
+    { number: 1, action: 'issue', fromId: null, toId: issuerId, ...line },
+    { number: 2, action: 'grant', fromId: issuerId, toId: holder.id, ...line },
+  ], at);
+  return { ok: true as const, transferId, serial: String(serial) };
+}
+
+export async function issue(ctx: LedgerContext, input: IssueInput): Promise<{ ok: true; transferId: string; serial: string } | Failure> {
+  const { sql, commands } = ctx.core;
+  const parsed = parsePositiveAmount(input.amount, input.currency);
+  if (!parsed.ok) return failure('invalid_amount', parsed.error);
+  const issuerId = input.issuerId ?? (await issuer(ctx, sql));
+  if (!issuerId) return failure('no_issuer', 'no open loop issuer is designated; run `cashloop cash issuer --uid ...`');
+  if (!(await ctx.profiles.hasFeature(sql, issuerId, issueFeature))) return failure('not_issuer');
+  const holder = await ctx.profiles.get(sql, input.toProfileId);
+  if (!holder) return failure('profile_not_found');
+  const minor = parsed.value.minor;
+  return commands.run('ledger.issue', [{ kind: 'wallet', id: holder.id }], (unit) => writeIssue(unit, input, issuerId, holder, minor));
+}

@@ -1,0 +1,57 @@
+// The main password and device passwords of a wallet. Password checks share the guessing guard
+// of sign-in (captcha after repeated failures).
+import { failure, type AuthnFailure } from '../authn/errors.ts';
+import * as authnStore from '../authn/store.ts';
+import { randomSecret } from '../ids.ts';
+import { authnLoginCaptchaAfterFailures, authnLoginGuardWindowMs, devicePasswordBytes, passwordCharsMax, passwordCharsMin } from '../limits.ts';
+import { hashSecret, verifySecret } from '../passwords.ts';
+import type { SettingsContext, SettingsOutcome } from './service.ts';
+
+/** Checks the main password under the guessing guard; counts a failure. */
+async function checkPassword(ctx: SettingsContext, profileId: string, password: string, captcha: string | undefined): Promise<AuthnFailure | null> {
+  const key = `profile:${profileId}`;
+  const now = ctx.core.clock.now();
+  // The captcha is verified before the transaction: a network call never holds a connection.
+  const captchaSolved = await ctx.authn.captchaOk(captcha);
+  return ctx.core.sql.begin(async (tx) => {
+    const guard = await authnStore.selectGuard(tx, key);
+    const windowOpen = guard && now.getTime() - guard.window_started_at.getTime() < authnLoginGuardWindowMs;
+    if (windowOpen && guard.failures >= authnLoginCaptchaAfterFailures && !captchaSolved) return failure('captcha_required');
+    const profile = await ctx.profiles.get(tx, profileId);
+    if (!profile || !(await verifySecret(profile.passwordHash, password))) {
+      await authnStore.countGuardFailure(tx, key, now, new Date(now.getTime() - authnLoginGuardWindowMs));
+      return failure('incorrect_password', { current_password: 'The password is not correct.' });
+    }
+    await authnStore.clearGuard(tx, key);
+    return null;
+  });
+}
+
+export async function changePassword(ctx: SettingsContext, profileId: string, input: { currentPassword: string; newPassword: string; captcha?: string }): Promise<SettingsOutcome> {
+  if (input.newPassword.length < passwordCharsMin || input.newPassword.length > passwordCharsMax) {
+    return failure('invalid', { new_password: `must be ${passwordCharsMin} to ${passwordCharsMax} characters` });
+  }
+  const problem = await checkPassword(ctx, profileId, input.currentPassword, input.captcha);
+  if (problem) return problem;
+  await ctx.profiles.setPasswordHash(ctx.core.sql, profileId, await hashSecret(input.newPassword));
+  return { ok: true };
+}
+
+export async function setDevicePassword(
+  ctx: SettingsContext,
+  principal: { profileId: string; personalProfileId: string; deviceId: string | null },
+  input: { currentPassword: string; accessMethod: string; captcha?: string },
+): Promise<SettingsOutcome> {
+  if (!principal.deviceId) return failure('invalid', { request: 'this access token is not tied to a device (device_uuid)' });
+  const problem = await checkPassword(ctx, principal.personalProfileId, input.currentPassword, input.captcha);
+  if (problem) return problem;
+  const devicePassword = randomSecret(devicePasswordBytes);
+  await authnStore.upsertDevicePassword(ctx.core.sql, principal.personalProfileId, principal.deviceId, input.accessMethod, await hashSecret(devicePassword), ctx.core.clock.now());
+  return { ok: true, access_method: input.accessMethod, device_password: devicePassword };
+}
+
+export async function removeDevicePassword(ctx: SettingsContext, principal: { personalProfileId: string; deviceId: string | null }, accessMethod: string): Promise<SettingsOutcome> {
+  if (!principal.deviceId) return failure('invalid', { request: 'this access token is not tied to a device (device_uuid)' });
+  const removed = await authnStore.deleteDevicePassword(ctx.core.sql, principal.personalProfileId, principal.deviceId, accessMethod);
+  return { ok: true, removed };
+}
