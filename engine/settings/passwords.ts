@@ -13,12 +13,15 @@ async function checkPassword(ctx: SettingsContext, profileId: string, password: 
   const now = ctx.core.clock.now();
   // The captcha is verified before the transaction: a network call never holds a connection.
   const captchaSolved = await ctx.authn.captchaOk(captcha);
+  // So is the password (argon2); the transaction confirms the hash it matched is still the profile's.
+  const before = await ctx.profiles.get(ctx.core.sql, profileId);
+  const matchedHash = before?.passwordHash && (await verifySecret(before.passwordHash, password)) ? before.passwordHash : null;
   return ctx.core.sql.begin(async (tx) => {
     const guard = await authnStore.selectGuard(tx, key);
     const windowOpen = guard && now.getTime() - guard.window_started_at.getTime() < authnLoginGuardWindowMs;
     if (windowOpen && guard.failures >= authnLoginCaptchaAfterFailures && !captchaSolved) return failure('captcha_required');
     const profile = await ctx.profiles.get(tx, profileId);
-    if (!profile || !(await verifySecret(profile.passwordHash, password))) {
+    if (!profile || matchedHash === null || profile.passwordHash !== matchedHash) {
       await authnStore.countGuardFailure(tx, key, now, new Date(now.getTime() - authnLoginGuardWindowMs));
       return failure('incorrect_password', { current_password: 'The password is not correct.' });
     }
