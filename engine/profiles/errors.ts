@@ -11,3 +11,15 @@ export type ProfileAccessError =
   | 'unknown_feature'
   | 'not_business'
   | 'wallet_transition_refused';
+
+/** A refusal, with the request field it is about where there is one. */
+export interface AccessRefusal {
+  ok: false;
+  error: ProfileAccessError;
+  invalid?: Record<string, string>;
+}
+export type Access<T> = ({ ok: true } & T) | AccessRefusal;
+
+export function refuse(error: ProfileAccessError, invalid?: Record<string, string>): AccessRefusal {
+  return invalid ? { ok: false, error, invalid } : { ok: false, error };
+}

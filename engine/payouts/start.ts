@@ -1,0 +1,124 @@
+// Starting a payout: one command claims the dedup key, checks the sender's wallet, registers an
+// ad-hoc account, moves the cash into the transfer's escrow and records the transfer; the bank send
+// follows through the outbox (or when the hold ends).
+import type { Unit } from '../actors/command.ts';
+import type { SnapshotOf } from '../actors/actor.ts';
+import { openLoopId, sumPicks, type Pick } from '../ledger/allocation.ts';
+import { escrowHolder, pickFromWallet, walletHolder } from '../ledger/cash.ts';
+import { duplicate, failure, sendFailure, type Duplicate, type Failure } from '../ledger/errors.ts';
+import * as ledgerStore from '../ledger/store.ts';
+import { appdataCharsMax, dedupWindowMs } from '../limits.ts';
+import { formatMinor } from '../money.ts';
+import { wallet } from '../profiles/machine.ts';
+import { stateFields, transfer, type TransferStateName } from '../transfers/machine.ts';
+import { appdataChars } from '../transfers/service.ts';
+import * as transferStore from '../transfers/store.ts';
+import { redactAccountNumber, type AccountInput } from './accounts.ts';
+import type { PayoutsContext } from './context.ts';
+import * as store from './store.ts';
+
+export interface PayoutSendInput {
+  profileId: string;
+  personalProfileId: string | null;
+  appdata: Record<string, string>;
+  dedupId?: string;
+}
+
+export type PayoutResult = { ok: true; transferId: string; duplicate: boolean } | Failure;
+
+export interface PayoutPlan {
+  workflowType: 'redeem' | 'fxdeposit';
+  currency: string;
+  sendAmount: bigint;
+  depositAmount: bigint;
+  fee: bigint;
+  account: store.DfiAccountRow | { new: AccountInput };
+  serials: bigint[] | null;
+  holdSeconds: number;
+  details: Record<string, unknown>;
+}
+
+/** What the command body writes once the cash is picked. */
+interface Escrowed {
+  transferId: string;
+  at: Date;
+  account: store.DfiAccountRow;
+  picks: Pick[];
+  feeRecipient: string | null;
+  holdingUntil: Date | null;
+  snapshot: SnapshotOf<typeof transfer>;
+}
+
+/** Creates the payout transfer, escrowing the cash; one command. */
+export async function startPayout(ctx: PayoutsContext, input: PayoutSendInput, plan: PayoutPlan): Promise<PayoutResult> {
+  const { sql, commands } = ctx.core;
+  if (appdataChars(input.appdata) > appdataCharsMax) return sendFailure([{ code: 'appdata_too_long', field_name: 'appdata', info: { max: appdataCharsMax } }]);
+  if (input.dedupId !== undefined) {
+    const existing = await transferStore.selectDedupRow(sql, input.profileId, input.dedupId);
+    if (existing && existing.created_at.getTime() >= ctx.core.clock.now().getTime() - dedupWindowMs) return { ok: true, transferId: existing.transfer_id, duplicate: true };
+  }
+  const feeRecipient = plan.fee > 0n ? await ctx.ledger.issuer(sql) : null;
+  if (plan.fee > 0n && !feeRecipient) return failure('no_issuer', 'fees need a designated issuer profile to receive them');
+  const result = await commands.run('payout.send', [{ kind: 'wallet', id: input.profileId }], (unit: Unit<Failure | Duplicate>) => escrowPayout(unit, input, plan, feeRecipient));
+  if (!result.ok && result.error === 'duplicate') {
+    const existing = await transferStore.selectDedup(sql, input.profileId, input.dedupId!);
+    if (!existing) throw new Error('dedup key vanished');
+    return { ok: true, transferId: existing, duplicate: true };
+  }
+  return result;
+}
+
+/** The command body: every refusal rolls back what came before it. */
+async function escrowPayout(unit: Unit<Failure | Duplicate>, input: PayoutSendInput, plan: PayoutPlan, feeRecipient: string | null) {
+  const transferId = await unit.newLongId('transfer');
+  const at = unit.now;
+  if (input.dedupId !== undefined && !(await transferStore.claimDedup(unit.tx, input.profileId, input.dedupId, transferId, at, new Date(at.getTime() - dedupWindowMs)))) {
+    return unit.reject(duplicate());
+  }
+  const senderWallet = await unit.load(wallet, input.profileId);
+  if (!senderWallet || senderWallet.value !== 'active') {
+    return unit.reject(sendFailure([{ code: 'sender_wallet_not_active', field_name: 'sender_uid', info: { state: senderWallet?.value ?? null } }]));
+  }
+  const account = 'new' in plan.account ? await registerAdHoc(unit, input.profileId, plan.account.new) : plan.account;
+  const picked = await pickFromWallet(unit.tx, input.profileId, [{ loopId: openLoopId, currency: plan.currency, minor: plan.sendAmount }], plan.serials, {
+    recipientId: null, accepts: () => true, nonPayment: false,
+  });
+  if (!picked.ok) return unit.reject(sendFailure(picked.errors));
+  await ledgerStore.moveNotes(unit.tx, walletHolder(input.profileId), escrowHolder(transferId), picked.value, at);
+  const holdingUntil = plan.holdSeconds > 0 ? new Date(at.getTime() + plan.holdSeconds * 1000) : null;
+  const snapshot = unit.create(transfer, transferId, {
+    workflowType: plan.workflowType, waitFor: holdingUntil ? 'hold' : 'payout', at: at.toISOString(), holdingUntil: holdingUntil?.toISOString() ?? null,
+  });
+  await insertPayoutTransfer(unit, input, plan, { transferId, at, account, picks: picked.value, feeRecipient, holdingUntil, snapshot });
+  if (holdingUntil) unit.schedule(transfer, transferId, 'hold_end', holdingUntil, { type: 'transfer.hold_end', at: holdingUntil.toISOString() });
+  else unit.emit('payout.send', { transferId });
+  return { ok: true as const, transferId, duplicate: false };
+}
+
+/** An account given in the call itself: stored unregistered, so it is not offered again. */
+async function registerAdHoc(unit: Unit, profileId: string, fresh: AccountInput): Promise<store.DfiAccountRow> {
+  const accountId = await unit.newShortId('dfi_account');
+  const at = unit.now;
+  await store.insertAccount(unit.tx, { id: accountId, profileId, registered: false, ...fresh }, at);
+  return { id: accountId, profile_id: profileId, registered: false, rdfi_name: fresh.rdfiName, routing_number: fresh.routingNumber, account_number: fresh.accountNumber, ach_type: fresh.achType, currency: fresh.currency, alias: fresh.alias, holder_name: fresh.holderName, created_at: at };
+}
+
+async function insertPayoutTransfer(unit: Unit, input: PayoutSendInput, plan: PayoutPlan, escrowed: Escrowed): Promise<void> {
+  const { transferId, at, account, feeRecipient, holdingUntil, snapshot } = escrowed;
+  const details: Record<string, unknown> = {
+    ...plan.details,
+    rdfi_name: account.rdfi_name, account_number_redacted: redactAccountNumber(account.account_number), ach_type: account.ach_type,
+    redeem_amount: formatMinor(plan.depositAmount, plan.currency), fee_amount: formatMinor(plan.fee, plan.currency),
+    effective_date: at.toISOString().slice(0, 10),
+    payout: { account_id: account.id, deposit_minor: String(plan.depositAmount), fee_minor: String(plan.fee), fee_recipient_id: feeRecipient, dest_currency: plan.details.dest_currency ?? plan.currency, dest_amount: plan.details.dest_amount ?? formatMinor(plan.depositAmount, plan.currency) },
+  };
+  if (holdingUntil) Object.assign(details, { hold_seconds: plan.holdSeconds, holding_until: holdingUntil.toISOString() });
+  const views = [{ profileId: input.profileId, role: 'sender' }];
+  if (feeRecipient && feeRecipient !== input.profileId) views.push({ profileId: feeRecipient, role: 'fee_recipient' });
+  await transferStore.insertTransfer(unit.tx, {
+    id: transferId, workflowType: plan.workflowType, senderId: input.profileId, senderUid: `service:${input.profileId}`, recipientId: account.id,
+    recipientUid: `service:${account.id}`, senderPersonalId: input.personalProfileId, recipientPersonalId: null, currency: plan.currency,
+    amount: sumPicks(escrowed.picks), at, state: stateFields(snapshot.value as TransferStateName), endAt: null, activityCount: snapshot.context.activityCount,
+    private: true, message: null, messageSubject: null, appdata: input.appdata, details,
+  }, views);
+}

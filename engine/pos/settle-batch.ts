@@ -1,0 +1,64 @@
+// One settlement batch, the body of the pos.settle command: the pending rows grouped by recipient,
+// every balance locked in the one order first, then per recipient a `settle` transfer paid from the
+// settler's wallet, its rows marked settled and their settlement actors moved on.
+import type { Unit } from '../actors/command.ts';
+import { openLoopId } from '../ledger/allocation.ts';
+import { balanceLockKey, movementLines, pickFromWallet, walletHolder } from '../ledger/cash.ts';
+import { sendFailure, type Failure } from '../ledger/errors.ts';
+import * as ledgerStore from '../ledger/store.ts';
+import { stateFields, transfer, type TransferStateName } from '../transfers/machine.ts';
+import * as transferStore from '../transfers/store.ts';
+import { settlementKind } from './machine.ts';
+import * as store from './store.ts';
+
+interface Design {
+  id: string;
+  currency: string;
+}
+
+export async function settleBatch(unit: Unit<Failure>, design: Design, settlerId: string, limit: number) {
+  const rows = await store.selectPendingForUpdate(unit.tx, design.id, limit);
+  const byRecipient = new Map<string, store.PendingSettlementRow[]>();
+  for (const row of rows) byRecipient.set(row.recipient_id, [...(byRecipient.get(row.recipient_id) ?? []), row]);
+  // The settler's and every recipient's balances in the one balance order, before any moves.
+  await ledgerStore.lockBalances(unit.tx, [settlerId, ...byRecipient.keys()].map((id) => balanceLockKey(id, design.currency)));
+  const transferIds: string[] = [];
+  let total = 0n;
+  for (const [recipientId, owed] of byRecipient) {
+    const amount = owed.reduce((sum, row) => sum + row.amount, 0n);
+    transferIds.push(await settleRecipient(unit, design, settlerId, recipientId, owed, amount));
+    total += amount;
+  }
+  return { ok: true as const, settled: rows.length, total, transferIds };
+}
+
+/** Pays one recipient what it is owed in one `settle` transfer; answers the transfer id. */
+async function settleRecipient(unit: Unit<Failure>, design: Design, settlerId: string, recipientId: string, owed: store.PendingSettlementRow[], amount: bigint): Promise<string> {
+  const transferId = await unit.newLongId('transfer');
+  await insertSettleTransfer(unit, design, settlerId, recipientId, owed, amount, transferId);
+  if (recipientId !== settlerId) {
+    const picked = await pickFromWallet(unit.tx, settlerId, [{ loopId: openLoopId, currency: design.currency, minor: amount }], null, { recipientId, accepts: () => true, nonPayment: false });
+    if (!picked.ok) return unit.reject(sendFailure(picked.errors));
+    await ledgerStore.moveNotes(unit.tx, walletHolder(settlerId), walletHolder(recipientId), picked.value, unit.now, {
+      transferId, lines: movementLines(picked.value, 1, 'settle', settlerId, recipientId),
+    });
+  }
+  await store.markSettled(unit.tx, owed.map((row) => row.id), transferId, unit.now);
+  for (const row of owed) {
+    if (!(await unit.load(settlementKind, row.id))) throw new Error(`settlement ${row.id} has no actor`);
+    if (!unit.send(settlementKind, row.id, { type: 'settlement.settle', at: unit.now.toISOString(), settleTransferId: transferId })) throw new Error(`settlement ${row.id} was not pending`);
+    if (row.role === 'redeemer') await store.settleReceivable(unit.tx, { profileId: row.redeemer_id, transferId: row.redemption_transfer_id, loopId: design.id, distTid: row.dist_tid, amount: row.amount });
+  }
+  return transferId;
+}
+
+async function insertSettleTransfer(unit: Unit, design: Design, settlerId: string, recipientId: string, owed: store.PendingSettlementRow[], amount: bigint, transferId: string): Promise<void> {
+  const snapshot = unit.create(transfer, transferId, { workflowType: 'settle', waitFor: 'none', at: unit.now.toISOString() });
+  const views = recipientId === settlerId ? [{ profileId: settlerId, role: 'sender' }] : [{ profileId: settlerId, role: 'sender' }, { profileId: recipientId, role: 'recipient' }];
+  await transferStore.insertTransfer(unit.tx, {
+    id: transferId, workflowType: 'settle', senderId: settlerId, senderUid: `service:${settlerId}`, recipientId, recipientUid: `service:${recipientId}`,
+    senderPersonalId: null, recipientPersonalId: null, currency: design.currency, amount, at: unit.now, state: stateFields(snapshot.value as TransferStateName),
+    endAt: unit.now, activityCount: snapshot.context.activityCount, private: true, message: null, messageSubject: null, appdata: {},
+    details: { design_id: design.id, settlement_ids: owed.map((row) => row.id), redemption_transfer_ids: [...new Set(owed.map((row) => row.redemption_transfer_id))] },
+  }, views);
+}
