@@ -4,6 +4,7 @@
 import { parsePositiveAmount } from '../money.ts';
 import { amountsEntriesMax, serialNumbersMax } from '../limits.ts';
 import type { SendError } from './errors.ts';
+import type { LoopSummaryRow } from './store.ts';
 
 export const openLoopId = '0';
 
@@ -149,4 +150,16 @@ export function takeFirst(notes: readonly Note[], amount: bigint): Pick[] {
 
 export function sumPicks(picks: readonly Pick[]): bigint {
   return picks.reduce((total, pick) => total + pick.amount, 0n);
+}
+
+/** Notes summed by loop, currency and issuer: the wallet's loop summary, for chosen serial numbers. */
+export function summarizeByLoop(notes: readonly { loopId: string; currency: string; issuerId: string; amount: bigint }[]): LoopSummaryRow[] {
+  const byLoop = new Map<string, LoopSummaryRow>();
+  for (const note of notes) {
+    const key = `${note.loopId}\u0000${note.currency}\u0000${note.issuerId}`;
+    const row = byLoop.get(key) ?? { loop_id: note.loopId, currency: note.currency, issuer_id: note.issuerId, amount: 0n };
+    row.amount += note.amount;
+    byLoop.set(key, row);
+  }
+  return [...byLoop.values()];
 }

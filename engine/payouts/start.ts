@@ -5,13 +5,13 @@ import type { Unit } from '../actors/command.ts';
 import type { SnapshotOf } from '../actors/actor.ts';
 import { openLoopId, sumPicks, type Pick } from '../ledger/allocation.ts';
 import { escrowHolder, pickFromWallet, walletHolder } from '../ledger/cash.ts';
-import { duplicate, failure, sendFailure, type Duplicate, type Failure } from '../ledger/errors.ts';
+import { failure, sendFailure, type Duplicate, type Failure } from '../ledger/errors.ts';
 import * as ledgerStore from '../ledger/store.ts';
 import { appdataCharsMax, dedupWindowMs } from '../limits.ts';
 import { formatMinor } from '../money.ts';
-import { wallet } from '../profiles/machine.ts';
 import { stateFields, transfer, type TransferStateName } from '../transfers/machine.ts';
 import { appdataChars } from '../transfers/service.ts';
+import { claimSend } from '../transfers/claim.ts';
 import * as transferStore from '../transfers/store.ts';
 import { redactAccountNumber, type AccountInput } from './accounts.ts';
 import type { PayoutsContext } from './context.ts';
@@ -72,13 +72,7 @@ export async function startPayout(ctx: PayoutsContext, input: PayoutSendInput, p
 async function escrowPayout(unit: Unit<Failure | Duplicate>, input: PayoutSendInput, plan: PayoutPlan, feeRecipient: string | null) {
   const transferId = await unit.newLongId('transfer');
   const at = unit.now;
-  if (input.dedupId !== undefined && !(await transferStore.claimDedup(unit.tx, input.profileId, input.dedupId, transferId, at, new Date(at.getTime() - dedupWindowMs)))) {
-    return unit.reject(duplicate());
-  }
-  const senderWallet = await unit.load(wallet, input.profileId);
-  if (!senderWallet || senderWallet.value !== 'active') {
-    return unit.reject(sendFailure([{ code: 'sender_wallet_not_active', field_name: 'sender_uid', info: { state: senderWallet?.value ?? null } }]));
-  }
+  await claimSend(unit, input.profileId, input.dedupId, transferId);
   const account = 'new' in plan.account ? await registerAdHoc(unit, input.profileId, plan.account.new) : plan.account;
   const picked = await pickFromWallet(unit.tx, input.profileId, [{ loopId: openLoopId, currency: plan.currency, minor: plan.sendAmount }], plan.serials, {
     recipientId: null, accepts: () => true, nonPayment: false,

@@ -2,7 +2,7 @@
 // named serial numbers), most specific first, each marked with whether the recipient accepts it.
 import { selectLoopLooks } from '../designs/store.ts';
 import { mediaUrlOf } from '../designs/images.ts';
-import { openLoopId, parseSerialNumbers, specificity } from '../ledger/allocation.ts';
+import { openLoopId, parseSerialNumbers, specificity, summarizeByLoop } from '../ledger/allocation.ts';
 import { walletHolder } from '../ledger/cash.ts';
 import { sendFailure, type Failure } from '../ledger/errors.ts';
 import * as ledgerStore from '../ledger/store.ts';
@@ -22,7 +22,7 @@ export async function loopsFor(ctx: PosContext, sender: ProfileRecord, recipient
   const redeemed = await redeemedLoopsOf(sql, recipient);
   const notes = serials.value === null
     ? await ledgerStore.selectLoopSummary(sql, sender.id)
-    : summarize(await ledgerStore.selectNotes(sql, walletHolder(sender.id), serials.value));
+    : summarizeByLoop(await ledgerStore.selectNotes(sql, walletHolder(sender.id), serials.value));
   const brand = notes.filter((row) => row.loop_id !== openLoopId);
   const looks = await selectLoopLooks(sql, brand.map((row) => row.loop_id));
   const loops = brand
@@ -37,13 +37,3 @@ export async function loopsFor(ctx: PosContext, sender: ProfileRecord, recipient
   return { ok: true, body: { loops, sender_info: { ...ctx.queries.partyInfo(sender) }, recipient_info: { ...ctx.queries.partyInfo(recipient) } } };
 }
 
-function summarize(notes: readonly { loopId: string; currency: string; issuerId: string; amount: bigint }[]): ledgerStore.LoopSummaryRow[] {
-  const byLoop = new Map<string, ledgerStore.LoopSummaryRow>();
-  for (const note of notes) {
-    const key = `${note.loopId}\u0000${note.currency}\u0000${note.issuerId}`;
-    const row = byLoop.get(key) ?? { loop_id: note.loopId, currency: note.currency, issuer_id: note.issuerId, amount: 0n };
-    row.amount += note.amount;
-    byLoop.set(key, row);
-  }
-  return [...byLoop.values()];
-}

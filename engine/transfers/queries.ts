@@ -1,7 +1,7 @@
 // Reads of transfers: the TransferQueries interface, its factory, and presend (what a sender could
 // send a recipient). TransferDetail, history and history_sync live in reads.ts.
 import type { Core } from '../core.ts';
-import { openLoopId, parseSerialNumbers, specificity, type Note } from '../ledger/allocation.ts';
+import { openLoopId, parseSerialNumbers, specificity, summarizeByLoop } from '../ledger/allocation.ts';
 import { walletHolder } from '../ledger/cash.ts';
 import { sendFailure, type Failure } from '../ledger/errors.ts';
 import * as ledgerStore from '../ledger/store.ts';
@@ -41,18 +41,6 @@ export interface TransferQueries {
   sync(input: SyncInput): Promise<{ results: Record<string, unknown>[]; more: boolean; first_sync_ts: string | null; last_sync_ts: string | null; remain?: number }>;
   presend(input: { senderId: string; recipientUid: string; senderUid?: string; serialNumbers?: string; closedLoopOnly?: boolean }, transfers: TransfersService): Promise<{ ok: true; body: Record<string, unknown> } | Failure>;
   partyInfo(profile: ProfileRecord, uid?: string): PartyInfo;
-}
-
-/** Notes summed by loop, currency and issuer (presend limited to chosen serial numbers). */
-function summarize(notes: readonly Note[]): ledgerStore.LoopSummaryRow[] {
-  const byLoop = new Map<string, ledgerStore.LoopSummaryRow>();
-  for (const note of notes) {
-    const key = `${note.loopId}\u0000${note.currency}\u0000${note.issuerId}`;
-    const row = byLoop.get(key) ?? { loop_id: note.loopId, currency: note.currency, issuer_id: note.issuerId, amount: 0n };
-    row.amount += note.amount;
-    byLoop.set(key, row);
-  }
-  return [...byLoop.values()];
 }
 
 /** What the reads share, built once by createTransferQueries. */
@@ -98,7 +86,7 @@ export async function presend(
   const serials = parseSerialNumbers(input.serialNumbers);
   if (!serials.ok) return sendFailure(serials.errors);
   const redeemed = await redeemedLoopsOf(sql, recipient);
-  const summary = serials.value === null ? await ledgerStore.selectLoopSummary(sql, input.senderId) : summarize(await ledgerStore.selectNotes(sql, walletHolder(input.senderId), serials.value));
+  const summary = serials.value === null ? await ledgerStore.selectLoopSummary(sql, input.senderId) : summarizeByLoop(await ledgerStore.selectNotes(sql, walletHolder(input.senderId), serials.value));
   const looks = await selectLoopLooks(sql, summary.filter((row) => row.loop_id !== openLoopId).map((row) => row.loop_id));
   const loops = summary
     .filter((row) => !(input.closedLoopOnly && row.loop_id === openLoopId))

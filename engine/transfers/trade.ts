@@ -6,14 +6,14 @@ import type { Unit } from '../actors/command.ts';
 import type { Core } from '../core.ts';
 import { parseAmounts, sumPicks, type AmountEntry } from '../ledger/allocation.ts';
 import { balanceLockKey, escrowHolder, movementLines, pickFromWallet, releaseEscrow, walletHolder } from '../ledger/cash.ts';
-import { duplicate, failure, sendFailure, type Duplicate, type Failure } from '../ledger/errors.ts';
+import { failure, sendFailure, type Duplicate, type Failure } from '../ledger/errors.ts';
 import * as ledgerStore from '../ledger/store.ts';
 import { appdataCharsMax, dedupWindowMs } from '../limits.ts';
 import { formatMinor } from '../money.ts';
-import { wallet } from '../profiles/machine.ts';
 import type { ProfileRecord, ProfilesService } from '../profiles/service.ts';
 import { stateFields, transfer, type TransferStateName } from './machine.ts';
 import { accepts } from './acceptance.ts';
+import { claimSend } from './claim.ts';
 import { appdataChars, closedLoopRefusal } from './input-checks.ts';
 import type { TransfersService } from './service.ts';
 import { holdingRulesProblem } from '../designs/rules.ts';
@@ -120,13 +120,7 @@ async function startIn(unit: Unit<Failure | Duplicate>, offer: Offer): Promise<T
   const { input, recipient } = offer;
   const transferId = await unit.newLongId('transfer');
   const at = unit.now;
-  if (input.dedupId !== undefined && !(await store.claimDedup(unit.tx, input.senderId, input.dedupId, transferId, at, new Date(at.getTime() - dedupWindowMs)))) {
-    return unit.reject(duplicate());
-  }
-  const senderWallet = await unit.load(wallet, input.senderId);
-  if (!senderWallet || senderWallet.value !== 'active') {
-    return unit.reject(sendFailure([{ code: 'sender_wallet_not_active', field_name: 'sender_uid', info: { state: senderWallet?.value ?? null } }]));
-  }
+  await claimSend(unit, input.senderId, input.dedupId, transferId);
   const picked = await pickFromWallet(unit.tx, input.senderId, offer.offered, null, {
     recipientId: recipient.id, accepts: (note) => accepts(note, recipient), nonPayment: true, brandCashOnly: input.closedLoopOnly,
   });
