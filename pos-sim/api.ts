@@ -59,19 +59,35 @@ async function must<T>(call: Promise<{ data?: unknown; error?: unknown; response
 
 export type PosClient = ReturnType<typeof createPosClient>;
 
-export function createPosClient(baseUrl: string, initialToken: string | null = null) {
-  // No fixed bearer: the terminal's token changes at sign-in, and processor calls use another.
-  const client = cashloopClient({ baseUrl });
-  let token = initialToken;
-  const auth = () => ({ authorization: `Bearer ${token ?? ''}` });
-  return {
-    get token() {
-      return token;
-    },
-    setToken(value: string) {
-      token = value;
-    },
+type ApiClient = ReturnType<typeof cashloopClient>;
 
+/** The terminal's bearer token: it changes at sign-in and when a business is selected. */
+interface Session {
+  token: string | null;
+}
+
+function bearer(session: Session): { authorization: string } {
+  return { authorization: `Bearer ${session.token ?? ''}` };
+}
+
+export interface ReportFilters {
+  startDate?: string;
+  endDate?: string;
+  posDevice?: string;
+}
+
+/** The end-of-day report's filters as the API names them. */
+function reportBody(filters: ReportFilters): Record<string, string> {
+  const body: Record<string, string> = {};
+  if (filters.startDate) body.start_date = filters.startDate;
+  if (filters.endDate) body.end_date = filters.endDate;
+  if (filters.posDevice) body.pos_device = filters.posDevice;
+  return body;
+}
+
+/** Signing in (password, then a code), choosing the business, and who the terminal acts for. */
+function signInCalls(client: ApiClient, session: Session) {
+  return {
     async signIn(input: { clientId: string; login: string; password: string; deviceUuid: string }) {
       const started = await must<{ attempt_path: string; secret: string; factor_id?: string; completed_mfa: boolean; token?: { access_token: string }; revealed_codes?: string[] }>(
         client.POST('/aa/signin', {
@@ -81,7 +97,7 @@ export function createPosClient(baseUrl: string, initialToken: string | null = n
           } as never,
         }),
       );
-      if (started.completed_mfa && started.token) token = started.token.access_token;
+      if (started.completed_mfa && started.token) session.token = started.token.access_token;
       return started;
     },
 
@@ -92,36 +108,41 @@ export function createPosClient(baseUrl: string, initialToken: string | null = n
           params: { path: { attemptId } } as never, body: { factor_id: attempt.factor_id, code } as never, headers: { authorization: `service secret="${attempt.secret}"` },
         } as never),
       );
-      if (answer.token) token = answer.token.access_token;
+      if (answer.token) session.token = answer.token.access_token;
       return answer;
     },
 
     async selectProfile(profileId: string) {
-      const answer = await must<{ access_token: string }>(client.GET('/token/select/{profileId}', { params: { path: { profileId } }, headers: auth() } as never));
-      token = answer.access_token;
+      const answer = await must<{ access_token: string }>(client.GET('/token/select/{profileId}', { params: { path: { profileId } }, headers: bearer(session) } as never));
+      session.token = answer.access_token;
     },
 
     async me() {
-      const answer = await must<{ profile: { id: string; title: string } }>(client.GET('/wallet/info', { headers: auth() } as never));
+      const answer = await must<{ profile: { id: string; title: string } }>(client.GET('/wallet/info', { headers: bearer(session) } as never));
       return answer.profile;
     },
+  };
+}
 
+/** A sale: by pull, by payment code, or by a processor's token. */
+function paymentCalls(client: ApiClient, session: Session) {
+  return {
     async redeemable(senderUid: string) {
-      return must<{ loops: Loop[]; sender_info: { title: string } }>(client.GET('/pull/redeemable', { params: { query: { sender_uid: senderUid } }, headers: auth() } as never));
+      return must<{ loops: Loop[]; sender_info: { title: string } }>(client.GET('/pull/redeemable', { params: { query: { sender_uid: senderUid } }, headers: bearer(session) } as never));
     },
 
     async pull(input: { senderUid: string; amounts?: string; nonServiceAmount?: string; currency: string; dedupId: string }) {
       const body: Record<string, string> = { sender_uid: input.senderUid, non_service_currency: input.currency, dedup_id: input.dedupId };
       if (input.amounts) body.amounts = input.amounts;
       if (input.nonServiceAmount) body.non_service_amount = input.nonServiceAmount;
-      return (await must<{ transfer: Transfer }>(client.POST('/pull/redeem', { body: body as never, headers: auth() }))).transfer;
+      return (await must<{ transfer: Transfer }>(client.POST('/pull/redeem', { body: body as never, headers: bearer(session) }))).transfer;
     },
 
     async receive(input: { paycode: string; amount: string; currency: string; totalDue?: string; totalTax?: string }) {
       const body: Record<string, string> = { paycode: input.paycode, amount: input.amount, currency: input.currency };
       if (input.totalDue) body.total_due = input.totalDue;
       if (input.totalTax) body.total_tax = input.totalTax;
-      return must<Record<string, unknown>>(client.POST('/wallet/receive', { body: body as never, headers: auth() }));
+      return must<Record<string, unknown>>(client.POST('/wallet/receive', { body: body as never, headers: bearer(session) }));
     },
 
     async sendable(processorToken: string, senderId: string, recipientId: string) {
@@ -136,22 +157,35 @@ export function createPosClient(baseUrl: string, initialToken: string | null = n
       if (input.nonServiceAmount) body.non_service_amount = input.nonServiceAmount;
       return (await must<{ transfer: Transfer }>(client.POST('/proc/send', { body: body as never, headers: { authorization: `Bearer ${processorToken}` } }))).transfer;
     },
+  };
+}
 
-    async report(filters: { startDate?: string; endDate?: string; posDevice?: string }) {
-      const body: Record<string, string> = {};
-      if (filters.startDate) body.start_date = filters.startDate;
-      if (filters.endDate) body.end_date = filters.endDate;
-      if (filters.posDevice) body.pos_device = filters.posDevice;
-      return must<{ report: ReportRow[] }>(client.POST('/wallet/report/receivable', { body: body as never, headers: auth() }));
-    },
+function reportCalls(client: ApiClient, session: Session) {
+  return {
+  async report(filters: ReportFilters) {
+    return must<{ report: ReportRow[] }>(client.POST('/wallet/report/receivable', { body: reportBody(filters) as never, headers: bearer(session) }));
+  },
 
-    async reportCsv(filters: { startDate?: string; endDate?: string; posDevice?: string }): Promise<string> {
-      const body: Record<string, unknown> = { csv: true };
-      if (filters.startDate) body.start_date = filters.startDate;
-      if (filters.endDate) body.end_date = filters.endDate;
-      if (filters.posDevice) body.pos_device = filters.posDevice;
-      return must<string>(client.POST('/wallet/report/receivable', { body: body as never, headers: auth(), parseAs: 'text' }));
+  async reportCsv(filters: ReportFilters): Promise<string> {
+    return must<string>(client.POST('/wallet/report/receivable', { body: { ...reportBody(filters), csv: true } as never, headers: bearer(session), parseAs: 'text' }));
+  },
+  };
+}
+
+export function createPosClient(baseUrl: string, initialToken: string | null = null) {
+  // No fixed bearer: the terminal's token changes at sign-in, and processor calls use another.
+  const client = cashloopClient({ baseUrl });
+  const session: Session = { token: initialToken };
+  return {
+    get token() {
+      return session.token;
     },
+    setToken(value: string) {
+      session.token = value;
+    },
+    ...signInCalls(client, session),
+    ...paymentCalls(client, session),
+    ...reportCalls(client, session),
   };
 }
 

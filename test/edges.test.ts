@@ -3,6 +3,7 @@
 // (a cast, the services' core, a store module imported into a route).
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { createRequire } from 'node:module';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 
@@ -64,6 +65,30 @@ test('no number in api/ names a limit: every bound is a constant of engine/limit
 test('no SQL truncates a list at a written number', () => {
   assert.equal(linesMatching(sourceFiles('engine'), sqlLimitNumber), []);
   assert.ok(sqlLimitNumber.test('order by id limit 100') && !sqlLimitNumber.test('order by id limit 1`'));
+});
+
+/** Functions (declarations, methods, arrows, expressions) longer than `limit` lines in a source file. */
+function longFunctions(file: string, limit: number): string[] {
+  // The TypeScript compiler API (5.x) from the openapi-typescript tool; the project's own tsc is the native 7.x, which has none.
+  const ts = createRequire(import.meta.url)('../tools/openapi-typescript/node_modules/typescript/lib/typescript.js') as typeof import('../tools/openapi-typescript/node_modules/typescript/lib/typescript.js');
+  const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
+  const found: string[] = [];
+  const visit = (node: import('../tools/openapi-typescript/node_modules/typescript/lib/typescript.js').Node): void => {
+    if (ts.isFunctionDeclaration(node) || ts.isMethodDeclaration(node) || ts.isArrowFunction(node) || ts.isFunctionExpression(node)) {
+      const first = source.getLineAndCharacterOfPosition(node.getStart()).line;
+      const lines = source.getLineAndCharacterOfPosition(node.getEnd()).line - first + 1;
+      if (lines > limit) found.push(`${file}:${first + 1} (${lines} lines)`);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+test('no function outside tests and migrations is over 70 lines', () => {
+  const files = ['engine', 'api', 'cli', 'pos-sim'].flatMap(sourceFiles).filter((file) => !file.endsWith('.d.ts') && !file.includes('/migrations/'));
+  assert.ok(files.length > 100, 'the source files were found');
+  assert.equal(files.flatMap((file) => longFunctions(file, 70)), []);
 });
 
 test.run();
