@@ -122,9 +122,10 @@ test('a refused pull is one clear line and the terminal stays usable', async () 
   const { lastFrame, stdin, unmount } = render(<App options={options(merchantToken)} />);
   await waitFor(lastFrame, 'Terminal Cafe');
   await key(stdin, '1');
+  await waitFor(lastFrame, 'Customer UID or code text');
   await type(stdin, strangerId);
   await key(stdin, enter);
-  const refused = await waitFor(lastFrame, '! ');
+  const refused = await waitFor(lastFrame, 'has not let this merchant pull');
   assert.match(refused, /has not let this merchant pull/);
   assert.not.match(refused, /at .*\.ts:\d+/, 'no stack trace');
   await type(stdin, 'nonsense');
