@@ -12,6 +12,7 @@ import { readBearerToken } from './http/credentials.ts';
 import { constantTimeEqual } from '../engine/ids.ts';
 import { isUnstorableText } from './http/text.ts';
 import { LockUnavailableError } from '../engine/locks/lock.ts';
+import { CommandTimeoutError } from '../engine/actors/command.ts';
 import { isDatabaseUnavailable } from '../engine/storage/database.ts';
 import { allRoutes } from './routes/index.ts';
 
@@ -217,6 +218,11 @@ function useErrorAnswers(app: express.Express, engine: Engine): void {
   app.use((error: unknown, request: Request, response: Response, _next: NextFunction) => {
     let failure = error instanceof HttpError ? error : parseErrorToHttp(error);
     if (!failure && error instanceof LockUnavailableError) failure = httpError(edgeErrors, 'lock_unavailable');
+    if (!failure && error instanceof CommandTimeoutError) {
+      engine.logger.error('command timed out; its locks were released', { requestId: response.locals.requestId, path: request.path, command: error.command });
+      response.setHeader('retry-after', '1');
+      failure = httpError(edgeErrors, 'database_unavailable');
+    }
     if (!failure && isDatabaseUnavailable(error)) {
       engine.logger.warn('database unavailable', { requestId: response.locals.requestId, path: request.path, code: (error as { code: string }).code });
       response.setHeader('retry-after', '1');

@@ -183,6 +183,12 @@ export const startupLockPollMs = 250;
 
 // Engine internals
 export const lockTtlMs = 10_000;
+/**
+ * A command that holds its locks longer than this (its transaction stuck on a connection the
+ * database dropped) answers 503 busy and lets its locks go, so the wallet is not stuck behind it.
+ * Postgres still guards the rows: a late commit is found by the retry's dedup_id.
+ */
+export const commandDeadlineMs = 20_000;
 export const lockRetryCount = 2000;
 export const lockRetryDelayMs = 3;
 export const lockRetryJitterMs = 3;

@@ -2,7 +2,8 @@
 // timers are delivered exactly once, and outbox effects are delivered after commit.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { assertOutsideCommand, currentCommand, type SharedRowLocks, type Unit } from './command.ts';
+import { assertOutsideCommand, CommandTimeoutError, createCommandRunner, currentCommand, type SharedRowLocks, type Unit } from './command.ts';
+import { createMemoryLocks } from '../locks/memory.ts';
 import { createTestEngine, type TestEngine } from '../../test/support/harness.ts';
 import { counter } from '../../test/support/counter.ts';
 
@@ -218,6 +219,21 @@ test('a command body knows it runs inside a command; slow work there is refused;
   assert.is(currentCommand(), undefined);
   const held = await metrics.registry.getSingleMetricAsString('cashloop_command_lock_held_seconds');
   assert.match(held, /cashloop_command_lock_held_seconds_count\{command="counter.inside"\} 1/);
+});
+
+test('a command stuck past its deadline answers CommandTimeoutError and lets its locks go', async () => {
+  const { sql, clock, metrics } = harness.engine;
+  const runner = createCommandRunner({ sql, locks: createMemoryLocks(), clock, metrics, deadlineMs: 200 });
+  const lock = [{ kind: 'test_counter', id: 'stuck' }];
+  let release = () => {};
+  const stuck = runner.run('counter.stuck', lock, () => new Promise<void>((resolve) => (release = resolve)));
+  const next = runner.run('counter.next', lock, async () => 'ran');
+  let refused: unknown;
+  await stuck.catch((error) => (refused = error));
+  assert.instance(refused, CommandTimeoutError);
+  // (On PGlite, one session at a time: the stuck transaction must end before the next can run.)
+  release();
+  assert.is(await next, 'ran', 'the next command on the same lock runs once the stuck one gave its locks up');
 });
 
 test.run();

@@ -5,7 +5,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { initialTransition, transition } from 'xstate';
 import type { Clock } from '../clock.ts';
 import { createIdMinter, legacyIdPermutationKey, type IdMinter } from '../ids.ts';
-import { commandVersionConflictRetriesMax } from '../limits.ts';
+import { commandDeadlineMs, commandVersionConflictRetriesMax } from '../limits.ts';
 import type { LockHold, LockService } from '../locks/lock.ts';
 import { LockLostError } from '../locks/lock.ts';
 import type { Metrics } from '../metrics.ts';
@@ -43,6 +43,23 @@ export function currentCommand(): string | undefined {
 export function assertOutsideCommand(what: string): void {
   const name = commandScope.getStore();
   if (name) throw new Error(`${what} inside command ${name}: do it before the command and pass the outcome in`);
+}
+
+/** A command that did not finish within its deadline (commandDeadlineMs) of taking its locks. */
+export class CommandTimeoutError extends Error {
+  constructor(readonly command: string, deadlineMs: number) {
+    super(`command ${command} did not finish within ${deadlineMs} ms; its locks are released`);
+  }
+}
+
+/** The work's answer, or CommandTimeoutError after the deadline (the work's late outcome is dropped). */
+function withinDeadline<T>(work: Promise<T>, name: string, deadlineMs: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new CommandTimeoutError(name, deadlineMs)), deadlineMs);
+  });
+  work.catch(() => {});
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }
 
 /** Thrown by unit.reject to roll back everything and answer with a value (a named rejection). */
@@ -112,6 +129,8 @@ export interface CommandRunnerOptions {
   onCommitted?: (outboxIds: bigint[]) => void;
   /** The installation's ids (the engine passes its own; the legacy key otherwise). */
   ids?: IdMinter;
+  /** How long a command may hold its locks (default commandDeadlineMs; tests shorten it). */
+  deadlineMs?: number;
 }
 
 export function toStored(snapshot: { value: unknown; context: unknown; status: string }): StoredSnapshot {
@@ -282,7 +301,7 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
         const heldAt = performance.now();
         metrics.lockWait.observe({ command: name }, (heldAt - startedAt) / 1000);
         try {
-          return await runWithLocks(name, body, hold, startedAt, runOptions);
+          return await withinDeadline(runWithLocks(name, body, hold, startedAt, runOptions), name, options.deadlineMs ?? commandDeadlineMs);
         } finally {
           metrics.lockHeld.observe({ command: name }, (performance.now() - heldAt) / 1000);
         }
