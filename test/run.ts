@@ -1,8 +1,8 @@
 // Runs every test file (unit tests beside the code, stories in test/) each in its own process,
 // two at a time, printing progress (file N of M, elapsed seconds) as each finishes, and ends with one line: "N passed, N failed".
 // Usage: npm test [-- <substring filter>]
-import { spawn } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 
 const roots = ['engine', 'api', 'cli', 'pos-sim', 'test'];
@@ -67,7 +67,21 @@ function runFile(file: string): Promise<FileResult> {
   });
 }
 
+/**
+ * openapi-typescript and the TypeScript 5 compiler API live in tools/openapi-typescript with their
+ * own lockfile (the client-types, docs and function-length tests use them). A fresh `npm install`
+ * does not install them, so the runner does, once, before any test starts (never during one: a
+ * postinstall would also run whenever `npx cashloop` installs the project, mid-run).
+ */
+function ensureTools(): void {
+  if (existsSync('tools/openapi-typescript/node_modules/typescript/lib/typescript.js')) return;
+  process.stdout.write('Installing tools/openapi-typescript (its own lockfile)\n');
+  const installed = spawnSync('npm', ['ci', '--no-audit', '--no-fund', '--prefix', 'tools/openapi-typescript'], { stdio: 'inherit' });
+  if (installed.status !== 0) throw new Error('npm ci --prefix tools/openapi-typescript failed');
+}
+
 async function main(): Promise<void> {
+  ensureTools();
   const filter = process.argv[2];
   const files = roots.flatMap(findTests).filter((file) => !filter || file.includes(filter)).sort();
   const queue = [...files];
