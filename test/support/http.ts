@@ -1,6 +1,5 @@
 // An in-process API server on a test engine, and a small client that speaks JSON, forms,
 // Bearer tokens, Basic app credentials and attempt secrets.
-import { appendFileSync } from 'node:fs';
 import * as assert from 'uvu/assert';
 import { createServer, type Server } from 'node:http';
 import { createApp } from '../../api/server.ts';
@@ -108,17 +107,8 @@ export async function startTestServer(options: Parameters<typeof createTestEngin
   };
 }
 
-/**
- * Asserts a refusal by its status and its error code (the spec's error body), not the status alone.
- * With REFUSAL_RECORD=<file>, also appends each call site's actual code to that file (tooling).
- */
-export function assertRefused(answer: { status: number; body?: unknown }, status: number, error: string | null, message?: string): void {
-  const actual = (answer.body as { error?: unknown } | null | undefined)?.error ?? null;
-  if (process.env.REFUSAL_RECORD) {
-    const site = new Error().stack?.split('\n')[2]?.match(/\(?([^()\s]+:\d+):\d+\)?$/)?.[1] ?? 'unknown';
-    appendFileSync(process.env.REFUSAL_RECORD, `${JSON.stringify({ site, status: answer.status, error: actual })}\n`);
-  }
+/** Asserts a refusal by its status and its error code (the spec's error body), not the status alone. */
+export function assertRefused(answer: { status: number; body?: unknown }, status: number, error: string, message?: string): void {
   assert.is(answer.status, status, message ?? `status (body ${JSON.stringify(answer.body)?.slice(0, 300)})`);
-  if (process.env.REFUSAL_RECORD && error === '__record__') return;
-  assert.is(actual, error, message ?? `error code of a ${status}`);
+  assert.is((answer.body as { error?: unknown } | null | undefined)?.error, error, message ?? `error code of a ${status}`);
 }
