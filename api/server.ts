@@ -218,13 +218,12 @@ function useErrorAnswers(app: express.Express, engine: Engine): void {
   app.use((error: unknown, request: Request, response: Response, _next: NextFunction) => {
     let failure = error instanceof HttpError ? error : parseErrorToHttp(error);
     if (!failure && error instanceof LockUnavailableError) failure = httpError(edgeErrors, 'lock_unavailable');
-    if (!failure && error instanceof CommandTimeoutError) {
-      engine.logger.error('command timed out; its locks were released', { requestId: response.locals.requestId, path: request.path, command: error.command });
-      response.setHeader('retry-after', '1');
-      failure = httpError(edgeErrors, 'database_unavailable');
-    }
-    if (!failure && isDatabaseUnavailable(error)) {
-      engine.logger.warn('database unavailable', { requestId: response.locals.requestId, path: request.path, code: (error as { code: string }).code });
+    // The database out of reach, or a command stuck on it past its deadline: try again shortly.
+    const timedOut = error instanceof CommandTimeoutError;
+    if (!failure && (timedOut || isDatabaseUnavailable(error))) {
+      const where = { requestId: response.locals.requestId, path: request.path };
+      if (timedOut) engine.logger.error('command timed out; its locks were released', { ...where, command: error.command });
+      else engine.logger.warn('database unavailable', { ...where, code: (error as { code: string }).code });
       response.setHeader('retry-after', '1');
       failure = httpError(edgeErrors, 'database_unavailable');
     }
