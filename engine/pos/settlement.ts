@@ -72,7 +72,7 @@ async function settle(ctx: SettlementsContext, input: SettleInput): Promise<Sett
   const left = (await store.pendingTotals(sql, design.id)).find((row) => row.currency === design.currency);
   return {
     ok: true, design_id: design.id, settler_id: settlerId, settled: result.settled, amount: formatMinor(result.total, design.currency), currency: design.currency,
-    transfer_ids: result.transferIds, pending: Number(left?.count ?? 0n), pending_amount: formatMinor(left?.amount ?? 0n, design.currency),
+    transfer_ids: result.transferIds, pending: left?.count ?? 0, pending_amount: formatMinor(left?.amount ?? 0n, design.currency),
   };
 }
 
@@ -84,6 +84,6 @@ async function pending(ctx: SettlementsContext, designId: string, callerId: stri
     const [roles, grants] = await Promise.all([activeAgreementRoles(sql, design.id, callerId), selectGrants(sql, design.id, callerId)]);
     if (!roles.settler && !roles.redeemer && !grants.includes('view_design_network')) return posFailure('not_settler', { description: 'Only the issuer, its settlers and redeemers see what is pending.' });
   }
-  const pending = (await store.pendingTotals(sql, design.id)).map((row) => ({ currency: row.currency, count: Number(row.count), amount: formatMinor(row.amount, row.currency) }));
+  const pending = (await store.pendingTotals(sql, design.id)).map((row) => ({ currency: row.currency, count: row.count, amount: formatMinor(row.amount, row.currency) }));
   return { ok: true, pending };
 }

@@ -74,9 +74,10 @@ export async function markSettled(db: Queryable, ids: readonly string[], settleT
   if (result.count !== ids.length) throw new Error(`settled ${result.count} of ${ids.length} settlement rows`);
 }
 
-export async function pendingTotals(db: Queryable, designId: string): Promise<{ currency: string; count: bigint; amount: bigint }[]> {
-  return db<{ currency: string; count: bigint; amount: bigint }[]>`
-    select currency, count(*)::bigint as count, coalesce(sum(amount), 0)::bigint as amount from settlements
+/** Pending settlements per currency: how many (a count, int) and their amount (bigint minor units). */
+export async function pendingTotals(db: Queryable, designId: string): Promise<{ currency: string; count: number; amount: bigint }[]> {
+  return db<{ currency: string; count: number; amount: bigint }[]>`
+    select currency, count(*)::int as count, coalesce(sum(amount), 0)::bigint as amount from settlements
     where design_id = ${designId} and state = 'pending' group by currency order by currency`;
 }
 
