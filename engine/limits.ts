@@ -288,8 +288,6 @@ export const designTitleCharsMax = 100;
 export const planRecipientsMax = 20;
 export const agreementTermsLinkCharsMax = 2000;
 export const agreementRemoveIdsMax = 100;
-/** max_per_wallet on a design (an amount as text), in characters. */
-export const maxPerWalletCharsMax = 40;
 /** A media id (a design icon's) named in a request, in characters. */
 export const mediaIdCharsMax = 40;
 /** GET /design and the operator's list return at most this many designs. */

@@ -1,7 +1,7 @@
 // Proves that amounts parse and format exactly, and that bad amounts are refused by name.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { formatMinor, isCurrency, parseAmount, parsePositiveAmount } from './money.ts';
+import { formatDecimal, formatMinor, isCurrency, moneyOf, parseAmount, parseDecimal, parsePositiveAmount, positiveMoneyOf } from './money.ts';
 
 test('parses decimal strings into minor units without floating point', () => {
   assert.equal(parseAmount('0.10', 'USD'), { ok: true, value: { currency: 'USD', minor: 10n } });
@@ -31,6 +31,20 @@ test('formats with the currency scale', () => {
   assert.is(formatMinor(5n, 'USD'), '0.05');
   assert.is(formatMinor(100n, 'JPY'), '100');
   assert.is(formatMinor(-5n, 'USD'), '-0.05');
+});
+
+test('a decimal read at the edge keeps its digits, and a currency decides whether it is exact money', () => {
+  const decimal = parseDecimal(' 12.50 ')!;
+  assert.is(formatDecimal(decimal), '12.50');
+  assert.is(formatDecimal(parseDecimal('0.05')!), '0.05');
+  assert.is(formatDecimal(parseDecimal('7')!), '7');
+  assert.equal(moneyOf(decimal, 'USD'), { ok: true, value: { currency: 'USD', minor: 1250n } });
+  assert.equal(moneyOf(decimal, 'BHD'), { ok: true, value: { currency: 'BHD', minor: 12500n } });
+  assert.equal(moneyOf(decimal, 'JPY'), { ok: false, error: 'too_precise' });
+  assert.equal(moneyOf(parseDecimal('12.00')!, 'JPY'), { ok: true, value: { currency: 'JPY', minor: 12n } });
+  assert.equal(moneyOf(decimal, 'XYZ'), { ok: false, error: 'invalid_currency' });
+  assert.equal(positiveMoneyOf(parseDecimal('0.000')!, 'USD'), { ok: false, error: 'not_positive' });
+  for (const text of ['-1', '1e3', '1.', '.5', '', '1,00', '1234567890123456789']) assert.is(parseDecimal(text), null, text);
 });
 
 test.run();

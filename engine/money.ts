@@ -1,4 +1,5 @@
-// Exact money: decimal strings at the edge, bigint minor units inside. Never a JS number.
+// Exact money: decimal strings on the wire, read once at the edge into a Decimal; bigint minor
+// units in a currency (Money) inside. Never a JS number.
 
 /**
  * ISO 4217 minor-unit scales that differ from 2. Kept by hand because Intl (CLDR) gives display
@@ -33,21 +34,67 @@ export function isCurrency(text: string): boolean {
   return currencyPattern.test(text) && isoCurrencies.has(text);
 }
 
-/** Parses a decimal string in a currency into minor units. Rejects signs, exponents and excess precision. */
-export function parseAmount(text: string, currency: string): { ok: true; value: Money } | { ok: false; error: MoneyParseError } {
-  if (!isCurrency(currency)) return { ok: false, error: 'invalid_currency' };
+declare const decimalBrand: unique symbol;
+
+/**
+ * An exact decimal amount read from the wire, before a currency gives it a scale: `units` ×
+ * 10^-`scale`, with the fraction digits as written ("12.50" is 1250 at scale 2). Only parseDecimal
+ * makes one, so a Decimal is always a well-formed non-negative amount.
+ */
+export type Decimal = Readonly<{ units: bigint; scale: number }> & { readonly [decimalBrand]: true };
+
+export type MoneyResult = { ok: true; value: Money } | { ok: false; error: MoneyParseError };
+
+/** Reads a decimal string ("12", "12.50"): no sign, no exponent, at most 18 digits each side. */
+export function parseDecimal(text: string): Decimal | null {
   const match = decimalPattern.exec(text.trim());
-  if (!match) return { ok: false, error: 'invalid_amount' };
+  if (!match) return null;
+  const fraction = match[2] ?? '';
+  return { units: BigInt(match[1] + fraction), scale: fraction.length } as Decimal;
+}
+
+/** A Decimal from text known to be well formed (stored values, tests, benches); throws otherwise. */
+export function wellFormedDecimal(text: string): Decimal {
+  const decimal = parseDecimal(text);
+  if (!decimal) throw new Error(`not a decimal amount: ${text}`);
+  return decimal;
+}
+
+/** The decimal as written on the wire (leading zeros of the whole part aside). */
+export function formatDecimal(decimal: Decimal): string {
+  if (decimal.scale === 0) return decimal.units.toString();
+  const digits = decimal.units.toString().padStart(decimal.scale + 1, '0');
+  return `${digits.slice(0, digits.length - decimal.scale)}.${digits.slice(digits.length - decimal.scale)}`;
+}
+
+/** The decimal as money of a currency: refused when the currency's minor unit cannot hold it exactly. */
+export function moneyOf(decimal: Decimal, currency: string): MoneyResult {
+  if (!isCurrency(currency)) return { ok: false, error: 'invalid_currency' };
   const scale = currencyScale(currency);
-  const whole = match[1];
-  const fraction = (match[2] ?? '').replace(/0+$/, '');
-  if (fraction.length > scale) return { ok: false, error: 'too_precise' };
-  const minor = BigInt(whole) * 10n ** BigInt(scale) + BigInt(fraction.padEnd(scale, '0') || '0');
-  return { ok: true, value: { currency, minor } };
+  if (decimal.scale <= scale) return { ok: true, value: { currency, minor: decimal.units * 10n ** BigInt(scale - decimal.scale) } };
+  // Digits past the minor unit are allowed only when they are zeros ("1.250" USD).
+  const dropped = 10n ** BigInt(decimal.scale - scale);
+  if (decimal.units % dropped !== 0n) return { ok: false, error: 'too_precise' };
+  return { ok: true, value: { currency, minor: decimal.units / dropped } };
+}
+
+/** As moneyOf, for an amount that must be greater than zero. */
+export function positiveMoneyOf(decimal: Decimal, currency: string): MoneyResult {
+  const money = moneyOf(decimal, currency);
+  if (money.ok && money.value.minor <= 0n) return { ok: false, error: 'not_positive' };
+  return money;
+}
+
+/** Parses a decimal string in a currency into minor units (text stored by Cashloop itself; the wire's amounts arrive as Decimals). */
+export function parseAmount(text: string, currency: string): MoneyResult {
+  if (!isCurrency(currency)) return { ok: false, error: 'invalid_currency' };
+  const decimal = parseDecimal(text);
+  if (!decimal) return { ok: false, error: 'invalid_amount' };
+  return moneyOf(decimal, currency);
 }
 
 /** Parses an amount that must be greater than zero. */
-export function parsePositiveAmount(text: string, currency: string): { ok: true; value: Money } | { ok: false; error: MoneyParseError } {
+export function parsePositiveAmount(text: string, currency: string): MoneyResult {
   const parsed = parseAmount(text, currency);
   if (parsed.ok && parsed.value.minor <= 0n) return { ok: false, error: 'not_positive' };
   return parsed;

@@ -67,6 +67,18 @@ test('no SQL truncates a list at a written number', () => {
   assert.ok(sqlLimitNumber.test('order by id limit 100') && !sqlLimitNumber.test('order by id limit 1`'));
 });
 
+// Amounts are read once, at the edge (api/http/fields.ts), into a Decimal or money; engine services
+// take those values. Reading amount text is left to money.ts and the `amounts` grammar itself, and
+// to a design image's path segment, which names an image rather than moves money.
+const amountTextReaders = new Set(['engine/money.ts', 'engine/ledger/allocation.ts', 'engine/designs/design-image.ts']);
+const readsAmountText = /\b(parseAmount|parsePositiveAmount|parseAmounts|parseDecimal)\(/;
+
+test('engine services take amounts the edge has read; they do not read amount text', () => {
+  const engineFiles = sourceFiles('engine').filter((file) => !amountTextReaders.has(file.split(path.sep).join('/')));
+  assert.equal(linesMatching(engineFiles, readsAmountText), []);
+  assert.ok(readsAmountText.test('const parsed = parsePositiveAmount(input.amount, currency);') && !readsAmountText.test('positiveMoneyOf(input.amount, currency)'));
+});
+
 /** Functions (declarations, methods, arrows, expressions) longer than `limit` lines in a source file. */
 function longFunctions(file: string, limit: number): string[] {
   // The TypeScript compiler API (5.x) from the openapi-typescript tool; the project's own tsc is the native 7.x, which has none.

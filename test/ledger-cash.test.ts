@@ -4,6 +4,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createTestEngine, type TestEngine } from './support/harness.ts';
 import { assertAudit, balanceOf, business, designateIssuer, fund, individual, ledgerFingerprint } from './ledger-support.ts';
+import { parseAmounts } from '../engine/ledger/allocation.ts';
+import { wellFormedDecimal } from '../engine/money.ts';
 
 let harness: TestEngine;
 let issuerId: string;
@@ -32,7 +34,7 @@ test('a P2P send splits a note, moves it and records a move movement', async () 
   const alice = await individual(harness.engine);
   const bob = await individual(harness.engine);
   await fund(harness.engine, alice, '50.00');
-  const result = await ledger.transfers.send({ ...baseSend, senderId: alice, recipientUid: `service:${bob}`, amounts: '0-USD-12.34' });
+  const result = await ledger.transfers.send({ ...baseSend, senderId: alice, recipientUid: `service:${bob}`, amounts: parseAmounts('0-USD-12.34') });
   assert.ok(result.ok, JSON.stringify(result));
   assert.is(await balanceOf(harness.engine, alice), 5000n - 1234n);
   assert.is(await balanceOf(harness.engine, bob), 1234n);
@@ -52,7 +54,7 @@ test('insufficient funds is a send error and changes nothing', async () => {
   const bob = await individual(harness.engine);
   await fund(harness.engine, alice, '5.00');
   const before = await ledgerFingerprint(harness.engine);
-  const result = await ledger.transfers.send({ ...baseSend, senderId: alice, recipientUid: `service:${bob}`, amounts: 'any-USD-5.01' });
+  const result = await ledger.transfers.send({ ...baseSend, senderId: alice, recipientUid: `service:${bob}`, amounts: parseAmounts('any-USD-5.01') });
   assert.is(result.ok, false);
   assert.is((result as any).sendErrors[0].code, 'insufficient_funds');
   assert.is(await ledgerFingerprint(harness.engine), before);
@@ -63,7 +65,7 @@ test('dedup_id makes one transfer; repeats get the same one', async () => {
   const alice = await individual(harness.engine);
   const bob = await individual(harness.engine);
   await fund(harness.engine, alice, '10.00');
-  const input = { ...baseSend, senderId: alice, recipientUid: `service:${bob}`, amounts: '0-USD-1.00', dedupId: 'order-1' };
+  const input = { ...baseSend, senderId: alice, recipientUid: `service:${bob}`, amounts: parseAmounts('0-USD-1.00'), dedupId: 'order-1' };
   const answers = await Promise.all(Array.from({ length: 10 }, () => ledger.transfers.send(input)));
   const ids = new Set(answers.map((answer) => (answer as { transferId: string }).transferId));
   assert.is(ids.size, 1);
@@ -79,7 +81,7 @@ test('a payment-code send holds cash; receive moves part and returns the rest; e
   const alice = await individual(harness.engine);
   const cafe = await business(harness.engine, { supportPaycode: true });
   await fund(harness.engine, alice, '30.00');
-  const sent = await ledger.transfers.send({ ...baseSend, senderId: alice, recipientUid: `service:${cafe}`, amounts: 'any-USD-20.00' });
+  const sent = await ledger.transfers.send({ ...baseSend, senderId: alice, recipientUid: `service:${cafe}`, amounts: parseAmounts('any-USD-20.00') });
   assert.ok(sent.ok);
   const id = (sent as { transferId: string }).transferId;
   assert.is(await balanceOf(harness.engine, alice), 1000n);
@@ -90,24 +92,24 @@ test('a payment-code send holds cash; receive moves part and returns the rest; e
   const cafeView = (await ledger.queries.detail(cafe, id)) as { transfer: any };
   assert.equal(cafeView.transfer.payment_codes, [], 'only the sender sees the code');
   await assertAudit(harness.engine);
-  const wrong = await ledger.transfers.receive({ recipientId: cafe, paycode: '0000', currency: 'USD', amount: '1.00' });
+  const wrong = await ledger.transfers.receive({ recipientId: cafe, paycode: '0000', currency: 'USD', amount: wellFormedDecimal('1.00') });
   assert.is((wrong as any).error, 'code_not_found');
-  const tooMuch = await ledger.transfers.receive({ recipientId: cafe, paycode: code, currency: 'USD', amount: '20.01' });
+  const tooMuch = await ledger.transfers.receive({ recipientId: cafe, paycode: code, currency: 'USD', amount: wellFormedDecimal('20.01') });
   assert.is((tooMuch as any).error, 'code_limited');
-  const received = await ledger.transfers.receive({ recipientId: cafe, paycode: code, currency: 'USD', amount: '15.50', totalDue: '15.50' });
+  const received = await ledger.transfers.receive({ recipientId: cafe, paycode: code, currency: 'USD', amount: wellFormedDecimal('15.50'), totalDue: wellFormedDecimal('15.50') });
   assert.ok(received.ok, String((received as any).error));
   assert.is(await balanceOf(harness.engine, cafe), 1550n);
   assert.is(await balanceOf(harness.engine, alice), 3000n - 1550n);
   // Correction period: resubmitting with another amount adjusts what was received.
-  const corrected = await ledger.transfers.receive({ recipientId: cafe, paycode: code, currency: 'USD', amount: '15.00' });
+  const corrected = await ledger.transfers.receive({ recipientId: cafe, paycode: code, currency: 'USD', amount: wellFormedDecimal('15.00') });
   assert.ok(corrected.ok && corrected.amountReceived === 1500n);
   assert.is(await balanceOf(harness.engine, cafe), 1500n);
   harness.clock.advance(11 * 60 * 1000);
-  const late = await ledger.transfers.receive({ recipientId: cafe, paycode: code, currency: 'USD', amount: '15.00' });
+  const late = await ledger.transfers.receive({ recipientId: cafe, paycode: code, currency: 'USD', amount: wellFormedDecimal('15.00') });
   assert.is((late as any).error, 'code_already_used');
   await assertAudit(harness.engine);
 
-  const second = await ledger.transfers.send({ ...baseSend, senderId: alice, recipientUid: `service:${cafe}`, amounts: 'any-USD-5.00' });
+  const second = await ledger.transfers.send({ ...baseSend, senderId: alice, recipientUid: `service:${cafe}`, amounts: parseAmounts('any-USD-5.00') });
   assert.ok(second.ok);
   harness.clock.advance(24 * 60 * 60 * 1000 + 1);
   assert.ok((await harness.engine.sweeper.runOnce()) >= 1);
@@ -122,7 +124,7 @@ test('retract returns held cash; reasons follow the initiator', async () => {
   const alice = await individual(harness.engine);
   const cafe = await business(harness.engine, { supportPaycode: true });
   await fund(harness.engine, alice, '10.00');
-  const sent = (await ledger.transfers.send({ ...baseSend, senderId: alice, recipientUid: `service:${cafe}`, amounts: 'any-USD-4.00' })) as { transferId: string };
+  const sent = (await ledger.transfers.send({ ...baseSend, senderId: alice, recipientUid: `service:${cafe}`, amounts: parseAmounts('any-USD-4.00') })) as { transferId: string };
   const permissions = new Set(['manage_sent']);
   assert.is((await ledger.transfers.retract({ callerId: alice, permissions, transferId: sent.transferId, reason: 'canceled' }) as any).error, 'invalid_reason');
   assert.is((await ledger.transfers.retract({ callerId: cafe, permissions, transferId: sent.transferId, reason: 'other' }) as any).error, 'not_initiator');
@@ -142,18 +144,18 @@ test('a wallet of many small notes spends beyond the first batch of notes it loc
   const carol = await individual(harness.engine);
   await fund(harness.engine, alice, '1.00');
   for (let index = 0; index < 40; index++) {
-    assert.ok((await ledger.transfers.send({ ...baseSend, senderId: alice, recipientUid: `service:${bob}`, amounts: '0-USD-0.01' })).ok);
+    assert.ok((await ledger.transfers.send({ ...baseSend, senderId: alice, recipientUid: `service:${bob}`, amounts: parseAmounts('0-USD-0.01') })).ok);
   }
   const notes = await harness.engine.sql`select count(*)::int as count from notes where holder_kind = 'wallet' and holder_id = ${bob}`;
   assert.is(notes[0].count, 40);
   const shop = await business(harness.engine);
-  const toShop = await ledger.transfers.send({ ...baseSend, senderId: bob, recipientUid: `service:${shop}`, amounts: 'any-USD-0.05' });
+  const toShop = await ledger.transfers.send({ ...baseSend, senderId: bob, recipientUid: `service:${shop}`, amounts: parseAmounts('any-USD-0.05') });
   assert.ok(toShop.ok, 'a business recipient takes the running-total path with acceptance');
-  const sent = await ledger.transfers.send({ ...baseSend, senderId: bob, recipientUid: `service:${carol}`, amounts: 'any-USD-0.35' });
+  const sent = await ledger.transfers.send({ ...baseSend, senderId: bob, recipientUid: `service:${carol}`, amounts: parseAmounts('any-USD-0.35') });
   assert.ok(sent.ok);
   assert.is(await balanceOf(harness.engine, carol), 35n);
   assert.is(await balanceOf(harness.engine, bob), 0n);
-  const tooMuch = await ledger.transfers.send({ ...baseSend, senderId: carol, recipientUid: `service:${bob}`, amounts: '0-USD-0.36' });
+  const tooMuch = await ledger.transfers.send({ ...baseSend, senderId: carol, recipientUid: `service:${bob}`, amounts: parseAmounts('0-USD-0.36') });
   assert.is(!tooMuch.ok && tooMuch.sendErrors![0].code, 'insufficient_funds');
   await assertAudit(harness.engine);
 });
@@ -162,7 +164,7 @@ test('an invitation transfer to an unknown email expires after its days and retu
   const { ledger } = harness.engine.services;
   const alice = await individual(harness.engine);
   await fund(harness.engine, alice, '5.00');
-  const sent = await ledger.transfers.send({ ...baseSend, senderId: alice, recipientUid: 'email:nobody-yet@example.com', amounts: '0-USD-5.00', invitationExpireDays: 2 });
+  const sent = await ledger.transfers.send({ ...baseSend, senderId: alice, recipientUid: 'email:nobody-yet@example.com', amounts: parseAmounts('0-USD-5.00'), invitationExpireDays: 2 });
   assert.ok(sent.ok);
   assert.is(await balanceOf(harness.engine, alice), 0n);
   harness.clock.advance(2 * 24 * 60 * 60 * 1000 + 1);
@@ -183,7 +185,7 @@ test('opposite sends between two wallets queue on their balances instead of dead
   const before = await deadlocks();
   const results = await Promise.all(Array.from({ length: 40 }, (_, index) => {
     const [from, to] = index % 2 === 0 ? [alice, bob] : [bob, alice];
-    return ledger.transfers.send({ ...baseSend, senderId: from, recipientUid: `service:${to}`, amounts: '0-USD-1.00' });
+    return ledger.transfers.send({ ...baseSend, senderId: from, recipientUid: `service:${to}`, amounts: parseAmounts('0-USD-1.00') });
   }));
   assert.ok(results.every((result) => result.ok));
   assert.is(await deadlocks(), before);
@@ -197,7 +199,7 @@ test('history_sync pages by (sync_ts, transfer_id) with equal timestamps', async
   const bob = await individual(harness.engine);
   await fund(harness.engine, alice, '10.00');
   for (let index = 0; index < 7; index++) {
-    const sent = await ledger.transfers.send({ ...baseSend, senderId: alice, recipientUid: `service:${bob}`, amounts: '0-USD-0.01' });
+    const sent = await ledger.transfers.send({ ...baseSend, senderId: alice, recipientUid: `service:${bob}`, amounts: parseAmounts('0-USD-0.01') });
     assert.ok(sent.ok);
   }
   const seen: string[] = [];

@@ -2,6 +2,7 @@
 // cash issued to wallets, and a check that money is conserved.
 import * as assert from 'uvu/assert';
 import type { Engine } from '../engine/engine.ts';
+import { wellFormedDecimal } from '../engine/money.ts';
 
 let names = 0;
 
@@ -33,7 +34,7 @@ export async function designateIssuer(engine: Engine): Promise<string> {
 }
 
 export async function fund(engine: Engine, profileId: string, amount: string, currency = 'USD'): Promise<void> {
-  const result = await engine.services.ledger.cash.issue({ toProfileId: profileId, amount, currency });
+  const result = await engine.services.ledger.cash.issue({ toProfileId: profileId, amount: wellFormedDecimal(amount), currency });
   assert.ok(result.ok, JSON.stringify(result));
 }
 

@@ -11,6 +11,8 @@ import * as assert from 'uvu/assert';
 import fc from 'fast-check';
 import { createTestEngine, type TestEngine } from './support/harness.ts';
 import { business, designateIssuer, fund, individual, ledgerFingerprint } from './ledger-support.ts';
+import { parseAmounts } from '../engine/ledger/allocation.ts';
+import { wellFormedDecimal } from '../engine/money.ts';
 
 const seed = 20261123;
 const runs = 12;
@@ -105,14 +107,14 @@ async function apply(operation: Operation): Promise<{ ok: boolean }> {
       const design = operation.design % designIds.length;
       return circulation.send({
         callerId: operation.byMerchant ? merchant : distributor, designId: designIds[design], recipientUid: `service:${people[operation.to % people.length]}`,
-        planId: planIds[design][operation.plan % plans.length], amount: dollars(operation.cents), private: true, requireRecipientEmail: false, appdata: {},
+        planId: planIds[design][operation.plan % plans.length], amount: wellFormedDecimal(dollars(operation.cents)), private: true, requireRecipientEmail: false, appdata: {},
       });
     }
     case 'send': {
       const designId = designIds[operation.design % designIds.length];
       const recipient = { person: people[operation.to % people.length], redeemer, issuer: merchant, outsider }[operation.target];
       return ledger.transfers.send({
-        senderId: people[operation.from % people.length], recipientUid: `service:${recipient}`, amounts: `${designId}-USD-${dollars(operation.cents)}`,
+        senderId: people[operation.from % people.length], recipientUid: `service:${recipient}`, amounts: parseAmounts(`${designId}-USD-${dollars(operation.cents)}`),
         private: true, nonPayment: false, requireRecipientEmail: false, appdata: {}, senderPersonalId: null,
       });
     }
@@ -125,7 +127,7 @@ async function apply(operation: Operation): Promise<{ ok: boolean }> {
     case 'bill': {
       const design = operation.design % designIds.length;
       const result = await billsService.create({
-        callerId: merchant, designId: designIds[design], amount: dollars(operation.cents), planId: planIds[design][operation.plan % plans.length],
+        callerId: merchant, designId: designIds[design], amount: wellFormedDecimal(dollars(operation.cents)), planId: planIds[design][operation.plan % plans.length],
         senderUid: `service:${people[operation.from % people.length]}`, private: true, appdata: {},
       });
       if (result.ok) bills.push(result.transferId);
@@ -142,7 +144,7 @@ async function apply(operation: Operation): Promise<{ ok: boolean }> {
     case 'pull':
       return harness.engine.services.pos.payments.pull({
         merchantId: redeemer, merchantPersonalId: null, deviceId: null, senderUid: `service:${people[operation.from % people.length]}`,
-        amounts: `${designIds[operation.design % designIds.length]}-USD-${dollars(operation.cents)}`, nonServiceCurrency: 'USD', private: true, appdata: {},
+        amounts: parseAmounts(`${designIds[operation.design % designIds.length]}-USD-${dollars(operation.cents)}`), nonServiceCurrency: 'USD', private: true, appdata: {},
       });
     case 'proc': {
       // A payment processor's token for the sender (authorization code grant with offline and
@@ -151,7 +153,7 @@ async function apply(operation: Operation): Promise<{ ok: boolean }> {
       return harness.engine.services.pos.payments.procSend({
         caller: { profileId: senderId, source: 'oauth', permissions: new Set(['offline', 'process_payment']) }, senderId,
         recipientId: operation.to === 'redeemer' ? redeemer : operation.to === 'issuer' ? merchant : outsider,
-        amounts: `${designIds[operation.design % designIds.length]}-USD-${dollars(operation.cents)}`, nonServiceCurrency: 'USD', private: true, appdata: {},
+        amounts: parseAmounts(`${designIds[operation.design % designIds.length]}-USD-${dollars(operation.cents)}`), nonServiceCurrency: 'USD', private: true, appdata: {},
       });
     }
     case 'settle':

@@ -7,6 +7,8 @@ import * as assert from 'uvu/assert';
 import fc from 'fast-check';
 import { createTestEngine, type TestEngine } from './support/harness.ts';
 import { business, designateIssuer, individual, ledgerFingerprint } from './ledger-support.ts';
+import { parseAmounts } from '../engine/ledger/allocation.ts';
+import { wellFormedDecimal } from '../engine/money.ts';
 
 const seed = 20260301;
 const runs = 14;
@@ -55,12 +57,12 @@ async function apply(operation: Operation): Promise<{ ok: boolean }> {
   const { ledger } = harness.engine.services;
   switch (operation.kind) {
     case 'issue':
-      return ledger.cash.issue({ toProfileId: people[operation.to % people.length], amount: decimal(operation.cents, operation.currency), currency: operation.currency });
+      return ledger.cash.issue({ toProfileId: people[operation.to % people.length], amount: wellFormedDecimal(decimal(operation.cents, operation.currency)), currency: operation.currency });
     case 'send': {
       const senderId = people[operation.from % people.length];
       const recipientId = operation.toShop ? shops[operation.to % shops.length] : people[operation.to % people.length];
       const amount = decimal(operation.cents, operation.currency);
-      const result = await ledger.transfers.send({ ...baseSend, senderId, recipientUid: `service:${recipientId}`, amounts: `${operation.any ? 'any' : '0'}-${operation.currency}-${amount}` });
+      const result = await ledger.transfers.send({ ...baseSend, senderId, recipientUid: `service:${recipientId}`, amounts: parseAmounts(`${operation.any ? 'any' : '0'}-${operation.currency}-${amount}`) });
       if (result.ok) {
         const detail = (await ledger.queries.detail(senderId, result.transferId)) as unknown as { transfer: { next_activity: string; payment_codes: { code: string }[] } };
         if (detail.transfer.next_activity === 'paycode.wait') pending.push({ transferId: result.transferId, senderId, recipientId, code: detail.transfer.payment_codes[0].code });
@@ -72,7 +74,7 @@ async function apply(operation: Operation): Promise<{ ok: boolean }> {
       const target = pending[operation.which % pending.length];
       const row = await harness.engine.sql`select currency, amount from paycodes where transfer_id = ${target.transferId}`;
       const currency = row[0].currency as string;
-      return ledger.transfers.receive({ recipientId: target.recipientId, paycode: operation.wrongCode ? '1' + target.code!.slice(1).split('').reverse().join('') : target.code!, currency, amount: decimal(operation.cents, currency) });
+      return ledger.transfers.receive({ recipientId: target.recipientId, paycode: operation.wrongCode ? '1' + target.code!.slice(1).split('').reverse().join('') : target.code!, currency, amount: wellFormedDecimal(decimal(operation.cents, currency)) });
     }
     case 'retract': {
       if (pending.length === 0) return { ok: false };
@@ -82,7 +84,7 @@ async function apply(operation: Operation): Promise<{ ok: boolean }> {
     case 'payout': {
       payoutFails = operation.fails;
       const result = await ledger.payouts.sendDfi({
-        profileId: people[operation.from % people.length], personalProfileId: null, currency: 'USD', amount: decimal(operation.cents, 'USD'), fee: '0',
+        profileId: people[operation.from % people.length], personalProfileId: null, currency: 'USD', amount: wellFormedDecimal(decimal(operation.cents, 'USD')), fee: wellFormedDecimal('0'),
         account: { rdfiName: 'Sim Bank', routingNumber: '011000015', accountNumber: '12345', achType: 'checking', currency: 'USD', alias: '', holderName: 'Sim' },
         appdata: {},
       });

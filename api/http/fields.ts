@@ -1,8 +1,9 @@
 // Field types for request schemas. Bodies arrive as JSON or as forms (where everything is a
 // string), so booleans, integers and lists accept both shapes and come out typed.
 import { z } from 'zod';
-import { deviceUuidCharsMax, latitudeDegreesMax, longitudeDegreesMax } from '../../engine/limits.ts';
-import { isCurrency } from '../../engine/money.ts';
+import { parseAmounts } from '../../engine/ledger/allocation.ts';
+import { amountsFieldCharsMax, deviceUuidCharsMax, latitudeDegreesMax, longitudeDegreesMax } from '../../engine/limits.ts';
+import { isCurrency, parseDecimal } from '../../engine/money.ts';
 import { parseDegrees } from '../../engine/profiles/location.ts';
 
 const trueWords = new Set(['true', '1', 'yes', 'on']);
@@ -24,11 +25,24 @@ export const stringList = z
   .union([z.array(z.string()), z.string()])
   .transform((value) => (Array.isArray(value) ? value : value.split(/[\s,]+/).filter(Boolean)));
 
-/** A decimal amount as a string; exactness is checked against the currency in the engine. */
+/**
+ * A decimal amount, read here into an exact Decimal (never a JS number); the engine checks it
+ * against the currency it is in, which the route may not know (a design's, an account's).
+ */
 export const amountField = z
   .union([z.string(), z.number()])
   .transform((value) => String(value).trim())
-  .pipe(z.string().regex(/^\d{1,18}(\.\d{1,18})?$/, 'must be a decimal amount such as 12.50'));
+  .pipe(z.string().regex(/^\d{1,18}(\.\d{1,18})?$/, 'must be a decimal amount such as 12.50'))
+  .transform((text) => parseDecimal(text)!);
+
+/**
+ * The `amounts` parameter (`loop_id-currency-amount` entries, space-separated), read here into
+ * money; what does not read is kept as the send errors the engine answers with, in its own order.
+ */
+export const amountsField = z.string().min(1, 'is required').max(amountsFieldCharsMax).transform((text) => parseAmounts(text));
+
+/** As amountsField, where a blank field means none given (pull and processor payments). */
+export const optionalAmountsField = z.string().max(amountsFieldCharsMax).transform((text) => (text.trim() === '' ? null : parseAmounts(text)));
 
 /** An ISO 4217 code (engine/money.ts decides which codes exist). */
 export const currencyField = z

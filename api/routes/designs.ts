@@ -7,7 +7,7 @@ import { designTypes } from '../../engine/designs/service.ts';
 import {
   agreementRemoveIdsMax, agreementTermsLinkCharsMax, agreementTermsTextCharsMax, dedupIdCharsMax, designDescriptionCharsMax,
   designExpireRelativeDaysMax, designMessageCharsMax, designMessageRulesMax, designTitleCharsMax, emailCharsMin, idCharsMax, loginCharsMax,
-  maxPerWalletCharsMax, mediaIdCharsMax, personNameCharsMax, planRecipientsMax, planTitleCharsMax,
+  mediaIdCharsMax, personNameCharsMax, planRecipientsMax, planTitleCharsMax,
 } from '../../engine/limits.ts';
 import { appdataChars } from '../../engine/transfers/service.ts';
 import { appdataCharsMax } from '../../engine/limits.ts';
@@ -61,7 +61,8 @@ const patchInput = z
     multiple_images: boolField.optional(),
     waves: boolField.optional(),
     transferable: boolField.optional(),
-    max_per_wallet: z.union([z.string().max(maxPerWalletCharsMax), z.number()]).transform((value) => String(value)).nullable().optional(),
+    // An empty string clears the limit, as null does.
+    max_per_wallet: z.union([z.literal('').transform(() => null), amountField]).nullable().optional(),
     designer_id: nullableString(idCharsMax).optional(),
     featured_id: nullableString(idCharsMax).optional(),
     expire: z

@@ -4,12 +4,12 @@ import { partyInfo, profile, sendableAmount, transfer, transferAndProfileAnswer 
 import { z } from 'zod';
 import type { EdgeEngine } from '../../engine/engine.ts';
 import {
-  amountsFieldCharsMax, dedupIdCharsMax, invitationCodeCharsMax, invitationCodeCharsMin, invitationCodeInputCharsMax, invitationCodeInputCharsMin,
+  dedupIdCharsMax, invitationCodeCharsMax, invitationCodeCharsMin, invitationCodeInputCharsMax, invitationCodeInputCharsMin,
   invitationExpireDaysMax, latitudeDegreesMax, loginCharsMax, longitudeDegreesMax, searchLimitDefault, searchLimitMax, searchOffsetMax,
   searchQueryCharsMax, sendMessageCharsMax, sendMessageSubjectCharsMax, serialNumbersFieldCharsMax,
 } from '../../engine/limits.ts';
 import { formatMinor } from '../../engine/money.ts';
-import { amountField, boolField, boundedString, currencyField, intField, stringList } from '../http/fields.ts';
+import { amountField, amountsField, boolField, boundedString, currencyField, intField, stringList } from '../http/fields.ts';
 import { edgeErrors, httpError } from '../http/errors.ts';
 import { defineRoute, type RouteDefinition } from '../http/route.ts';
 import type { TokenPrincipal } from '../http/principals.ts';
@@ -36,7 +36,7 @@ const presendInput = z
 const sendInput = z
   .object({
     recipient_uid: uidField,
-    amounts: z.string().min(1, 'is required').max(amountsFieldCharsMax),
+    amounts: amountsField,
     sender_uid: uidField.optional(),
     serial_numbers: serialNumbersField.optional(),
     private: boolField.optional(),

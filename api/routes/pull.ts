@@ -2,10 +2,11 @@
 // a business with the pull_payment feature, brand cash only; and the customer's consent that lets a
 // merchant pull (POST /wallet/pull-consent, /wallet/pull-consent/revoke, GET /wallet/pull-consents).
 import { z } from 'zod';
-import { amountsFieldCharsMax, dedupIdCharsMax, loginCharsMax, posMessageCharsMax, serialNumbersFieldCharsMax } from '../../engine/limits.ts';
-import { amountField, boolField, boundedString, currencyField } from '../http/fields.ts';
+import { dedupIdCharsMax, loginCharsMax, posMessageCharsMax, serialNumbersFieldCharsMax } from '../../engine/limits.ts';
+import { amountField, boolField, boundedString, currencyField, optionalAmountsField } from '../http/fields.ts';
 import { defineRoute, type RouteDefinition } from '../http/route.ts';
 import { raise } from './pos-errors.ts';
+import type { PaymentInput } from '../../engine/pos/fields.ts';
 
 const uidField = boundedString(loginCharsMax, 1);
 export const serialNumbersField = z.string().max(serialNumbersFieldCharsMax, 'has too many serial numbers');
@@ -22,7 +23,7 @@ export const transferResponse = z.object({ transfer: z.looseObject({ id: z.strin
 
 /** The payment fields pull and processor share (spec: same fields and limits). */
 export const paymentFields = {
-  amounts: z.string().max(amountsFieldCharsMax).optional(),
+  amounts: optionalAmountsField.optional(),
   non_service_amount: amountField.optional(),
   non_service_currency: currencyField.optional(),
   serial_numbers: serialNumbersField.optional(),
@@ -31,7 +32,9 @@ export const paymentFields = {
   dedup_id: boundedString(dedupIdCharsMax, 1).optional(),
 };
 
-export function paymentInput(input: { amounts?: string; non_service_amount?: string; non_service_currency?: string; serial_numbers?: string; private?: boolean; message?: string; dedup_id?: string }, appdata: Record<string, string>) {
+const paymentFieldsSchema = z.object(paymentFields);
+
+export function paymentInput(input: z.output<typeof paymentFieldsSchema>, appdata: Record<string, string>): PaymentInput {
   return {
     amounts: input.amounts, nonServiceAmount: input.non_service_amount, nonServiceCurrency: input.non_service_currency ?? 'USD', serialNumbers: input.serial_numbers,
     private: input.private ?? true, message: input.message, appdata, dedupId: input.dedup_id,

@@ -7,6 +7,7 @@ import { createEngine, type Engine } from '../../engine/engine.ts';
 import { createLogger } from '../../engine/logger.ts';
 import { createMetrics } from '../../engine/metrics.ts';
 import { bearer, type HttpClient } from '../lib/http-client.ts';
+import { wellFormedDecimal } from '../../engine/money.ts';
 
 export interface AuditAnswer {
   ok: boolean;
@@ -54,7 +55,7 @@ export async function engineOperator(databaseUrl: string, redisUrl: string): Pro
       if (!result.ok) throw new Error(`setIssuer: ${JSON.stringify(result)}`);
     },
     async issue(profileId, amount, currency) {
-      const result = await ledger.cash.issue({ toProfileId: profileId, amount, currency });
+      const result = await ledger.cash.issue({ toProfileId: profileId, amount: wellFormedDecimal(amount), currency });
       if (!result.ok) throw new Error(`issue: ${JSON.stringify(result)}`);
     },
     async audit() {

@@ -7074,7 +7074,7 @@ export interface operations {
                     multiple_images?: boolean | string;
                     waves?: boolean | string;
                     transferable?: boolean | string;
-                    max_per_wallet?: (string | number) | null;
+                    max_per_wallet?: ("" | (string | number)) | null;
                     designer_id?: string | null;
                     featured_id?: string | null;
                     expire?: {
@@ -7096,7 +7096,7 @@ export interface operations {
                     multiple_images?: boolean | string;
                     waves?: boolean | string;
                     transferable?: boolean | string;
-                    max_per_wallet?: (string | number) | null;
+                    max_per_wallet?: ("" | (string | number)) | null;
                     designer_id?: string | null;
                     featured_id?: string | null;
                     expire?: {

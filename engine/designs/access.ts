@@ -3,7 +3,7 @@
 // "not found", never "forbidden". Changes run under the design's lock (onDesign, onEditableDesign);
 // its brand cash is issued by the issuer or an active distributor (issueTerms).
 import type { CommandRunner, Unit } from '../actors/command.ts';
-import { parsePositiveAmount } from '../money.ts';
+import { positiveMoneyOf, type Decimal } from '../money.ts';
 import type { Queryable } from '../storage/database.ts';
 import { designFailure, invalid, type DesignFailure } from './errors.ts';
 import { designKind } from './machine.ts';
@@ -60,7 +60,7 @@ export interface IssueTerms {
  * live plan, a positive amount. The refusals say what the call is.
  */
 export async function issueTerms(
-  db: Queryable, request: { callerId: string; designId: string; planId: string; amount: string }, refusals: { notGl: string; forbidden: string },
+  db: Queryable, request: { callerId: string; designId: string; planId: string; amount: Decimal }, refusals: { notGl: string; forbidden: string },
   callersCheck: (design: DesignRow) => Promise<DesignFailure | null>,
 ): Promise<IssueTerms | DesignFailure> {
   const design = /^\d{10}$/.test(request.designId) ? await store.selectDesign(db, request.designId) : null;
@@ -73,7 +73,7 @@ export async function issueTerms(
   if (design.issuer_id !== request.callerId && !roles.distributor) return designFailure('design_forbidden', { description: refusals.forbidden });
   const plan = /^\d{10}$/.test(request.planId) ? await store.selectPlan(db, design.id, request.planId) : null;
   if (!plan) return invalid('distribution_plan_id', 'is not a live plan of this design');
-  const parsed = parsePositiveAmount(request.amount, design.currency);
+  const parsed = positiveMoneyOf(request.amount, design.currency);
   if (!parsed.ok) return invalid('amount', `must be a positive amount of ${design.currency} (${parsed.error})`);
   return { design, plan, amount: parsed.value.minor };
 }

@@ -9,6 +9,7 @@ import * as transferStore from '../transfers/store.ts';
 import type { CirculationContext } from './context.ts';
 import { distributeIn, payIn } from './distribution.ts';
 import * as store from './store.ts';
+import { formatDecimal, type Decimal } from '../money.ts';
 
 /** Completes a waiting bill: the customer's payment (if any) reaches the merchant, then the brand cash is issued to the customer. */
 async function payBillIn(ctx: CirculationContext, unit: Unit<Failure>, row: transferStore.TransferRow, paidBy: 'wallet' | 'outside'): Promise<void> {
@@ -57,7 +58,7 @@ export async function recordOutsidePayment(ctx: CirculationContext, transferId: 
 }
 
 export async function confirmPayment(
-  ctx: CirculationContext, input: { callerId: string; transferId: string; declaredBank?: string; declaredAmount?: string; declaredDate?: string },
+  ctx: CirculationContext, input: { callerId: string; transferId: string; declaredBank?: string; declaredAmount?: Decimal; declaredDate?: string },
 ): Promise<{ ok: true; transferId: string } | Failure> {
   const row = await transferStore.selectTransfer(ctx.sql, input.transferId);
   if (!row || row.workflow_type !== 'bill' || !(await transferStore.isViewer(ctx.sql, row.id, input.callerId))) return failure('transfer_not_found');
@@ -68,7 +69,7 @@ export async function confirmPayment(
     await ctx.transfers.applyIn(unit, row.id, { type: 'transfer.bill_confirm', at: unit.now.toISOString() }, {
       details: {
         confirmed: true, confirm_timestamp: snapshot.context.billConfirmedAt ?? unit.now.toISOString(),
-        declared_bank: input.declaredBank ?? null, declared_amount: input.declaredAmount ?? null, declared_date: input.declaredDate ?? null,
+        declared_bank: input.declaredBank ?? null, declared_amount: input.declaredAmount ? formatDecimal(input.declaredAmount) : null, declared_date: input.declaredDate ?? null,
       },
     });
     unit.cancelTimer(transfer, row.id, 'bill_remind');

@@ -7,6 +7,7 @@
 // bill cancels itself through a durable timer. Reminders go out daily until confirmed.
 // Here the context is built and the operations wired: bill-create.ts, bill-payment.ts, bill-reminders.ts.
 import type { Core } from '../core.ts';
+import type { Decimal } from '../money.ts';
 import type { Failure } from '../ledger/errors.ts';
 import type { MessagesService } from '../messages/service.ts';
 import type { ProfilesService } from '../profiles/service.ts';
@@ -22,7 +23,7 @@ export { billFeature } from './bill-create.ts';
 export interface BillInput {
   callerId: string;
   designId: string;
-  amount: string;
+  amount: Decimal;
   planId: string;
   senderUid?: string;
   profileCreationData?: { first_name: string; last_name: string; email?: string };
@@ -37,7 +38,7 @@ export type BillResult = { ok: true; transferId: string; duplicate: boolean } | 
 export interface BillsService {
   create(input: BillInput): Promise<BillResult>;
   /** The customer says payment was sent another way: reminders stop; the bill stays cancelable. */
-  confirm(input: { callerId: string; transferId: string; declaredBank?: string; declaredAmount?: string; declaredDate?: string }): Promise<{ ok: true; transferId: string } | Failure>;
+  confirm(input: { callerId: string; transferId: string; declaredBank?: string; declaredAmount?: Decimal; declaredDate?: string }): Promise<{ ok: true; transferId: string } | Failure>;
   /** The operator records a payment received outside Cashloop: the customer gets the brand cash. */
   recordOutsidePayment(transferId: string): Promise<{ ok: true; transferId: string } | Failure>;
 }

@@ -10,6 +10,7 @@ import type { Failure } from '../ledger/errors.ts';
 import * as ledgerStore from '../ledger/store.ts';
 import { designExpiryBatchMax, escrowedExpiryRetryMs } from '../limits.ts';
 import type { MessagesService } from '../messages/service.ts';
+import type { Decimal } from '../money.ts';
 import type { ProfilesService } from '../profiles/service.ts';
 import { stateFields, transfer, type TransferStateName } from '../transfers/machine.ts';
 import type { TransfersService } from '../transfers/service.ts';
@@ -30,7 +31,7 @@ export interface DesignSendInput {
   designId: string;
   recipientUid: string;
   planId: string;
-  amount: string;
+  amount: Decimal;
   senderUid?: string;
   message?: string;
   private: boolean;

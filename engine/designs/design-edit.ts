@@ -1,6 +1,6 @@
 // Creating, changing and deleting a design: each one command on the design's actor, the caller
 // holding edit_design (manage_design to delete); a design's creator gets every permission on it.
-import { parsePositiveAmount } from '../money.ts';
+import { positiveMoneyOf } from '../money.ts';
 import { sanitizeDescription } from '../profiles/names.ts';
 import type { Queryable } from '../storage/database.ts';
 import { onDesign } from './access.ts';
@@ -35,9 +35,9 @@ export async function createDesign(ctx: DesignsContext, caller: DesignCaller, in
 /** max_per_wallet, designer_id and featured_id of a PATCH: amounts of the design's currency, profile ids. */
 async function limitChanges(ctx: DesignsContext, db: Queryable, design: DesignRow, patch: DesignPatch, changes: DesignChanges): Promise<DesignFailure | null> {
   if (patch.max_per_wallet !== undefined) {
-    if (patch.max_per_wallet === null || patch.max_per_wallet === '') changes.max_per_wallet = null;
+    if (patch.max_per_wallet === null) changes.max_per_wallet = null;
     else {
-      const parsed = parsePositiveAmount(patch.max_per_wallet, design.currency);
+      const parsed = positiveMoneyOf(patch.max_per_wallet, design.currency);
       if (!parsed.ok) return invalid('max_per_wallet', `must be a positive amount of ${design.currency} (${parsed.error})`);
       changes.max_per_wallet = parsed.value.minor;
     }

@@ -2,6 +2,7 @@
 // service.ts re-exports all of it, so the routes and the tests import these from there.
 import type { DesignFailure } from './errors.ts';
 import type { PlanRecipient } from './store.ts';
+import type { Decimal } from '../money.ts';
 
 /** Every permission a design's creator holds on it. */
 export const designPermissions: readonly string[] = Object.freeze([
@@ -22,7 +23,7 @@ export interface DesignPatch {
   multiple_images?: boolean;
   waves?: boolean;
   transferable?: boolean;
-  max_per_wallet?: string | null;
+  max_per_wallet?: Decimal | null;
   designer_id?: string | null;
   featured_id?: string | null;
   expire?: { mode: 'absolute' | 'relative' | null; absolute?: string | null; relative?: number | null };

@@ -4,7 +4,7 @@ import type { Unit } from '../actors/command.ts';
 import { openLoopId } from '../ledger/allocation.ts';
 import * as ledgerStore from '../ledger/store.ts';
 import { fundProxyTraceCharsMax } from '../limits.ts';
-import { parsePositiveAmount } from '../money.ts';
+import { positiveMoneyOf } from '../money.ts';
 import { stateFields, transfer, type TransferStateName } from '../transfers/machine.ts';
 import * as transferStore from '../transfers/store.ts';
 import { invalid } from './errors.ts';
@@ -52,7 +52,7 @@ async function writeDeposit(ctx: FundProxyContext, unit: Unit, proxy: store.Fund
 
 export async function deposit(ctx: FundProxyContext, input: Parameters<FundProxyService['deposit']>[0]): ReturnType<FundProxyService['deposit']> {
   if (input.currency !== 'USD') return invalid('currency', 'ACH moves USD only');
-  const parsed = parsePositiveAmount(input.amount, input.currency);
+  const parsed = positiveMoneyOf(input.amount, input.currency);
   if (!parsed.ok) return invalid('amount', parsed.error);
   if (input.traceNumber !== undefined && !new RegExp(`^[0-9A-Za-z-]{1,${fundProxyTraceCharsMax}}$`).test(input.traceNumber)) {
     return invalid('trace_number', `must be 1 to ${fundProxyTraceCharsMax} letters, digits or hyphens`);

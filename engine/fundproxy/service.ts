@@ -6,6 +6,7 @@
 import type { Core } from '../core.ts';
 import type { ProfilesService } from '../profiles/service.ts';
 import { deposit } from './deposit.ts';
+import type { Decimal } from '../money.ts';
 import type { FundProxyFailure } from './errors.ts';
 import { getAch } from './proxies.ts';
 
@@ -25,7 +26,7 @@ export interface FundProxyJson {
 export interface FundProxyService {
   getAch(input: { appId: string; routingNumber: string; issuerUid: string; distributorUid?: string; recipientUid: string; appdata: Record<string, string> }): Promise<{ ok: true; proxy: FundProxyJson } | FundProxyFailure>;
   /** ACH money arriving for an account: issued and delivered; a repeated trace number answers the first transfer. */
-  deposit(input: { accountNumber: string; amount: string; currency: string; traceNumber?: string }): Promise<{ ok: true; transferId: string; duplicate: boolean } | FundProxyFailure>;
+  deposit(input: { accountNumber: string; amount: Decimal; currency: string; traceNumber?: string }): Promise<{ ok: true; transferId: string; duplicate: boolean } | FundProxyFailure>;
 }
 
 export interface FundProxyContext {

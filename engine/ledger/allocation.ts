@@ -35,9 +35,12 @@ export interface Pick {
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; errors: SendError[] };
 
+/** The `amounts` parameter as the edge read it: its entries, or why they do not read. */
+export type ParsedAmounts = Parsed<AmountEntry[]>;
+
 const amountEntryPattern = /^([0-9]{1,20}|any)-([A-Z]{3})-(\S+)$/;
 
-export function parseAmounts(text: string): Parsed<AmountEntry[]> {
+export function parseAmounts(text: string): ParsedAmounts {
   const parts = text.trim().split(/\s+/).filter(Boolean);
   if (parts.length === 0) return { ok: false, errors: [{ code: 'invalid_amounts', field_name: 'amounts', info: { reason: 'empty' } }] };
   if (parts.length > amountsEntriesMax) return { ok: false, errors: [{ code: 'invalid_amounts', field_name: 'amounts', info: { reason: 'too_many', max: amountsEntriesMax } }] };
@@ -49,9 +52,15 @@ export function parseAmounts(text: string): Parsed<AmountEntry[]> {
     if (!parsed.ok) return { ok: false, errors: [{ code: 'invalid_amounts', field_name: 'amounts', info: { entry: part, reason: parsed.error } }] };
     entries.push({ loopId: match[1], currency: match[2], minor: parsed.value.minor });
   }
-  const currencies = new Set(entries.map((entry) => entry.currency));
-  if (currencies.size > 1) return { ok: false, errors: [{ code: 'mixed_currency', field_name: 'amounts', info: { currencies: [...currencies] } }] };
+  const mixed = mixedCurrencies(entries, 'amounts');
+  if (mixed) return { ok: false, errors: [mixed] };
   return { ok: true, value: entries };
+}
+
+/** One send moves one currency: the refusal when the entries name more. */
+export function mixedCurrencies(entries: readonly AmountEntry[], field: string): SendError | null {
+  const currencies = new Set(entries.map((entry) => entry.currency));
+  return currencies.size > 1 ? { code: 'mixed_currency', field_name: field, info: { currencies: [...currencies] } } : null;
 }
 
 export function parseSerialNumbers(text: string | undefined): Parsed<bigint[] | null> {

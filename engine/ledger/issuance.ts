@@ -1,7 +1,7 @@
 // Issuance of open loop cash by the operator's designated issuer: designating it, and issuing to
 // a holder as one `grant` transfer (movement 1 `issue` to the issuer, movement 2 `grant` to the holder).
 import type { Unit } from '../actors/command.ts';
-import { parsePositiveAmount } from '../money.ts';
+import { positiveMoneyOf, type Decimal } from '../money.ts';
 import type { ProfileRecord } from '../profiles/service.ts';
 import type { Queryable } from '../storage/database.ts';
 import { stateFields, transfer, type TransferStateName } from '../transfers/machine.ts';
@@ -14,7 +14,7 @@ import * as store from './store.ts';
 export const issuerSettingName = 'open_loop_issuer_id';
 export const issueFeature = 'issue_open_loop';
 
-type IssueInput = { toProfileId: string; amount: string; currency: string; issuerId?: string };
+type IssueInput = { toProfileId: string; amount: Decimal; currency: string; issuerId?: string };
 
 export async function setIssuer(ctx: LedgerContext, profileId: string): Promise<{ ok: true } | Failure> {
   const { sql } = ctx.core;
@@ -55,7 +55,7 @@ async function writeIssue(unit: Unit, input: IssueInput, issuerId: string, holde
 
 export async function issue(ctx: LedgerContext, input: IssueInput): Promise<{ ok: true; transferId: string; serial: string } | Failure> {
   const { sql, commands } = ctx.core;
-  const parsed = parsePositiveAmount(input.amount, input.currency);
+  const parsed = positiveMoneyOf(input.amount, input.currency);
   if (!parsed.ok) return failure('invalid_amount', parsed.error);
   const issuerId = input.issuerId ?? (await issuer(ctx, sql));
   if (!issuerId) return failure('no_issuer', 'no open loop issuer is designated; run `cashloop cash issuer --uid ...`');

@@ -1,6 +1,7 @@
 // The ledger: issuance of open loop cash by the operator's designated issuer, holdings (constant
 // time from the balances table), and the audit that proves no cash was created or lost.
 import type { Core } from '../core.ts';
+import type { Decimal } from '../money.ts';
 import type { ProfilesService } from '../profiles/service.ts';
 import type { Queryable } from '../storage/database.ts';
 import { addAuditCheck, audit, type AuditCheck } from './audit.ts';
@@ -24,7 +25,7 @@ export interface LedgerService {
   /** The designated issuer (read in db, by default outside any transaction). */
   issuer(db?: Queryable): Promise<string | null>;
   /** Issues open loop cash to a profile: movement 1 `issue` (from none to the issuer), movement 2 `grant` (issuer to holder). */
-  issue(input: { toProfileId: string; amount: string; currency: string; issuerId?: string }): Promise<{ ok: true; transferId: string; serial: string } | Failure>;
+  issue(input: { toProfileId: string; amount: Decimal; currency: string; issuerId?: string }): Promise<{ ok: true; transferId: string; serial: string } | Failure>;
   holdings(db: Queryable | undefined, profileId: string): Promise<{ loop_id: string; currency: string; title?: string; thumbnail?: string | null; amount: string; expiring: { amount: string; expire_time: string }[] }[]>;
   balance(db: Queryable, profileId: string, loopId: string, currency: string): Promise<bigint>;
   audit(db?: Queryable): Promise<AuditReport>;

@@ -1,6 +1,6 @@
 // The checks of the fields a merchant sends to create or edit an offer: options, amount, place and
 // times, turned into the store's column changes.
-import { parseAmount, parsePositiveAmount } from '../money.ts';
+import { moneyOf, positiveMoneyOf } from '../money.ts';
 import { invalid, type OfferFailure } from './errors.ts';
 import type * as store from './store.ts';
 import type { OfferOption, OfferRow } from './store.ts';
@@ -16,7 +16,7 @@ function parseOptions(inputs: readonly OptionInput[], currency: string): { ok: t
     seen.add(optionId);
     let price = 0n;
     if (input.price !== undefined) {
-      const parsed = parseAmount(input.price, currency);
+      const parsed = moneyOf(input.price, currency);
       if (!parsed.ok) return invalid(`options.${index}.price`, `must be an amount of ${currency} (${parsed.error})`);
       price = parsed.value.minor;
     }
@@ -40,7 +40,7 @@ export async function checkFields(fields: OfferFields, currency: string, row: Of
   if (fields.title !== undefined) changes.title = fields.title;
   if (fields.description !== undefined) changes.description = fields.description;
   if (fields.amount !== undefined) {
-    const parsed = parsePositiveAmount(fields.amount, currency);
+    const parsed = positiveMoneyOf(fields.amount, currency);
     if (!parsed.ok) return invalid('amount', `must be a positive amount of ${currency} (${parsed.error})`);
     changes.amount = parsed.value.minor;
   }

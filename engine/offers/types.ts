@@ -2,6 +2,7 @@
 // the tests import these from there.
 import type { OfferFailure, PayoutRefused, TransferFailed } from './errors.ts';
 import type { Duplicate } from '../ledger/errors.ts';
+import type { Decimal } from '../money.ts';
 import type { FindInput } from './search.ts';
 import type { PaymentType } from './store.ts';
 
@@ -24,13 +25,13 @@ export interface OfferCaller {
 export interface OptionInput {
   option_id?: string;
   payment_type: PaymentType;
-  price?: string;
+  price?: Decimal;
 }
 
 export interface OfferFields {
   title?: string;
   description?: string;
-  amount?: string;
+  amount?: Decimal;
   quantity?: number;
   show_limit?: number;
   options?: OptionInput[];
@@ -47,7 +48,7 @@ export interface OfferFields {
 
 export interface CreateInput extends OfferFields {
   title: string;
-  amount: string;
+  amount: Decimal;
   quantity: number;
   currency?: string;
   design_id?: string;

@@ -1,19 +1,20 @@
 // The money fields of a payout call: an amount in the call's currency, and an amount with its fee
 // (the fee may be zero but must stay below the amount).
 import { failure, type Failure } from '../ledger/errors.ts';
-import { parseAmount, parsePositiveAmount } from '../money.ts';
+import { moneyOf, positiveMoneyOf, type Decimal } from '../money.ts';
 
-export function parseMoney(amount: string, currency: string, field: string, allowZero = false): { ok: true; minor: bigint } | Failure {
-  const parsed = allowZero ? parseAmount(amount, currency) : parsePositiveAmount(amount, currency);
+/** A Decimal the edge read, as minor units of the call's currency. */
+export function moneyField(amount: Decimal, currency: string, field: string, allowZero = false): { ok: true; minor: bigint } | Failure {
+  const parsed = allowZero ? moneyOf(amount, currency) : positiveMoneyOf(amount, currency);
   if (!parsed.ok) return failure('invalid_amount', `${field}: ${parsed.error}`);
   return { ok: true, minor: parsed.value.minor };
 }
 
 /** The amount and the fee, both in currency, checked in that order. */
-export function parseAmountAndFee(input: { amount: string; fee: string }, currency: string): { ok: true; amount: bigint; fee: bigint } | Failure {
-  const amount = parseMoney(input.amount, currency, 'amount');
+export function amountAndFee(input: { amount: Decimal; fee: Decimal }, currency: string): { ok: true; amount: bigint; fee: bigint } | Failure {
+  const amount = moneyField(input.amount, currency, 'amount');
   if (!amount.ok) return amount;
-  const fee = parseMoney(input.fee, currency, 'fee', true);
+  const fee = moneyField(input.fee, currency, 'fee', true);
   if (!fee.ok) return fee;
   if (fee.minor >= amount.minor) return failure('invalid_amount', 'fee must be less than amount');
   return { ok: true, amount: amount.minor, fee: fee.minor };

@@ -2,22 +2,22 @@
 // scales, and the send that checks the caller's rate and amount against ours, with an optional hold.
 import { failure, sendFailure, type Failure } from '../ledger/errors.ts';
 import { holdSecondsMax, redeemersListMax } from '../limits.ts';
-import { currencyScale, formatMinor, parseAmount } from '../money.ts';
+import { currencyScale, formatMinor, moneyOf, type Decimal } from '../money.ts';
 import type { AccountInput } from './accounts.ts';
-import { parseAmountAndFee } from './amounts.ts';
+import { amountAndFee } from './amounts.ts';
 import type { PayoutsContext } from './context.ts';
 import { startPayout, type PayoutResult, type PayoutSendInput } from './start.ts';
 import * as store from './store.ts';
 
 export interface FxInput {
   currency: string;
-  amount?: string;
+  amount?: Decimal;
   holderUid?: string;
   rate?: string;
   quoteId?: string;
 }
 
-export type FxSendInput = PayoutSendInput & { currency: string; amount: string; fee: string; account: AccountInput; fx: FxInput; holdSeconds: number };
+export type FxSendInput = PayoutSendInput & { currency: string; amount: Decimal; fee: Decimal; account: AccountInput; fx: FxInput; holdSeconds: number };
 
 /** dest = floor(amount * rate), exactly, across the two currencies' scales. */
 export function exchange(amountMinor: bigint, sourceCurrency: string, rate: string, destCurrency: string): bigint {
@@ -37,7 +37,7 @@ function normalizeRate(rate: string): string {
 }
 
 export async function sendFx(ctx: PayoutsContext, input: FxSendInput): Promise<PayoutResult> {
-  const money = parseAmountAndFee(input, input.currency);
+  const money = amountAndFee(input, input.currency);
   if (!money.ok) return money;
   if (input.holdSeconds < 0 || input.holdSeconds > holdSecondsMax) return failure('invalid_amount', `hold_seconds must be 0 to ${holdSecondsMax}`);
   const destCurrency = input.fx.currency;
@@ -67,7 +67,7 @@ async function quoteFx(ctx: PayoutsContext, input: FxSendInput, exchanged: bigin
   }
   const destMinor = exchange(exchanged, input.currency, rate, destCurrency);
   if (input.fx.amount !== undefined) {
-    const given = parseAmount(input.fx.amount, destCurrency);
+    const given = moneyOf(input.fx.amount, destCurrency);
     if (!given.ok || given.value.minor !== destMinor) return sendFailure([{ code: 'invalid_fx', field_name: 'fx.amount', info: { amount: formatMinor(destMinor, destCurrency) } }]);
   }
   if (destMinor <= 0n) return failure('invalid_amount', 'the exchanged amount is zero');

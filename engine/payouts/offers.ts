@@ -3,8 +3,8 @@
 import { parseSerialNumbers, openLoopId } from '../ledger/allocation.ts';
 import { failure, sendFailure, type Failure } from '../ledger/errors.ts';
 import { payoutExpressFeeHundredths } from '../limits.ts';
-import { currencyScale, formatMinor } from '../money.ts';
-import { parseMoney } from './amounts.ts';
+import { currencyScale, formatMinor, type Decimal } from '../money.ts';
+import { moneyField } from './amounts.ts';
 import type { PayoutsContext } from './context.ts';
 import { startPayout, type PayoutResult, type PayoutSendInput } from './start.ts';
 import * as store from './store.ts';
@@ -24,7 +24,7 @@ export interface DepositOffer {
   options: DepositOption[];
 }
 
-export type AccountSendInput = PayoutSendInput & { accountId: string; amount: string; offerName: string; feeOptionName: 'add' | 'subtract'; serialNumbers?: string };
+export type AccountSendInput = PayoutSendInput & { accountId: string; amount: Decimal; offerName: string; feeOptionName: 'add' | 'subtract'; serialNumbers?: string };
 
 export function offers(currency: string, amount: bigint): DepositOffer[] {
   const option = (name: 'add' | 'subtract', fee: bigint): DepositOption =>
@@ -36,17 +36,17 @@ export function offers(currency: string, amount: bigint): DepositOffer[] {
 }
 
 /** The caller's own registered account, the amount in its currency and the serial numbers, checked in that order. */
-async function accountSend(ctx: PayoutsContext, profileId: string, accountId: string, amount: string, serialNumbers: string | undefined) {
+async function accountSend(ctx: PayoutsContext, profileId: string, accountId: string, amount: Decimal, serialNumbers: string | undefined) {
   const account = await store.selectAccount(ctx.core.sql, accountId);
   if (!account || account.profile_id !== profileId || !account.registered) return failure('account_not_found');
-  const parsed = parseMoney(amount, account.currency, 'amount');
+  const parsed = moneyField(amount, account.currency, 'amount');
   if (!parsed.ok) return parsed;
   const serials = parseSerialNumbers(serialNumbers);
   if (!serials.ok) return sendFailure(serials.errors);
   return { ok: true as const, account, minor: parsed.minor, serials: serials.value };
 }
 
-export async function presend(ctx: PayoutsContext, profileId: string, accountId: string, amount: string, serialNumbers?: string): Promise<{ ok: true; offers: DepositOffer[]; currency: string } | Failure> {
+export async function presend(ctx: PayoutsContext, profileId: string, accountId: string, amount: Decimal, serialNumbers?: string): Promise<{ ok: true; offers: DepositOffer[]; currency: string } | Failure> {
   const checked = await accountSend(ctx, profileId, accountId, amount, serialNumbers);
   if (!checked.ok) return checked;
   const { account, minor } = checked;

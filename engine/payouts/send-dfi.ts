@@ -2,14 +2,15 @@
 // fee reaches the bank, in the account's own currency.
 import { sendFailure } from '../ledger/errors.ts';
 import type { AccountInput } from './accounts.ts';
-import { parseAmountAndFee } from './amounts.ts';
+import type { Decimal } from '../money.ts';
+import { amountAndFee } from './amounts.ts';
 import type { PayoutsContext } from './context.ts';
 import { startPayout, type PayoutResult, type PayoutSendInput } from './start.ts';
 
-export type DfiSendInput = PayoutSendInput & { currency: string; amount: string; fee: string; account: AccountInput };
+export type DfiSendInput = PayoutSendInput & { currency: string; amount: Decimal; fee: Decimal; account: AccountInput };
 
 export async function sendDfi(ctx: PayoutsContext, input: DfiSendInput): Promise<PayoutResult> {
-  const money = parseAmountAndFee(input, input.currency);
+  const money = amountAndFee(input, input.currency);
   if (!money.ok) return money;
   if (input.account.currency !== input.currency) return sendFailure([{ code: 'currency_not_accepted', field_name: 'recipient_account', info: { currency: input.currency } }]);
   return startPayout(ctx, input, {

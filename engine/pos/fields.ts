@@ -1,16 +1,17 @@
 // A payment's fields as pull and processor calls give them, and their checks that need no database,
 // in a fixed order.
-import { openLoopId, parseAmounts, parseSerialNumbers, type AmountEntry } from '../ledger/allocation.ts';
+import { openLoopId, parseSerialNumbers, type AmountEntry, type ParsedAmounts } from '../ledger/allocation.ts';
 import { sendFailure, type Failure } from '../ledger/errors.ts';
 import { appdataCharsMax } from '../limits.ts';
-import { parsePositiveAmount } from '../money.ts';
+import { positiveMoneyOf, type Decimal } from '../money.ts';
 import { appdataChars, closedLoopRefusal } from '../transfers/service.ts';
 import { invalid, type PosFailure } from './errors.ts';
 
 export interface PaymentInput {
-  amounts?: string;
+  /** Null or absent: none given. */
+  amounts?: ParsedAmounts | null;
   serialNumbers?: string;
-  nonServiceAmount?: string;
+  nonServiceAmount?: Decimal;
   nonServiceCurrency: string;
   private: boolean;
   message?: string;
@@ -29,8 +30,8 @@ export interface Parsed {
 /** The checks of a payment's fields that need no database, in a fixed order. */
 export function parsePayment(input: PaymentInput): Parsed | Failure | PosFailure {
   let entries: AmountEntry[] | null = null;
-  if (input.amounts !== undefined && input.amounts.trim() !== '') {
-    const amounts = parseAmounts(input.amounts);
+  if (input.amounts) {
+    const amounts = input.amounts;
     if (!amounts.ok) return sendFailure(amounts.errors);
     const refused = closedLoopRefusal(amounts.value, true);
     if (refused) return sendFailure([{ code: 'open_loop_not_permitted', field_name: 'amounts', info: { loop_id: openLoopId, reason: 'point of sale payments move brand cash only' } }]);
@@ -40,7 +41,7 @@ export function parsePayment(input: PaymentInput): Parsed | Failure | PosFailure
   if (!serials.ok) return sendFailure(serials.errors);
   let nonService: Parsed['nonService'] = null;
   if (input.nonServiceAmount !== undefined) {
-    const parsed = parsePositiveAmount(input.nonServiceAmount, input.nonServiceCurrency);
+    const parsed = positiveMoneyOf(input.nonServiceAmount, input.nonServiceCurrency);
     if (!parsed.ok) return invalid('non_service_amount', `must be a positive amount of ${input.nonServiceCurrency} (${parsed.error})`);
     nonService = { currency: input.nonServiceCurrency, minor: parsed.value.minor };
   }

@@ -6,7 +6,7 @@ import { balanceLockKey, movementLines, pickFromWallet, releaseEscrow, walletHol
 import { failure, type Failure } from '../ledger/errors.ts';
 import * as ledgerStore from '../ledger/store.ts';
 import { paycodeCorrectionMs } from '../limits.ts';
-import { formatMinor, parsePositiveAmount } from '../money.ts';
+import { formatDecimal, formatMinor, positiveMoneyOf, type Decimal } from '../money.ts';
 import * as posStore from '../pos/store.ts';
 import type { ProfileRecord } from '../profiles/service.ts';
 import { accepts } from './acceptance.ts';
@@ -21,9 +21,9 @@ export interface ReceiveInput {
   recipientId: string;
   paycode: string;
   currency: string;
-  amount: string;
-  totalDue?: string;
-  totalTax?: string;
+  amount: Decimal;
+  totalDue?: Decimal;
+  totalTax?: Decimal;
   /** The calling token's device, for a business's report (`immediate` rows). */
   posDevice?: { holderId: string; deviceId: string } | null;
 }
@@ -42,17 +42,17 @@ interface Receipt {
 }
 
 function receiveAmounts(input: ReceiveInput): { ok: true; amount: bigint; totalDue: bigint | null } | Failure {
-  const parsed = parsePositiveAmount(input.amount, input.currency);
+  const parsed = positiveMoneyOf(input.amount, input.currency);
   if (!parsed.ok) return failure('invalid_amount', `amount: ${parsed.error}`);
   const amount = parsed.value.minor;
   let totalDue: bigint | null = null;
   if (input.totalDue !== undefined) {
-    const due = parsePositiveAmount(input.totalDue, input.currency);
+    const due = positiveMoneyOf(input.totalDue, input.currency);
     if (!due.ok || due.value.minor < amount) return failure('invalid_amount', 'total_due must be at least amount');
     totalDue = due.value.minor;
   }
   if (input.totalTax !== undefined) {
-    const tax = parsePositiveAmount(input.totalTax, input.currency);
+    const tax = positiveMoneyOf(input.totalTax, input.currency);
     if (!tax.ok && tax.error !== 'not_positive') return failure('invalid_amount', 'total_tax is not an amount');
     const taxMinor = tax.ok ? tax.value.minor : 0n;
     if (taxMinor > (totalDue ?? amount)) return failure('invalid_amount', 'total_tax must be at most total_due');
@@ -81,7 +81,7 @@ async function receiveIn(unit: Unit<Failure>, receipt: Receipt): Promise<Receive
   const { state } = await loadIn(unit, found.transfer_id);
   const paycode = await store.selectPaycodeByTransfer(unit.tx, found.transfer_id);
   if (!paycode || !paycodeMatches(paycode, receipt.digest, receipt.code) || paycode.state === 'ended') return unit.reject(failure('code_not_found'));
-  const details = { total_due: totalDue === null ? null : formatMinor(totalDue, input.currency), total_tax: input.totalTax ?? null };
+  const details = { total_due: totalDue === null ? null : formatMinor(totalDue, input.currency), total_tax: input.totalTax ? formatDecimal(input.totalTax) : null };
   if (state === 'paycode') {
     const picks = await releaseEscrow(unit.tx, found.transfer_id, found.recipient_id, found.sender_id, amount, unit.now);
     await ledgerStore.insertMovements(unit.tx, found.transfer_id, movementLines(picks, 1, 'move', found.sender_id, found.recipient_id), unit.now);

@@ -6,10 +6,11 @@ import { openLoopId, type Pick } from '../ledger/allocation.ts';
 import type { ProfileRecord } from '../profiles/service.ts';
 import { planSend, type SendLoaded, type SendPlan } from './plan.ts';
 import type { SendInput } from './send.ts';
+import { parseAmounts } from '../ledger/allocation.ts';
 
 const now = new Date('2026-03-01T12:00:00.000Z');
 const input: SendInput = {
-  senderId: 'sender1', senderPersonalId: 'sender1', recipientUid: 'service:recipient1', amounts: `${openLoopId}-USD-5.00`, private: false,
+  senderId: 'sender1', senderPersonalId: 'sender1', recipientUid: 'service:recipient1', amounts: parseAmounts(`${openLoopId}-USD-5.00`), private: false,
   nonPayment: false, requireRecipientEmail: false, appdata: {}, acceptedPolicy: true, clientId: 'app1',
 };
 const recipient = { id: 'recipient1', isIndividual: true, title: 'Ann', username: 'ann', supportPaycode: false } as ProfileRecord;

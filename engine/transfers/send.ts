@@ -1,7 +1,7 @@
 // P2P sends (POST /wallet/send): checks that need no lock, then one short shared transaction that
 // loads what the send needs, asks the pure plan (plan.ts) and performs it (send-writes.ts).
 import type { Unit } from '../actors/command.ts';
-import { parseAmounts, parseSerialNumbers, type AmountEntry } from '../ledger/allocation.ts';
+import { parseSerialNumbers, type AmountEntry, type ParsedAmounts } from '../ledger/allocation.ts';
 import { balanceLockKey, balanceRowLocks, pickFromWallet } from '../ledger/cash.ts';
 import { duplicate, sendFailure, type Duplicate, type Failure } from '../ledger/errors.ts';
 import { appdataCharsMax, dedupWindowMs } from '../limits.ts';
@@ -26,7 +26,8 @@ export interface SendInput {
   senderPersonalId: string | null;
   recipientUid: string;
   senderUid?: string;
-  amounts: string;
+  /** Read at the edge (parseAmounts); a send that does not read is refused here, first. */
+  amounts: ParsedAmounts;
   serialNumbers?: string;
   private: boolean;
   nonPayment: boolean;
@@ -70,7 +71,7 @@ interface PreparedSend {
 export async function send(ctx: TransfersContext, input: SendInput): Promise<SendResult> {
   const { sql, commands } = ctx.core;
   // Checks that need no lock come first, in a fixed order.
-  const amounts = parseAmounts(input.amounts);
+  const amounts = input.amounts;
   if (!amounts.ok) return sendFailure(amounts.errors);
   const refused = closedLoopRefusal(amounts.value, input.closedLoopOnly === true);
   if (refused) return refused;

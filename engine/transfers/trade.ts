@@ -4,12 +4,12 @@
 // Retraction (sender) or the accept deadline (a durable timer) returns the escrow.
 import type { Unit } from '../actors/command.ts';
 import type { Core } from '../core.ts';
-import { parseAmounts, sumPicks, type AmountEntry } from '../ledger/allocation.ts';
+import { mixedCurrencies, sumPicks, type AmountEntry } from '../ledger/allocation.ts';
 import { balanceLockKey, escrowHolder, movementLines, pickFromWallet, releaseEscrow, walletHolder } from '../ledger/cash.ts';
 import { failure, sendFailure, type Duplicate, type Failure } from '../ledger/errors.ts';
 import * as ledgerStore from '../ledger/store.ts';
 import { appdataCharsMax, dedupWindowMs } from '../limits.ts';
-import { formatMinor } from '../money.ts';
+import { formatDecimal, formatMinor, positiveMoneyOf, wellFormedDecimal, type Decimal } from '../money.ts';
 import type { ProfileRecord, ProfilesService } from '../profiles/service.ts';
 import { stateFields, transfer, type TransferStateName } from './machine.ts';
 import { accepts } from './acceptance.ts';
@@ -19,6 +19,14 @@ import type { TransfersService } from './service.ts';
 import { holdingRulesProblem } from '../designs/rules.ts';
 import * as store from './store.ts';
 
+/** A trade entry as the edge read it. */
+export interface TradeEntryInput {
+  loop_id: string;
+  currency: string;
+  amount: Decimal;
+}
+
+/** A trade entry as the transfer's details keep it (and answer it). */
 export interface TradeEntry {
   loop_id: string;
   currency: string;
@@ -29,8 +37,8 @@ export interface TradeInput {
   senderId: string;
   senderPersonalId: string | null;
   recipientUid: string;
-  amounts: TradeEntry[];
-  expectAmounts: TradeEntry[];
+  amounts: TradeEntryInput[];
+  expectAmounts: TradeEntryInput[];
   acceptExpireSeconds: number;
   appdata: Record<string, string>;
   dedupId?: string;
@@ -52,18 +60,26 @@ export interface TradesService {
   accept(input: AcceptTradeInput): Promise<TradeResult>;
 }
 
-/** A trade's entries in the `amounts` parameter's own grammar, so one parser checks both. */
-function entriesText(entries: readonly TradeEntry[]): string {
-  return entries.map((entry) => `${entry.loop_id}-${entry.currency}-${entry.amount}`).join(' ');
+function storedEntry(entry: TradeEntryInput): TradeEntry {
+  return { ...entry, amount: formatDecimal(entry.amount) };
 }
 
-function parseEntries(entries: readonly TradeEntry[], field: string): { ok: true; value: AmountEntry[] } | Failure {
-  const parsed = parseAmounts(entriesText(entries));
-  if (!parsed.ok) return sendFailure(parsed.errors.map((error) => ({ ...error, field_name: field })));
-  if (parsed.value.some((entry) => entry.loopId === 'any')) {
-    return sendFailure([{ code: 'invalid_amounts', field_name: field, info: { reason: 'a trade names its loops; any is not allowed' } }]);
+function readStoredEntry(entry: TradeEntry): TradeEntryInput {
+  return { ...entry, amount: wellFormedDecimal(entry.amount) };
+}
+
+/** A trade's entries as money, refused in the words the `amounts` parameter's refusals use. */
+function entriesMoney(entries: readonly TradeEntryInput[], field: string): { ok: true; value: AmountEntry[] } | Failure {
+  const value: AmountEntry[] = [];
+  for (const entry of entries) {
+    const money = positiveMoneyOf(entry.amount, entry.currency);
+    if (!money.ok) {
+      return sendFailure([{ code: 'invalid_amounts', field_name: field, info: { entry: `${entry.loop_id}-${entry.currency}-${formatDecimal(entry.amount)}`, reason: money.error } }]);
+    }
+    value.push({ loopId: entry.loop_id, currency: entry.currency, minor: money.value.minor });
   }
-  return parsed;
+  const mixed = mixedCurrencies(value, field);
+  return mixed ? sendFailure([mixed]) : { ok: true, value };
 }
 
 /** What trades share, built once by createTradesService. */
@@ -81,9 +97,9 @@ export function createTradesService(core: Core, profiles: ProfilesService, trans
 async function start(ctx: TradesContext, input: TradeInput): Promise<TradeResult> {
   const { core } = ctx;
   const { sql, commands } = core;
-  const offered = parseEntries(input.amounts, 'amounts');
+  const offered = entriesMoney(input.amounts, 'amounts');
   if (!offered.ok) return offered;
-  const expected = parseEntries(input.expectAmounts, 'expect_amounts');
+  const expected = entriesMoney(input.expectAmounts, 'expect_amounts');
   if (!expected.ok) return expected;
   const refused = closedLoopRefusal(offered.value, input.closedLoopOnly);
   if (refused) return refused;
@@ -135,7 +151,7 @@ async function startIn(unit: Unit<Failure | Duplicate>, offer: Offer): Promise<T
     amount: sumPicks(picked.value), at, state: stateFields(snapshot.value as TransferStateName), endAt: null, activityCount: snapshot.context.activityCount,
     private: true, message: null, messageSubject: null, appdata: input.appdata,
     details: {
-      trade: { amounts: input.amounts, expect_amounts: input.expectAmounts },
+      trade: { amounts: input.amounts.map(storedEntry), expect_amounts: input.expectAmounts.map(storedEntry) },
       alarms: [{ name: 'alarm.expire_trade', timestamp: expiresAt.toISOString() }],
     },
   }, [{ profileId: input.senderId, role: 'sender' }, { profileId: recipient.id, role: 'recipient' }]);
@@ -163,8 +179,8 @@ async function accept(ctx: TradesContext, input: AcceptTradeInput): Promise<Trad
     settlerId = settler.recipient.profile.id;
   }
   const trade = row.details.trade as { expect_amounts: TradeEntry[] };
-  const expected = parseEntries(trade.expect_amounts, 'expect_amounts');
-  if (!expected.ok) throw new Error(`trade ${row.id} stored unparseable expect_amounts`);
+  const expected = entriesMoney(trade.expect_amounts.map(readStoredEntry), 'expect_amounts');
+  if (!expected.ok) throw new Error(`trade ${row.id} stored expect_amounts it cannot pay`);
   const refused = closedLoopRefusal(expected.value, input.closedLoopOnly);
   if (refused) return refused;
   const sender = await ctx.profiles.get(sql, row.sender_id!);
