@@ -3,6 +3,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { invitationExpireAfterFailures } from '../engine/limits.ts';
+import { argonHashesInsideCommands } from '../engine/passwords.ts';
 import { startTestServer, type TestServer, assertRefused } from './support/http.ts';
 import { createAuthnApp, must, revealedCode, signUp, type AuthnApp } from './authn-support.ts';
 
@@ -24,6 +25,7 @@ async function invite(fields: Record<string, unknown>) {
 
 test('invite, read and accept with the invitation code; finish-invite is repeatable', async () => {
   const { client } = server;
+  const hashesBefore = argonHashesInsideCommands();
   const sent = must(await invite({ email: 'alex@gmail.com', phone: '+15555550133', ext_id: 'crm-42', org_name: 'Acme' }));
   assert.match(sent.body.id, /^\d{10}$/);
   assert.is(sent.body.revealed_codes.length, 2);
@@ -51,6 +53,8 @@ test('invite, read and accept with the invitation code; finish-invite is repeata
   must(await client.post(`${path}set-signup-data`, { first_name: 'Alex', last_name: 'Doe' }, { auth }));
   must(await client.post(`${path}set-signup-data`, { password: 'alex password' }, { auth }));
   const finished = must(await client.post(`${path}signup-finish`, { agreed: true }, { auth }));
+  // The invitation's code and the added factor's were hashed before the commands.
+  assert.is(argonHashesInsideCommands(), hashesBefore);
   const bearer = { bearer: finished.body.token.access_token };
 
   const first = must(await client.get('/wallet/finish-invite', {}, { auth: bearer }));

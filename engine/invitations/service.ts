@@ -8,7 +8,8 @@ import { loadForAcceptIn, markAcceptedIn, recordFailureIn, verifyCodeIn } from '
 import { findByCode } from './codes.ts';
 import type { InvitationsContext } from './context.ts';
 import type { InvitationFailure, InvitationInvalid } from './errors.ts';
-import { invite, inviteIn, reinvite, type InviteInput, type ReinviteInput } from './invite.ts';
+import type { ReadyCode } from '../passwords.ts';
+import { invite, inviteIn, makeInvitationCode, reinvite, type InviteInput, type ReinviteInput } from './invite.ts';
 import { expire, finish, get, registerExpirySweep } from './sent.ts';
 
 export { isPersonalAddress, parseAddresses } from './addresses.ts';
@@ -16,8 +17,10 @@ export { displayInvitationCode, newInvitationCode, normalizeInvitationCode } fro
 export type { InviteInput, ReinviteInput } from './invite.ts';
 
 export interface InvitationsService {
+  /** A new invitation's code and its hash, made before the command that calls inviteIn with it. */
+  makeCode(): Promise<ReadyCode>;
   /** Creates and sends an invitation inside the caller's command (POST /ai/invite, or a send that requires an email). */
-  inviteIn(unit: Unit<InvitationInvalid>, input: InviteInput): Promise<{ inviteId: string; revealedCodes?: string[] }>;
+  inviteIn(unit: Unit<InvitationInvalid>, input: InviteInput, code: ReadyCode): Promise<{ inviteId: string; revealedCodes?: string[] }>;
   invite(input: InviteInput): Promise<{ ok: true; inviteId: string; revealedCodes?: string[] } | InvitationFailure>;
   get(inviteId: string): Promise<{ ok: true; invitation: Record<string, unknown> } | InvitationFailure>;
   reinvite(clientId: string, inviteId: string, input: ReinviteInput): Promise<{ ok: true; inviteId: string; revealedCodes?: string[] } | InvitationFailure>;
@@ -35,7 +38,8 @@ export interface InvitationsService {
 export function createInvitationsService(core: Core, dependencies: { messages: MessagesService }): InvitationsService {
   const ctx: InvitationsContext = { core, messages: dependencies.messages, sandbox: core.config.mode === 'sandbox', digestKey: null };
   const service: InvitationsService = {
-    inviteIn: (unit, input) => inviteIn(ctx, unit, input),
+    makeCode: makeInvitationCode,
+    inviteIn: (unit, input, code) => inviteIn(ctx, unit, input, code),
     invite: (input) => invite(ctx, input),
     get: (inviteId) => get(ctx, inviteId),
     reinvite: (clientId, inviteId, input) => reinvite(ctx, clientId, inviteId, input),
