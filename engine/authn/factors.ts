@@ -10,7 +10,7 @@ import type { AuthnContext } from './context.ts';
 import { failure } from './errors.ts';
 import { codeTypes, loginInfo, normalizeCode } from './inputs.ts';
 import { pendingFactor, pendingFactors, provenTypes, withCodeProven, withPasswordProven, type FactorType } from './machine.ts';
-import { checkCodesAhead, codeVerdictFor, peekAttempt } from './ahead.ts';
+import { checkCodesAhead, checkInvitationCodeAhead, codeVerdictFor, peekAttempt } from './ahead.ts';
 import { checkPasswordAhead, verdictStands } from './password-checks.ts';
 import { codesForNextFactor, makeCode } from './ready-codes.ts';
 import type { AttemptCredential, AuthnOutcome, AuthnService } from './service.ts';
@@ -20,9 +20,9 @@ export async function authUid(ctx: AuthnContext, id: string, credential: Attempt
   const { invitations } = ctx.deps;
   const captchaSolved = await captchaOk(ctx, input.captcha);
   const peeked = await peekAttempt(ctx, id, credential);
-  const codeAhead = await checkCodesAhead(peeked, normalizeCode(input.code), input.factorId);
-  // An invitation's code is checked in the command, so it may be right whatever it is.
-  const mayBeRight = codeAhead.some((verdict) => verdict.ok) || (peeked !== null && pendingFactor(peeked, input.factorId)?.viaInvitation === true);
+  const code = normalizeCode(input.code);
+  const [codeAhead, invitationAhead] = await Promise.all([checkCodesAhead(peeked, code, input.factorId), checkInvitationCodeAhead(ctx, peeked, code, input.factorId)]);
+  const mayBeRight = codeAhead.some((verdict) => verdict.ok) || invitationAhead?.ok === true;
   const codes = await codesForNextFactor(peeked && mayBeRight ? withCodeProven(peeked, input.factorId) : null);
   return onActiveAttempt(ctx, 'authn.auth_uid', id, credential, async (unit, snapshot): Promise<AuthnOutcome> => {
     const before = snapshot.context;
@@ -36,7 +36,7 @@ export async function authUid(ctx: AuthnContext, id: string, credential: Attempt
     let ok = false;
     if (pending) {
       ok = pending.viaInvitation
-        ? await invitations.verifyCodeIn(unit, before.inviteId ?? '', normalizeCode(input.code))
+        ? await invitations.codeStandsIn(unit, before.inviteId ?? '', invitationAhead)
         : codeVerdictFor(codeAhead, pending);
     }
     const next = send(unit, id, { type: 'attempt.code', factorId: input.factorId, ok });

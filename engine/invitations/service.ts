@@ -4,7 +4,7 @@
 import type { Unit } from '../actors/command.ts';
 import type { Core } from '../core.ts';
 import type { MessagesService } from '../messages/service.ts';
-import { loadForAcceptIn, markAcceptedIn, recordFailureIn, verifyCodeIn } from './accept.ts';
+import { checkCodeAhead, codeStandsIn, loadForAcceptIn, markAcceptedIn, recordFailureIn, type InvitationCodeVerdict } from './accept.ts';
 import { findByCode } from './codes.ts';
 import type { InvitationsContext } from './context.ts';
 import type { InvitationFailure, InvitationInvalid } from './errors.ts';
@@ -14,6 +14,7 @@ import { expire, finish, get, registerExpirySweep } from './sent.ts';
 
 export { isPersonalAddress, parseAddresses } from './addresses.ts';
 export { displayInvitationCode, newInvitationCode, normalizeInvitationCode } from './codes.ts';
+export type { InvitationCodeVerdict } from './accept.ts';
 export type { InviteInput, ReinviteInput } from './invite.ts';
 
 export interface InvitationsService {
@@ -28,7 +29,10 @@ export interface InvitationsService {
   /** Expires the invitation the profile accepted through this app; repeatable. */
   finish(profileId: string, clientId: string): Promise<{ inviteId: string | null; extId: string | null }>;
   loadForAcceptIn(unit: Unit, inviteId: string): Promise<{ addresses: string[]; codeHash: string; codeLength: number; firstName: string; lastName: string } | null>;
-  verifyCodeIn(unit: Unit, inviteId: string, code: string): Promise<boolean>;
+  /** Checks an accept attempt's code (argon2) before its command, against the invitation read without a lock. */
+  checkCodeAhead(inviteId: string, code: string): Promise<InvitationCodeVerdict>;
+  /** Inside the command: the verdict stands while the invitation still has the hash it was checked against. */
+  codeStandsIn(unit: Unit, inviteId: string, verdict: InvitationCodeVerdict | null): Promise<boolean>;
   recordFailureIn(unit: Unit, inviteId: string): Promise<void>;
   markAcceptedIn(unit: Unit, inviteId: string, profileId: string): Promise<void>;
   /** The invitation whose current code this is (a keyed digest lookup; a match proves the code). */
@@ -46,7 +50,8 @@ export function createInvitationsService(core: Core, dependencies: { messages: M
     expire: (clientId, inviteId) => expire(ctx, clientId, inviteId),
     finish: (profileId, clientId) => finish(ctx, profileId, clientId),
     loadForAcceptIn,
-    verifyCodeIn,
+    checkCodeAhead: (inviteId, code) => checkCodeAhead(ctx, inviteId, code),
+    codeStandsIn,
     recordFailureIn,
     findByCode: (code) => findByCode(ctx, code),
     markAcceptedIn,
