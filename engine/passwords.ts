@@ -6,11 +6,28 @@ import { currentCommand } from './actors/command.ts';
 // Argon2id with modest memory: strong enough for codes that also expire, fast enough for tests.
 const argonOptions = { memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
 
+let hashesInsideCommands = 0;
+let verificationsInsideCommands = 0;
+
 export function hashSecret(secret: string): Promise<string> {
+  if (currentCommand()) hashesInsideCommands += 1;
   return hash(secret, argonOptions);
 }
 
-let verificationsInsideCommands = 0;
+/** A code made before the command that sends it, with its argon2 hash: the command stores the hash and sends the code. */
+export interface ReadyCode {
+  code: string;
+  codeHash: string;
+}
+
+export async function readyCode(code: string): Promise<ReadyCode> {
+  return { code, codeHash: await hashSecret(code) };
+}
+
+/** How many argon2 hashes ran inside a command body (codes are made before the command that sends them; tests watch this). */
+export function argonHashesInsideCommands(): number {
+  return hashesInsideCommands;
+}
 
 /** How many argon2 verifications ran inside a command body (the sign-in and code paths check ahead; tests watch this). */
 export function argonVerificationsInsideCommands(): number {

@@ -2,7 +2,7 @@
 // password reset, and closed-loop sign-in and sign-up with one factor (Basic app auth).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { argonVerificationsInsideCommands } from '../engine/passwords.ts';
+import { argonHashesInsideCommands, argonVerificationsInsideCommands } from '../engine/passwords.ts';
 import { startTestServer, type TestServer, assertRefused } from './support/http.ts';
 import { createAuthnApp, must, revealedCode, signUp, type AuthnApp, type SignedUp } from './authn-support.ts';
 
@@ -138,9 +138,10 @@ test('closed-loop sign-up and sign-in need one factor and Basic app authenticati
   assert.is(done.body.token.token_type, 'bearer');
 });
 
-test('passwords and codes are verified before the command: argon2 never runs while a sign-in or a code check holds its locks', async () => {
+test('codes are made and hashed, and passwords and codes verified, before the command: argon2 never runs while a sign-up, a sign-in or a code check holds its locks', async () => {
   const { client } = server;
   const before = argonVerificationsInsideCommands();
+  const hashesBefore = argonHashesInsideCommands();
   const person = await signUp(client, app, { email: 'ahead@example.com', phone: '+15555550177', password: 'ahead password' });
   const start = must(await client.post('/aa/signin', { client_id: app.clientId, device_uuid: 'ahead-1', login: person.email, password: person.password }));
   const auth = { attemptSecret: start.body.secret };
@@ -149,7 +150,14 @@ test('passwords and codes are verified before the command: argon2 never runs whi
   const done = must(await client.post(`${start.body.attempt_path}auth-uid`, { factor_id: start.body.factor_id, code: revealedCode(start) }, { auth }));
   assert.is(done.body.completed_mfa, true);
   assertRefused(await client.post('/aa/signin', { client_id: app.clientId, device_uuid: 'ahead-1', login: person.email, password: 'not the password' }), 400, 'invalid');
+  // A reset sends a code to the login, then (after it) one to the other type the wallet has.
+  const reset = must(await client.post('/aa/reset', { client_id: app.clientId, device_uuid: 'ahead-2', login: person.email }));
+  const resetAuth = { attemptSecret: reset.body.secret };
+  const second = must(await client.post(`${reset.body.attempt_path}auth-uid`, { factor_id: reset.body.factor_id, code: revealedCode(reset) }, { auth: resetAuth }));
+  assert.equal(Object.keys(second.body.unauthenticated), [`phone:${person.phone}`]);
+  must(await client.post(`${reset.body.attempt_path}auth-uid`, { factor_id: second.body.factor_id, code: revealedCode(second) }, { auth: resetAuth }));
   assert.is(argonVerificationsInsideCommands(), before);
+  assert.is(argonHashesInsideCommands(), hashesBefore);
 });
 
 test.run();

@@ -3,6 +3,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { invitationExpireAfterFailures } from '../engine/limits.ts';
+import { argonHashesInsideCommands, argonVerificationsInsideCommands } from '../engine/passwords.ts';
 import { startTestServer, type TestServer, assertRefused } from './support/http.ts';
 import { createAuthnApp, must, revealedCode, signUp, type AuthnApp } from './authn-support.ts';
 
@@ -24,6 +25,7 @@ async function invite(fields: Record<string, unknown>) {
 
 test('invite, read and accept with the invitation code; finish-invite is repeatable', async () => {
   const { client } = server;
+  const [verificationsBefore, hashesBefore] = [argonVerificationsInsideCommands(), argonHashesInsideCommands()];
   const sent = must(await invite({ email: 'alex@gmail.com', phone: '+15555550133', ext_id: 'crm-42', org_name: 'Acme' }));
   assert.match(sent.body.id, /^\d{10}$/);
   assert.is(sent.body.revealed_codes.length, 2);
@@ -51,6 +53,8 @@ test('invite, read and accept with the invitation code; finish-invite is repeata
   must(await client.post(`${path}set-signup-data`, { first_name: 'Alex', last_name: 'Doe' }, { auth }));
   must(await client.post(`${path}set-signup-data`, { password: 'alex password' }, { auth }));
   const finished = must(await client.post(`${path}signup-finish`, { agreed: true }, { auth }));
+  // The invitation's code and the added factor's were hashed, and each code checked, before the commands.
+  assert.equal([argonVerificationsInsideCommands(), argonHashesInsideCommands()], [verificationsBefore, hashesBefore]);
   const bearer = { bearer: finished.body.token.access_token };
 
   const first = must(await client.get('/wallet/finish-invite', {}, { auth: bearer }));
@@ -105,6 +109,18 @@ test('reinvite sends a new code; only the sending app may reinvite or expire', a
   assertRefused(await client.get(`/ai/${sent.body.id}`), 410, 'unavailable');
   assertRefused(await client.post(`/ai/${sent.body.id}/reinvite`, {}, { auth: app.basic }), 410, 'unavailable');
   assertRefused(await client.post(`/ai/${sent.body.id}/expire`, {}, { auth: app.basic }), 410, 'unavailable');
+});
+
+test('an accept attempt takes the invitation\'s current code: after a reinvite the old one is wrong', async () => {
+  const { client } = server;
+  const sent = must(await invite({ email: 'renewed@example.com' }));
+  const start = must(await client.post('/aa/accept', { client_id: app.clientId, device_uuid: 'inv-4', login: 'renewed@example.com', invite_id: sent.body.id }));
+  const resent = must(await client.post(`/ai/${sent.body.id}/reinvite`, {}, { auth: app.basic }));
+  const auth = { attemptSecret: start.body.secret };
+  assertRefused(await client.post(`${start.body.attempt_path}auth-uid`, { factor_id: start.body.factor_id, code: revealedCode(sent) }, { auth }), 400, 'invalid');
+  assert.is(must(await client.get(`/ai/${sent.body.id}`)).body.failures, 1);
+  const proven = must(await client.post(`${start.body.attempt_path}auth-uid`, { factor_id: start.body.factor_id, code: revealedCode(resent) }, { auth }));
+  assert.equal(Object.keys(proven.body.authenticated), ['email:renewed@example.com']);
 });
 
 test('an invitation expires after its lifetime', async () => {

@@ -4,6 +4,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { authnExpireAfterFailures } from '../engine/limits.ts';
+import { argonHashesInsideCommands, argonVerificationsInsideCommands } from '../engine/passwords.ts';
 import { parsePhoneEverywhere } from '../engine/uids.ts';
 import { startTestServer, type TestServer, assertRefused } from './support/http.ts';
 import { createAuthnApp, must, revealedCode, signUp, type AuthnApp, type SignedUp } from './authn-support.ts';
@@ -97,6 +98,7 @@ test('an email of another wallet: the same answer, a conflict message to its own
   const owner = await signUp(server.client, app, { email: 'owner@example.com', phone: '+15555550221' });
   const ownerBefore = await confirmedUids(owner.profileId);
   const callerBefore = await confirmedUids(person.profileId);
+  const [verificationsBefore, hashesBefore] = [argonVerificationsInsideCommands(), argonHashesInsideCommands()];
   const free = must(await addUid({ login: 'free@example.com' }));
   const taken = must(await addUid({ login: 'Owner@example.com' }));
   assert.equal(Object.keys(taken.body).sort(), Object.keys(free.body).filter((key) => key !== 'revealed_codes').sort());
@@ -116,6 +118,8 @@ test('an email of another wallet: the same answer, a conflict message to its own
     assert.ok(answer.body.invalid.code);
   }
   assertRefused(await confirm(taken, revealedCode(free), { 'g-recaptcha-response': bypass }), 410, 'unavailable');
+  // The codes, the conflict's decoy hash and every code check ran before the commands.
+  assert.equal([argonVerificationsInsideCommands(), argonHashesInsideCommands()], [verificationsBefore, hashesBefore]);
   assert.equal(await confirmedUids(owner.profileId), ownerBefore);
   assert.equal(await confirmedUids(person.profileId), callerBefore);
 });

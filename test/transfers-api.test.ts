@@ -2,6 +2,7 @@
 // initiator, history ordering/paging/appdata filters (128 chars), and history_sync cursors.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { argonHashesInsideCommands } from '../engine/passwords.ts';
 import { startTestServer, type TestServer, assertRefused } from './support/http.ts';
 import { issue, ledgerWorld, person, shop, type LedgerWorld, type Person } from './ledger-api-support.ts';
 
@@ -116,8 +117,14 @@ test('retract: reasons per initiator, manage_sent required, completed transfers 
 });
 
 test('accept, refuse and resend: only the invited recipient or the sender, only while waiting', async () => {
+  const hashesBefore = argonHashesInsideCommands();
   const sent = await server.client.post('/wallet/send', { recipient_uid: 'email:later@example.com', amounts: '0-USD-1.00' }, alice.auth);
+  assert.is(sent.status, 200, sent.text);
   const id = sent.body.transfer.id;
+  const invited = await server.engine.sql`select id from invitations where ext_id = ${id}`;
+  assert.is(invited.length, 1, 'the send invited the recipient');
+  // The invitation's code is hashed before the send's command.
+  assert.is(argonHashesInsideCommands(), hashesBefore);
   assertRefused(await server.client.post(`/t/${id}/accept`, {}, bob.auth), 403, 'not_recipient');
   assertRefused(await server.client.post(`/t/${id}/refuse`, {}, bob.auth), 403, 'not_recipient');
   assertRefused(await server.client.post(`/t/${id}/resend`, {}, bob.auth), 403, 'not_stakeholder');

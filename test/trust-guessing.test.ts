@@ -4,6 +4,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { loadConfig, productionProblems } from '../engine/config.ts';
 import { authnCodeCaptchaAfterFailures, authnLoginCaptchaAfterFailures } from '../engine/limits.ts';
+import { argonHashesInsideCommands, argonVerificationsInsideCommands } from '../engine/passwords.ts';
 import { startTestServer, type TestServer, assertRefused } from './support/http.ts';
 import { createAuthnApp, must, revealedCode, signUp, type AuthnApp, type SignedUp } from './authn-support.ts';
 
@@ -63,6 +64,7 @@ test('hole 5: after a stranger\'s wrong passwords, the owner\'s right password a
 test('hole 5: under the guard a wrong password is not told apart, and its code step never succeeds', async () => {
   const person = await signUp(server.client, app, { email: 'quiet@example.com', phone: '+15555550143' });
   for (let failure = 1; failure <= authnLoginCaptchaAfterFailures; failure++) await signIn(person, `stranger ${failure}`, 'stranger');
+  const [verificationsBefore, hashesBefore] = [argonVerificationsInsideCommands(), argonHashesInsideCommands()];
   const wrong = must(await signIn(person, 'not the password', 'stranger'));
   const right = must(await signIn(person, person.password, 'owner'));
   assert.is(wrong.body.completed_mfa, false);
@@ -76,6 +78,8 @@ test('hole 5: under the guard a wrong password is not told apart, and its code s
   assert.is(wrong.body.revealed_codes, undefined, 'no code exists for a wrong password');
   const guess = await server.client.post(`${wrong.body.attempt_path}auth-uid`, { factor_id: wrong.body.factor_id, code: '123456' }, { auth: { attemptSecret: wrong.body.secret } });
   assertRefused(guess, 400, 'invalid');
+  // The decoy factor's hash and the right password's code were made before the command.
+  assert.equal([argonVerificationsInsideCommands(), argonHashesInsideCommands()], [verificationsBefore, hashesBefore]);
 });
 
 test('holes 5 and 6: production lists a missing captcha verifier and missing transports; sandbox and a complete production config list none', () => {

@@ -3,6 +3,7 @@
 import type { Unit } from '../actors/command.ts';
 import { randomSecret, secretHash } from '../ids.ts';
 import { authnAttemptLifetimeMs, authnFactorsPerAttemptMax, authnSecretBytes } from '../limits.ts';
+import type { ReadyCode } from '../passwords.ts';
 import { checkCodesAhead, codeVerdictFor, peekAttempt } from './ahead.ts';
 import type { ProfileRecord } from '../profiles/service.ts';
 import { authnAttempt, captchaOk, checkCaptcha, onActiveAttempt, send } from './attempts.ts';
@@ -10,7 +11,8 @@ import { issueAddConflict, issueCode } from './codes.ts';
 import type { AuthnContext } from './context.ts';
 import { failure, type AuthnFailure } from './errors.ts';
 import { codeTypes, loginInfo, normalizeCode } from './inputs.ts';
-import { pendingFactors, type LoginInfo, type PendingFactor } from './machine.ts';
+import { pendingFactors, type FactorType, type LoginInfo, type PendingFactor } from './machine.ts';
+import { decoyHash, makeCode } from './ready-codes.ts';
 import type { AuthnService } from './service.ts';
 
 type StartAddUidInput = Parameters<AuthnService['startAddUid']>[0];
@@ -18,24 +20,27 @@ type StartAddUidInput = Parameters<AuthnService['startAddUid']>[0];
 export async function startAddUid(ctx: AuthnContext, input: StartAddUidInput): ReturnType<AuthnService['startAddUid']> {
   if (input.uids.length === 0 || input.uids.some((uid) => !codeTypes.has(uid.type))) return failure('invalid', { login: 'must be an email address or a phone number' });
   if (input.uids.length > authnFactorsPerAttemptMax) return failure('invalid', { countries: `match more than ${authnFactorsPerAttemptMax} numbers; send fewer countries` });
+  // A code for every UID, made before the command: one another wallet holds gets the decoy instead,
+  // after the same argon2 work, so the time taken does not tell which.
+  const [decoy, ...codes] = await Promise.all([decoyHash(ctx), ...input.uids.map((uid) => makeCode(uid.type as FactorType))]);
   return ctx.core.commands.run('authn.start.add_uid', [], async (unit: Unit<AuthnFailure>) => {
     const { profiles } = ctx.deps;
     const profile = await profiles.get(unit.tx, input.profileId);
     if (!profile) return unit.reject(failure('invalid', { request: 'the profile is missing' }));
-    const targets: { login: LoginInfo; heldElsewhere: boolean }[] = [];
-    for (const uid of input.uids) {
+    const targets: { login: LoginInfo; heldElsewhere: boolean; code: ReadyCode }[] = [];
+    for (const [index, uid] of input.uids.entries()) {
       const owner = await profiles.findByUid(unit.tx, uid.uid);
-      if (owner?.id !== profile.id) targets.push({ login: loginInfo(uid), heldElsewhere: owner !== null });
+      if (owner?.id !== profile.id) targets.push({ login: loginInfo(uid), heldElsewhere: owner !== null, code: codes[index] });
     }
     if (targets.length === 0) return unit.reject(failure('invalid', { login: 'is already confirmed for this wallet' }));
     const pending: PendingFactor[] = [];
     const revealed: string[] = [];
     for (const target of targets) {
       if (target.heldElsewhere) {
-        pending.push(await issueAddConflict(ctx, unit, target.login));
+        pending.push(issueAddConflict(ctx, unit, target.login, decoy));
         continue;
       }
-      const issued = await issueCode(ctx, unit, target.login, 'authn-add-ok', true);
+      const issued = issueCode(ctx, unit, target.login, 'authn-add-ok', target.code);
       pending.push(issued.pending);
       if (issued.revealed) revealed.push(issued.revealed);
     }

@@ -4,8 +4,9 @@
 import { selectActor } from '../actors/store.ts';
 import { constantTimeEqual, secretHash } from '../ids.ts';
 import { verifySecret } from '../passwords.ts';
+import type { InvitationCodeVerdict } from '../invitations/service.ts';
 import type { AuthnContext } from './context.ts';
-import { pendingFactors, type AttemptContext } from './machine.ts';
+import { pendingFactor, pendingFactors, type AttemptContext } from './machine.ts';
 import type { AttemptCredential } from './service.ts';
 
 /** The attempt's context as it stands now, if the credential opens it and it is active; else null (the command answers why). */
@@ -33,6 +34,16 @@ export async function checkCodesAhead(context: AttemptContext | null, code: stri
   const pending = context ? pendingFactors(context).filter((factor) => !factor.viaInvitation) : [];
   const factors = factorId === undefined ? pending : pending.filter((factor) => factor.factorId === factorId);
   return Promise.all(factors.map(async (factor) => ({ factorId: factor.factorId, codeHash: factor.codeHash, ok: await verifySecret(factor.codeHash, code) })));
+}
+
+/**
+ * An invitation's code (the accept intent's first factor) is the invitation's to check: ahead, against
+ * the invitation as read now; the command confirms it still has that hash (codeStandsIn). Null when
+ * the factor named is not the invitation's.
+ */
+export async function checkInvitationCodeAhead(ctx: AuthnContext, context: AttemptContext | null, code: string, factorId: string): Promise<InvitationCodeVerdict | null> {
+  if (!context?.inviteId || !pendingFactor(context, factorId)?.viaInvitation) return null;
+  return ctx.deps.invitations.checkCodeAhead(context.inviteId, code);
 }
 
 /** Inside the command: whether the code was verified ahead against this very factor (same id, same hash) and matched. */

@@ -5,6 +5,7 @@ import { assertOutsideCommand } from '../actors/command.ts';
 import { defineActorKind } from '../actors/actor.ts';
 import { constantTimeEqual, secretHash } from '../ids.ts';
 import { authnLoginGuardWindowMs } from '../limits.ts';
+import type { Queryable } from '../storage/database.ts';
 import type { AccessTokenInfo } from '../tokens/service.ts';
 import { sandboxCaptchaBypass, type AuthnContext } from './context.ts';
 import { failure, type AuthnFailure } from './errors.ts';
@@ -32,11 +33,14 @@ export function checkCaptcha(unit: Unit<AuthnFailure>, context: Pick<AttemptCont
   if (captchaRequired(context) && !solved) unit.reject(failure('captcha_required'));
 }
 
-/** A guard (per login) that has counted `after` failures in its window wants a solved captcha. */
+/** Whether a guard (per login) has counted `after` failures in its window: it then wants a solved captcha. */
+export async function guardTripped(db: Queryable, key: string, after: number, now: Date): Promise<boolean> {
+  const guard = await store.selectGuard(db, key);
+  return Boolean(guard && now.getTime() - guard.window_started_at.getTime() < authnLoginGuardWindowMs && guard.failures >= after);
+}
+
 export async function checkGuardCaptcha(unit: Unit<AuthnFailure>, key: string, after: number, solved: boolean): Promise<void> {
-  const guard = await store.selectGuard(unit.tx, key);
-  const windowOpen = guard && unit.now.getTime() - guard.window_started_at.getTime() < authnLoginGuardWindowMs;
-  if (windowOpen && guard.failures >= after && !solved) unit.reject(failure('captcha_required'));
+  if ((await guardTripped(unit.tx, key, after, unit.now)) && !solved) unit.reject(failure('captcha_required'));
 }
 
 async function loadActive(unit: Unit<AuthnFailure>, id: string, credential: AttemptCredential, options: { allowFinished?: boolean } = {}): Promise<AttemptSnapshot | 'expired_now'> {

@@ -1,5 +1,6 @@
 // What every authentication flow works with: the core, the services it calls, whether this is the
-// sandbox, and the captcha settings (the verifier is replaced by setCaptchaVerifier, so it lives here).
+// sandbox, the captcha settings (the verifier is replaced by setCaptchaVerifier, so it lives here)
+// and the decoy factors' hash, made once.
 import type { Core } from '../core.ts';
 import { createRecaptchaVerifier } from './captcha.ts';
 import type { AuthnDependencies, CaptchaVerifier } from './service.ts';
@@ -13,6 +14,8 @@ export interface AuthnContext {
   deps: AuthnDependencies;
   sandbox: boolean;
   captcha: { verifier: CaptchaVerifier; siteKey: string };
+  /** The hash every decoy factor carries, made once before the first command that needs it (ready-codes.ts). */
+  decoyHash: Promise<string> | null;
 }
 
 export function createAuthnContext(core: Core, deps: AuthnDependencies): AuthnContext {
@@ -20,5 +23,5 @@ export function createAuthnContext(core: Core, deps: AuthnDependencies): AuthnCo
   const verifier: CaptchaVerifier = config.recaptchaSecret
     ? createRecaptchaVerifier({ secret: config.recaptchaSecret, verifyUrl: config.recaptchaVerifyUrl })
     : async () => false;
-  return { core, deps, sandbox: config.mode === 'sandbox', captcha: { verifier, siteKey: config.recaptchaSiteKey ?? sandboxSiteKey } };
+  return { core, deps, sandbox: config.mode === 'sandbox', captcha: { verifier, siteKey: config.recaptchaSiteKey ?? sandboxSiteKey }, decoyHash: null };
 }

@@ -9,16 +9,21 @@ import { answerLatest } from './completion.ts';
 import type { AuthnContext } from './context.ts';
 import { failure } from './errors.ts';
 import { codeTypes, loginInfo, normalizeCode } from './inputs.ts';
-import { pendingFactor, pendingFactors, provenTypes } from './machine.ts';
-import { checkCodesAhead, codeVerdictFor, peekAttempt } from './ahead.ts';
+import { pendingFactor, pendingFactors, provenTypes, withCodeProven, withPasswordProven, type FactorType } from './machine.ts';
+import { checkCodesAhead, checkInvitationCodeAhead, codeVerdictFor, peekAttempt } from './ahead.ts';
 import { checkPasswordAhead, verdictStands } from './password-checks.ts';
+import { codesForNextFactor, makeCode } from './ready-codes.ts';
 import type { AttemptCredential, AuthnOutcome, AuthnService } from './service.ts';
 import * as store from './store.ts';
 
 export async function authUid(ctx: AuthnContext, id: string, credential: AttemptCredential, input: Parameters<AuthnService['authUid']>[2]): Promise<AuthnOutcome> {
   const { invitations } = ctx.deps;
   const captchaSolved = await captchaOk(ctx, input.captcha);
-  const codeAhead = await checkCodesAhead(await peekAttempt(ctx, id, credential), normalizeCode(input.code), input.factorId);
+  const peeked = await peekAttempt(ctx, id, credential);
+  const code = normalizeCode(input.code);
+  const [codeAhead, invitationAhead] = await Promise.all([checkCodesAhead(peeked, code, input.factorId), checkInvitationCodeAhead(ctx, peeked, code, input.factorId)]);
+  const mayBeRight = codeAhead.some((verdict) => verdict.ok) || invitationAhead?.ok === true;
+  const codes = await codesForNextFactor(peeked && mayBeRight ? withCodeProven(peeked, input.factorId) : null);
   return onActiveAttempt(ctx, 'authn.auth_uid', id, credential, async (unit, snapshot): Promise<AuthnOutcome> => {
     const before = snapshot.context;
     checkCaptcha(unit, before, captchaSolved);
@@ -31,7 +36,7 @@ export async function authUid(ctx: AuthnContext, id: string, credential: Attempt
     let ok = false;
     if (pending) {
       ok = pending.viaInvitation
-        ? await invitations.verifyCodeIn(unit, before.inviteId ?? '', normalizeCode(input.code))
+        ? await invitations.codeStandsIn(unit, before.inviteId ?? '', invitationAhead)
         : codeVerdictFor(codeAhead, pending);
     }
     const next = send(unit, id, { type: 'attempt.code', factorId: input.factorId, ok });
@@ -42,7 +47,7 @@ export async function authUid(ctx: AuthnContext, id: string, credential: Attempt
       if (factors.some((factor) => factor.viaInvitation) && before.inviteId) await invitations.recordFailureIn(unit, before.inviteId);
       return wrongAnswer(unit, id, next, 'code');
     }
-    const revealed = await nextFactor(ctx, unit, id, next.context);
+    const revealed = await nextFactor(ctx, unit, id, next.context, codes);
     return answerLatest(ctx, unit, id, before, { revealed: [revealed] });
   });
 }
@@ -52,6 +57,8 @@ export async function authPassword(ctx: AuthnContext, id: string, credential: At
   const peeked = await peekAttempt(ctx, id, credential);
   const profileAhead = peeked?.profileId ? await ctx.deps.profiles.get(ctx.core.sql, peeked.profileId) : null;
   const passwordAhead = await checkPasswordAhead(ctx.core.sql, profileAhead, peeked?.deviceUuid ?? null, input.password);
+  // The device's trust is read in the command; leaving it out here can only make more codes.
+  const codes = await codesForNextFactor(peeked && passwordAhead.matchedHash !== null ? withPasswordProven(peeked, null, false) : null);
   return onActiveAttempt(ctx, 'authn.auth_password', id, credential, async (unit, snapshot): Promise<AuthnOutcome> => {
     const before = snapshot.context;
     checkCaptcha(unit, before, captchaSolved);
@@ -62,7 +69,7 @@ export async function authPassword(ctx: AuthnContext, id: string, credential: At
     const next = send(unit, id, { type: 'attempt.password', ok, login: null, deviceTrusted });
     if (!next) return unit.reject(failure('attempt_gone'));
     if (!ok) return wrongAnswer(unit, id, next, 'password');
-    const revealed = await nextFactor(ctx, unit, id, next.context);
+    const revealed = await nextFactor(ctx, unit, id, next.context, codes);
     return answerLatest(ctx, unit, id, before, { revealed: [revealed] });
   });
 }
@@ -70,6 +77,7 @@ export async function authPassword(ctx: AuthnContext, id: string, credential: At
 export async function addFactor(ctx: AuthnContext, id: string, credential: AttemptCredential, input: Parameters<AuthnService['addFactor']>[2]): Promise<AuthnOutcome> {
   const parsed = parseLogin(input.login, input.countries);
   if (!parsed || !codeTypes.has(parsed.type)) return failure('invalid', { login: 'must be an email address or a phone number' });
+  const code = await makeCode(parsed.type as FactorType);
   return onActiveAttempt(ctx, 'authn.add_factor', id, credential, async (unit, snapshot): Promise<AuthnOutcome> => {
     const context = snapshot.context;
     if (context.completedMfa) return unit.reject(failure('invalid', { login: 'no other factor is needed' }));
@@ -81,7 +89,7 @@ export async function addFactor(ctx: AuthnContext, id: string, credential: Attem
     const owner = await ctx.deps.profiles.findByUid(unit.tx, parsed.uid);
     if (owner && owner.id !== context.profileId) return unit.reject(failure('uid_taken', { login: 'belongs to another wallet' }));
     const template: CodeTemplate = context.profileId ? 'authn-signin-existent' : 'authn-signup-nonexistent';
-    const { pending, revealed } = await issueCode(ctx, unit, loginInfo(parsed), template, true);
+    const { pending, revealed } = issueCode(ctx, unit, loginInfo(parsed), template, code);
     const next = send(unit, id, { type: 'attempt.factor', pending });
     if (!next) return unit.reject(failure('attempt_gone'));
     return { ok: true, result: resultOf(ctx, id, next.context, { revealed: [revealed] }) };

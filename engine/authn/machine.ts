@@ -140,6 +140,29 @@ export function captchaRequired(context: Pick<AttemptContext, 'failures'>): bool
 
 const withMfa = (context: AttemptContext): AttemptContext => ({ ...context, completedMfa: context.completedMfa || mfaComplete(context) });
 
+/** The context once a pending factor's code is proven (unchanged when no pending factor has that id). */
+export function withCodeProven(context: AttemptContext, factorId: string): AttemptContext {
+  const factor = pendingFactor(context, factorId);
+  if (!factor) return context;
+  const previous = context.authenticated[factor.uid];
+  const authenticated = {
+    ...context.authenticated,
+    [factor.uid]: { original: factor.original, country: factor.country, type: factor.type, strong: true, usedPassword: previous?.usedPassword ?? false, byCode: true },
+  };
+  return withMfa({ ...context, authenticated, pending: [] });
+}
+
+/** The context once the wallet's password is proven (for `login`, else the attempt's login). */
+export function withPasswordProven(context: AttemptContext, login: LoginInfo | null, deviceTrusted: boolean): AttemptContext {
+  const proven = login ?? context.login;
+  const previous = context.authenticated[proven.uid];
+  const authenticated = {
+    ...context.authenticated,
+    [proven.uid]: { original: proven.original, country: proven.country, type: proven.type, strong: true, usedPassword: true, byCode: previous?.byCode ?? false },
+  };
+  return withMfa({ ...context, authenticated, passwordOk: true, deviceTrusted: context.deviceTrusted || deviceTrusted });
+}
+
 export const attemptMachine = setup({
   types: {
     context: {} as AttemptContext,
@@ -153,26 +176,8 @@ export const attemptMachine = setup({
     isSignup: ({ context }) => context.signup !== null && context.profileId === null,
   },
   actions: {
-    proveCode: assign(({ context, event }) => {
-      const factor = event.type === 'attempt.code' ? pendingFactor(context, event.factorId) : null;
-      if (!factor) return {};
-      const previous = context.authenticated[factor.uid];
-      const authenticated = {
-        ...context.authenticated,
-        [factor.uid]: { original: factor.original, country: factor.country, type: factor.type, strong: true, usedPassword: previous?.usedPassword ?? false, byCode: true },
-      };
-      return withMfa({ ...context, authenticated, pending: [] });
-    }),
-    provePassword: assign(({ context, event }) => {
-      if (event.type !== 'attempt.password') return {};
-      const login = event.login ?? context.login;
-      const previous = context.authenticated[login.uid];
-      const authenticated = {
-        ...context.authenticated,
-        [login.uid]: { original: login.original, country: login.country, type: login.type, strong: true, usedPassword: true, byCode: previous?.byCode ?? false },
-      };
-      return withMfa({ ...context, authenticated, passwordOk: true, deviceTrusted: context.deviceTrusted || event.deviceTrusted });
-    }),
+    proveCode: assign(({ context, event }) => (event.type === 'attempt.code' ? withCodeProven(context, event.factorId) : {})),
+    provePassword: assign(({ context, event }) => (event.type === 'attempt.password' ? withPasswordProven(context, event.login, event.deviceTrusted) : {})),
     countFailure: assign({ failures: ({ context }) => context.failures + 1 }),
     issueFactor: assign(({ context, event }) => (event.type === 'attempt.factor' ? { pending: [event.pending], factorsIssued: context.factorsIssued + 1 } : {})),
     recordSignupData: assign(({ context, event }) => {

@@ -7,7 +7,7 @@ import { authnAttemptLifetimeMs, authnFactorIdBytes, authnLoginCaptchaAfterFailu
 import type { CodeTemplate } from '../messages/templates.ts';
 import type { ProfileRecord } from '../profiles/service.ts';
 import { parseLogin, type ParsedUid } from '../uids.ts';
-import { authnAttempt, captchaOk, type AttemptSnapshot } from './attempts.ts';
+import { authnAttempt, captchaOk, guardTripped, type AttemptSnapshot } from './attempts.ts';
 import { issueCode, nextFactor, withheldFactor } from './codes.ts';
 import { answerLatest, mayTrust } from './completion.ts';
 import type { AuthnContext } from './context.ts';
@@ -15,6 +15,7 @@ import { failure, type AuthnFailure } from './errors.ts';
 import { codeTypes, loginInfo } from './inputs.ts';
 import type { AttemptContext, FactorType, LoginInfo, PendingFactor } from './machine.ts';
 import { checkPasswordAhead, verdictStands, type PasswordVerdict } from './password-checks.ts';
+import { decoyHash, everyFactorType, makeCodes, takeCode, type ReadyCodes } from './ready-codes.ts';
 import type { AuthnOutcome, StartInput } from './service.ts';
 import * as store from './store.ts';
 
@@ -29,6 +30,9 @@ interface StartRequest {
   captchaSolved: boolean;
   /** A sign-in's password, verified before the command. */
   passwordAhead: PasswordVerdict;
+  /** The codes the command may send, made before it (startCodeTypes), and the decoy factors' hash. */
+  codes: ReadyCodes;
+  decoyHash: string;
 }
 
 /** What an intent decided: the attempt's first factor and what the call has already proven. */
@@ -63,14 +67,29 @@ export async function start(ctx: AuthnContext, input: StartInput): Promise<Authn
   const passwordAhead = input.intent === 'signin'
     ? await checkPasswordAhead(ctx.core.sql, await ctx.deps.profiles.findByUid(ctx.core.sql, parsed.uid), input.deviceUuid, input.password ?? '')
     : { matchedHash: null };
+  const [codes, decoy] = await Promise.all([makeCodes(await startCodeTypes(ctx, input, parsed, passwordAhead, captchaSolved)), decoyHash(ctx)]);
   return ctx.core.commands.run(`authn.start.${input.intent}`, lockRefs, async (unit: Unit<AuthnFailure>): Promise<AuthnOutcome> => {
     const profile = await ctx.deps.profiles.findByUid(unit.tx, parsed.uid);
-    const request: StartRequest = { input, app, closedLoop, parsed, login: loginInfo(parsed), profile, captchaSolved, passwordAhead };
+    const request: StartRequest = { input, app, closedLoop, parsed, login: loginInfo(parsed), profile, captchaSolved, passwordAhead, codes, decoyHash: decoy };
     const opened = await openIntent(ctx, unit, request);
     // A wrong password (not under the guard) answers without an attempt; its guard count commits.
     if ('ok' in opened) return opened;
     return finishStart(ctx, unit, request, opened);
   });
+}
+
+/**
+ * The factor types a start's command may send a code to, so each code is made before it. Every
+ * intent but sign-in sends one to the login, or none. A sign-in sends the next factor, to a UID of
+ * either type, after the right password; a wrong one gets no code, except under the login guard,
+ * where the right password's code goes to the login: there a wrong password makes the same codes,
+ * so the time taken does not tell the verdict the answer withholds.
+ */
+async function startCodeTypes(ctx: AuthnContext, input: StartInput, parsed: ParsedUid, passwordAhead: PasswordVerdict, captchaSolved: boolean): Promise<readonly FactorType[]> {
+  if (input.intent !== 'signin') return [parsed.type as FactorType];
+  if (passwordAhead.matchedHash !== null) return everyFactorType;
+  const guarded = !captchaSolved && codeTypes.has(parsed.type) && (await guardTripped(ctx.core.sql, `login:${parsed.uid}`, authnLoginCaptchaAfterFailures, ctx.core.clock.now()));
+  return guarded ? everyFactorType : [];
 }
 
 function openIntent(ctx: AuthnContext, unit: Unit<AuthnFailure>, request: StartRequest): Promise<Opening | AuthnFailure> {
@@ -86,9 +105,7 @@ async function startSignin(ctx: AuthnContext, unit: Unit<AuthnFailure>, { input,
   // After repeated wrong passwords for a login, an attempt without a solved captcha is told no
   // verdict: right or wrong, it goes on to a code (a trusted device does not count), and only the
   // right password's code exists. A stranger cannot lock the owner out, nor learn a password.
-  const guard = await store.selectGuard(unit.tx, guardKey);
-  const windowOpen = guard && unit.now.getTime() - guard.window_started_at.getTime() < authnLoginGuardWindowMs;
-  const guarded = Boolean(windowOpen && guard.failures >= authnLoginCaptchaAfterFailures) && !captchaSolved;
+  const guarded = (await guardTripped(unit.tx, guardKey, authnLoginCaptchaAfterFailures, unit.now)) && !captchaSolved;
   // The code step goes to the login the caller typed, so it shows nothing they did not know;
   // a username login has no code of its own and still needs the captcha.
   if (guarded && !codeTypes.has(parsed.type)) return unit.reject(failure('captcha_required'));
@@ -105,7 +122,7 @@ async function startSignin(ctx: AuthnContext, unit: Unit<AuthnFailure>, { input,
   return opening({ passwordOk: true, withheld: guarded ? 'right' : null, deviceTrusted, authenticated });
 }
 
-async function startAccept(ctx: AuthnContext, unit: Unit<AuthnFailure>, { input, login, profile }: StartRequest): Promise<Opening> {
+async function startAccept(ctx: AuthnContext, unit: Unit<AuthnFailure>, { input, login, profile, codes }: StartRequest): Promise<Opening> {
   const invitation = await ctx.deps.invitations.loadForAcceptIn(unit, input.inviteId ?? '');
   if (!invitation) return unit.reject(failure('attempt_gone', undefined, 'The invitation has expired or is unavailable.'));
   const signup = profile ? null : { firstName: invitation.firstName, lastName: invitation.lastName, passwordHash: null, nameChecked: false };
@@ -123,26 +140,27 @@ async function startAccept(ctx: AuthnContext, unit: Unit<AuthnFailure>, { input,
     };
     return opening({ inviteId, pending, signup });
   }
-  const issued = await issueCode(ctx, unit, login, profile ? 'authn-invite-existent' : 'authn-invite-nonexistent', true);
+  const issued = issueCode(ctx, unit, login, profile ? 'authn-invite-existent' : 'authn-invite-nonexistent', takeCode(codes, login.type as FactorType));
   return opening({ inviteId, pending: issued.pending, revealed: [issued.revealed], signup });
 }
 
-async function startSignup(ctx: AuthnContext, unit: Unit<AuthnFailure>, { login, profile }: StartRequest): Promise<Opening> {
+async function startSignup(ctx: AuthnContext, unit: Unit<AuthnFailure>, { login, profile, codes }: StartRequest): Promise<Opening> {
   if (profile) return opening({});
-  const issued = await issueCode(ctx, unit, login, 'authn-signup-nonexistent', true);
+  const issued = issueCode(ctx, unit, login, 'authn-signup-nonexistent', takeCode(codes, login.type as FactorType));
   return opening({ pending: issued.pending, revealed: [issued.revealed], signup: { firstName: '', lastName: '', passwordHash: null, nameChecked: false } });
 }
 
 /** reset and signin-closed: a code to the login; a login without a wallet gets a message without one. */
-async function startWithCode(ctx: AuthnContext, unit: Unit<AuthnFailure>, { input, login, profile }: StartRequest): Promise<Opening> {
+async function startWithCode(ctx: AuthnContext, unit: Unit<AuthnFailure>, { input, login, profile, codes }: StartRequest): Promise<Opening> {
   const template: CodeTemplate = input.intent === 'reset' ? 'authn-reset-existent' : 'authn-signin-existent';
-  const issued = await issueCode(ctx, unit, login, template, profile !== null);
+  const issued = issueCode(ctx, unit, login, template, profile ? takeCode(codes, login.type as FactorType) : null);
   const deviceTrusted = profile !== null && input.intent === 'reset' && (await store.isDeviceTrusted(unit.tx, profile.id, input.deviceUuid, unit.now));
   return opening({ pending: issued.pending, revealed: [issued.revealed], deviceTrusted });
 }
 
 /** Creates the attempt, sends its first factor (or the next one the wallet must prove) and answers. */
-async function finishStart(ctx: AuthnContext, unit: Unit<AuthnFailure>, { input, app, closedLoop, login, profile }: StartRequest, opened: Opening): Promise<AuthnOutcome> {
+async function finishStart(ctx: AuthnContext, unit: Unit<AuthnFailure>, request: StartRequest, opened: Opening): Promise<AuthnOutcome> {
+  const { input, app, closedLoop, login, profile, codes } = request;
   const id = await unit.newShortId('authn_attempt');
   const secret = randomSecret(authnSecretBytes);
   const expiresAt = new Date(unit.now.getTime() + authnAttemptLifetimeMs);
@@ -176,13 +194,13 @@ async function finishStart(ctx: AuthnContext, unit: Unit<AuthnFailure>, { input,
   const empty = { ...created.context, completedMfa: false };
   const revealed = [...opened.revealed];
   if (opened.withheld === 'wrong') {
-    unit.send(authnAttempt, id, { type: 'attempt.factor', pending: await withheldFactor(login) });
+    unit.send(authnAttempt, id, { type: 'attempt.factor', pending: withheldFactor(login, request.decoyHash) });
   } else if (opened.withheld === 'right') {
-    const issued = await issueCode(ctx, unit, login, 'authn-signin-existent', true);
+    const issued = issueCode(ctx, unit, login, 'authn-signin-existent', takeCode(codes, login.type as FactorType));
     unit.send(authnAttempt, id, { type: 'attempt.factor', pending: issued.pending });
     revealed.push(issued.revealed);
   } else {
-    revealed.push(await nextFactor(ctx, unit, id, created.context));
+    revealed.push(await nextFactor(ctx, unit, id, created.context, codes));
   }
   return answerLatest(ctx, unit, id, empty, { secret, revealed });
 }

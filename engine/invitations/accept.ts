@@ -1,10 +1,20 @@
-// Accepting an invitation, called by the authentication attempt (intent accept) inside its own
-// command: what the attempt checks against, the code check, a failed try, and the acceptance.
+// Accepting an invitation, called by the authentication attempt (intent accept): what the attempt
+// checks against, the code check (argon2 before the attempt's command, a string compare inside it),
+// a failed try, and the acceptance.
 import type { Unit } from '../actors/command.ts';
+import { selectActor } from '../actors/store.ts';
 import { verifySecret } from '../passwords.ts';
-import { invitationKind } from './machine.ts';
+import type { InvitationsContext } from './context.ts';
+import { invitationKind, type InvitationContext } from './machine.ts';
 import { loadSent } from './sent.ts';
 import * as store from './store.ts';
+
+/** An invitation's code checked before the command: against which hash (null: no invitation to accept), and the answer. */
+export interface InvitationCodeVerdict {
+  inviteId: string;
+  codeHash: string | null;
+  ok: boolean;
+}
 
 export async function loadForAcceptIn(unit: Unit, inviteId: string): Promise<{ addresses: string[]; codeHash: string; codeLength: number; firstName: string; lastName: string } | null> {
   const snapshot = await loadSent(unit, inviteId);
@@ -13,10 +23,22 @@ export async function loadForAcceptIn(unit: Unit, inviteId: string): Promise<{ a
   return { addresses: context.addresses.map((address) => address.uid), codeHash: context.codeHash, codeLength: context.codeLength, firstName: context.firstName, lastName: context.lastName };
 }
 
-export async function verifyCodeIn(unit: Unit, inviteId: string, code: string): Promise<boolean> {
+/** Reads the invitation without a lock and checks the code against its hash, before the attempt's command. */
+export async function checkCodeAhead(ctx: InvitationsContext, inviteId: string, code: string): Promise<InvitationCodeVerdict> {
+  const row = /^\d{10}$/.test(inviteId) ? await selectActor(ctx.core.sql, invitationKind.kind, inviteId) : null;
+  const codeHash = row?.snapshot.value === 'sent' ? (row.snapshot.context as InvitationContext).codeHash : null;
+  return { inviteId, codeHash, ok: await verifySecret(codeHash, code) };
+}
+
+/**
+ * Inside the command: whether the code was checked ahead against the hash the invitation still
+ * has, and matched (a string compare, no argon2). A code changed in between (a reinvite) answers
+ * as a wrong code would.
+ */
+export async function codeStandsIn(unit: Unit, inviteId: string, verdict: InvitationCodeVerdict | null): Promise<boolean> {
   const snapshot = await unit.load(invitationKind, inviteId);
-  if (!snapshot || snapshot.value !== 'sent') return false;
-  return verifySecret(snapshot.context.codeHash, code);
+  if (!snapshot || snapshot.value !== 'sent' || !verdict) return false;
+  return verdict.ok && verdict.inviteId === inviteId && verdict.codeHash === snapshot.context.codeHash;
 }
 
 export async function recordFailureIn(unit: Unit, inviteId: string): Promise<void> {

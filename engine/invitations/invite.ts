@@ -1,8 +1,9 @@
 // Sending invitations: a new one (inside the caller's command, or as its own), and a re-send with a
 // fresh code that may add addresses and change the details; each send goes to the message queue.
+// Every code is made and hashed before the command that sends it, so argon2 never runs inside one.
 import type { Unit } from '../actors/command.ts';
 import { invitationAddressesMax, invitationLifetimeMs } from '../limits.ts';
-import { hashSecret } from '../passwords.ts';
+import { hashSecret, readyCode, type ReadyCode } from '../passwords.ts';
 import { parseAddresses } from './addresses.ts';
 import { codeDigest, newInvitationCode } from './codes.ts';
 import type { InvitationsContext } from './context.ts';
@@ -35,11 +36,16 @@ function detailsOf<T extends Partial<InvitationDetails>>(input: T): Pick<T, keyo
   };
 }
 
-export async function inviteIn(ctx: InvitationsContext, unit: Unit<InvitationInvalid>, input: InviteInput): Promise<Sent> {
+/** A new invitation's code and its hash, made before the command that sends it (inviteIn). */
+export function makeInvitationCode(): Promise<ReadyCode> {
+  return readyCode(newInvitationCode());
+}
+
+export async function inviteIn(ctx: InvitationsContext, unit: Unit<InvitationInvalid>, input: InviteInput, ready: ReadyCode): Promise<Sent> {
   const parsed = parseAddresses(input.email, input.phone, input.countries);
   if ('invalid' in parsed) return unit.reject({ ok: false, error: 'invalid', invalid: parsed.invalid });
   if (parsed.addresses.length === 0) return unit.reject({ ok: false, error: 'invalid', invalid: { email: 'email or phone is required' } });
-  const code = newInvitationCode();
+  const { code, codeHash } = ready;
   const inviteId = await unit.newShortId('invitation');
   const expiresAt = new Date(unit.now.getTime() + invitationLifetimeMs);
   const details: InvitationDetails = detailsOf(input);
@@ -48,7 +54,7 @@ export async function inviteIn(ctx: InvitationsContext, unit: Unit<InvitationInv
     clientId: input.clientId,
     email: input.email ?? null,
     addresses: parsed.addresses,
-    codeHash: await hashSecret(code),
+    codeHash,
     codeLength: code.length,
     expiresAt: expiresAt.toISOString(),
   });
@@ -60,7 +66,8 @@ export async function inviteIn(ctx: InvitationsContext, unit: Unit<InvitationInv
 }
 
 export async function invite(ctx: InvitationsContext, input: InviteInput): Promise<({ ok: true } & Sent) | InvitationFailure> {
-  return ctx.core.commands.run('invitation.invite', [], async (unit: Unit<InvitationFailure>) => ({ ok: true as const, ...(await inviteIn(ctx, unit, input)) }));
+  const ready = await makeInvitationCode();
+  return ctx.core.commands.run('invitation.invite', [], async (unit: Unit<InvitationFailure>) => ({ ok: true as const, ...(await inviteIn(ctx, unit, input, ready)) }));
 }
 
 /** The fresh code is hashed and digested before the command takes the invitation's lock. */

@@ -1,6 +1,7 @@
 // The send's writes: performs a SendPlan inside the send's command, in the statement order and
 // round trips the hot path is measured with, and answers with the TransferDetail a read would give.
 import * as ledgerStore from '../ledger/store.ts';
+import type { ReadyCode } from '../passwords.ts';
 import type { ProfileRecord } from '../profiles/service.ts';
 import { redeemArrivedIn } from '../designs/redemption.ts';
 import type { TransfersContext } from './context.ts';
@@ -11,15 +12,19 @@ import type { SendResult, SendUnit } from './send.ts';
 import * as store from './store.ts';
 import { insertedRow, partyFromProfile, steps, transferDetailJson, type PartyInfo } from './views.ts';
 
-export async function writeSend(ctx: TransfersContext, unit: SendUnit, plan: SendPlan, recipient: ProfileRecord | null, withDetail: boolean): Promise<SendResult> {
+/** `invitationCode`: made before the command when the send may invite (the plan decides whether it does). */
+export async function writeSend(
+  ctx: TransfersContext, unit: SendUnit, plan: SendPlan, recipient: ProfileRecord | null, { withDetail, invitationCode }: { withDetail: boolean; invitationCode: ReadyCode | null },
+): Promise<SendResult> {
   const { id: transferId, senderId, at } = plan.row;
   const started = unit.create(transfer, transferId, plan.actor);
   if (plan.timer) unit.schedule(transfer, transferId, plan.timer.name, plan.timer.dueAt, plan.timer.event);
   let details = plan.row.details;
   if (plan.invitation) {
+    if (!invitationCode) throw new Error('a send that invites needs the code made before its command');
     // The invitation is created in this same transaction: no transfer without its message.
     const sender = await ctx.profiles.get(unit.tx, senderId);
-    const invited = await ctx.invitations!.inviteIn(unit, { ...plan.invitation, senderName: sender?.title ?? '' });
+    const invited = await ctx.invitations!.inviteIn(unit, { ...plan.invitation, senderName: sender?.title ?? '' }, invitationCode);
     details = { ...details, invite_id: invited.inviteId, invite_client_id: plan.invitation.clientId };
   }
   const row = rowWithState(plan, started, details);

@@ -8,6 +8,7 @@ import { appdataCharsMax, dedupWindowMs } from '../limits.ts';
 import { wallet } from '../profiles/machine.ts';
 import type { ProfileRecord } from '../profiles/service.ts';
 import type { InvitationInvalid } from '../invitations/errors.ts';
+import type { ReadyCode } from '../passwords.ts';
 import { holdingRulesProblem } from '../designs/rules.ts';
 import { accepts, redeemedLoopsOf } from './acceptance.ts';
 import type { TransfersContext } from './context.ts';
@@ -66,6 +67,8 @@ interface PreparedSend {
   resolved: { recipient: ResolvedRecipient; senderUid: string };
   redeemed: ReadonlySet<string>;
   waitFor: WaitFor;
+  /** The code of the invitation the send may create, made before the command (argon2 is slow). */
+  invitationCode: ReadyCode | null;
 }
 
 export async function send(ctx: TransfersContext, input: SendInput): Promise<SendResult> {
@@ -90,9 +93,10 @@ export async function send(ctx: TransfersContext, input: SendInput): Promise<Sen
   const recipient = resolved.recipient.profile;
   const redeemed = await redeemedLoopsOf(sql, recipient);
   const waitFor = await waitForOf(ctx, input, recipient);
+  const invitationCode = waitFor === 'invite' && ctx.invitations ? await ctx.invitations.makeCode() : null;
   const entries: AmountEntry[] = amounts.value;
   const currency = entries[0].currency;
-  const prepared: PreparedSend = { input, entries, serials: serials.value, currency, resolved, redeemed, waitFor };
+  const prepared: PreparedSend = { input, entries, serials: serials.value, currency, resolved, redeemed, waitFor, invitationCode };
 
   // Sends share transactions: every write is a new row, the sender's notes and dedup key (under
   // the sender's lock) or a relative balance change, so sends of different wallets commit together.
@@ -139,7 +143,7 @@ async function sendIn(ctx: TransfersContext, unit: SendUnit, prepared: PreparedS
   // refusals and before anything is written.
   const rulesProblem = await holdingRulesProblem(unit.tx, plan.picks, input.senderId, { id: recipient?.id ?? null, isIndividual: recipient?.isIndividual ?? true }, redeemed);
   if (rulesProblem) return unit.reject(sendFailure([rulesProblem]));
-  return writeSend(ctx, unit, plan, recipient, input.withDetail === true);
+  return writeSend(ctx, unit, plan, recipient, { withDetail: input.withDetail === true, invitationCode: prepared.invitationCode });
 }
 
 /** Reads what the plan decides on, under the sender's lock; a repeated dedup key rejects here. */
