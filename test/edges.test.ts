@@ -67,6 +67,25 @@ test('no SQL truncates a list at a written number', () => {
   assert.ok(sqlLimitNumber.test('order by id limit 100') && !sqlLimitNumber.test('order by id limit 1`'));
 });
 
+// One error table per domain, and each code mapped to its answer once: a code that answers the
+// same in two domains refers to the one mapping (`invalid: edgeErrors.invalid`), and a code whose
+// answer differs is a different code (`bank_account_not_found`, `proxy_account_not_found`).
+function errorMappings(files: readonly string[]): Map<string, string[]> {
+  const mappings = new Map<string, string[]>();
+  for (const file of files) {
+    for (const table of readFileSync(file, 'utf8').matchAll(/errorTable<[^>]+>\(\{([\s\S]*?)\n\}\)/g)) {
+      for (const entry of table[1].matchAll(/^\s*([a-z_]+):\s*(\{|[a-zA-Z]+\()/gm)) mappings.set(entry[1], [...(mappings.get(entry[1]) ?? []), file]);
+    }
+  }
+  return mappings;
+}
+
+test('every error code is mapped to its answer once', () => {
+  const mappings = errorMappings(sourceFiles('api'));
+  assert.ok(mappings.size > 50, 'the error tables were found');
+  assert.equal([...mappings].filter(([, files]) => files.length > 1).map(([code, files]) => `${code}: ${files.join(', ')}`), []);
+});
+
 // Amounts are read once, at the edge (api/http/fields.ts), into a Decimal or money; engine services
 // take those values. Reading amount text is left to money.ts and the `amounts` grammar itself, and
 // to a design image's path segment, which names an image rather than moves money.

@@ -12,9 +12,9 @@ import { boolField, currencyField, latitudeField, longitudeField, requiredString
 import { defineRoute, type RouteDefinition } from '../http/route.ts';
 import { profileErrors } from './profiles.ts';
 
-type AdminError = 'app_not_found';
+type AdminError = 'app_record_not_found';
 const adminErrors = errorTable<AdminError>({
-  app_not_found: { status: 404, error: 'not_found', description: 'No such app.' },
+  app_record_not_found: { status: 404, error: 'not_found', description: 'No such app.' },
 });
 
 const createAppInput = z
@@ -111,7 +111,7 @@ export const adminRoutes: RouteDefinition[] = [
     errors: [404],
     async handler({ engine, params }) {
       const app = await engine.services.apps.get(params.clientId);
-      if (!app) throw httpError(adminErrors, 'app_not_found');
+      if (!app) throw httpError(adminErrors, 'app_record_not_found');
       return appView(app);
     },
   }),

@@ -7,13 +7,13 @@ import {
   authnCodeCharsMax, authnFactorIdCharsMax, captchaResponseCharsMax, countriesMax, defaultCountries, deviceNameCharsMax, flowSubtypeCharsMax,
   idCharsMax, loginCharsMax, passwordFieldCharsMax, permissionNameCharsMax, permissionsMax, signupNameFieldCharsMax,
 } from '../../engine/limits.ts';
-import { errorTable, httpError } from '../http/errors.ts';
+import { errorTable, httpError, edgeErrors } from '../http/errors.ts';
 import { boolField, boundedString, deviceUuidField, stringList } from '../http/fields.ts';
 import { defineRoute, messageThrottle, type RouteContext, type RouteDefinition } from '../http/route.ts';
 import { authnResult, emptyResponse } from '../http/schemas.ts';
 
 export const authnErrors = errorTable<AuthnError>({
-  invalid: { status: 400, description: 'The request is not valid.' },
+  invalid: edgeErrors.invalid,
   unknown_app: { status: 400, error: 'invalid', description: 'The client_id is not a known app.' },
   captcha_required: { status: 400, description: 'Excessive guessing was detected; solve the captcha and resubmit with g-recaptcha-response.' },
   incorrect_code: { status: 400, error: 'invalid', description: 'The code is not correct.' },

@@ -19,7 +19,7 @@ import type { Failure } from '../../engine/ledger/errors.ts';
 import { raise as raiseLedger } from './ledger-errors.ts';
 
 export const designErrors = errorTable<DesignError>({
-  invalid: { status: 400, description: 'The request has invalid fields; see invalid.' },
+  invalid: edgeErrors.invalid,
   design_not_found: { status: 404, error: 'not_found', description: 'No such design (or it is not visible to this profile).' },
   design_forbidden: { status: 403, error: 'forbidden', description: 'This profile may not do this to the design.' },
   feature_required: { status: 403, error: 'feature_required', description: 'The profile lacks the feature this design type needs.' },

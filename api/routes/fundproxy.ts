@@ -4,13 +4,13 @@
 import { z } from 'zod';
 import { fundProxyAccountDigits, fundProxyTraceCharsMax, loginCharsMax, routingNumberDigits } from '../../engine/limits.ts';
 import type { FundProxyError, FundProxyFailure } from '../../engine/fundproxy/errors.ts';
-import { errorTable, httpError } from '../http/errors.ts';
+import { errorTable, httpError, edgeErrors } from '../http/errors.ts';
 import { amountField, boundedString } from '../http/fields.ts';
 import { defineRoute, type RouteDefinition } from '../http/route.ts';
 
 export const fundProxyErrors = errorTable<FundProxyError>({
-  invalid: { status: 400, description: 'The request has invalid fields; see invalid.' },
-  account_not_found: { status: 404, error: 'not_found', description: 'No funding proxy has this account number.' },
+  invalid: edgeErrors.invalid,
+  proxy_account_not_found: { status: 404, error: 'not_found', description: 'No funding proxy has this account number.' },
 });
 
 function raise(failure: FundProxyFailure): never {

@@ -7,13 +7,13 @@ import {
   countriesMax, defaultCountries, inviteEmailCharsMax, inviteExtIdCharsMax, invitePhoneCharsMax, inviteSenderFieldCharsMax,
   inviteUrlTemplateCharsMax,
 } from '../../engine/limits.ts';
-import { errorTable, httpError } from '../http/errors.ts';
+import { errorTable, httpError, edgeErrors } from '../http/errors.ts';
 import { boundedString, stringList } from '../http/fields.ts';
 import { defineRoute, messageThrottle, type RouteDefinition } from '../http/route.ts';
 import { walletInfoHandler } from './profiles.ts';
 
 export const invitationErrors = errorTable<InvitationError>({
-  invalid: { status: 400, description: 'The request is not valid.' },
+  invalid: edgeErrors.invalid,
   invitation_gone: { status: 410, error: 'unavailable', description: 'The invitation has expired or is unavailable.' },
   not_sender: { status: 403, error: 'app_denied', description: 'Only the app that sent the invitation may change it.' },
 });

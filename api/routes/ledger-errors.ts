@@ -4,7 +4,7 @@ import { errorTable, httpError } from '../http/errors.ts';
 
 export const ledgerErrors = errorTable<LedgerError>({
   invitation_code_not_found: { status: 400, error: 'invalid', description: 'No waiting invitation has this code.' },
-  plan_not_found: { status: 400, error: 'invalid', description: 'A distribution plan id is not a live plan of the design its loop names.' },
+  named_plan_not_found: { status: 400, error: 'invalid', description: 'A distribution plan id is not a live plan of the design its loop names.' },
   own_invitation: { status: 400, error: 'invalid', description: 'The sender of an invitation cannot accept it.' },
   send_failed: { status: 400, error: 'invalid', description: 'The cash could not be sent; see send_errors.' },
   transfer_not_found: { status: 403, error: 'not_stakeholder', description: 'No such transfer among the transfers this profile takes part in.' },
@@ -19,11 +19,11 @@ export const ledgerErrors = errorTable<LedgerError>({
   code_already_used: { status: 400, description: 'The payment code was already used.' },
   code_limited: { status: 400, description: 'The payment code cannot release this amount.' },
   paycode_mismatch: { status: 400, error: 'invalid', description: 'The payment code does not belong to this transfer.' },
-  account_not_found: { status: 400, error: 'invalid', description: 'No such bank account on this profile.' },
-  offer_not_found: { status: 400, error: 'invalid', description: 'No such deposit offer or fee option; call presend first.' },
+  bank_account_not_found: { status: 400, error: 'invalid', description: 'No such bank account on this profile.' },
+  deposit_offer_not_found: { status: 400, error: 'invalid', description: 'No such deposit offer or fee option; call presend first.' },
   no_issuer: { status: 400, error: 'invalid', description: 'No open loop issuer is designated.' },
   not_issuer: { status: 400, error: 'invalid', description: 'The profile lacks the issue_open_loop feature.' },
-  profile_not_found: { status: 400, error: 'invalid', description: 'No such profile.' },
+  named_profile_not_found: { status: 400, error: 'invalid', description: 'No such profile.' },
   rate_not_found: { status: 400, error: 'invalid', description: 'No exchange rate for this pair of currencies.' },
   invalid_amount: { status: 400, error: 'invalid', description: 'The amount is not valid.' },
 });
@@ -31,8 +31,8 @@ export const ledgerErrors = errorTable<LedgerError>({
 const invalidFields: Partial<Record<LedgerError, string>> = {
   invalid_reason: 'reason',
   paycode_mismatch: 'paycode',
-  account_not_found: 'account_id',
-  offer_not_found: 'offer_name',
+  bank_account_not_found: 'account_id',
+  deposit_offer_not_found: 'offer_name',
   invalid_amount: 'amount',
 };
 

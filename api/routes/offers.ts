@@ -18,7 +18,7 @@ import { defineRoute, type RouteContext, type RouteDefinition } from '../http/ro
 import { personNameField } from './profiles.ts';
 
 export const offerErrors = errorTable<OfferError>({
-  invalid: { status: 400, description: 'The request has invalid fields; see invalid.' },
+  invalid: edgeErrors.invalid,
   offer_not_found: { status: 404, error: 'not_found', description: 'No such offer.' },
   offer_forbidden: { status: 403, error: 'forbidden', description: 'This profile may not do this to the offer.' },
   offer_closed: { status: 400, error: 'closed', description: 'The offer is closed.' },
@@ -26,7 +26,7 @@ export const offerErrors = errorTable<OfferError>({
   sold_out: { status: 400, error: 'sold_out', description: 'The offer has fewer units left than asked for.' },
   paycard_not_supported: { status: 400, error: 'invalid', description: 'A paycard option cannot be accepted through this call.' },
   confirmation_not_found: { status: 404, error: 'not_found', description: 'No accept waits for this confirmation link (it may have been used or canceled).' },
-  app_not_found: { status: 400, error: 'invalid', description: 'app_id names no app.' },
+  named_app_not_found: { status: 400, error: 'invalid', description: 'app_id names no app.' },
   app_not_public: { status: 403, error: 'app_denied', description: 'signup_accept is open to public apps only.' },
 });
 

@@ -3,12 +3,12 @@
 // operators (a suspended card cannot pay).
 import { z } from 'zod';
 import type { PaycardError, PaycardFailure } from '../../engine/paycards/errors.ts';
-import { errorTable, httpError } from '../http/errors.ts';
+import { errorTable, httpError, edgeErrors } from '../http/errors.ts';
 import { defineRoute, type RouteDefinition } from '../http/route.ts';
 import { paycardIdCharsMax, paycardPanCharsMax, paycardPinCharsMax } from '../../engine/limits.ts';
 
 export const paycardErrors = errorTable<PaycardError>({
-  invalid: { status: 400, description: 'The request has invalid fields; see invalid.' },
+  invalid: edgeErrors.invalid,
   card_not_found: { status: 400, error: 'invalid', description: 'No such card on this wallet.' },
   card_deleted: { status: 400, error: 'invalid', description: 'The card was deleted.' },
   not_allowed: { status: 403, error: 'forbidden', description: 'This profile may not change the card.' },

@@ -6,13 +6,13 @@ import type { EdgeEngine } from '../../engine/engine.ts';
 import { loginCharsMax, webhookDeliveriesListDefault, webhookDeliveriesListMax, webhookFilterTypesMax, webhookUrlCharsMax, webhooksPerProfileMax } from '../../engine/limits.ts';
 import type { WebhookError, WebhookFailure } from '../../engine/webhooks/errors.ts';
 import { webhookStates } from '../../engine/webhooks/service.ts';
-import { errorTable, httpError } from '../http/errors.ts';
+import { errorTable, httpError, edgeErrors } from '../http/errors.ts';
 import { boundedString } from '../http/fields.ts';
 import { defineRoute, type Caller, type RouteContext, type RouteDefinition } from '../http/route.ts';
 import { profileIdOf } from './ledger-admin.ts';
 
 export const webhookErrors = errorTable<WebhookError>({
-  invalid: { status: 400, description: 'The request has invalid fields; see invalid.' },
+  invalid: edgeErrors.invalid,
   webhook_not_found: { status: 404, error: 'not_found', description: 'No such webhook on this profile.' },
   too_many_webhooks: { status: 400, error: 'invalid', description: `A profile registers at most ${webhooksPerProfileMax} webhooks.` },
 });

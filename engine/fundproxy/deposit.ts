@@ -58,7 +58,7 @@ export async function deposit(ctx: FundProxyContext, input: Parameters<FundProxy
     return invalid('trace_number', `must be 1 to ${fundProxyTraceCharsMax} letters, digits or hyphens`);
   }
   const proxy = /^[0-9]{12}$/.test(input.accountNumber) ? await store.selectProxyByAccount(ctx.core.sql, input.accountNumber) : null;
-  if (!proxy) return { ok: false, error: 'account_not_found' };
+  if (!proxy) return { ok: false, error: 'proxy_account_not_found' };
   const trace = input.traceNumber;
   return ctx.core.commands.run('fundproxy.deposit', [{ kind: 'wallet', id: proxy.recipient_id }], async (unit) => {
     if (trace) {

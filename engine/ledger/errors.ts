@@ -42,16 +42,16 @@ export type LedgerError =
   | 'code_already_used'
   | 'code_limited'
   | 'paycode_mismatch'
-  | 'account_not_found'
-  | 'offer_not_found'
+  | 'bank_account_not_found'
+  | 'deposit_offer_not_found'
   | 'no_issuer'
   | 'not_issuer'
-  | 'profile_not_found'
+  | 'named_profile_not_found'
   | 'rate_not_found'
   | 'invalid_amount'
   | 'invitation_code_not_found'
   | 'own_invitation'
-  | 'plan_not_found';
+  | 'named_plan_not_found';
 
 export type Failure = { ok: false; error: LedgerError; sendErrors?: SendError[]; detail?: string };
 

@@ -19,7 +19,7 @@ type IssueInput = { toProfileId: string; amount: Decimal; currency: string; issu
 export async function setIssuer(ctx: LedgerContext, profileId: string): Promise<{ ok: true } | Failure> {
   const { sql } = ctx.core;
   const profile = await ctx.profiles.get(sql, profileId);
-  if (!profile) return failure('profile_not_found');
+  if (!profile) return failure('named_profile_not_found');
   if (!(await ctx.profiles.hasFeature(sql, profileId, issueFeature))) return failure('not_issuer', `profile ${profileId} lacks the ${issueFeature} feature`);
   await store.upsertSetting(sql, issuerSettingName, profileId);
   return { ok: true };
@@ -61,7 +61,7 @@ export async function issue(ctx: LedgerContext, input: IssueInput): Promise<{ ok
   if (!issuerId) return failure('no_issuer', 'no open loop issuer is designated; run `cashloop cash issuer --uid ...`');
   if (!(await ctx.profiles.hasFeature(sql, issuerId, issueFeature))) return failure('not_issuer');
   const holder = await ctx.profiles.get(sql, input.toProfileId);
-  if (!holder) return failure('profile_not_found');
+  if (!holder) return failure('named_profile_not_found');
   const minor = parsed.value.minor;
   return commands.run('ledger.issue', [{ kind: 'wallet', id: holder.id }], (unit) => writeIssue(unit, input, issuerId, holder, minor));
 }

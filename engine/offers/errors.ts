@@ -10,7 +10,7 @@ export type OfferError =
   | 'sold_out'
   | 'paycard_not_supported'
   | 'confirmation_not_found'
-  | 'app_not_found'
+  | 'named_app_not_found'
   | 'app_not_public';
 
 export interface OfferFailure {

@@ -21,7 +21,7 @@ type App = NonNullable<Awaited<ReturnType<OffersContext['apps']['get']>>>;
 /** The checks before the command, in a fixed order: the app, the offer and option, the new person's email. */
 async function prepareSignup(ctx: OffersContext, input: SignupAcceptInput): Promise<{ ok: true; app: App; offer: OfferRow; option: OfferOption; price: bigint } | OfferFailure> {
   const app = await ctx.apps.get(input.clientId);
-  if (!app) return offerFailure('app_not_found');
+  if (!app) return offerFailure('named_app_not_found');
   if (!app.isPublic) return offerFailure('app_not_public');
   const checked = await precheck(ctx, input.offerId, input.optionId, input.quantity, ctx.core.clock.now());
   if (!checked.ok) return checked;

@@ -22,7 +22,7 @@ function accountJson(row: store.DfiAccountRow): Record<string, unknown> {
 
 export async function addAccount(ctx: PayoutsContext, profileId: string, input: AccountInput): Promise<{ ok: true; accountId: string } | Failure> {
   const { sql, commands } = ctx.core;
-  if (!(await ctx.profiles.get(sql, profileId))) return failure('profile_not_found');
+  if (!(await ctx.profiles.get(sql, profileId))) return failure('named_profile_not_found');
   return commands.run('payout.account_add', [{ kind: 'wallet', id: profileId }], async (unit) => {
     const accountId = await unit.newShortId('dfi_account');
     await store.insertAccount(unit.tx, { id: accountId, profileId, registered: true, ...input }, unit.now);

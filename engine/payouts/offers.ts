@@ -38,7 +38,7 @@ export function offers(currency: string, amount: bigint): DepositOffer[] {
 /** The caller's own registered account, the amount in its currency and the serial numbers, checked in that order. */
 async function accountSend(ctx: PayoutsContext, profileId: string, accountId: string, amount: Decimal, serialNumbers: string | undefined) {
   const account = await store.selectAccount(ctx.core.sql, accountId);
-  if (!account || account.profile_id !== profileId || !account.registered) return failure('account_not_found');
+  if (!account || account.profile_id !== profileId || !account.registered) return failure('bank_account_not_found');
   const parsed = moneyField(amount, account.currency, 'amount');
   if (!parsed.ok) return parsed;
   const serials = parseSerialNumbers(serialNumbers);
@@ -61,7 +61,7 @@ export async function sendToAccount(ctx: PayoutsContext, input: AccountSendInput
   const { account } = checked;
   const offer = offers(account.currency, checked.minor).find((item) => item.name === input.offerName);
   const option = offer?.options.find((item) => item.name === input.feeOptionName);
-  if (!offer || !option) return failure('offer_not_found');
+  if (!offer || !option) return failure('deposit_offer_not_found');
   return startPayout(ctx, input, {
     workflowType: 'redeem', currency: account.currency, sendAmount: option.sendAmount, depositAmount: option.depositAmount, fee: option.fee, account,
     serials: checked.serials, holdSeconds: 0, details: { offer_name: offer.name, fee_option_name: option.name },

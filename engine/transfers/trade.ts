@@ -171,11 +171,11 @@ async function accept(ctx: TradesContext, input: AcceptTradeInput): Promise<Trad
   const row = await store.selectTransfer(sql, input.transferId);
   if (!row || row.workflow_type !== 'trade' || !(await store.isViewer(sql, input.transferId, input.callerId))) return failure('transfer_not_found');
   if (row.recipient_id !== input.callerId) return failure('not_recipient');
-  if (!(await plansMatch(ctx, input.distributionPlanIds))) return failure('plan_not_found');
+  if (!(await plansMatch(ctx, input.distributionPlanIds))) return failure('named_plan_not_found');
   let settlerId: string | null = null;
   if (input.settlerUid !== undefined) {
     const settler = await ctx.transfers.resolveRecipient(input.callerId, input.settlerUid, undefined);
-    if (!settler.ok || !settler.recipient.profile) return failure('profile_not_found', 'settler_uid names no profile');
+    if (!settler.ok || !settler.recipient.profile) return failure('named_profile_not_found', 'settler_uid names no profile');
     settlerId = settler.recipient.profile.id;
   }
   const trade = row.details.trade as { expect_amounts: TradeEntry[] };
