@@ -17,7 +17,7 @@ export const authnErrors = errorTable<AuthnError>({
   unknown_app: { status: 400, error: 'invalid', description: 'The client_id is not a known app.' },
   captcha_required: { status: 400, description: 'Excessive guessing was detected; solve the captcha and resubmit with g-recaptcha-response.' },
   incorrect_code: { status: 400, error: 'invalid', description: 'The code is not correct.' },
-  incorrect_password: { status: 400, error: 'invalid', description: 'The login or the password is not correct.' },
+  password_not_matched: { status: 400, error: 'invalid', description: 'The login or the password is not correct.' },
   attempt_gone: { status: 410, error: 'unavailable', description: 'The authentication attempt has expired or is unavailable; start again.' },
   secret_mismatch: { status: 401, error: 'invalid_token', description: 'The attempt secret is not correct.', fields: { token_error: 'token_incorrect' } },
   not_ready: { status: 400, error: 'invalid', description: 'Multi-factor authentication is not complete.' },

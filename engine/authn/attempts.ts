@@ -81,7 +81,7 @@ export function wrongAnswer(unit: Unit, id: string, next: AttemptSnapshot, kind:
     unit.cancelTimer(authnAttempt, id, 'expire');
     return failure('attempt_gone', undefined, `Too many incorrect ${kind}s; start again.`);
   }
-  return kind === 'code' ? failure('incorrect_code', { code: 'The code is not correct.' }) : failure('incorrect_password', { password: 'The password is not correct.' });
+  return kind === 'code' ? failure('incorrect_code', { code: 'The code is not correct.' }) : failure('password_not_matched', { password: 'The password is not correct.' });
 }
 
 export function resultOf(ctx: AuthnContext, id: string, context: AttemptContext, extras: { secret?: string; revealed?: (string | null)[]; token?: AccessTokenInfo; profile?: Record<string, unknown> } = {}): AuthnResult {

@@ -4,7 +4,7 @@ export type AuthnError =
   | 'unknown_app'
   | 'captcha_required'
   | 'incorrect_code'
-  | 'incorrect_password'
+  | 'password_not_matched'
   | 'attempt_gone'
   | 'secret_mismatch'
   | 'not_ready'

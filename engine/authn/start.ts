@@ -113,7 +113,7 @@ async function startSignin(ctx: AuthnContext, unit: Unit<AuthnFailure>, { input,
   const authenticated = { [login.uid]: { original: login.original, country: login.country, type: login.type, strong: true, usedPassword: true, byCode: false } };
   if (!ok || !profile) {
     await store.countGuardFailure(unit.tx, guardKey, unit.now, new Date(unit.now.getTime() - authnLoginGuardWindowMs));
-    if (!guarded) return failure('incorrect_password', { password: 'The login or the password is not correct.' });
+    if (!guarded) return failure('password_not_matched', { password: 'The login or the password is not correct.' });
     return opening({ withheld: 'wrong', authenticated });
   }
   // The guard clears when the sign-in completes (completeIfSignedIn), not on the password alone.

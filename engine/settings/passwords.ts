@@ -23,7 +23,7 @@ async function checkPassword(ctx: SettingsContext, profileId: string, password: 
     const profile = await ctx.profiles.get(tx, profileId);
     if (!profile || matchedHash === null || profile.passwordHash !== matchedHash) {
       await authnStore.countGuardFailure(tx, key, now, new Date(now.getTime() - authnLoginGuardWindowMs));
-      return failure('incorrect_password', { current_password: 'The password is not correct.' });
+      return failure('password_not_matched', { current_password: 'The password is not correct.' });
     }
     await authnStore.clearGuard(tx, key);
     return null;
