@@ -6,10 +6,10 @@
 // history, a repeated trace number issues nothing, and the ledger audit balances after each.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { runCliCaptured } from './support/cli.ts';
+import { runOperatorCli } from './support/cli.ts';
 import { addBusiness, addIndividual, createApp, type TestApp } from './foundation-helpers.ts';
 import { ledgerWorld, person, usd, type LedgerWorld, type Person } from './ledger-api-support.ts';
-import { startTestServer, testOperatorKey, type TestServer } from './support/http.ts';
+import { startTestServer, type TestServer } from './support/http.ts';
 
 let server: TestServer;
 let world: LedgerWorld;
@@ -138,13 +138,13 @@ test('deposit refusals: unknown account 404, bad amount, currency and trace 400;
 test('the CLI deposits through the admin API', async () => {
   const { account_number: account } = (await getAch({ routing_number: routing, issuer_uid: `service:${world.issuerId}`, recipient_uid: `service:${pat.id}`, 'appdata.cli': 'yes' })).body;
   const before = await usd(server, pat.id);
-  const run = await runCliCaptured(server.baseUrl, ['--operator-key', testOperatorKey, 'fundproxy', 'deposit', account, '3.00', '--trace', 'CLI-1']);
+  const run = await runOperatorCli(server.baseUrl, ['fundproxy', 'deposit', account, '3.00', '--trace', 'CLI-1']);
   assert.is(run.code, 0, run.stdout + run.stderr);
   assert.match(run.stdout, /^transfer \d{16}/);
-  const again = await runCliCaptured(server.baseUrl, ['--operator-key', testOperatorKey, 'fundproxy', 'deposit', account, '3.00', '--trace', 'CLI-1']);
+  const again = await runOperatorCli(server.baseUrl, ['fundproxy', 'deposit', account, '3.00', '--trace', 'CLI-1']);
   assert.match(again.stdout, 'repeated trace number');
   assert.is(await usd(server, pat.id), (Number(before) + 3).toFixed(2));
-  const missing = await runCliCaptured(server.baseUrl, ['--operator-key', testOperatorKey, 'fundproxy', 'deposit', '999999999999', '3.00']);
+  const missing = await runOperatorCli(server.baseUrl, ['fundproxy', 'deposit', '999999999999', '3.00']);
   assert.is(missing.code, 1);
   assert.match(missing.stdout + missing.stderr, /no funding proxy/i);
   await audit();
