@@ -8,8 +8,9 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { runOperatorCli } from './support/cli.ts';
 import { addBusiness, addIndividual, createApp, type TestApp } from './foundation-helpers.ts';
-import { ledgerWorld, person, usd, type LedgerWorld, type Person } from './ledger-api-support.ts';
-import { startTestServer, type TestServer } from './support/http.ts';
+import { person, usd, type LedgerWorld, type Person } from './ledger-api-support.ts';
+import type { TestServer } from './support/http.ts';
+import { startLedgerServer } from './support/ledger-server.ts';
 
 let server: TestServer;
 let world: LedgerWorld;
@@ -20,8 +21,7 @@ const routing = '021000021';
 const operator = { auth: { operator: true as const } };
 
 test.before(async () => {
-  server = await startTestServer();
-  world = await ledgerWorld(server);
+  ({ server, world } = await startLedgerServer());
   funder = await createApp(server, { permissions: ['get_fund_proxy'], name: 'Funder' });
   pat = await person(server, world, { permissions: ['view_wallet', 'view_history'] });
   distributorId = await addBusiness(server, world.app, await addIndividual(server, world.app), 'Distributor');

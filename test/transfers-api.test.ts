@@ -2,8 +2,9 @@
 // initiator, history ordering/paging/appdata filters (128 chars), and history_sync cursors.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startTestServer, type TestServer, assertRefused } from './support/http.ts';
-import { issue, ledgerWorld, person, shop, type LedgerWorld, type Person } from './ledger-api-support.ts';
+import { type TestServer, assertRefused } from './support/http.ts';
+import { startLedgerServer } from './support/ledger-server.ts';
+import { issue, person, shop, type LedgerWorld, type Person } from './ledger-api-support.ts';
 
 let server: TestServer;
 let world: LedgerWorld;
@@ -12,8 +13,7 @@ let bob: Person;
 const sentIds: string[] = [];
 
 test.before(async () => {
-  server = await startTestServer();
-  world = await ledgerWorld(server);
+  ({ server, world } = await startLedgerServer());
   alice = await person(server, world);
   bob = await person(server, world);
   await issue(server, alice.id, '100.00');
