@@ -6,8 +6,8 @@ import * as assert from 'uvu/assert';
 import { defaultPermissions } from '../engine/tokens/service.ts';
 import { must, revealedCode, signUp, type SignedUp } from './authn-support.ts';
 import { addBusiness, createApp, type TestApp } from './foundation-helpers.ts';
-import { runCliCaptured } from './support/cli.ts';
-import { startTestServer, testOperatorKey, type TestServer, assertRefused } from './support/http.ts';
+import { runOperatorCli } from './support/cli.ts';
+import { startTestServer, type TestServer, assertRefused } from './support/http.ts';
 
 let server: TestServer;
 let designApp: { clientId: string; clientSecret: string };
@@ -118,7 +118,7 @@ test('OAuth authorize: scope grants what is requested and allowed; select keeps 
 });
 
 test('CLI: app create --user-permissions, shown by app show', async () => {
-  const cli = (...args: string[]) => runCliCaptured(server.baseUrl, ['--operator-key', testOperatorKey, ...args]);
+  const cli = (...args: string[]) => runOperatorCli(server.baseUrl, args);
   const created = await cli('app', 'create', '--name', 'CLI studio', '--user-permissions', 'create_design, edit_design,view_design', '--json');
   assert.is(created.code, 0, created.stderr);
   const app = JSON.parse(created.stdout);

@@ -6,9 +6,10 @@ import sharp from 'sharp';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { userToken, type TestApp } from './foundation-helpers.ts';
-import { issue, ledgerWorld, usd, type LedgerWorld } from './ledger-api-support.ts';
+import { issue, usd, type LedgerWorld } from './ledger-api-support.ts';
 import { ledgerFingerprint } from './ledger-support.ts';
-import { startTestServer, type TestServer, assertRefused } from './support/http.ts';
+import { type TestServer, assertRefused } from './support/http.ts';
+import { startLedgerServer } from './support/ledger-server.ts';
 import { brandPermissions, brandWorld, type Actor, type Auth } from './support/brand-world.ts';
 
 let server: TestServer;
@@ -29,8 +30,7 @@ let designId: string;
 let giftPlan: string;
 
 test.before(async () => {
-  server = await startTestServer();
-  world = await ledgerWorld(server);
+  ({ server, world } = await startLedgerServer());
   app = world.app;
   cafe = await business('Cafe', ['design_gl']);
   grocery = await business('Grocer');

@@ -1,17 +1,17 @@
 // Proves that real clients of the service work unchanged: their exact request shapes (nulls for unused fields, a doubled slash, form and JSON, the attempt-secret and Bearer header forms) replayed as raw HTTP, with every field they read asserted.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startTestServer, type TestServer } from './support/http.ts';
+import type { TestServer } from './support/http.ts';
+import { startLedgerServer } from './support/ledger-server.ts';
 import { createAuthnApp, must, revealedCode, type AuthnApp } from './authn-support.ts';
-import { issue, ledgerWorld, person, type LedgerWorld } from './ledger-api-support.ts';
+import { issue, person, type LedgerWorld } from './ledger-api-support.ts';
 
 let server: TestServer;
 let world: LedgerWorld;
 let walletApp: AuthnApp;
 
 test.before(async () => {
-  server = await startTestServer();
-  world = await ledgerWorld(server);
+  ({ server, world } = await startLedgerServer());
   walletApp = await createAuthnApp(server, { name: 'Gift card wallet backend' });
 });
 test.after(async () => server.close());

@@ -5,8 +5,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { designPermissions } from '../engine/designs/service.ts';
 import { addBusiness, addIndividual, createApp, userToken } from './foundation-helpers.ts';
-import { runCliCaptured } from './support/cli.ts';
-import { startTestServer, testOperatorKey, type TestServer } from './support/http.ts';
+import { runCliCaptured, runOperatorCli } from './support/cli.ts';
+import { startTestServer, type TestServer } from './support/http.ts';
 
 let server: TestServer;
 
@@ -15,10 +15,7 @@ test.before(async () => {
 });
 test.after(async () => server.close());
 
-async function cli(...args: string[]): Promise<{ code: number; out: string; stdout: string }> {
-  const run = await runCliCaptured(server.baseUrl, ['--operator-key', testOperatorKey, ...args]);
-  return { code: run.code, out: run.stdout + run.stderr, stdout: run.stdout };
-}
+const cli = (...args: string[]) => runOperatorCli(server.baseUrl, args);
 
 test('design list, design show and agreement list, readable and --json', async () => {
   const app = await createApp(server);

@@ -6,10 +6,11 @@
 // history, a repeated trace number issues nothing, and the ledger audit balances after each.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { runCliCaptured } from './support/cli.ts';
+import { runOperatorCli } from './support/cli.ts';
 import { addBusiness, addIndividual, createApp, type TestApp } from './foundation-helpers.ts';
-import { ledgerWorld, person, usd, type LedgerWorld, type Person } from './ledger-api-support.ts';
-import { startTestServer, testOperatorKey, type TestServer } from './support/http.ts';
+import { person, usd, type LedgerWorld, type Person } from './ledger-api-support.ts';
+import type { TestServer } from './support/http.ts';
+import { startLedgerServer } from './support/ledger-server.ts';
 
 let server: TestServer;
 let world: LedgerWorld;
@@ -20,8 +21,7 @@ const routing = '021000021';
 const operator = { auth: { operator: true as const } };
 
 test.before(async () => {
-  server = await startTestServer();
-  world = await ledgerWorld(server);
+  ({ server, world } = await startLedgerServer());
   funder = await createApp(server, { permissions: ['get_fund_proxy'], name: 'Funder' });
   pat = await person(server, world, { permissions: ['view_wallet', 'view_history'] });
   distributorId = await addBusiness(server, world.app, await addIndividual(server, world.app), 'Distributor');
@@ -138,13 +138,13 @@ test('deposit refusals: unknown account 404, bad amount, currency and trace 400;
 test('the CLI deposits through the admin API', async () => {
   const { account_number: account } = (await getAch({ routing_number: routing, issuer_uid: `service:${world.issuerId}`, recipient_uid: `service:${pat.id}`, 'appdata.cli': 'yes' })).body;
   const before = await usd(server, pat.id);
-  const run = await runCliCaptured(server.baseUrl, ['--operator-key', testOperatorKey, 'fundproxy', 'deposit', account, '3.00', '--trace', 'CLI-1']);
+  const run = await runOperatorCli(server.baseUrl, ['fundproxy', 'deposit', account, '3.00', '--trace', 'CLI-1']);
   assert.is(run.code, 0, run.stdout + run.stderr);
   assert.match(run.stdout, /^transfer \d{16}/);
-  const again = await runCliCaptured(server.baseUrl, ['--operator-key', testOperatorKey, 'fundproxy', 'deposit', account, '3.00', '--trace', 'CLI-1']);
+  const again = await runOperatorCli(server.baseUrl, ['fundproxy', 'deposit', account, '3.00', '--trace', 'CLI-1']);
   assert.match(again.stdout, 'repeated trace number');
   assert.is(await usd(server, pat.id), (Number(before) + 3).toFixed(2));
-  const missing = await runCliCaptured(server.baseUrl, ['--operator-key', testOperatorKey, 'fundproxy', 'deposit', '999999999999', '3.00']);
+  const missing = await runOperatorCli(server.baseUrl, ['fundproxy', 'deposit', '999999999999', '3.00']);
   assert.is(missing.code, 1);
   assert.match(missing.stdout + missing.stderr, /no funding proxy/i);
   await audit();

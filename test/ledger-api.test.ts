@@ -2,16 +2,16 @@
 // payment code, the admin issue and audit calls, and that rejected input changes nothing.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startTestServer, type TestServer, assertRefused } from './support/http.ts';
-import { issue, ledgerWorld, person, shop, usd, type LedgerWorld } from './ledger-api-support.ts';
+import { type TestServer, assertRefused } from './support/http.ts';
+import { startLedgerServer } from './support/ledger-server.ts';
+import { issue, person, shop, usd, type LedgerWorld } from './ledger-api-support.ts';
 import { assertAudit, ledgerFingerprint } from './ledger-support.ts';
 
 let server: TestServer;
 let world: LedgerWorld;
 
 test.before(async () => {
-  server = await startTestServer();
-  world = await ledgerWorld(server);
+  ({ server, world } = await startLedgerServer());
 });
 test.after(async () => server.close());
 

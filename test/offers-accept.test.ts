@@ -10,9 +10,10 @@ import { designPermissions } from '../engine/designs/service.ts';
 import type { OutgoingMessage } from '../engine/messages/service.ts';
 import { signupAcceptPermissions } from '../engine/offers/service.ts';
 import { countRows, userToken, type TestApp } from './foundation-helpers.ts';
-import { issue, ledgerWorld, usd, type LedgerWorld } from './ledger-api-support.ts';
+import { issue, usd, type LedgerWorld } from './ledger-api-support.ts';
 import { ledgerFingerprint } from './ledger-support.ts';
-import { startTestServer, type TestServer, assertRefused } from './support/http.ts';
+import { type TestServer, assertRefused } from './support/http.ts';
+import { startLedgerServer } from './support/ledger-server.ts';
 import { brandWorld, type Actor, type Auth } from './support/brand-world.ts';
 
 let server: TestServer;
@@ -48,8 +49,7 @@ let designId: string;
 let planId: string;
 
 test.before(async () => {
-  server = await startTestServer();
-  world = await ledgerWorld(server);
+  ({ server, world } = await startLedgerServer());
   app = world.app;
   server.engine.services.messages.setTransport('email', async (message) => {
     emails.push(message);

@@ -2,8 +2,8 @@
 // offer for a business with several options, lists, shows and closes it; bad input exits 1.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { runCliCaptured } from './support/cli.ts';
-import { startTestServer, testOperatorKey, type TestServer } from './support/http.ts';
+import { runOperatorCli } from './support/cli.ts';
+import { startTestServer, type TestServer } from './support/http.ts';
 import { addBusiness, addIndividual, createApp } from './foundation-helpers.ts';
 
 let server: TestServer;
@@ -13,10 +13,7 @@ test.before(async () => {
 });
 test.after(async () => server.close());
 
-async function cli(...args: string[]): Promise<{ code: number; out: string }> {
-  const run = await runCliCaptured(server.baseUrl, ['--operator-key', testOperatorKey, ...args]);
-  return { code: run.code, out: run.stdout + run.stderr };
-}
+const cli = (...args: string[]) => runOperatorCli(server.baseUrl, args);
 
 test('create, list, show and close an offer through the CLI', async () => {
   const app = await createApp(server);

@@ -5,8 +5,9 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { PayoutOutcome, PayoutRequest } from '../engine/payouts/connector.ts';
 import { exchange } from '../engine/payouts/service.ts';
-import { startTestServer, type TestServer, assertRefused } from './support/http.ts';
-import { issue, ledgerWorld, person, usd, type LedgerWorld, type Person } from './ledger-api-support.ts';
+import { type TestServer, assertRefused } from './support/http.ts';
+import { startLedgerServer } from './support/ledger-server.ts';
+import { issue, person, usd, type LedgerWorld, type Person } from './ledger-api-support.ts';
 import { assertAudit } from './ledger-support.ts';
 
 let server: TestServer;
@@ -18,8 +19,7 @@ let nextOutcome: PayoutOutcome = { ok: true, result: { trace: 'T1' } };
 const operator = { auth: { operator: true as const } };
 
 test.before(async () => {
-  server = await startTestServer();
-  world = await ledgerWorld(server);
+  ({ server, world } = await startLedgerServer());
   server.engine.services.ledger.payouts.setConnector({
     async send(request) {
       requests.push(request);

@@ -10,8 +10,8 @@ import * as assert from 'uvu/assert';
 import { userToken, type TestApp } from './foundation-helpers.ts';
 import { issue, ledgerWorld, usd } from './ledger-api-support.ts';
 import { ledgerFingerprint } from './ledger-support.ts';
-import { runCliCaptured } from './support/cli.ts';
-import { startTestServer, testOperatorKey, type TestServer } from './support/http.ts';
+import { runOperatorCli } from './support/cli.ts';
+import { startTestServer, type TestServer } from './support/http.ts';
 import { brandPermissions, brandWorld, type Actor, type Auth } from './support/brand-world.ts';
 
 let server: TestServer;
@@ -235,7 +235,7 @@ test('unfunded loyalty cash: the pull settles pending; a settler pays it in a ba
   assert.is(settled.status, 200, settled.text);
   assert.is(settled.body.settled, 1);
   await assertAudit('first batch');
-  const run = await runCliCaptured(server.baseUrl, ['--operator-key', testOperatorKey, 'settle', designId]);
+  const run = await runOperatorCli(server.baseUrl, ['settle', designId]);
   assert.is(run.code, 0, run.stderr);
   assert.match(run.stdout, /still pending: 0/);
   assert.is(await usd(server, settler.id), '80.00');

@@ -1,8 +1,8 @@
 // Proves business locations end to end: the operator sets and clears them (admin API and CLI), the public Profile shows them, search sorts closest businesses first, and bad input, individuals and half-set rows are refused.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { runCliCaptured, type CliRun } from './support/cli.ts';
-import { startTestServer, testOperatorKey, type TestServer, assertRefused } from './support/http.ts';
+import { runOperatorCli, type CliRun } from './support/cli.ts';
+import { startTestServer, type TestServer, assertRefused } from './support/http.ts';
 import { addBusiness, addIndividual, createApp, userToken, type TestApp } from './foundation-helpers.ts';
 
 let server: TestServer;
@@ -128,7 +128,7 @@ test('the table refuses a half-set location, one out of range, and any on an ind
 
 /** Runs the CLI in-process against the test server, capturing what it prints. */
 async function cli(...args: string[]): Promise<CliRun> {
-  return runCliCaptured(server.baseUrl, ['--operator-key', testOperatorKey, ...args]);
+  return runOperatorCli(server.baseUrl, args);
 }
 
 test('cashloop profile locate sets, shows and clears a location; refuses half input and individuals', async () => {

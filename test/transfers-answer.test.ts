@@ -4,8 +4,9 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { transferAndProfile } from '../api/routes/ledger.ts';
 import type { TokenPrincipal } from '../api/http/principals.ts';
-import { startTestServer, type TestServer } from './support/http.ts';
-import { issue, ledgerWorld, person, shop, type LedgerWorld, type Person } from './ledger-api-support.ts';
+import type { TestServer } from './support/http.ts';
+import { startLedgerServer } from './support/ledger-server.ts';
+import { issue, person, shop, type LedgerWorld, type Person } from './ledger-api-support.ts';
 
 let server: TestServer;
 let world: LedgerWorld;
@@ -13,8 +14,7 @@ let alice: Person;
 let bob: Person;
 
 test.before(async () => {
-  server = await startTestServer();
-  world = await ledgerWorld(server);
+  ({ server, world } = await startLedgerServer());
   alice = await person(server, world);
   bob = await person(server, world);
   await issue(server, alice.id, '100.00');

@@ -1,17 +1,17 @@
 // Proves trades (POST /wallet/trade, POST /t/<id>/accept-trade): the exchange completes atomically with numbered movements, a retraction or the accept deadline returns the escrow, and every refusal (funds, permission, plan, closed-loop token) changes nothing.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startTestServer, type TestServer } from './support/http.ts';
+import type { TestServer } from './support/http.ts';
+import { startLedgerServer } from './support/ledger-server.ts';
 import { createApp, userToken } from './foundation-helpers.ts';
-import { issue, ledgerWorld, person, type LedgerWorld, type Person } from './ledger-api-support.ts';
+import { issue, person, type LedgerWorld, type Person } from './ledger-api-support.ts';
 import { ledgerFingerprint } from './ledger-support.ts';
 
 let server: TestServer;
 let world: LedgerWorld;
 
 test.before(async () => {
-  server = await startTestServer();
-  world = await ledgerWorld(server);
+  ({ server, world } = await startLedgerServer());
 });
 test.after(async () => server.close());
 

@@ -2,17 +2,17 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import * as ledgerStore from '../engine/ledger/store.ts';
-import { startTestServer, type TestServer } from './support/http.ts';
+import type { TestServer } from './support/http.ts';
+import { startLedgerServer } from './support/ledger-server.ts';
 import { addIndividual, createApp } from './foundation-helpers.ts';
-import { issue, ledgerWorld, person, usd, type LedgerWorld } from './ledger-api-support.ts';
+import { issue, person, usd, type LedgerWorld } from './ledger-api-support.ts';
 import { ledgerFingerprint } from './ledger-support.ts';
 
 let server: TestServer;
 let world: LedgerWorld;
 
 test.before(async () => {
-  server = await startTestServer();
-  world = await ledgerWorld(server);
+  ({ server, world } = await startLedgerServer());
 });
 test.after(async () => server.close());
 

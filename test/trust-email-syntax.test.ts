@@ -2,15 +2,15 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parseEmail } from '../engine/uids.ts';
-import { startTestServer, type TestServer } from './support/http.ts';
-import { issue, ledgerWorld, person, type LedgerWorld } from './ledger-api-support.ts';
+import type { TestServer } from './support/http.ts';
+import { startLedgerServer } from './support/ledger-server.ts';
+import { issue, person, type LedgerWorld } from './ledger-api-support.ts';
 import { ledgerFingerprint } from './ledger-support.ts';
 
 let server: TestServer;
 let world: LedgerWorld;
 test.before(async () => {
-  server = await startTestServer();
-  world = await ledgerWorld(server);
+  ({ server, world } = await startLedgerServer());
 });
 test.after(async () => server.close());
 

@@ -3,8 +3,9 @@ import fc from 'fast-check';
 import sharp from 'sharp';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startTestServer, testOperatorKey, type TestServer } from './support/http.ts';
-import { issue, ledgerWorld, person, type LedgerWorld, type Person } from './ledger-api-support.ts';
+import { testOperatorKey, type TestServer } from './support/http.ts';
+import { startLedgerServer } from './support/ledger-server.ts';
+import { issue, person, type LedgerWorld, type Person } from './ledger-api-support.ts';
 import { ledgerFingerprint } from './ledger-support.ts';
 import { userToken } from './foundation-helpers.ts';
 import { secretHash } from '../engine/ids.ts';
@@ -20,8 +21,7 @@ const fuzzSeed = 20_261_123;
 const casesPerRouteAndCaller = 5;
 
 test.before(async () => {
-  server = await startTestServer();
-  world = await ledgerWorld(server);
+  ({ server, world } = await startLedgerServer());
   alice = await person(server, world);
   bob = await person(server, world);
   await issue(server, alice.id, '25.00');

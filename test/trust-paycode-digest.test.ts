@@ -1,14 +1,14 @@
 // Proves hole 7 of issue 8 is closed: a payment code is never stored in clear (a keyed digest finds it, unique among live codes; a sealed copy serves the sender's view), while the interface's behaviour stays: the sender sees the code on the TransferDetail, the recipient never does, and receive and change_paycode_expiration take it (with spaces or dashes).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startTestServer, type TestServer, assertRefused } from './support/http.ts';
-import { issue, ledgerWorld, person, shop, type LedgerWorld } from './ledger-api-support.ts';
+import { type TestServer, assertRefused } from './support/http.ts';
+import { startLedgerServer } from './support/ledger-server.ts';
+import { issue, person, shop, type LedgerWorld } from './ledger-api-support.ts';
 
 let server: TestServer;
 let world: LedgerWorld;
 test.before(async () => {
-  server = await startTestServer();
-  world = await ledgerWorld(server);
+  ({ server, world } = await startLedgerServer());
 });
 test.after(async () => server.close());
 

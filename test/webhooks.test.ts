@@ -8,9 +8,9 @@ import type { AddressInfo } from 'node:net';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { verify } from '../engine/webhooks/signing.ts';
-import { runCliCaptured } from './support/cli.ts';
+import { runOperatorCli } from './support/cli.ts';
 import { issue, ledgerWorld, person, shop, type LedgerWorld, type Person } from './ledger-api-support.ts';
-import { startTestServer, testOperatorKey, type TestServer, assertRefused } from './support/http.ts';
+import { startTestServer, type TestServer, assertRefused } from './support/http.ts';
 
 interface Received {
   path: string;
@@ -248,10 +248,7 @@ test('operator routes: add by UID, list, show, limit per profile', async () => {
 });
 
 test('the CLI adds, lists, shows, rotates and removes a webhook and shows its deliveries', async () => {
-  const cli = async (...args: string[]) => {
-    const run = await runCliCaptured(server.baseUrl, ['--operator-key', testOperatorKey, ...args]);
-    return { code: run.code, out: run.stdout + run.stderr };
-  };
+  const cli = (...args: string[]) => runOperatorCli(server.baseUrl, args);
   const ida = await person(server, world);
   const added = await cli('--json', 'webhook', 'add', '--uid', `service:${ida.id}`, `${receiver.url}/ida`, '--states', 'completed', '--types', 'profile_to_profile');
   assert.is(added.code, 0, added.out);

@@ -6,6 +6,7 @@ import { amountField, boundedString } from '../http/fields.ts';
 import { billDeclaredBankCharsMax } from '../../engine/limits.ts';
 import { defineRoute, type RouteDefinition } from '../http/route.ts';
 import { raise } from './ledger-errors.ts';
+import { transferDetailFor } from './transfers.ts';
 
 const confirmInput = z
   .object({
@@ -31,9 +32,7 @@ export const billRoutes: RouteDefinition[] = [
         callerId: token!.profileId, transferId: params.transferId, declaredBank: input.declared_bank, declaredAmount: input.declared_amount, declaredDate: input.declared_date,
       });
       if (!result.ok) raise(result);
-      const detail = await engine.services.ledger.queries.detail(token!.profileId, result.transferId);
-      if (!detail.ok) raise(detail);
-      return { transfer: detail.transfer };
+      return transferDetailFor({ engine, token }, result.transferId);
     },
   }),
 

@@ -3,16 +3,11 @@
 // PNG, JPEG or GIF files; engine/designs/images.ts checks and renders them.
 import type { Request } from 'express';
 import { z } from 'zod';
-import type { DesignFailure } from '../../engine/designs/errors.ts';
 import { iconStyles, type IconStyle } from '../../engine/designs/images.ts';
 import { edgeErrors, httpError } from '../http/errors.ts';
 import { defineRoute, RawResponse, type RouteDefinition } from '../http/route.ts';
-import { designErrors } from './designs.ts';
+import { raise } from './designs.ts';
 import { designImageCacheSeconds } from '../../engine/limits.ts';
-
-function raise(failure: DesignFailure): never {
-  throw httpError(designErrors, failure.error, { invalid: failure.invalid, description: failure.description });
-}
 
 function uploadOf(request: Request) {
   const bytes = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);

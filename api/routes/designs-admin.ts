@@ -2,12 +2,17 @@
 // full (plans and agreements included), and a design's agreements. The CLI's `cashloop design`
 // and `cashloop agreement` commands are its clients.
 import { z } from 'zod';
+import type { EdgeEngine } from '../../engine/engine.ts';
 import { httpError } from '../http/errors.ts';
 import { defineRoute, type RouteDefinition } from '../http/route.ts';
 import { designErrors } from './designs.ts';
 
-/** The operator sees every design, so a missing one is just missing. */
-const noSuchDesign = { description: 'No such design.' };
+/** One design in full, or a 404: the operator sees every design, so a missing one is just missing. */
+async function designOf(engine: EdgeEngine, designId: string) {
+  const design = await engine.services.designs.adminShow(designId);
+  if (!design) throw httpError(designErrors, 'design_not_found', { description: 'No such design.' });
+  return design;
+}
 
 const empty = z.object({}).strict();
 const designAnswer = z.looseObject({ id: z.string(), title: z.string(), currency: z.string(), type: z.string(), issuer_id: z.string(), published: z.boolean() });
@@ -36,9 +41,7 @@ export const designAdminRoutes: RouteDefinition[] = [
     input: empty,
     response: designAnswer,
     async handler({ engine, params }) {
-      const design = await engine.services.designs.adminShow(params.designId);
-      if (!design) throw httpError(designErrors, 'design_not_found', noSuchDesign);
-      return design;
+      return designOf(engine, params.designId);
     },
   }),
 
@@ -51,8 +54,7 @@ export const designAdminRoutes: RouteDefinition[] = [
     input: empty,
     response: z.object({ design_id: z.string(), agreements: z.array(agreementAnswer) }),
     async handler({ engine, params }) {
-      const design = await engine.services.designs.adminShow(params.designId);
-      if (!design) throw httpError(designErrors, 'design_not_found', noSuchDesign);
+      const design = await designOf(engine, params.designId);
       return { design_id: params.designId, agreements: (design.agreements as unknown[] | undefined) ?? [] };
     },
   }),

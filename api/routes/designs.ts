@@ -17,6 +17,7 @@ import { edgeErrors } from '../http/errors.ts';
 import { defineRoute, type RouteDefinition } from '../http/route.ts';
 import type { Failure } from '../../engine/ledger/errors.ts';
 import { raise as raiseLedger } from './ledger-errors.ts';
+import { transferDetailFor } from './transfers.ts';
 
 export const designErrors = errorTable<DesignError>({
   invalid: edgeErrors.invalid,
@@ -30,7 +31,8 @@ export const designErrors = errorTable<DesignError>({
   member_not_found: { status: 400, error: 'invalid', description: 'The uid names no profile.' },
 });
 
-function raise(failure: DesignFailure): never {
+/** Throws the mapped HTTP error of a design refusal. */
+export function raise(failure: DesignFailure): never {
   throw httpError(designErrors, failure.error, { invalid: failure.invalid, description: failure.description });
 }
 
@@ -141,6 +143,11 @@ const billInput = z
   })
   .strict();
 
+/** Design sends and bills leave appdata's size to the edge (the other send paths check it in the engine). */
+function assertAppdataFits(appdata: Record<string, string>): void {
+  if (appdataChars(appdata) > appdataCharsMax) throw httpError(edgeErrors, 'invalid', { invalid: { appdata: `must total at most ${appdataCharsMax} characters` } });
+}
+
 function raiseEither(failure: Failure | DesignFailure): never {
   if (failure.error in designErrors) raise(failure as DesignFailure);
   raiseLedger(failure as Failure);
@@ -157,15 +164,13 @@ export const designRoutes: RouteDefinition[] = [
     appdata: true,
     response: z.looseObject({ transfer: z.looseObject({ id: z.string() }) }),
     async handler({ engine, token, params, input, appdata }) {
-      if (appdataChars(appdata) > appdataCharsMax) throw httpError(edgeErrors, 'invalid', { invalid: { appdata: `must total at most ${appdataCharsMax} characters` } });
+      assertAppdataFits(appdata);
       const result = await engine.services.bills.create({
         callerId: token!.profileId, designId: designIdOf(params), amount: input.amount, planId: input.distribution_plan_id, senderUid: input.sender_uid,
         profileCreationData: input.profile_creation_data, message: input.message, private: input.private ?? true, appdata, dedupId: input.dedup_id,
       });
       if (!result.ok) raiseEither(result);
-      const detail = await engine.services.ledger.queries.detail(token!.profileId, result.transferId);
-      if (!detail.ok) raiseLedger(detail);
-      return { transfer: detail.transfer };
+      return transferDetailFor({ engine, token }, result.transferId);
     },
   }),
 
@@ -179,7 +184,7 @@ export const designRoutes: RouteDefinition[] = [
     appdata: true,
     response: z.looseObject({ transfer: z.looseObject({ id: z.string() }) }),
     async handler({ engine, token, params, input, appdata }) {
-      if (appdataChars(appdata) > appdataCharsMax) throw httpError(edgeErrors, 'invalid', { invalid: { appdata: `must total at most ${appdataCharsMax} characters` } });
+      assertAppdataFits(appdata);
       const result = await engine.services.circulation.send({
         callerId: token!.profileId, designId: designIdOf(params), recipientUid: input.recipient_uid, planId: input.distribution_plan_id, amount: input.amount,
         senderUid: input.sender_uid, message: input.message, private: input.private ?? true, requireRecipientEmail: input.require_recipient_email ?? false,
@@ -187,9 +192,7 @@ export const designRoutes: RouteDefinition[] = [
         posDevice: posDeviceOf(token!),
       });
       if (!result.ok) raiseEither(result);
-      const detail = await engine.services.ledger.queries.detail(token!.profileId, result.transferId);
-      if (!detail.ok) raiseLedger(detail);
-      return { transfer: detail.transfer };
+      return transferDetailFor({ engine, token }, result.transferId);
     },
   }),
 

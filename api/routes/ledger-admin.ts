@@ -9,7 +9,7 @@ import { edgeErrors, httpError } from '../http/errors.ts';
 import { amountField, boundedString, currencyField } from '../http/fields.ts';
 import { defineRoute, type RouteDefinition } from '../http/route.ts';
 import { raise } from './ledger-errors.ts';
-import { recipientAccountField } from './payouts.ts';
+import { accountOf, recipientAccountField } from './payouts.ts';
 
 const empty = z.object({}).strict();
 const uidField = boundedString(loginCharsMax, 1);
@@ -118,10 +118,7 @@ export const ledgerAdminRoutes: RouteDefinition[] = [
     response: z.strictObject({ account_id: z.string(), profile_id: z.string() }),
     async handler({ engine, input }) {
       const profileId = await profileIdOf(engine, input.uid, 'uid');
-      const result = await engine.services.ledger.payouts.addAccount(profileId, {
-        rdfiName: input.rdfi_name ?? `Bank ${input.routing_number}`, routingNumber: input.routing_number, accountNumber: input.account_number,
-        achType: input.ach_type ?? 'checking', currency: input.currency ?? 'USD', alias: input.alias ?? '', holderName: input.holder_name ?? '',
-      });
+      const result = await engine.services.ledger.payouts.addAccount(profileId, accountOf(input, { defaultCurrency: 'USD', alias: input.alias ?? '', holderName: input.holder_name ?? '' }));
       if (!result.ok) raise(result);
       return { account_id: result.accountId, profile_id: profileId };
     },

@@ -3,7 +3,7 @@
 // /o/<id>/signup_accept); the confirmation link of an accept; the operator's admin calls.
 import { z } from 'zod';
 import type { OfferError, OfferFailure, TransferFailed } from '../../engine/offers/errors.ts';
-import { paymentTypes, type OfferCaller } from '../../engine/offers/service.ts';
+import { paymentTypes, type OfferCaller, type OfferResult } from '../../engine/offers/service.ts';
 import {
   businessNameCharsMax, dedupIdCharsMax, designMessageRulesMax, deviceNameCharsMax, offerAcceptEmailCharsMax, offerDescriptionCharsMax,
   offerFindDistanceMetresMax, offerFindIdsMax, offerFindLimitDefault, offerFindLimitMax, offerFindOffsetMax, offerFindTextCharsMax,
@@ -176,6 +176,21 @@ const loopLinksResponse = z.record(z.string(), z.looseObject({ title: z.string()
 const transferResponse = z.looseObject({ id: z.string() });
 const acceptResponse = z.looseObject({ transfer: transferResponse, confirming: z.boolean(), profile: z.looseObject({}).optional() });
 
+const offerInfoResponse = z.object({ offer: offerResponse, loop_links: loopLinksResponse });
+
+/** The offer a create, edit or close answers; a refusal is raised. */
+function offerOf(result: OfferResult<{ offer: Record<string, unknown> }>): Record<string, unknown> {
+  if (!result.ok) raise(result);
+  return result.offer;
+}
+
+/** GET /o/<id>/info and the operator's GET /admin/offers/<id> answer the same. */
+async function offerInfo({ engine, params }: RouteContext<unknown>) {
+  const result = await engine.services.offers.info(params.offerId);
+  if (!result.ok) raise(result);
+  return { offer: result.offer, loop_links: result.loopLinks };
+}
+
 function acceptAnswer(result: { transfer: Record<string, unknown>; confirming: boolean; profile: Record<string, unknown> | null }) {
   return { transfer: result.transfer, confirming: result.confirming, ...(result.profile ? { profile: result.profile } : {}) };
 }
@@ -237,9 +252,7 @@ export const offerRoutes: RouteDefinition[] = [
     input: createInput,
     response: offerResponse,
     async handler(context) {
-      const result = await context.engine.services.offers.create(callerOf(context), context.input);
-      if (!result.ok) raise(result);
-      return result.offer;
+      return offerOf(await context.engine.services.offers.create(callerOf(context), context.input));
     },
   }),
 
@@ -267,12 +280,8 @@ export const offerRoutes: RouteDefinition[] = [
     caller: { kind: 'none' },
     errors: [403, 404, 503],
     input: empty,
-    response: z.object({ offer: offerResponse, loop_links: loopLinksResponse }),
-    async handler({ engine, params }) {
-      const result = await engine.services.offers.info(params.offerId);
-      if (!result.ok) raise(result);
-      return { offer: result.offer, loop_links: result.loopLinks };
-    },
+    response: offerInfoResponse,
+    handler: offerInfo,
   }),
 
   defineRoute({
@@ -285,9 +294,7 @@ export const offerRoutes: RouteDefinition[] = [
     input: editInput,
     response: offerResponse,
     async handler(context) {
-      const result = await context.engine.services.offers.edit(callerOf(context), context.params.offerId, context.input);
-      if (!result.ok) raise(result);
-      return result.offer;
+      return offerOf(await context.engine.services.offers.edit(callerOf(context), context.params.offerId, context.input));
     },
   }),
 
@@ -301,9 +308,7 @@ export const offerRoutes: RouteDefinition[] = [
     input: empty,
     response: offerResponse,
     async handler(context) {
-      const result = await context.engine.services.offers.close(callerOf(context), context.params.offerId);
-      if (!result.ok) raise(result);
-      return result.offer;
+      return offerOf(await context.engine.services.offers.close(callerOf(context), context.params.offerId));
     },
   }),
 
@@ -374,9 +379,7 @@ export const offerRoutes: RouteDefinition[] = [
     input: adminCreateInput,
     response: offerResponse,
     async handler({ engine, input }) {
-      const result = await engine.services.offers.create('operator', input);
-      if (!result.ok) raise(result);
-      return result.offer;
+      return offerOf(await engine.services.offers.create('operator', input));
     },
   }),
 
@@ -388,12 +391,8 @@ export const offerRoutes: RouteDefinition[] = [
     caller: { kind: 'operator' },
     errors: [403, 404, 503],
     input: empty,
-    response: z.object({ offer: offerResponse, loop_links: loopLinksResponse }),
-    async handler({ engine, params }) {
-      const result = await engine.services.offers.info(params.offerId);
-      if (!result.ok) raise(result);
-      return { offer: result.offer, loop_links: result.loopLinks };
-    },
+    response: offerInfoResponse,
+    handler: offerInfo,
   }),
 
   defineRoute({
@@ -406,9 +405,7 @@ export const offerRoutes: RouteDefinition[] = [
     input: empty,
     response: offerResponse,
     async handler({ engine, params }) {
-      const result = await engine.services.offers.close('operator', params.offerId);
-      if (!result.ok) raise(result);
-      return result.offer;
+      return offerOf(await engine.services.offers.close('operator', params.offerId));
     },
   }),
 ];

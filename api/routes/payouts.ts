@@ -9,6 +9,7 @@ import {
 } from '../../engine/limits.ts';
 import { formatMinor } from '../../engine/money.ts';
 import { amountField, boundedString, currencyField, intField } from '../http/fields.ts';
+import type { TokenPrincipal } from '../http/principals.ts';
 import { defineRoute, type RouteDefinition } from '../http/route.ts';
 import { raise } from './ledger-errors.ts';
 import { transferAndProfile } from './ledger.ts';
@@ -45,15 +46,16 @@ const fxField = z
   })
   .strict();
 
-function accountOf(about: z.output<typeof recipientAboutField>, account: z.output<typeof recipientAccountField>, defaultCurrency: string): AccountInput {
+/** A bank account from its wire fields, with the defaults every call that names one uses. */
+export function accountOf(account: z.output<typeof recipientAccountField>, rest: { defaultCurrency: string; alias: string; holderName: string }): AccountInput {
   return {
     rdfiName: account.rdfi_name ?? `Bank ${account.routing_number}`,
     routingNumber: account.routing_number,
     accountNumber: account.account_number,
     achType: account.ach_type ?? 'checking',
-    currency: account.currency ?? defaultCurrency,
-    alias: '',
-    holderName: about.name,
+    currency: account.currency ?? rest.defaultCurrency,
+    alias: rest.alias,
+    holderName: rest.holderName,
   };
 }
 
@@ -85,6 +87,14 @@ const sendDfiInput = z
   .strict();
 
 const sendFxInput = sendDfiInput.extend({ fx: fxField, hold_seconds: intField(0, holdSecondsMax).optional() }).strict();
+
+/** What send-dfi and send-fx both take: the sender, amount and fee, the account (in `accountCurrency` unless it names one) and appdata. */
+function bankSendOf(token: TokenPrincipal, input: z.output<typeof sendDfiInput>, accountCurrency: string, appdata: Record<string, string>) {
+  return {
+    profileId: token.profileId, personalProfileId: token.personalProfileId, currency: input.currency, amount: input.amount, fee: input.fee,
+    account: accountOf(input.recipient_account, { defaultCurrency: accountCurrency, alias: '', holderName: input.recipient_about.name }), appdata, dedupId: input.dedup_id,
+  };
+}
 
 export const payoutRoutes: RouteDefinition[] = [
   defineRoute({
@@ -140,10 +150,7 @@ export const payoutRoutes: RouteDefinition[] = [
     appdata: true,
     response: transferAndProfileAnswer,
     async handler({ engine, token, input, appdata }) {
-      const result = await engine.services.ledger.payouts.sendDfi({
-        profileId: token!.profileId, personalProfileId: token!.personalProfileId, currency: input.currency, amount: input.amount, fee: input.fee,
-        account: accountOf(input.recipient_about, input.recipient_account, input.currency), appdata, dedupId: input.dedup_id,
-      });
+      const result = await engine.services.ledger.payouts.sendDfi(bankSendOf(token!, input, input.currency, appdata));
       if (!result.ok) raise(result);
       return transferAndProfile(engine, token!, result.transferId);
     },
@@ -160,8 +167,7 @@ export const payoutRoutes: RouteDefinition[] = [
     response: transferAndProfileAnswer,
     async handler({ engine, token, input, appdata }) {
       const result = await engine.services.ledger.payouts.sendFx({
-        profileId: token!.profileId, personalProfileId: token!.personalProfileId, currency: input.currency, amount: input.amount, fee: input.fee,
-        account: accountOf(input.recipient_about, input.recipient_account, input.fx.currency), appdata, dedupId: input.dedup_id,
+        ...bankSendOf(token!, input, input.fx.currency, appdata),
         fx: { currency: input.fx.currency, amount: input.fx.amount, holderUid: input.fx.holder_uid, rate: input.fx.rate, quoteId: input.fx.quote_id },
         holdSeconds: input.hold_seconds ?? 0,
       });

@@ -9,6 +9,7 @@ import { raise } from './pos-errors.ts';
 import type { PaymentInput } from '../../engine/pos/fields.ts';
 
 const uidField = boundedString(loginCharsMax, 1);
+const merchantInput = z.object({ merchant_uid: uidField }).strict();
 export const serialNumbersField = z.string().max(serialNumbersFieldCharsMax, 'has too many serial numbers');
 
 const party = z.looseObject({ title: z.string(), is_individual: z.boolean(), uid_value: z.string() });
@@ -81,7 +82,7 @@ export const pullRoutes: RouteDefinition[] = [
     summary: 'Lets a merchant pull brand cash from this wallet at its terminals (until revoked).',
     tags: ['pull'],
     caller: { kind: 'token', permission: 'send_cash' },
-    input: z.object({ merchant_uid: uidField }).strict(),
+    input: merchantInput,
     response: z.object({ merchant_id: z.string(), consented: z.boolean() }),
     async handler({ engine, token, input }) {
       const result = await engine.services.pos.payments.grantConsent(token!.profileId, input.merchant_uid);
@@ -96,7 +97,7 @@ export const pullRoutes: RouteDefinition[] = [
     summary: 'Withdraws a merchant’s pull consent; its terminals can no longer pull from this wallet.',
     tags: ['pull'],
     caller: { kind: 'token', permission: 'send_cash' },
-    input: z.object({ merchant_uid: uidField }).strict(),
+    input: merchantInput,
     response: z.object({ revoked: z.boolean() }),
     async handler({ engine, token, input }) {
       const result = await engine.services.pos.payments.revokeConsent(token!.profileId, input.merchant_uid);

@@ -5,8 +5,9 @@ import { z } from 'zod';
 import { dedupIdCharsMax, loginCharsMax, tradeAcceptExpireSecondsDefault, tradeAcceptExpireSecondsMax, tradeEntriesMax } from '../../engine/limits.ts';
 import { amountField, boundedString, currencyField, intField } from '../http/fields.ts';
 import { edgeErrors, httpError } from '../http/errors.ts';
-import { defineRoute, type RouteContext, type RouteDefinition } from '../http/route.ts';
+import { defineRoute, type RouteDefinition } from '../http/route.ts';
 import { raise } from './ledger-errors.ts';
+import { transferDetailFor, transferIdOf } from './transfers.ts';
 
 const tradeEntry = z
   .object({
@@ -34,12 +35,6 @@ const acceptTradeInput = z
   })
   .strict();
 
-async function transferAnswer(context: RouteContext<unknown>, transferId: string) {
-  const detail = await context.engine.services.ledger.queries.detail(context.token!.profileId, transferId);
-  if (!detail.ok) raise(detail);
-  return { transfer: detail.transfer };
-}
-
 export const tradeRoutes: RouteDefinition[] = [
   defineRoute({
     method: 'post',
@@ -58,7 +53,7 @@ export const tradeRoutes: RouteDefinition[] = [
         dedupId: input.dedup_id, closedLoopOnly: token!.closedLoopOnly,
       });
       if (!result.ok) raise(result);
-      return transferAnswer(context, result.transferId);
+      return transferDetailFor(context, result.transferId);
     },
   }),
 
@@ -73,13 +68,12 @@ export const tradeRoutes: RouteDefinition[] = [
     async handler(context) {
       const { engine, token, input, params } = context;
       if (!token!.permissions.has('apply_design')) throw httpError(edgeErrors, 'insufficient_scope', { description: 'This call needs the manage_received and apply_design permissions.' });
-      const transferId = params.transferId.replace(/-/g, '');
-      if (!/^[0-9]{4,20}$/.test(transferId)) throw httpError(edgeErrors, 'invalid', { invalid: { transfer_id: 'must be a transfer id' } });
+      const transferId = transferIdOf(params);
       const result = await engine.services.ledger.trades.accept({
         callerId: token!.profileId, transferId, settlerUid: input.settler_uid, distributionPlanIds: input.distribution_plan_ids ?? {}, closedLoopOnly: token!.closedLoopOnly,
       });
       if (!result.ok) raise(result);
-      return transferAnswer(context, transferId);
+      return transferDetailFor(context, transferId);
     },
   }),
 ];

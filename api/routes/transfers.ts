@@ -16,13 +16,14 @@ const empty = z.object({}).strict();
 const transferIdPattern = /^[0-9]{4,20}$/;
 
 /** Transfer ids may arrive hyphenated in groups of four. */
-function transferIdOf(params: Record<string, string>): string {
+export function transferIdOf(params: Record<string, string>): string {
   const id = params.transferId.replace(/-/g, '');
   if (!transferIdPattern.test(id)) throw httpError(edgeErrors, 'invalid', { invalid: { transfer_id: 'must be a transfer id' } });
   return id;
 }
 
-async function detailAnswer(context: RouteContext<unknown>, transferId: string) {
+/** The { transfer: TransferDetail } answer of the calls that change a transfer, as the caller sees it. */
+export async function transferDetailFor(context: Pick<RouteContext<unknown>, 'engine' | 'token'>, transferId: string) {
   const detail = await context.engine.services.ledger.queries.detail(context.token!.profileId, transferId);
   if (!detail.ok) raise(detail);
   return { transfer: detail.transfer };
@@ -108,7 +109,7 @@ export const transferRoutes: RouteDefinition[] = [
     response: transferDetail,
     errors: [403],
     async handler(context) {
-      const answer = await detailAnswer(context, transferIdOf(context.params));
+      const answer = await transferDetailFor(context, transferIdOf(context.params));
       return answer.transfer;
     },
   }),
@@ -127,7 +128,7 @@ export const transferRoutes: RouteDefinition[] = [
       const token = context.token!;
       const result = await context.engine.services.ledger.transfers.retract({ callerId: token.profileId, permissions: token.permissions, transferId, reason: context.input.reason });
       if (!result.ok) raise(result);
-      return detailAnswer(context, transferId);
+      return transferDetailFor(context, transferId);
     },
   }),
 
@@ -143,7 +144,7 @@ export const transferRoutes: RouteDefinition[] = [
       const transferId = transferIdOf(context.params);
       const result = await context.engine.services.ledger.transfers.skip({ callerId: context.token!.profileId, transferId });
       if (!result.ok) raise(result);
-      return detailAnswer(context, transferId);
+      return transferDetailFor(context, transferId);
     },
   }),
 
@@ -161,7 +162,7 @@ export const transferRoutes: RouteDefinition[] = [
         callerId: context.token!.profileId, transferId, paycode: context.input.paycode, expireSeconds: context.input.expire_seconds,
       });
       if (!result.ok) raise(result);
-      return detailAnswer(context, transferId);
+      return transferDetailFor(context, transferId);
     },
   }),
 
@@ -177,7 +178,7 @@ export const transferRoutes: RouteDefinition[] = [
       const transferId = transferIdOf(context.params);
       const result = await context.engine.services.ledger.transfers.accept({ callerId: context.token!.profileId, transferId, closedLoopOnly: context.token!.closedLoopOnly });
       if (!result.ok) raise(result);
-      return detailAnswer(context, transferId);
+      return transferDetailFor(context, transferId);
     },
   }),
 
@@ -211,7 +212,7 @@ export const transferRoutes: RouteDefinition[] = [
       const transferId = transferIdOf(context.params);
       const result = await context.engine.services.ledger.transfers.resend({ callerId: context.token!.profileId, transferId });
       if (!result.ok) raise(result);
-      return detailAnswer(context, transferId);
+      return transferDetailFor(context, transferId);
     },
   }),
 ];

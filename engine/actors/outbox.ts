@@ -5,6 +5,7 @@ import type { Logger } from '../logger.ts';
 import { outboxAttemptsMax, outboxBackoffBaseMs, outboxBatchMax, outboxLeaseMs } from '../limits.ts';
 import type { Metrics } from '../metrics.ts';
 import type { Sql } from '../storage/database.ts';
+import { periodicRun } from './periodic.ts';
 import * as store from './store.ts';
 
 /** Delivers one effect. Throwing means "try again later". */
@@ -55,7 +56,6 @@ export function createOutbox(options: { sql: Sql; clock: Clock; logger: Logger; 
   const policies = new Map<string, RetryPolicy>();
   const defaultPolicy: RetryPolicy = { attemptsMax: outboxAttemptsMax, backoffBaseMs: outboxBackoffBaseMs };
   const inFlight = new Set<Promise<unknown>>();
-  let timer: NodeJS.Timeout | undefined;
 
   async function deliver(row: store.OutboxRow): Promise<void> {
     const handler = handlers.get(row.kind);
@@ -83,6 +83,8 @@ export function createOutbox(options: { sql: Sql; clock: Clock; logger: Logger; 
     return rows.length;
   }
 
+  const loop = periodicRun(() => leaseAndDeliver(), (error) => logger.error('outbox run failed', { error }));
+
   const outbox: Outbox = {
     register(kind, handler, policy) {
       handlers.set(kind, handler);
@@ -101,16 +103,10 @@ export function createOutbox(options: { sql: Sql; clock: Clock; logger: Logger; 
       }
     },
     start(intervalMs) {
-      const tick = async () => {
-        await leaseAndDeliver().catch((error) => logger.error('outbox run failed', { error }));
-        if (timer) timer = setTimeout(tick, intervalMs);
-      };
-      timer = setTimeout(tick, intervalMs);
+      loop.start(intervalMs);
     },
     async stop() {
-      const current = timer;
-      timer = undefined;
-      if (current) clearTimeout(current);
+      loop.stop();
       await Promise.all([...inFlight]);
     },
   };

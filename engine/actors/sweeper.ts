@@ -6,6 +6,7 @@ import { sweeperBatchMax } from '../limits.ts';
 import type { Metrics } from '../metrics.ts';
 import type { Sql } from '../storage/database.ts';
 import type { CommandRunner, Unit } from './command.ts';
+import { periodicRun } from './periodic.ts';
 import * as store from './store.ts';
 
 /** Delivers one timer's event; registered per actor kind by the domain that owns it. */
@@ -21,7 +22,6 @@ export interface Sweeper {
 
 export function createSweeper(options: { sql: Sql; commands: CommandRunner; clock: Clock; logger: Logger; metrics: Metrics }): Sweeper {
   const handlers = new Map<string, TimerHandler>();
-  let timer: NodeJS.Timeout | undefined;
   let running: Promise<number> | undefined;
 
   async function deliver(due: store.TimerRow): Promise<boolean> {
@@ -54,6 +54,8 @@ export function createSweeper(options: { sql: Sql; commands: CommandRunner; cloc
     return delivered;
   }
 
+  const loop = periodicRun(() => sweeper.runOnce(), (error) => options.logger.error('sweep failed', { error }));
+
   const sweeper: Sweeper = {
     register(actorKind, handler) {
       handlers.set(actorKind, handler);
@@ -64,20 +66,10 @@ export function createSweeper(options: { sql: Sql; commands: CommandRunner; cloc
       return running;
     },
     start(intervalMs) {
-      const tick = async () => {
-        try {
-          await sweeper.runOnce();
-        } catch (error) {
-          options.logger.error('sweep failed', { error });
-        }
-        if (timer) timer = setTimeout(tick, intervalMs);
-      };
-      timer = setTimeout(tick, intervalMs);
+      loop.start(intervalMs);
     },
     async stop() {
-      const current = timer;
-      timer = undefined;
-      if (current) clearTimeout(current);
+      loop.stop();
       await running;
     },
   };

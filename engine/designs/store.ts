@@ -1,5 +1,6 @@
 // SQL of cash designs, their explicit grants, distribution plans and network agreements
 // (migration 0400). The design and agreement actors hold state; these rows hold their fields.
+import type { MovementRow } from '../ledger/store.ts';
 import type { Queryable, TransactionSql } from '../storage/database.ts';
 
 export interface DesignRow {
@@ -271,17 +272,8 @@ export async function selectActiveAgreementId(db: Queryable, designId: string, p
   return rows[0]?.id ?? null;
 }
 
-export interface CampaignEventRow {
-  transfer_id: string;
-  number: number;
-  line: number;
-  at: Date;
-  action: string;
-  from_id: string | null;
-  loop_id: string;
-  currency: string;
-  amount: bigint;
-}
+/** A movement of a campaign event, without the columns the campaign query does not read. */
+export type CampaignEventRow = Omit<MovementRow, 'to_id' | 'issuer_id'>;
 
 /**
  * Campaign events of the given designs, newest first: `expire` movements, and `return` (a holder

@@ -8,20 +8,13 @@ import type { ProfilesService } from '../profiles/service.ts';
 import { deposit } from './deposit.ts';
 import type { Decimal } from '../money.ts';
 import type { FundProxyFailure } from './errors.ts';
+import type { FundProxyRow } from './store.ts';
 import { getAch } from './proxies.ts';
 
 export { routingNumberValid } from './proxies.ts';
 
-export interface FundProxyJson {
-  id: string;
-  routing_number: string;
-  account_number: string;
-  issuer_id: string;
-  distributor_id: string | null;
-  recipient_id: string;
-  appdata: Record<string, string>;
-  created: string;
-}
+/** A proxy on the wire: its row without the app that asked for it, created as an ISO timestamp. */
+export type FundProxyJson = Omit<FundProxyRow, 'app_id' | 'created_at'> & { created: string };
 
 export interface FundProxyService {
   getAch(input: { appId: string; routingNumber: string; issuerUid: string; distributorUid?: string; recipientUid: string; appdata: Record<string, string> }): Promise<{ ok: true; proxy: FundProxyJson } | FundProxyFailure>;

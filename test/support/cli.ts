@@ -1,5 +1,6 @@
 // Runs the operator CLI in-process against a test server, capturing what it prints.
 import { runCli } from '../../cli/main.ts';
+import { testOperatorKey } from './http.ts';
 
 export interface CliRun {
   code: number;
@@ -9,19 +10,13 @@ export interface CliRun {
 
 /** `cashloop --url baseUrl ...args` with env as its environment; stdout and stderr captured. */
 export async function runCliCaptured(baseUrl: string, args: readonly string[], env: Record<string, string> = {}): Promise<CliRun> {
-  let stdout = '';
-  let stderr = '';
-  const writeOut = process.stdout.write.bind(process.stdout);
-  const writeErr = process.stderr.write.bind(process.stderr);
-  process.stdout.write = ((chunk: string) => ((stdout += chunk), true)) as typeof process.stdout.write;
-  process.stderr.write = ((chunk: string) => ((stderr += chunk), true)) as typeof process.stderr.write;
-  try {
-    const code = await runCli(['--url', baseUrl, ...args], env);
-    return { code, stdout, stderr };
-  } finally {
-    process.stdout.write = writeOut;
-    process.stderr.write = writeErr;
-  }
+  return runCliRaw(['--url', baseUrl, ...args], env);
+}
+
+/** `cashloop --url baseUrl --operator-key <the test key> ...args`; `out` is stdout followed by stderr. */
+export async function runOperatorCli(baseUrl: string, args: readonly string[]): Promise<CliRun & { out: string }> {
+  const run = await runCliCaptured(baseUrl, ['--operator-key', testOperatorKey, ...args]);
+  return { ...run, out: run.stdout + run.stderr };
 }
 
 /** `cashloop ...args` exactly as given (no --url added), with env as its whole environment. */
