@@ -1,6 +1,7 @@
 // Checking and rendering an uploaded image: PNG, JPEG or GIF whose bytes match the label, not a
 // decompression bomb, decodable to the end; rendered into fixed sizes (cropped or letterboxed).
-import sharp, { type Metadata } from 'sharp';
+import type { Metadata } from 'sharp';
+import { loadSharp } from '../sharp.ts';
 import { imageBodyBytesMax, imageInputPixelsMax } from '../limits.ts';
 import { invalid, type DesignFailure } from './errors.ts';
 import type { Rendition, RenditionName } from './media-store.ts';
@@ -22,6 +23,7 @@ export async function check(upload: ImageUpload): Promise<Checked | DesignFailur
   if (!(upload.contentType in labeledFormats)) return invalid('image', 'send image/png, image/jpeg, image/gif or application/octet-stream');
   if (upload.bytes.length === 0) return invalid('image', 'is empty; send a PNG, JPEG or GIF file as the body');
   if (upload.bytes.length > imageBodyBytesMax) return invalid('image', `must be at most ${imageBodyBytesMax} bytes`);
+  const sharp = await loadSharp();
   let metadata: Metadata;
   try {
     metadata = await sharp(upload.bytes, sharpOptions).metadata();
@@ -44,6 +46,7 @@ export async function check(upload: ImageUpload): Promise<Checked | DesignFailur
 
 /** Decodes and resizes; a file that breaks off or is corrupt inside is a 400, never a 500. */
 export async function render(bytes: Buffer, jobs: { rendition: RenditionName; width: number; height: number; fit: 'cover' | 'contain'; jpeg: boolean }[]): Promise<Rendition[] | DesignFailure> {
+  const sharp = await loadSharp();
   try {
     return await Promise.all(
       jobs.map(async (job) => {

@@ -1,6 +1,7 @@
 // A wallet's profile image: checked, decoded into square PNG renditions kept in Postgres, served
 // by size, and named by versioned URLs.
-import sharp, { type Metadata } from 'sharp';
+import type { Metadata } from 'sharp';
+import { loadSharp } from '../sharp.ts';
 import { failure } from '../authn/errors.ts';
 import { imageBodyBytesMax, imageInputPixelsMax, profileImageRenditionsPx, profileImageWidthPxMin } from '../limits.ts';
 import type { Queryable } from '../storage/database.ts';
@@ -11,6 +12,7 @@ type Rendition = { size: number; bytes: Buffer };
 
 /** The header's problem, if any: format and width. */
 async function headerProblem(image: Buffer): Promise<SettingsOutcome | null> {
+  const sharp = await loadSharp();
   let metadata: Metadata;
   try {
     metadata = await sharp(image, { animated: false, limitInputPixels: imageInputPixelsMax }).metadata();
@@ -24,6 +26,7 @@ async function headerProblem(image: Buffer): Promise<SettingsOutcome | null> {
 
 /** Every square rendition, or null when the pixels do not decode. */
 async function renditionsOf(image: Buffer): Promise<Rendition[] | null> {
+  const sharp = await loadSharp();
   // A header can read well while the pixels are truncated or corrupt: decoding is where that shows.
   try {
     return await Promise.all(
