@@ -3,7 +3,8 @@
 // issue USD) and changes nothing when it refuses, answers the same proxy for the same request
 // (GET or POST); deposits on the simulated ACH rail issue open loop cash through the issuer (and
 // the distributor when named) into the recipient's wallet with the proxy's appdata, visible in
-// history, a repeated trace number issues nothing, and the ledger audit balances after each.
+// history, a repeated trace number issues nothing, a closed wallet or an issuer without
+// issue_open_loop takes no deposit, and the ledger audit balances after each.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { runOperatorCli } from './support/cli.ts';
@@ -133,6 +134,31 @@ test('deposit refusals: unknown account 404, bad amount, currency and trace 400;
     assert.ok(refused.body.invalid?.[field], `${field}: ${refused.text}`);
   }
   assert.is(await issued(), before);
+});
+
+test('money arriving for a closed wallet, or from an issuer that lost issue_open_loop, is refused and issues nothing; the same trace number is taken once the issuer may issue again', async () => {
+  const issued = async () => (await server.client.get('/admin/ledger/audit', undefined, operator)).body.totals.find((row: any) => row.loop_id === '0' && row.currency === 'USD')?.issued;
+  const leaving = await person(server, world);
+  const toClosed = (await getAch({ routing_number: routing, issuer_uid: `service:${world.issuerId}`, recipient_uid: `service:${leaving.id}` })).body.account_number;
+  const toPat = (await getAch({ routing_number: routing, issuer_uid: `service:${world.issuerId}`, recipient_uid: `service:${pat.id}`, 'appdata.case': 'issuer' })).body.account_number;
+  const before = await issued();
+  const closed = await server.client.post(`/admin/profiles/${leaving.id}/wallet`, { action: 'close' }, operator);
+  assert.is(closed.status, 200, closed.text);
+  const intoClosed = await server.client.post('/admin/fundproxy/deposit', { account_number: toClosed, amount: '5.00', trace_number: 'CLOSED-1' }, operator);
+  assert.is(intoClosed.status, 409, intoClosed.text);
+  assert.is(intoClosed.body.error, 'recipient_wallet_closed');
+  const removed = await server.client.request('DELETE', `/admin/profiles/${world.issuerId}/features/issue_open_loop`, undefined, operator);
+  assert.is(removed.status, 200, removed.text);
+  const unpermitted = await server.client.post('/admin/fundproxy/deposit', { account_number: toPat, amount: '5.00', trace_number: 'ISSUER-1' }, operator);
+  assert.is(unpermitted.status, 409, unpermitted.text);
+  assert.is(unpermitted.body.error, 'issuer_not_permitted');
+  assert.is(await issued(), before);
+  const restored = await server.client.post(`/admin/profiles/${world.issuerId}/features`, { feature: 'issue_open_loop' }, operator);
+  assert.is(restored.status, 200, restored.text);
+  const later = await server.client.post('/admin/fundproxy/deposit', { account_number: toPat, amount: '5.00', trace_number: 'ISSUER-1' }, operator);
+  assert.is(later.status, 200, later.text);
+  assert.is(later.body.duplicate, false);
+  await audit();
 });
 
 test('the CLI deposits through the admin API', async () => {

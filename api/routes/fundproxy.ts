@@ -11,6 +11,8 @@ import { defineRoute, type RouteDefinition } from '../http/route.ts';
 export const fundProxyErrors = errorTable<FundProxyError>({
   invalid: edgeErrors.invalid,
   proxy_account_not_found: { status: 404, error: 'not_found', description: 'No funding proxy has this account number.' },
+  recipient_wallet_closed: { status: 409, description: "The proxy's recipient wallet is closed; the deposit is returned." },
+  issuer_not_permitted: { status: 409, description: "The proxy's issuer no longer has issue_open_loop; the deposit is returned." },
 });
 
 function raise(failure: FundProxyFailure): never {
@@ -70,7 +72,7 @@ export const fundProxyRoutes: RouteDefinition[] = [
       trace_number: z.string().min(1).max(fundProxyTraceCharsMax).optional(),
     }).strict(),
     response: z.strictObject({ transfer_id: z.string(), duplicate: z.boolean() }),
-    errors: [404],
+    errors: [404, 409],
     async handler({ engine, input }) {
       const result = await engine.services.fundProxy.deposit({ accountNumber: input.account_number, amount: input.amount, currency: input.currency, traceNumber: input.trace_number });
       if (!result.ok) raise(result);

@@ -2,12 +2,14 @@
 // loop cash to the issuer and passes it, through the distributor when one is named, to the recipient.
 import type { Unit } from '../actors/command.ts';
 import { openLoopId } from '../ledger/allocation.ts';
+import { issueFeature } from '../ledger/service.ts';
 import * as ledgerStore from '../ledger/store.ts';
 import { fundProxyTraceCharsMax } from '../limits.ts';
 import { positiveMoneyOf } from '../money.ts';
+import { wallet } from '../profiles/machine.ts';
 import { stateFields, transfer, type TransferStateName } from '../transfers/machine.ts';
 import * as transferStore from '../transfers/store.ts';
-import { invalid } from './errors.ts';
+import { invalid, type FundProxyFailure } from './errors.ts';
 import type { FundProxyContext, FundProxyService } from './service.ts';
 import * as store from './store.ts';
 
@@ -50,6 +52,18 @@ async function writeDeposit(ctx: FundProxyContext, unit: Unit, proxy: store.Fund
   return transferId;
 }
 
+/**
+ * What the world says to money arriving now: a closed wallet takes nothing (as a send to it is
+ * refused), and an issuer that lost issue_open_loop since the proxy was made issues nothing. The
+ * rail returns the deposit; nothing is written, so the same trace number can arrive again later.
+ */
+async function depositRefusal(ctx: FundProxyContext, unit: Unit, proxy: store.FundProxyRow): Promise<FundProxyFailure | null> {
+  const recipientWallet = await unit.load(wallet, proxy.recipient_id);
+  if (recipientWallet?.value === 'closed') return { ok: false, error: 'recipient_wallet_closed' };
+  if (!(await ctx.profiles.hasFeature(unit.tx, proxy.issuer_id, issueFeature))) return { ok: false, error: 'issuer_not_permitted' };
+  return null;
+}
+
 export async function deposit(ctx: FundProxyContext, input: Parameters<FundProxyService['deposit']>[0]): ReturnType<FundProxyService['deposit']> {
   if (input.currency !== 'USD') return invalid('currency', 'ACH moves USD only');
   const parsed = positiveMoneyOf(input.amount, input.currency);
@@ -60,11 +74,13 @@ export async function deposit(ctx: FundProxyContext, input: Parameters<FundProxy
   const proxy = /^[0-9]{12}$/.test(input.accountNumber) ? await store.selectProxyByAccount(ctx.core.sql, input.accountNumber) : null;
   if (!proxy) return { ok: false, error: 'proxy_account_not_found' };
   const trace = input.traceNumber;
-  return ctx.core.commands.run('fundproxy.deposit', [{ kind: 'wallet', id: proxy.recipient_id }], async (unit) => {
+  return ctx.core.commands.run('fundproxy.deposit', [{ kind: 'wallet', id: proxy.recipient_id }], async (unit: Unit<FundProxyFailure>) => {
     if (trace) {
       const earlier = await store.selectDeposit(unit.tx, proxy.id, trace);
       if (earlier) return { ok: true as const, transferId: earlier, duplicate: true };
     }
+    const refused = await depositRefusal(ctx, unit, proxy);
+    if (refused) return unit.reject(refused);
     const transferId = await writeDeposit(ctx, unit, proxy, parsed.value.minor, input.currency);
     if (trace && !(await store.insertDeposit(unit.tx, proxy.id, trace, transferId))) throw new Error(`trace ${trace} was claimed concurrently`);
     return { ok: true as const, transferId, duplicate: false };

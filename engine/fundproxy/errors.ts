@@ -1,5 +1,5 @@
 // Named outcomes of funding proxy calls; api/routes/fundproxy.ts maps each once.
-export type FundProxyError = 'invalid' | 'proxy_account_not_found';
+export type FundProxyError = 'invalid' | 'proxy_account_not_found' | 'recipient_wallet_closed' | 'issuer_not_permitted';
 
 export type FundProxyFailure = { ok: false; error: FundProxyError; invalid?: Record<string, string>; description?: string };
 
