@@ -85,19 +85,21 @@ export function positiveMoneyOf(decimal: Decimal, currency: string): MoneyResult
   return money;
 }
 
-/** Parses a decimal string in a currency into minor units (text stored by Cashloop itself; the wire's amounts arrive as Decimals). */
-export function parseAmount(text: string, currency: string): MoneyResult {
+/** Reads text as a Decimal, then as money by `toMoney`; the currency is checked first. */
+function readAmount(text: string, currency: string, toMoney: (decimal: Decimal, currency: string) => MoneyResult): MoneyResult {
   if (!isCurrency(currency)) return { ok: false, error: 'invalid_currency' };
   const decimal = parseDecimal(text);
-  if (!decimal) return { ok: false, error: 'invalid_amount' };
-  return moneyOf(decimal, currency);
+  return decimal ? toMoney(decimal, currency) : { ok: false, error: 'invalid_amount' };
+}
+
+/** Parses a decimal string in a currency into minor units (text stored by Cashloop itself; the wire's amounts arrive as Decimals). */
+export function parseAmount(text: string, currency: string): MoneyResult {
+  return readAmount(text, currency, moneyOf);
 }
 
 /** Parses an amount that must be greater than zero. */
 export function parsePositiveAmount(text: string, currency: string): MoneyResult {
-  const parsed = parseAmount(text, currency);
-  if (parsed.ok && parsed.value.minor <= 0n) return { ok: false, error: 'not_positive' };
-  return parsed;
+  return readAmount(text, currency, positiveMoneyOf);
 }
 
 /** Formats minor units as a decimal string with exactly the currency's scale ("1.50", "100"). */

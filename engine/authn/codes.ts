@@ -89,7 +89,7 @@ async function nextTarget(ctx: AuthnContext, unit: Unit, context: AttemptContext
 
 /**
  * The wallet on file must prove another factor: send the next code to a UID not yet proven.
- * `codes` holds one made for each type (nextFactorMayFollow, ready-codes.ts, says when to make them).
+ * `codes` holds one made for each type (codesForNextFactor in ready-codes.ts makes them).
  */
 export async function nextFactor(ctx: AuthnContext, unit: Unit, id: string, context: AttemptContext, codes: ReadyCodes): Promise<string | null> {
   if (context.completedMfa || pendingFactors(context).length > 0 || !context.profileId) return null;

@@ -30,8 +30,8 @@ export interface Parsed {
 /** The checks of a payment's fields that need no database, in a fixed order. */
 export function parsePayment(input: PaymentInput): Parsed | Failure | PosFailure {
   let entries: AmountEntry[] | null = null;
-  if (input.amounts) {
-    const amounts = input.amounts;
+  const amounts = input.amounts;
+  if (amounts) {
     if (!amounts.ok) return sendFailure(amounts.errors);
     const refused = closedLoopRefusal(amounts.value, true);
     if (refused) return sendFailure([{ code: 'open_loop_not_permitted', field_name: 'amounts', info: { loop_id: openLoopId, reason: 'point of sale payments move brand cash only' } }]);
