@@ -96,6 +96,13 @@ export const oauthTokenFieldCharsMax = 100;
 export const oauthTokenSecretCharsMax = 200;
 /** An error_description the authorization flow redirects with, in characters. */
 export const oauthErrorDescriptionCharsMax = 200;
+/** PKCE (RFC 7636): an S256 code_challenge is the base64url SHA-256 of the verifier, always this many characters. */
+export const pkceChallengeChars = 43;
+/** PKCE code_verifier bounds (RFC 7636 4.1), in characters. */
+export const pkceVerifierCharsMin = 43;
+export const pkceVerifierCharsMax = 128;
+/** code_challenge_method: the longest value read (S256, plain, or something unknown that is refused). */
+export const pkceMethodCharsMax = 20;
 
 // Invitations
 export const inviteEmailCharsMax = 100;

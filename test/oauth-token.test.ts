@@ -86,7 +86,7 @@ test('POST /token answers every error code of the spec', async () => {
     [{ ...good, grant_type: '' }, 'invalid_request'],
     [{ ...good, grant_type: 'password' }, 'unsupported_grant_type'],
     [{ ...good, code: '' }, 'invalid_request'],
-    [{ ...good, password: 'not a field of this call' }, 'invalid_request'],
+    [{ ...good, code_verifier: 'too-short' }, 'invalid_request'],
     [{ ...good, client_secret: 'wrong' }, 'invalid_client'],
     [{ ...good, client_id: '9999999999' }, 'invalid_client'],
     [{ ...good, client_id: implicitApp.clientId, client_secret: implicitApp.clientSecret }, 'unauthorized_client'],

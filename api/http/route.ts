@@ -84,6 +84,8 @@ export interface RouteDefinition<Schema extends z.ZodType = z.ZodType> {
    * code or invitation messages: per login, per app, per client address). Spent: 429 and Retry-After.
    */
   throttle?: (context: ThrottleContext<z.output<Schema>>) => { bucket: RateBucket; key: string }[];
+  /** Headers on every answer of this route, errors included (the OAuth token endpoint's no-store). */
+  headers?: Record<string, string>;
   /** How this route reports input that fails its schema (the OAuth token endpoint has its own codes). */
   invalidInput?: (invalid: Record<string, string>) => HttpError;
   handler(context: RouteContext<z.output<Schema>>): Promise<unknown>;
@@ -253,6 +255,7 @@ export function mountRoutes(app: Express, engine: Engine, authenticators: Authen
     const methods: Method[] = route.alsoPost && route.method === 'get' ? ['get', 'post'] : [route.method];
     const handler = async (request: Request, response: Response) => {
       const clientAddress = request.ip ?? request.socket.remoteAddress ?? 'unknown';
+      for (const [name, value] of Object.entries(route.headers ?? {})) response.setHeader(name, value);
       if (route.tags.some((tag) => authenticationTags.has(tag))) await throttle(engine, response, [{ bucket: 'authn_address', key: clientAddress }]);
       const params = gatherParams(request, route);
       // NUL and unpaired surrogates cannot be stored (Postgres refuses them): one 400 for every route,

@@ -39,6 +39,22 @@ export const accessTokenInfo = component(
   }),
 );
 
+export const oauthServerMetadata = component(
+  'OAuthServerMetadata',
+  z.strictObject({
+    issuer: z.string(),
+    authorization_endpoint: z.string(),
+    token_endpoint: z.string(),
+    response_types_supported: z.array(z.string()),
+    response_modes_supported: z.array(z.string()),
+    grant_types_supported: z.array(z.string()),
+    code_challenge_methods_supported: z.array(z.string()),
+    token_endpoint_auth_methods_supported: z.array(z.string()),
+    scopes_supported: z.array(z.string()),
+  }),
+  'RFC 8414 authorization server metadata.',
+);
+
 const imageUrl = nullableString;
 export const profile = component(
   'Profile',

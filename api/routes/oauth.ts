@@ -1,24 +1,26 @@
 // The OAuth 2 authorization pages (GET /authorize and its form posts) and POST /token.
 // Pages are small server-rendered HTML with every value escaped; each form post must carry the
 // flow secret that also sits in an HttpOnly SameSite cookie (double submit against CSRF).
-import { accessTokenInfo } from '../http/schemas.ts';
-import type { Request } from 'express';
+import { accessTokenInfo, oauthServerMetadata } from '../http/schemas.ts';
+import type { Request, Response } from 'express';
 import { z } from 'zod';
 import type { TokenEndpointError } from '../../engine/oauth/errors.ts';
 import type { FlowOutcome } from '../../engine/oauth/service.ts';
 import {
   authnCodeCharsMax, deviceNameCharsMax, idCharsMax, loginCharsMax, oauthAuthorizeUuidCharsMax, oauthFlagCharsMax, oauthFlowFieldCharsMax,
   oauthFlowLifetimeSeconds, oauthResponseTypeCharsMax, oauthScopeCharsMax, oauthStateCharsMax, oauthTokenFieldCharsMax, oauthTokenSecretCharsMax,
-  passwordFieldCharsMax, redirectUriCharsMax,
+  passwordFieldCharsMax, pkceMethodCharsMax, pkceVerifierCharsMax, redirectUriCharsMax,
 } from '../../engine/limits.ts';
 import { readBasicCredentials } from '../http/credentials.ts';
 import { errorTable, httpError } from '../http/errors.ts';
 import { boundedString } from '../http/fields.ts';
 import { defineRoute, RawResponse, type RouteDefinition } from '../http/route.ts';
 
-export const tokenEndpointErrors = errorTable<TokenEndpointError>({
+export const tokenEndpointErrors = errorTable<TokenEndpointError | 'invalid_basic_client'>({
   invalid_request: { status: 400, description: 'The request is missing a parameter or is malformed.' },
   invalid_client: { status: 400, description: 'The client credentials are not valid.' },
+  // RFC 6749 5.2: a client that authenticated with HTTP Basic gets 401 and a WWW-Authenticate challenge.
+  invalid_basic_client: { status: 401, error: 'invalid_client', description: 'The client credentials are not valid.' },
   invalid_grant: { status: 400, description: 'The authorization code is not valid.' },
   unauthorized_client: { status: 400, description: 'The app may not use this grant.' },
   unsupported_grant_type: { status: 400, description: 'Only the authorization_code grant is supported.' },
@@ -104,6 +106,28 @@ const forbidden = new RawResponse(403, 'text/html; charset=utf-8', layout('Canno
 
 const flowField = boundedString(oauthFlowFieldCharsMax, 1);
 
+/**
+ * Basic credentials at /token are form-encoded before base64 (RFC 6749 2.3.1: `-` may arrive as
+ * `%2D`, a space as `+`); Cashloop's own ids and secrets decode to themselves, so a client that
+ * does not encode still works.
+ */
+function tokenBasicCredentials(request: Request): { clientId: string; clientSecret: string } | 'malformed' | undefined {
+  const raw = readBasicCredentials(request);
+  if (!raw) return undefined;
+  try {
+    const decode = (text: string) => decodeURIComponent(text.replace(/\+/g, ' '));
+    return { clientId: decode(raw.clientId), clientSecret: decode(raw.clientSecret) };
+  } catch {
+    return 'malformed';
+  }
+}
+
+/** RFC 6749 5.2: a client that used HTTP Basic is refused with 401 and a Basic challenge. */
+function basicRefusal(response: Response, description: string) {
+  response.setHeader('www-authenticate', 'Basic realm="token", charset="UTF-8"');
+  return httpError(tokenEndpointErrors, 'invalid_basic_client', { description });
+}
+
 export const oauthRoutes: RouteDefinition[] = [
   defineRoute({
     method: 'get',
@@ -121,13 +145,17 @@ export const oauthRoutes: RouteDefinition[] = [
         uuid: boundedString(oauthAuthorizeUuidCharsMax).optional(),
         name: boundedString(deviceNameCharsMax).optional(),
         force_login: boundedString(oauthFlagCharsMax).optional(),
+        code_challenge: boundedString(pkceVerifierCharsMax).optional(),
+        code_challenge_method: boundedString(pkceMethodCharsMax).optional(),
       })
-      .strict(),
+      // RFC 6749 3.1: unrecognized parameters are ignored (dropped here), not refused.
+      .strip(),
     rawResponse: { contentTypes: ['text/html'], description: 'The sign-in page.', redirect: 'Back to the redirect URI, with the code (or token) or the error.' },
     async handler({ input, engine, request }) {
       // Every visit signs in afresh (there is no browser session to reuse), so force_login always holds.
       const outcome = await engine.services.oauth.begin({
         responseType: input.response_type, clientId: input.client_id, redirectUri: input.redirect_uri, scope: input.scope, state: input.state, uuid: input.uuid, name: input.name,
+        codeChallenge: input.code_challenge, codeChallengeMethod: input.code_challenge_method,
       });
       return render(outcome, request.secure);
     },
@@ -195,16 +223,22 @@ export const oauthRoutes: RouteDefinition[] = [
         client_id: z.string().max(oauthTokenFieldCharsMax).optional(),
         client_secret: z.string().max(oauthTokenSecretCharsMax).optional(),
         scope: z.string().max(oauthScopeCharsMax).optional(),
+        code_verifier: z.string().max(pkceVerifierCharsMax).optional(),
       })
-      .strict(),
+      // RFC 6749 3.2: unrecognized parameters are ignored (dropped here), not refused.
+      .strip(),
+    // RFC 6749 5.1: token answers (and their errors) are never cached.
+    headers: { 'cache-control': 'no-store', pragma: 'no-cache' },
+    errors: [401],
     invalidInput: (invalid) =>
       httpError(tokenEndpointErrors, 'invalid_request', {
         description: `Invalid parameters: ${Object.keys(invalid).join(', ')}.`,
         invalid,
       }),
     response: accessTokenInfo,
-    async handler({ input, engine, request }) {
-      const basic = readBasicCredentials(request);
+    async handler({ input, engine, request, response }) {
+      const basic = tokenBasicCredentials(request);
+      if (basic === 'malformed') throw basicRefusal(response, 'The Basic credentials are not form-encoded as RFC 6749 2.3.1 asks.');
       if (basic && (input.client_secret !== undefined || (input.client_id !== undefined && input.client_id !== basic.clientId))) {
         throw httpError(tokenEndpointErrors, 'invalid_request', { description: 'Give the client credentials one way only.' });
       }
@@ -215,9 +249,24 @@ export const oauthRoutes: RouteDefinition[] = [
         clientId: basic?.clientId ?? input.client_id,
         clientSecret: basic?.clientSecret ?? input.client_secret,
         scope: input.scope,
+        codeVerifier: input.code_verifier,
       });
+      if (!result.ok && result.error === 'invalid_client' && basic) throw basicRefusal(response, result.description);
       if (!result.ok) throw httpError(tokenEndpointErrors, result.error, { description: result.description });
       return result.token;
+    },
+  }),
+
+  defineRoute({
+    method: 'get',
+    path: '/.well-known/oauth-authorization-server',
+    summary: 'OAuth 2 authorization server metadata (RFC 8414): endpoints, grant and response types, PKCE methods, scopes.',
+    tags: ['oauth'],
+    caller: { kind: 'none' },
+    input: z.object({}).strip(),
+    response: oauthServerMetadata,
+    async handler({ engine, request }) {
+      return engine.services.oauth.metadata(`${request.protocol}://${request.get('host')}`);
     },
   }),
 ];

@@ -63,7 +63,7 @@ async function codeRedirect(ctx: OauthContext, flow: FlowRow & { profile_id: str
   const code = randomSecret(oauthCodeSecretBytes);
   await store.insertCode(ctx.core.sql, {
     id: randomHex(10), codeHash: secretHash(code), client_id: flow.client_id, redirect_uri: flow.redirect_uri, profile_id: flow.profile_id,
-    permissions: flow.scope, device_uuid: flow.device_uuid, expires_at: new Date(now.getTime() + oauthCodeLifetimeMs),
+    permissions: flow.scope, device_uuid: flow.device_uuid, expires_at: new Date(now.getTime() + oauthCodeLifetimeMs), code_challenge: flow.code_challenge,
   }, now);
   return { kind: 'redirect', location: withParams(flow.redirect_uri, { code, state: flow.state }) };
 }

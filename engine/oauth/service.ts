@@ -9,7 +9,8 @@ import type { AccessTokenInfo, TokensService } from '../tokens/service.ts';
 import { consent, proveCode, signin } from './authorize.ts';
 import { begin } from './begin.ts';
 import type { TokenEndpointError } from './errors.ts';
-import { exchange } from './exchange.ts';
+import { exchange, type ExchangeInput, type ExchangeOutcome } from './exchange.ts';
+import { metadata } from './metadata.ts';
 import type { FlowRow } from './store.ts';
 
 export interface AuthorizeParams {
@@ -20,6 +21,9 @@ export interface AuthorizeParams {
   state?: string;
   uuid?: string;
   name?: string;
+  /** PKCE (RFC 7636): the S256 challenge and its method. */
+  codeChallenge?: string;
+  codeChallengeMethod?: string;
 }
 
 /** Where the flow stands: a page to render, or a redirect back to the app. */
@@ -33,7 +37,9 @@ export interface OauthService {
   signin(flowSecret: string, login: string, password: string): Promise<FlowOutcome>;
   proveCode(flowSecret: string, code: string): Promise<FlowOutcome>;
   consent(flowSecret: string, allow: boolean): Promise<FlowOutcome>;
-  exchange(input: { grantType?: string; code?: string; redirectUri?: string; clientId?: string; clientSecret?: string; scope?: string }): Promise<{ ok: true; token: AccessTokenInfo } | { ok: false; error: TokenEndpointError; description: string }>;
+  exchange(input: ExchangeInput): Promise<ExchangeOutcome>;
+  /** RFC 8414 server metadata; the issuer is the configured public URL, else `origin` (the request's). */
+  metadata(origin: string): Record<string, unknown>;
 }
 
 export interface OauthContext {
@@ -53,5 +59,6 @@ export function createOauthService(core: Core, dependencies: { apps: AppsService
     proveCode: (flowSecret, code) => proveCode(ctx, flowSecret, code),
     consent: (flowSecret, allow) => consent(ctx, flowSecret, allow),
     exchange: (input) => exchange(ctx, input),
+    metadata: (origin) => metadata(ctx, origin),
   };
 }

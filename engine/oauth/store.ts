@@ -15,18 +15,20 @@ export interface FlowRow {
   profile_id: string | null;
   step: 'signin' | 'code' | 'consent' | 'done';
   expires_at: Date;
+  /** The PKCE S256 challenge of the /authorize request, or null without PKCE. */
+  code_challenge: string | null;
 }
 
 export async function insertFlow(db: Queryable, row: Omit<FlowRow, 'attempt_id' | 'factor_id' | 'profile_id' | 'step'> & { flowHash: string }, now: Date): Promise<void> {
   await db`
-    insert into oauth_flows (id, flow_hash, client_id, redirect_uri, response_type, scope, state, device_uuid, device_name, step, expires_at, created_at)
+    insert into oauth_flows (id, flow_hash, client_id, redirect_uri, response_type, scope, state, device_uuid, device_name, step, expires_at, code_challenge, created_at)
     values (${row.id}, ${row.flowHash}, ${row.client_id}, ${row.redirect_uri}, ${row.response_type}, ${row.scope}, ${row.state},
-            ${row.device_uuid}, ${row.device_name}, 'signin', ${row.expires_at}, ${now})`;
+            ${row.device_uuid}, ${row.device_name}, 'signin', ${row.expires_at}, ${row.code_challenge}, ${now})`;
 }
 
 export async function selectFlow(db: Queryable, flowHash: string, now: Date): Promise<FlowRow | null> {
   const rows = await db<FlowRow[]>`
-    select id, client_id, redirect_uri, response_type, scope, state, device_uuid, device_name, attempt_id, factor_id, profile_id, step, expires_at
+    select id, client_id, redirect_uri, response_type, scope, state, device_uuid, device_name, attempt_id, factor_id, profile_id, step, expires_at, code_challenge
     from oauth_flows where flow_hash = ${flowHash} and expires_at > ${now} and step <> 'done'`;
   return rows[0] ?? null;
 }
@@ -50,17 +52,19 @@ export interface CodeRow {
   device_uuid: string | null;
   expires_at: Date;
   used_at: Date | null;
+  code_challenge: string | null;
 }
 
 export async function insertCode(db: Queryable, row: Omit<CodeRow, 'used_at'> & { codeHash: string }, now: Date): Promise<void> {
   await db`
-    insert into oauth_codes (id, code_hash, client_id, redirect_uri, profile_id, permissions, device_uuid, expires_at, created_at)
-    values (${row.id}, ${row.codeHash}, ${row.client_id}, ${row.redirect_uri}, ${row.profile_id}, ${row.permissions}, ${row.device_uuid}, ${row.expires_at}, ${now})`;
+    insert into oauth_codes (id, code_hash, client_id, redirect_uri, profile_id, permissions, device_uuid, expires_at, code_challenge, created_at)
+    values (${row.id}, ${row.codeHash}, ${row.client_id}, ${row.redirect_uri}, ${row.profile_id}, ${row.permissions}, ${row.device_uuid}, ${row.expires_at},
+            ${row.code_challenge}, ${now})`;
 }
 
 export async function selectCodeForUpdate(db: Queryable, codeHash: string): Promise<CodeRow | null> {
   const rows = await db<CodeRow[]>`
-    select id, client_id, redirect_uri, profile_id, permissions, device_uuid, expires_at, used_at
+    select id, client_id, redirect_uri, profile_id, permissions, device_uuid, expires_at, used_at, code_challenge
     from oauth_codes where code_hash = ${codeHash} for update`;
   return rows[0] ?? null;
 }
