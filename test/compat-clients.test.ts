@@ -5,6 +5,7 @@ import type { TestServer } from './support/http.ts';
 import { startLedgerServer } from './support/ledger-server.ts';
 import { createAuthnApp, must, revealedCode, type AuthnApp } from './authn-support.ts';
 import { issue, person, type LedgerWorld } from './ledger-api-support.ts';
+import { tradeAcceptExpireSecondsDefault } from '../engine/limits.ts';
 
 let server: TestServer;
 let world: LedgerWorld;
@@ -194,6 +195,61 @@ test('POST /wallet/accept-code takes an invitation code typed in any case, with 
   assert.is(again.status, 400, again.text);
   const audit = await server.client.get('/admin/ledger/audit', {}, { auth: { operator: true } });
   assert.is(audit.body.ok, true, JSON.stringify(audit.body.problems));
+});
+
+test('FerlySite: a code_shared send shows its invitation_code in the send answer and GET /t/<id>, of the length asked', async () => {
+  const alice = await person(server, world);
+  await issue(server, alice.id, '5.00');
+  for (const length of [6, 10]) {
+    const address = `shared.${length}@example.com`;
+    const sent = await raw('POST', '/wallet/send', {
+      form: { recipient_uid: `email:${address}`, amounts: '0-USD-1.00', invitation_type: 'code_shared', invitation_code_length: String(length), invitation_expire_days: '30' },
+      authorization: `Bearer ${alice.token}`,
+    });
+    assert.is(sent.status, 200, sent.text);
+    const code: string = sent.body.transfer.invitation_code;
+    assert.is(typeof code, 'string', sent.text);
+    assert.is(code.replace(/-/g, '').length, length);
+    assert.is(code, await invitationCodeSentTo(address));
+    const read = await raw('GET', `/t/${sent.body.transfer.id}`, { authorization: `Bearer ${alice.token}` });
+    assert.is(read.status, 200, read.text);
+    assert.is(read.body.invitation_code, code);
+  }
+  // A link invitation's code stays secret: only the invited address receives it.
+  const link = await raw('POST', '/wallet/send', { form: { recipient_uid: 'email:link.only@example.com', amounts: '0-USD-1.00', invitation_type: 'link' }, authorization: `Bearer ${alice.token}` });
+  assert.is(link.status, 200, link.text);
+  assert.is(link.body.transfer.invitation_code, undefined);
+});
+
+test('FerlySite: accept-trade with the accepting business as its own settler; accept_expire_seconds 0 is the default deadline', async () => {
+  const permissions = ['send_cash', 'manage_sent', 'manage_received', 'apply_design', 'view_history', 'view_wallet'];
+  const buyer = await person(server, world, { permissions });
+  const business = await person(server, world, { permissions });
+  await issue(server, buyer.id, '5.00', 'USD');
+  await issue(server, business.id, '4.00', 'EUR');
+  const offered = await raw('POST', '/wallet/trade', {
+    json: { recipient_uid: `service:${business.id}`, amounts: [{ loop_id: '0', currency: 'USD', amount: '2.00' }], expect_amounts: [{ loop_id: '0', currency: 'EUR', amount: '1.50' }], accept_expire_seconds: 0 },
+    authorization: `Bearer ${buyer.token}`,
+  });
+  assert.is(offered.status, 200, offered.text);
+  const trade = offered.body.transfer;
+  const deadline = trade.alarms.find((alarm: { name: string }) => alarm.name === 'alarm.expire_trade');
+  assert.is(Date.parse(deadline.timestamp) - Date.parse(trade.start), tradeAcceptExpireSecondsDefault * 1000);
+  const accepted = await raw('POST', `/t/${trade.id}/accept-trade`, { json: { settler_uid: `service:${business.id}`, distribution_plan_ids: {} }, authorization: `Bearer ${business.token}` });
+  assert.is(accepted.status, 200, accepted.text);
+  assert.is(accepted.body.transfer.completed, true);
+  const audit = await server.client.get('/admin/ledger/audit', {}, { auth: { operator: true } });
+  assert.is(audit.body.ok, true, JSON.stringify(audit.body.problems));
+});
+
+test('Wingshare: /me answers display_name and photo50, aliases of title and image48', async () => {
+  const kim = await person(server, world);
+  const me = await raw('GET', '/me', { authorization: `Bearer ${kim.token}` });
+  assert.is(me.status, 200, me.text);
+  assert.is(me.body.display_name, me.body.title);
+  assert.ok(me.body.display_name.length > 0);
+  assert.ok('photo50' in me.body);
+  assert.is(me.body.photo50, me.body.image48);
 });
 
 test.run();

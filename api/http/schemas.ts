@@ -87,6 +87,15 @@ export const profile = component(
   }),
 );
 
+export const meProfile = component(
+  'MeProfile',
+  profile.extend({
+    display_name: z.string().describe('legacy alias of title, read by old OAuth clients'),
+    photo50: imageUrl.describe('legacy alias of image48, read by old OAuth clients'),
+  }),
+  'GET /me: the public Profile with two legacy aliases.',
+);
+
 export const confirmedUids = z.array(z.strictObject({ uid: z.string() }));
 
 export const holding = component(

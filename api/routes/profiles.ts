@@ -1,6 +1,6 @@
 // Profile access for server apps (Basic app authentication): add-individual, add-business,
 // get-by-uid and /p/token; and the public profile reads: /me, /p/<id>, /wallet/info.
-import { accessTokenInfo, featuresAnswer, profile, profileWithUids, walletInfo } from '../http/schemas.ts';
+import { accessTokenInfo, featuresAnswer, meProfile, profile, profileWithUids, walletInfo } from '../http/schemas.ts';
 import { z } from 'zod';
 import type { ProfileAccessError } from '../../engine/profiles/errors.ts';
 import { canonicalUidOf, personNameProblem, sanitizeDescription } from '../../engine/profiles/names.ts';
@@ -269,12 +269,12 @@ export const profileRoutes: RouteDefinition[] = [
     tags: ['wallet'],
     caller: { kind: 'token' },
     input: empty,
-    response: profile,
+    response: meProfile,
     errors: [404],
     async handler({ engine, token }) {
       const record = await engine.services.profileAccess.get(token!.profileId);
       if (!record) throw fail('profile_not_found');
-      return engine.services.profiles.toPublic(record);
+      return engine.services.profiles.toMe(record);
     },
   }),
 

@@ -23,7 +23,8 @@ const tradeInput = z
     recipient_uid: boundedString(loginCharsMax, 1),
     amounts: tradeEntries,
     expect_amounts: tradeEntries,
-    accept_expire_seconds: intField(1, tradeAcceptExpireSecondsMax).optional(),
+    // 0 is FerlySite's value when its app leaves the deadline out: the default.
+    accept_expire_seconds: intField(0, tradeAcceptExpireSecondsMax).optional(),
     dedup_id: boundedString(dedupIdCharsMax, 1).optional(),
   })
   .strict();
@@ -49,7 +50,7 @@ export const tradeRoutes: RouteDefinition[] = [
       const { engine, token, input, appdata } = context;
       const result = await engine.services.ledger.trades.start({
         senderId: token!.profileId, senderPersonalId: token!.personalProfileId, recipientUid: input.recipient_uid, amounts: input.amounts,
-        expectAmounts: input.expect_amounts, acceptExpireSeconds: input.accept_expire_seconds ?? tradeAcceptExpireSecondsDefault, appdata,
+        expectAmounts: input.expect_amounts, acceptExpireSeconds: input.accept_expire_seconds === undefined || input.accept_expire_seconds === 0 ? tradeAcceptExpireSecondsDefault : input.accept_expire_seconds, appdata,
         dedupId: input.dedup_id, closedLoopOnly: token!.closedLoopOnly,
       });
       if (!result.ok) raise(result);

@@ -13,9 +13,10 @@ export function normalizeInvitationCode(code: string): string {
 
 const codeAlphabet = '0123456789ABCDEFGHJKLMNPQRSTUVWXYZ';
 
-export function newInvitationCode(): string {
+/** A new code of `length` characters (invitation_code_length on a send; the default otherwise). */
+export function newInvitationCode(length: number = invitationCodeChars): string {
   let code = '';
-  for (let index = 0; index < invitationCodeChars; index++) code += codeAlphabet[randomInt(codeAlphabet.length)];
+  for (let index = 0; index < length; index++) code += codeAlphabet[randomInt(codeAlphabet.length)];
   return code;
 }
 

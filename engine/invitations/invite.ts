@@ -36,9 +36,9 @@ function detailsOf<T extends Partial<InvitationDetails>>(input: T): Pick<T, keyo
   };
 }
 
-/** A new invitation's code and its hash, made before the command that sends it (inviteIn). */
-export function makeInvitationCode(): Promise<ReadyCode> {
-  return readyCode(newInvitationCode());
+/** A new invitation's code (of `length` characters when the send asks) and its hash, made before the command that sends it (inviteIn). */
+export function makeInvitationCode(length?: number): Promise<ReadyCode> {
+  return readyCode(newInvitationCode(length));
 }
 
 export async function inviteIn(ctx: InvitationsContext, unit: Unit<InvitationInvalid>, input: InviteInput, ready: ReadyCode): Promise<Sent> {

@@ -19,7 +19,7 @@ export type { InviteInput, ReinviteInput } from './invite.ts';
 
 export interface InvitationsService {
   /** A new invitation's code and its hash, made before the command that calls inviteIn with it. */
-  makeCode(): Promise<ReadyCode>;
+  makeCode(length?: number): Promise<ReadyCode>;
   /** Creates and sends an invitation inside the caller's command (POST /ai/invite, or a send that requires an email). */
   inviteIn(unit: Unit<InvitationInvalid>, input: InviteInput, code: ReadyCode): Promise<{ inviteId: string; revealedCodes?: string[] }>;
   invite(input: InviteInput): Promise<{ ok: true; inviteId: string; revealedCodes?: string[] } | InvitationFailure>;

@@ -9,7 +9,7 @@ import { rename, setFlags, setLocation, type FlagsOutcome, type LocationOutcome,
 import type { Location } from './location.ts';
 import { findByUid, getProfile, managedBy, type ProfileRecord } from './records.ts';
 import * as store from './store.ts';
-import { detail, imageUrls, profileUrl, toPublic } from './wire.ts';
+import { detail, imageUrls, profileUrl, toMe, toPublic } from './wire.ts';
 
 export type { ListProvider } from './context.ts';
 export { individualTitle, type CreateBusinessInput, type CreateIndividualInput } from './create.ts';
@@ -55,6 +55,8 @@ export interface ProfilesService {
   setLocation(db: Queryable, profileId: string, location: Location | null): Promise<LocationOutcome>;
   /** The wire Profile (supplement 2.4). */
   toPublic(record: ProfileRecord): Record<string, unknown>;
+  /** GET /me: toPublic with the legacy aliases display_name and photo50. */
+  toMe(record: ProfileRecord): Record<string, unknown>;
   /** The wire ProfileDetail (supplement 2.5): Profile + holdings, confirmed_uids, accounts. */
   detail(db: Queryable, profileId: string): Promise<Record<string, unknown>>;
   registerHoldingsProvider(provider: ListProvider): void;
@@ -91,6 +93,7 @@ export function createProfilesService(core: Core): ProfilesService {
     bumpImageVersion: (db, profileId) => store.bumpImageVersion(db, profileId),
     setLocation,
     toPublic: (record) => toPublic(ctx, record),
+    toMe: (record) => toMe(ctx, record),
     detail: (db, profileId) => detail(ctx, db, profileId),
     registerHoldingsProvider(provider) {
       ctx.holdingsProvider = provider;

@@ -48,6 +48,15 @@ export function toPublic(ctx: ProfilesContext, record: ProfileRecord): Record<st
   };
 }
 
+/**
+ * GET /me: the public Profile and two legacy aliases old clients read (supplement 2.4: an early
+ * OAuth demo shows `display_name` and `photo50`): the title and the 48 px image.
+ */
+export function toMe(ctx: ProfilesContext, record: ProfileRecord): Record<string, unknown> {
+  const body = toPublic(ctx, record);
+  return { ...body, display_name: body.title, photo50: body.image48 };
+}
+
 export async function detail(ctx: ProfilesContext, db: Queryable, profileId: string): Promise<Record<string, unknown>> {
   // Independent reads, sent together: postgres.js pipelines them.
   const [record, holdings, uids, accounts] = await Promise.all([

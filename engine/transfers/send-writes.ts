@@ -1,6 +1,7 @@
 // The send's writes: performs a SendPlan inside the send's command, in the statement order and
 // round trips the hot path is measured with, and answers with the TransferDetail a read would give.
 import * as ledgerStore from '../ledger/store.ts';
+import { displayInvitationCode } from '../invitations/codes.ts';
 import type { ReadyCode } from '../passwords.ts';
 import type { ProfileRecord } from '../profiles/service.ts';
 import { redeemArrivedIn } from '../designs/redemption.ts';
@@ -26,6 +27,8 @@ export async function writeSend(
     const sender = await ctx.profiles.get(unit.tx, senderId);
     const invited = await ctx.invitations!.inviteIn(unit, { ...plan.invitation, senderName: sender?.title ?? '' }, invitationCode);
     details = { ...details, invite_id: invited.inviteId, invite_client_id: plan.invitation.clientId };
+    // A shared code is meant for every participant to see (supplement 2.10); other codes stay secret.
+    if (details.invitation_type === 'code_shared') details.invitation_code = displayInvitationCode(invitationCode.code);
   }
   const row = rowWithState(plan, started, details);
   // The writes and the sender's ProfileDetail go out in one round trip; the detail's reads are

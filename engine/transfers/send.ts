@@ -93,7 +93,7 @@ export async function send(ctx: TransfersContext, input: SendInput): Promise<Sen
   const recipient = resolved.recipient.profile;
   const redeemed = await redeemedLoopsOf(sql, recipient);
   const waitFor = await waitForOf(ctx, input, recipient);
-  const invitationCode = waitFor === 'invite' && ctx.invitations ? await ctx.invitations.makeCode() : null;
+  const invitationCode = waitFor === 'invite' && ctx.invitations ? await ctx.invitations.makeCode(input.invitationCodeLength) : null;
   const entries: AmountEntry[] = amounts.value;
   const currency = entries[0].currency;
   const prepared: PreparedSend = { input, entries, serials: serials.value, currency, resolved, redeemed, waitFor, invitationCode };

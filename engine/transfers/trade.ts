@@ -17,6 +17,7 @@ import { claimSend } from './claim.ts';
 import { appdataChars, closedLoopRefusal } from './input-checks.ts';
 import type { TransfersService } from './service.ts';
 import { holdingRulesProblem } from '../designs/rules.ts';
+import { parseUid } from '../uids.ts';
 import * as store from './store.ts';
 
 /** A trade entry as the edge read it. */
@@ -166,6 +167,13 @@ async function plansMatch(ctx: TradesContext, plans: Record<string, string>): Pr
   return true;
 }
 
+/** The profile settler_uid names: any profile, the accepting business itself included (FerlySite names itself). */
+async function settlerOf(ctx: TradesContext, settlerUid: string): Promise<string | null> {
+  const parsed = parseUid(settlerUid);
+  const profile = parsed ? await ctx.profiles.findByUid(ctx.core.sql, parsed.uid) : null;
+  return profile?.id ?? null;
+}
+
 async function accept(ctx: TradesContext, input: AcceptTradeInput): Promise<TradeResult> {
   const { sql, commands } = ctx.core;
   const row = await store.selectTransfer(sql, input.transferId);
@@ -174,9 +182,8 @@ async function accept(ctx: TradesContext, input: AcceptTradeInput): Promise<Trad
   if (!(await plansMatch(ctx, input.distributionPlanIds))) return failure('named_plan_not_found');
   let settlerId: string | null = null;
   if (input.settlerUid !== undefined) {
-    const settler = await ctx.transfers.resolveRecipient(input.callerId, input.settlerUid, undefined);
-    if (!settler.ok || !settler.recipient.profile) return failure('named_profile_not_found', 'settler_uid names no profile');
-    settlerId = settler.recipient.profile.id;
+    settlerId = await settlerOf(ctx, input.settlerUid);
+    if (!settlerId) return failure('named_profile_not_found', 'settler_uid names no profile');
   }
   const trade = row.details.trade as { expect_amounts: TradeEntry[] };
   const expected = entriesMoney(trade.expect_amounts.map(readStoredEntry), 'expect_amounts');
