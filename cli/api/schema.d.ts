@@ -758,6 +758,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/.well-known/oauth-authorization-server": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** OAuth 2 authorization server metadata (RFC 8414): endpoints, grant and response types, PKCE methods, scopes. */
+        get: operations["getWellKnownOauthAuthorizationServer"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/wallet/add-uid": {
         parameters: {
             query?: never;
@@ -2670,6 +2687,44 @@ export interface components {
                 expire_time: string;
             }[];
         };
+        /** @description GET /me: the public Profile with two legacy aliases. */
+        MeProfile: {
+            id: string;
+            title: string;
+            username: string | null;
+            is_individual: boolean;
+            first_name: string | null;
+            last_name: string | null;
+            url: string;
+            service_uid: string;
+            image24: string | null;
+            /** @description deprecated alias of image24 */
+            image25: string | null;
+            image48: string | null;
+            /** @description deprecated alias of image48 */
+            image50: string | null;
+            image73: string | null;
+            image125: string | null;
+            image250w: string | null;
+            address: string;
+            address_data: {
+                [key: string]: unknown;
+            } | null;
+            /** @description "" when unknown */
+            latitude: string | number;
+            /** @description "" when unknown */
+            longitude: string | number;
+            phone: string | null;
+            preferred_currency: string;
+            accepted_national_currencies: string[];
+            unsupported_national_currencies: string[];
+            chain_id: string | null;
+            support_paycode: boolean;
+            /** @description legacy alias of title, read by old OAuth clients */
+            display_name: string;
+            /** @description legacy alias of image48, read by old OAuth clients */
+            photo50: string | null;
+        };
         Movement: {
             number: number;
             /** @description ISO 8601 timestamp */
@@ -2684,6 +2739,18 @@ export interface components {
                 amount: string;
                 issuer_id: string;
             }[];
+        };
+        /** @description RFC 8414 authorization server metadata. */
+        OAuthServerMetadata: {
+            issuer: string;
+            authorization_endpoint: string;
+            token_endpoint: string;
+            response_types_supported: string[];
+            response_modes_supported: string[];
+            grant_types_supported: string[];
+            code_challenge_methods_supported: string[];
+            token_endpoint_auth_methods_supported: string[];
+            scopes_supported: string[];
         };
         PaymentCode: {
             code: string;
@@ -3365,7 +3432,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Profile"];
+                    "application/json": components["schemas"]["MeProfile"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -4905,6 +4972,8 @@ export interface operations {
                 uuid?: string;
                 name?: string;
                 force_login?: string;
+                code_challenge?: string;
+                code_challenge_method?: string;
             };
             header?: never;
             path?: never;
@@ -5088,6 +5157,7 @@ export interface operations {
                     client_id?: string;
                     client_secret?: string;
                     scope?: string;
+                    code_verifier?: string;
                 };
                 "application/x-www-form-urlencoded": {
                     grant_type?: string;
@@ -5096,6 +5166,7 @@ export interface operations {
                     client_id?: string;
                     client_secret?: string;
                     scope?: string;
+                    code_verifier?: string;
                 };
             };
         };
@@ -5110,9 +5181,31 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getWellKnownOauthAuthorizationServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthServerMetadata"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
         };
     };
     postWalletAddUid: {
