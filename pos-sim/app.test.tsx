@@ -29,32 +29,40 @@ let designId: string;
 const exportDir = mkdtempSync(path.join(tmpdir(), 'pos-sim-test-'));
 const permissions = [...designPermissions, 'create_design', 'send_cash', 'view_wallet', 'receive_cash', 'view_history', 'pull_payment'];
 
-const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const framePollMs = 20;
 
-async function waitFor(frame: () => string | undefined, text: string | RegExp, timeoutMs = 10_000): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const now = frame() ?? '';
-    if (typeof text === 'string' ? now.includes(text) : text.test(now)) {
-      // A new screen takes its keys once React has run its effects.
-      await delay(250);
-      return frame() ?? now;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${text}; screen:\n${now}`);
-    await delay(20);
+/** Lets the event loop run until React has committed and run its effects (a new screen's key handler is live). */
+async function settle(): Promise<void> {
+  for (let turn = 0; turn < 3; turn++) {
+    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setTimeout(resolve, 0));
   }
 }
 
-async function type(stdin: { write(data: string): void }, text: string): Promise<void> {
-  for (const character of text) {
-    stdin.write(character);
-    await delay(5);
+/** Waits for a frame showing text: each new frame is checked as it is drawn, up to the timeout. */
+async function waitFor(frame: () => string | undefined, text: string | RegExp, timeoutMs = 10_000): Promise<string> {
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    const now = frame() ?? '';
+    if (typeof text === 'string' ? now.includes(text) : text.test(now)) {
+      await settle();
+      return frame() ?? now;
+    }
+    if (performance.now() > deadline) throw new Error(`timed out waiting for ${text}; screen:\n${now}`);
+    // The next frame may wait for the server: look again shortly.
+    await new Promise((resolve) => setTimeout(resolve, framePollMs));
   }
+}
+
+/** Keystrokes one at a time, as a person types. */
+async function type(stdin: { write(data: string): void }, text: string): Promise<void> {
+  for (const character of text) stdin.write(character);
+  await settle();
 }
 
 async function key(stdin: { write(data: string): void }, sequence: string): Promise<void> {
   stdin.write(sequence);
-  await delay(30);
+  await settle();
 }
 
 const enter = '\r';

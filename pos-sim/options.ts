@@ -5,7 +5,8 @@ export interface AppOptions {
   client: PosClient;
   clientId?: string;
   login?: string;
-  deviceUuid: string;
+  /** The POS device: the one it signs in with, or the one named for its token; null when unknown. */
+  deviceUuid: string | null;
   businessId?: string;
   processorToken?: string;
   exportDir: string;
