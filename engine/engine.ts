@@ -8,7 +8,7 @@ import { createMemoryLocks } from './locks/memory.ts';
 import { createRedlockLocks } from './locks/redlock.ts';
 import type { LockService } from './locks/lock.ts';
 import { openPglite, openPostgres, type Database } from './storage/database.ts';
-import { migrate } from './storage/migrate.ts';
+import { migrate, type MigrationProgress } from './storage/migrate.ts';
 import { idPermutationKeyBytes, readinessCheckTimeoutMs } from './limits.ts';
 import { createCommandRunner } from './actors/command.ts';
 import { createSweeper } from './actors/sweeper.ts';
@@ -58,14 +58,22 @@ export function redisKeyPrefix(databaseUrl: string | undefined): string {
   return name ? `cashloop:${name}:` : 'cashloop:';
 }
 
+/** A first start applies every migration: one log line before, and one per migration, so a long first start is not silent. */
+function migrationLog(logger: Logger): MigrationProgress {
+  return {
+    starting: (pending, total) => logger.info(`applying ${pending} of ${total} database migrations (a first start takes a while)`, { pending, total }),
+    applied: (migration, step, pending, elapsedMs) => logger.info(`migration ${step}/${pending} ${migration.name} applied`, { migration: migration.name, step, pending, elapsed_ms: elapsedMs }),
+  };
+}
+
 export async function createEngine(options: EngineOptions): Promise<Engine> {
   const { config } = options;
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? createLogger(config.logLevel);
   const metrics = options.metrics ?? createMetrics({ defaultMetrics: true });
   const database = options.database ?? (config.databaseUrl ? await openPostgres(config.databaseUrl) : await openPglite(config.dataDir, logger));
-  const applied = await migrate(database.sql);
-  if (applied.length > 0) logger.info('migrations applied', { migrations: applied });
+  const applied = await migrate(database.sql, undefined, migrationLog(logger));
+  if (applied.length > 0) logger.info('migrations applied', { migrations: applied.length });
   const keyPrefix = options.lockKeyPrefix ?? redisKeyPrefix(config.databaseUrl);
   const redlock = !options.locks && config.redisUrls ? createRedlockLocks({ urls: config.redisUrls, keyPrefix, logger }) : null;
   const locks = options.locks ?? redlock ?? createMemoryLocks();

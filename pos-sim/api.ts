@@ -46,12 +46,13 @@ export function errorLine(status: number, body: unknown): string {
   return `the server answered ${status}${answer.error ? ` (${answer.error})` : ''}`;
 }
 
-async function must<T>(call: Promise<{ data?: unknown; error?: unknown; response: Response }>): Promise<T> {
+async function must<T>(session: Session, call: Promise<{ data?: unknown; error?: unknown; response: Response }>): Promise<T> {
   let result: { data?: unknown; error?: unknown; response: Response };
   try {
     result = await call;
   } catch (error) {
-    throw new PosError(`cannot reach the server: ${(error as Error).message}`);
+    const cause = (error as { cause?: { code?: string } }).cause;
+    throw new PosError(`cannot reach the server at ${session.baseUrl} (${cause?.code ?? (error as Error).message}): is it running? Else --url or CASHLOOP_URL`);
   }
   if (!result.response.ok) throw new PosError(errorLine(result.response.status, result.error));
   return result.data as T;
@@ -64,6 +65,8 @@ type ApiClient = ReturnType<typeof cashloopClient>;
 /** The terminal's bearer token: it changes at sign-in and when a business is selected. */
 interface Session {
   token: string | null;
+  /** Named in "cannot reach the server". */
+  baseUrl: string;
 }
 
 function bearer(session: Session): { authorization: string } {
@@ -89,8 +92,8 @@ function reportBody(filters: ReportFilters): Record<string, string> {
 function signInCalls(client: ApiClient, session: Session) {
   return {
     async signIn(input: { clientId: string; login: string; password: string; deviceUuid: string }) {
-      const started = await must<{ attempt_path: string; secret: string; factor_id?: string; completed_mfa: boolean; token?: { access_token: string }; revealed_codes?: string[] }>(
-        client.POST('/aa/signin', {
+      const started = await must<{ attempt_path: string; secret: string; factor_id?: string; completed_mfa: boolean; token?: { access_token: string }; revealed_codes?: string[] }>(session,
+client.POST('/aa/signin', {
           body: {
             client_id: input.clientId, login: input.login, password: input.password, device_uuid: input.deviceUuid,
             permissions: ['pull_payment', 'receive_cash', 'view_history', 'view_wallet', 'select_profile'],
@@ -103,8 +106,8 @@ function signInCalls(client: ApiClient, session: Session) {
 
     async enterCode(attempt: { attempt_path: string; secret: string; factor_id: string }, code: string) {
       const attemptId = attempt.attempt_path.split('/').filter(Boolean)[1];
-      const answer = await must<{ completed_mfa: boolean; token?: { access_token: string }; factor_id?: string }>(
-        client.POST('/aa/{attemptId}/auth-uid', {
+      const answer = await must<{ completed_mfa: boolean; token?: { access_token: string }; factor_id?: string }>(session,
+client.POST('/aa/{attemptId}/auth-uid', {
           params: { path: { attemptId } } as never, body: { factor_id: attempt.factor_id, code } as never, headers: { authorization: `service secret="${attempt.secret}"` },
         } as never),
       );
@@ -113,12 +116,12 @@ function signInCalls(client: ApiClient, session: Session) {
     },
 
     async selectProfile(profileId: string) {
-      const answer = await must<{ access_token: string }>(client.GET('/token/select/{profileId}', { params: { path: { profileId } }, headers: bearer(session) } as never));
+      const answer = await must<{ access_token: string }>(session, client.GET('/token/select/{profileId}', { params: { path: { profileId } }, headers: bearer(session) } as never));
       session.token = answer.access_token;
     },
 
     async me() {
-      const answer = await must<{ profile: { id: string; title: string } }>(client.GET('/wallet/info', { headers: bearer(session) } as never));
+      const answer = await must<{ profile: { id: string; title: string } }>(session, client.GET('/wallet/info', { headers: bearer(session) } as never));
       return answer.profile;
     },
   };
@@ -128,25 +131,25 @@ function signInCalls(client: ApiClient, session: Session) {
 function paymentCalls(client: ApiClient, session: Session) {
   return {
     async redeemable(senderUid: string) {
-      return must<{ loops: Loop[]; sender_info: { title: string } }>(client.GET('/pull/redeemable', { params: { query: { sender_uid: senderUid } }, headers: bearer(session) } as never));
+      return must<{ loops: Loop[]; sender_info: { title: string } }>(session, client.GET('/pull/redeemable', { params: { query: { sender_uid: senderUid } }, headers: bearer(session) } as never));
     },
 
     async pull(input: { senderUid: string; amounts?: string; nonServiceAmount?: string; currency: string; dedupId: string }) {
       const body: Record<string, string> = { sender_uid: input.senderUid, non_service_currency: input.currency, dedup_id: input.dedupId };
       if (input.amounts) body.amounts = input.amounts;
       if (input.nonServiceAmount) body.non_service_amount = input.nonServiceAmount;
-      return (await must<{ transfer: Transfer }>(client.POST('/pull/redeem', { body: body as never, headers: bearer(session) }))).transfer;
+      return (await must<{ transfer: Transfer }>(session, client.POST('/pull/redeem', { body: body as never, headers: bearer(session) }))).transfer;
     },
 
     async receive(input: { paycode: string; amount: string; currency: string; totalDue?: string; totalTax?: string }) {
       const body: Record<string, string> = { paycode: input.paycode, amount: input.amount, currency: input.currency };
       if (input.totalDue) body.total_due = input.totalDue;
       if (input.totalTax) body.total_tax = input.totalTax;
-      return must<Record<string, unknown>>(client.POST('/wallet/receive', { body: body as never, headers: bearer(session) }));
+      return must<Record<string, unknown>>(session, client.POST('/wallet/receive', { body: body as never, headers: bearer(session) }));
     },
 
     async sendable(processorToken: string, senderId: string, recipientId: string) {
-      return must<{ loops: (Loop & { missing_agreement: boolean })[] }>(
+      return must<{ loops: (Loop & { missing_agreement: boolean })[] }>(session,
         client.GET('/proc/sendable', { params: { query: { sender_id: senderId, recipient_id: recipientId } }, headers: { authorization: `Bearer ${processorToken}` } } as never),
       );
     },
@@ -155,7 +158,7 @@ function paymentCalls(client: ApiClient, session: Session) {
       const body: Record<string, string> = { sender_id: input.senderId, recipient_id: input.recipientId, non_service_currency: input.currency, dedup_id: input.dedupId };
       if (input.amounts) body.amounts = input.amounts;
       if (input.nonServiceAmount) body.non_service_amount = input.nonServiceAmount;
-      return (await must<{ transfer: Transfer }>(client.POST('/proc/send', { body: body as never, headers: { authorization: `Bearer ${processorToken}` } }))).transfer;
+      return (await must<{ transfer: Transfer }>(session, client.POST('/proc/send', { body: body as never, headers: { authorization: `Bearer ${processorToken}` } }))).transfer;
     },
   };
 }
@@ -163,11 +166,11 @@ function paymentCalls(client: ApiClient, session: Session) {
 function reportCalls(client: ApiClient, session: Session) {
   return {
   async report(filters: ReportFilters) {
-    return must<{ report: ReportRow[] }>(client.POST('/wallet/report/receivable', { body: reportBody(filters) as never, headers: bearer(session) }));
+    return must<{ report: ReportRow[] }>(session, client.POST('/wallet/report/receivable', { body: reportBody(filters) as never, headers: bearer(session) }));
   },
 
   async reportCsv(filters: ReportFilters): Promise<string> {
-    return must<string>(client.POST('/wallet/report/receivable', { body: { ...reportBody(filters), csv: true } as never, headers: bearer(session), parseAs: 'text' }));
+    return must<string>(session, client.POST('/wallet/report/receivable', { body: { ...reportBody(filters), csv: true } as never, headers: bearer(session), parseAs: 'text' }));
   },
   };
 }
@@ -175,7 +178,7 @@ function reportCalls(client: ApiClient, session: Session) {
 export function createPosClient(baseUrl: string, initialToken: string | null = null) {
   // No fixed bearer: the terminal's token changes at sign-in, and processor calls use another.
   const client = cashloopClient({ baseUrl });
-  const session: Session = { token: initialToken };
+  const session: Session = { token: initialToken, baseUrl };
   return {
     get token() {
       return session.token;

@@ -1,7 +1,9 @@
 // Proves every flow of the merchant terminal through ink-testing-library against a real server:
 // sign in by direct authentication with code entry, sale by pull with a split and a receipt, a
 // refused pull shown as one line, a payment code with its QR code and a correction, processor
-// mode, and the end of day report with its CSV export.
+// mode, and the end of day report with its CSV export and grand total; a burst of keys with its
+// Enter (a paste, a scanner) submits; the header's device is the report's; a refusal keeps what was
+// typed; the server is found as the CLI finds it and named when it cannot be reached.
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -16,6 +18,7 @@ import { issue, ledgerWorld } from '../test/ledger-api-support.ts';
 import { startTestServer, type TestServer } from '../test/support/http.ts';
 import { createPosClient } from './api.ts';
 import { App, type AppOptions } from './app.tsx';
+import { parseOptions } from './options.ts';
 
 let server: TestServer;
 let app: TestApp;
@@ -29,32 +32,40 @@ let designId: string;
 const exportDir = mkdtempSync(path.join(tmpdir(), 'pos-sim-test-'));
 const permissions = [...designPermissions, 'create_design', 'send_cash', 'view_wallet', 'receive_cash', 'view_history', 'pull_payment'];
 
-const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const framePollMs = 20;
 
-async function waitFor(frame: () => string | undefined, text: string | RegExp, timeoutMs = 10_000): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const now = frame() ?? '';
-    if (typeof text === 'string' ? now.includes(text) : text.test(now)) {
-      // A new screen takes its keys once React has run its effects.
-      await delay(250);
-      return frame() ?? now;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${text}; screen:\n${now}`);
-    await delay(20);
+/** Lets the event loop run until React has committed and run its effects (a new screen's key handler is live). */
+async function settle(): Promise<void> {
+  for (let turn = 0; turn < 3; turn++) {
+    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setTimeout(resolve, 0));
   }
 }
 
-async function type(stdin: { write(data: string): void }, text: string): Promise<void> {
-  for (const character of text) {
-    stdin.write(character);
-    await delay(5);
+/** Waits for a frame showing text: each new frame is checked as it is drawn, up to the timeout. */
+async function waitFor(frame: () => string | undefined, text: string | RegExp, timeoutMs = 10_000): Promise<string> {
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    const now = frame() ?? '';
+    if (typeof text === 'string' ? now.includes(text) : text.test(now)) {
+      await settle();
+      return frame() ?? now;
+    }
+    if (performance.now() > deadline) throw new Error(`timed out waiting for ${text}; screen:\n${now}`);
+    // The next frame may wait for the server: look again shortly.
+    await new Promise((resolve) => setTimeout(resolve, framePollMs));
   }
+}
+
+/** Keystrokes one at a time, as a person types. */
+async function type(stdin: { write(data: string): void }, text: string): Promise<void> {
+  for (const character of text) stdin.write(character);
+  await settle();
 }
 
 async function key(stdin: { write(data: string): void }, sequence: string): Promise<void> {
   stdin.write(sequence);
-  await delay(30);
+  await settle();
 }
 
 const enter = '\r';
@@ -127,10 +138,42 @@ test('a refused pull is one clear line and the terminal stays usable', async () 
   await key(stdin, enter);
   const refused = await waitFor(lastFrame, 'has not let this merchant pull');
   assert.match(refused, /has not let this merchant pull/);
+  // What was typed stays on screen: Enter sends it again, typing replaces it.
+  assert.match(refused, `Customer UID or code text [${strangerId}]`);
   assert.not.match(refused, /at .*\.ts:\d+/, 'no stack trace');
   await type(stdin, 'nonsense');
   await key(stdin, enter);
   await waitFor(lastFrame, 'type a profile id');
+  await key(stdin, escape);
+  await waitFor(lastFrame, '4  End of day report');
+  unmount();
+});
+
+test('a value and Enter typed in one burst (a paste, a barcode scanner) submits, field after field', async () => {
+  const { lastFrame, stdin, unmount } = render(<App options={options(merchantToken)} />);
+  await waitFor(lastFrame, 'Terminal Cafe');
+  await key(stdin, '1');
+  await waitFor(lastFrame, 'Customer UID or code text');
+  stdin.write(`${customerId}\r`);
+  await waitFor(lastFrame, 'Terminal Gift  28.00 USD available');
+  stdin.write('2.00\r\r');
+  const confirm = await waitFor(lastFrame, 'Take this payment?');
+  assert.match(confirm, /Sale total\s+2\.00 USD/);
+  await key(stdin, 'n');
+  await waitFor(lastFrame, '4  End of day report');
+  unmount();
+});
+
+test('payment code: a total due below the amount is refused before sending, keeping what was typed; Esc goes to the menu', async () => {
+  const { lastFrame, stdin, unmount } = render(<App options={options(merchantToken)} />);
+  await waitFor(lastFrame, 'Terminal Cafe');
+  await key(stdin, '2');
+  await waitFor(lastFrame, 'Payment code');
+  stdin.write('NOTSENT1\r9.00\r8.00\r\r');
+  const refused = await waitFor(lastFrame, 'must be at least the amount');
+  assert.match(refused, 'the total due (8.00) must be at least the amount (9.00)');
+  assert.match(refused, 'Payment code [NOTSENT1]');
+  assert.match(refused, 'Esc: menu');
   await key(stdin, escape);
   await waitFor(lastFrame, '4  End of day report');
   unmount();
@@ -198,6 +241,7 @@ test('end of day: totals per settlement type and a CSV export', async () => {
   assert.match(report, /non_service\s+1\s+3\.00/);
   // The payment code took 8.00 of open loop cash (its correction's extra 1.00 was the shop's own brand cash).
   assert.match(report, /immediate\s+1\s+8\.00/, report);
+  assert.match(report, /total\s+4\s+28\.00/, report);
   await key(stdin, 'e');
   const saved = await waitFor(lastFrame, 'CSV saved to');
   const file = /CSV saved to (\S+?\.csv)/.exec(saved.replace(/\n/g, ''))![1];
@@ -232,6 +276,36 @@ test('sign in by direct authentication with code entry, then act for the busines
   await type(stdin, customerId);
   await key(stdin, enter);
   await waitFor(lastFrame, 'has not let this merchant pull');
+  unmount();
+});
+
+test("the header's device is the report's pos_device_id", async () => {
+  const { lastFrame, stdin, unmount } = render(<App options={options(merchantToken)} />);
+  const header = (await waitFor(lastFrame, 'Terminal Cafe')).split('\n')[0];
+  const device = /device (\S+)/.exec(header)?.[1];
+  assert.is(device, 'till-9', header);
+  await key(stdin, '4');
+  const report = await waitFor(lastFrame, 'e: export CSV');
+  assert.match(report, `POS devices: ${device}`);
+  const rows = (await server.client.post('/wallet/report/receivable', { pos_device: 'any' }, { auth: { bearer: merchantToken } })).body.report;
+  assert.ok(rows.length > 0);
+  assert.ok(rows.every((row: any) => row.pos_device_id === device), JSON.stringify(rows.map((row: any) => row.pos_device_id)));
+  unmount();
+});
+
+test('the server is found as the CLI finds it, and named when it cannot be reached', async () => {
+  assert.is(parseOptions([], {}).url, 'http://127.0.0.1:8080');
+  assert.is(parseOptions([], { PORT: '9123' }).url, 'http://127.0.0.1:9123');
+  assert.is(parseOptions([], { PORT: '9123', CASHLOOP_URL: 'http://till.example:7000' }).url, 'http://till.example:7000');
+  assert.is(parseOptions(['--url', 'http://127.0.0.1:1'], { CASHLOOP_URL: 'http://till.example:7000' }).url, 'http://127.0.0.1:1');
+  // A token from the environment stays off the command line; its device is shown only when named.
+  assert.is(parseOptions([], { CASHLOOP_TOKEN: 'secret-token' }).token, 'secret-token');
+  assert.is(parseOptions([], { CASHLOOP_TOKEN: 'secret-token' }).device, null);
+  assert.is(parseOptions(['--device', 'till-1'], { CASHLOOP_TOKEN: 'secret-token' }).device, 'till-1');
+  const { lastFrame, unmount } = render(<App options={options('any-token', { client: createPosClient('http://127.0.0.1:9', 'any-token') })} />);
+  const screen = await waitFor(lastFrame, 'cannot reach the server');
+  assert.match(screen, 'cannot reach the server at http://127.0.0.1:9');
+  assert.not.match(screen, 'any-token');
   unmount();
 });
 

@@ -1,5 +1,6 @@
 // The merchant terminal: sign in, sale by pull, payment code, processor mode and end of day, in
-// 80x24, keyboard only. Every failure is one red line; Esc goes back to the menu.
+// 80x24, keyboard only. Every failure is one red line; Esc goes back to the menu from any screen
+// (on sign-in it steps back, and quits from the first step), as the footer says.
 import { Box, Text, useApp } from 'ink';
 import React, { useEffect, useState } from 'react';
 import type { AppOptions, Screen } from './options.ts';
@@ -30,6 +31,12 @@ function Menu(props: { onPick(screen: Screen): void }) {
   );
 }
 
+function footerHint(screen: Screen): string {
+  if (screen === 'signin') return 'Esc: back (quits on the first step)  Ctrl+C: quit';
+  if (screen === 'menu') return 'q: quit  Ctrl+C: quit';
+  return 'Esc: menu  Ctrl+C: quit';
+}
+
 export function App(props: { options: AppOptions }) {
   const { options } = props;
   const [screen, setScreen] = useState<Screen>(options.client.token ? 'menu' : 'signin');
@@ -46,10 +53,16 @@ export function App(props: { options: AppOptions }) {
     setError('');
     setScreen('menu');
   };
+  useKeys((_input, key) => {
+    if (key.escape && screen !== 'menu' && screen !== 'signin') back();
+  });
   const shared = { options, setError, busy: setBusy };
+  const device = options.deviceUuid ? `device ${options.deviceUuid.slice(0, 36)}` : "device: the token's";
+  // 79 columns, never 80: a line that fills the last column leaves some terminals' cursor pending a
+  // wrap, and the next redraw then starts one column off (the first column looked garbled).
   return (
-    <Box flexDirection="column" width={80}>
-      <Text bold color="blue">Cashloop POS{merchant ? ` - ${merchant.title.slice(0, 40)}` : ''}  device {options.deviceUuid.slice(0, 20)}</Text>
+    <Box flexDirection="column" width={79}>
+      <Text bold color="blue" wrap="truncate">Cashloop POS{merchant ? ` - ${merchant.title.slice(0, 30)}` : ''}  {device}</Text>
       <Box flexDirection="column" minHeight={19}>
         {screen === 'signin' ? <SignIn {...shared} onSignedIn={() => { loadMerchant(); setScreen('menu'); }} /> : null}
         {screen === 'menu' ? <Menu onPick={(next) => { setError(''); setScreen(next); }} /> : null}
@@ -58,8 +71,8 @@ export function App(props: { options: AppOptions }) {
         {screen === 'paycode' && merchant ? <Paycode {...shared} merchantId={merchant.id} onDone={back} /> : null}
         {screen === 'report' ? <EndOfDay {...shared} onDone={back} /> : null}
       </Box>
-      <Text color="red">{error ? `! ${error.slice(0, 76)}` : busy ? '' : ' '}</Text>
-      <Text dimColor>{busy ? 'Working...' : 'Esc: menu  Ctrl+C: quit'}</Text>
+      <Text color="red">{error ? `! ${error}` : ' '}</Text>
+      <Text dimColor>{busy ? 'Working...' : footerHint(screen)}</Text>
     </Box>
   );
 }

@@ -21,6 +21,26 @@ export function reportTotals(rows: readonly ReportRow[]) {
   return totals;
 }
 
+type Totals = ReturnType<typeof reportTotals> extends Map<string, infer Total> ? Total : never;
+
+/** The grand total over every settlement type. */
+export function grandTotal(totals: ReturnType<typeof reportTotals>): Totals {
+  const sum: Totals = { count: 0, received: 0n, funded: 0n, pending: 0n, settled: 0n };
+  for (const total of totals.values()) {
+    sum.count += total.count;
+    sum.received += total.received;
+    sum.funded += total.funded;
+    sum.pending += total.pending;
+    sum.settled += total.settled;
+  }
+  return sum;
+}
+
+function totalsLine(label: string, total: Totals): string {
+  const pad = (text: string, width: number) => text.padStart(width);
+  return `${label.padEnd(12)}${pad(String(total.count), 6)}${pad(fromMinor(total.received), 12)}${pad(fromMinor(total.funded), 12)}${pad(fromMinor(total.pending), 12)}${pad(fromMinor(total.settled), 12)}`;
+}
+
 export function EndOfDay(props: { options: AppOptions; onDone(): void; setError(text: string): void; busy(value: boolean): void }) {
   const { options } = props;
   const [rows, setRows] = useState<ReportRow[] | null>(null);
@@ -41,18 +61,19 @@ export function EndOfDay(props: { options: AppOptions; onDone(): void; setError(
       .catch((error) => props.setError(message(error)))
       .finally(() => props.busy(false));
   };
-  const totals = rows ? reportTotals(rows) : new Map();
+  const totals = rows ? reportTotals(rows) : new Map<string, Totals>();
   const pad = (text: string, width: number) => text.padStart(width);
+  const devices = [...new Set((rows ?? []).map((row) => row.pos_device_id).filter((device): device is string => Boolean(device)))];
   return (
     <Box flexDirection="column">
       <Text bold>End of day {day}</Text>
       {rows === null ? <Text dimColor>Loading the report...</Text> : (
         <Box flexDirection="column">
           <Text>{'type'.padEnd(12)}{pad('rows', 6)}{pad('received', 12)}{pad('funded', 12)}{pad('pending', 12)}{pad('settled', 12)}</Text>
-          {[...totals].map(([type, total]) => (
-            <Text key={type}>{type.padEnd(12)}{pad(String(total.count), 6)}{pad(fromMinor(total.received), 12)}{pad(fromMinor(total.funded), 12)}{pad(fromMinor(total.pending), 12)}{pad(fromMinor(total.settled), 12)}</Text>
-          ))}
+          {[...totals].map(([type, total]) => <Text key={type}>{totalsLine(type, total)}</Text>)}
+          <Text bold>{totalsLine('total', grandTotal(totals))}</Text>
           {rows.length === 0 ? <Text dimColor>No payments today.</Text> : null}
+          {devices.length > 0 ? <Text dimColor>POS devices: {devices.join(', ').slice(0, 60)}</Text> : null}
           {saved ? <Text color="green">CSV saved to {saved}</Text> : null}
           <Keys hint="e: export CSV  Enter: menu" keys={{ e: exportCsv }} onEnter={props.onDone} />
         </Box>

@@ -1,9 +1,22 @@
 // A payment code sale: the customer shows a code, the terminal takes the amount.
 import { Box, Text } from 'ink';
 import React, { useState } from 'react';
-import type { Transfer } from './api.ts';
+import { PosError, toMinor } from './api.ts';
 import type { AppOptions } from './options.ts';
 import { message, qrText, Form, Keys } from './widgets.tsx';
+
+/** What is wrong with the typed amounts before they are sent, in the terminal's words; null when nothing. */
+export function amountsProblem(values: { amount: string; totalDue?: string; totalTax?: string }): string | null {
+  const amount = toMinor(values.amount);
+  if (amount === null || amount <= 0n) return 'the amount must be an amount such as 12.50';
+  if (values.totalDue !== undefined) {
+    const totalDue = toMinor(values.totalDue);
+    if (totalDue === null) return 'the total due must be an amount such as 12.50, or left empty';
+    if (totalDue < amount) return `the total due (${values.totalDue}) must be at least the amount (${values.amount}), or left empty`;
+  }
+  if (values.totalTax !== undefined && toMinor(values.totalTax) === null) return 'the total tax must be an amount such as 0.50, or left empty';
+  return null;
+}
 
 export function Paycode(props: { options: AppOptions; merchantId: string; onDone(): void; setError(text: string): void; busy(value: boolean): void }) {
   const { options } = props;
@@ -15,6 +28,8 @@ export function Paycode(props: { options: AppOptions; merchantId: string; onDone
     work().catch((error) => props.setError(message(error))).finally(() => props.busy(false));
   };
   const receive = (values: { paycode: string; amount: string; totalDue?: string; totalTax?: string }) => run(async () => {
+    const problem = amountsProblem(values);
+    if (problem) throw new PosError(problem);
     const answer = await options.client.receive({ ...values, currency: options.currency }) as { transfer?: { id?: string }; transfer_id?: string };
     setLast({ ...values, transferId: answer.transfer?.id ?? answer.transfer_id ?? '' });
     setCorrecting(false);
@@ -33,7 +48,8 @@ export function Paycode(props: { options: AppOptions; merchantId: string; onDone
             <Keys hint="c: correct the amount  Enter: menu" keys={{ c: () => setCorrecting(true) }} onEnter={props.onDone} />
           </Box>
         ) : correcting && last ? (
-          <Form active fields={[{ name: 'amount', label: 'Corrected amount', initial: last.amount }, { name: 'totalDue', label: 'Total due', initial: last.totalDue, optional: true }]}
+          // No kept total due: the corrected amount may be above the old one (total_due must be at least amount).
+          <Form active fields={[{ name: 'amount', label: 'Corrected amount', initial: last.amount }, { name: 'totalDue', label: 'Total due', optional: true }]}
             onCancel={() => setCorrecting(false)}
             onDone={(values) => receive({ paycode: last.paycode, amount: values.amount, totalDue: values.totalDue || undefined, totalTax: last.totalTax })} />
         ) : (

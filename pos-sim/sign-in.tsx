@@ -32,7 +32,7 @@ export function SignIn(props: { options: AppOptions; onSignedIn(): void; setErro
           ]}
           onCancel={() => exit()}
           onDone={(values) => run(async () => {
-            const started = await options.client.signIn({ clientId: values.clientId, login: values.login, password: values.password, deviceUuid: options.deviceUuid });
+            const started = await options.client.signIn({ clientId: values.clientId, login: values.login, password: values.password, deviceUuid: options.deviceUuid ?? 'pos-terminal' });
             if (options.client.token) return finish();
             if (!started.factor_id) throw new PosError('the service asked for more than a code; sign in with an app first');
             setRevealed(started.revealed_codes ?? []);

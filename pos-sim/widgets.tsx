@@ -45,33 +45,66 @@ export function useKeys(handler: Parameters<typeof useInput>[0], active = true):
   }, { isActive: active && Boolean(isRawModeSupported) });
 }
 
-/** Fields typed one after another: Enter takes the typed value (or the shown default), Esc cancels. */
+interface FormEntry {
+  index: number;
+  values: Record<string, string>;
+  typed: string;
+  /** What was entered last time: after a refusal the form starts again with it shown (Enter keeps it). */
+  remembered: Record<string, string>;
+}
+
+/** The value Enter takes for a field: what was typed, else what was entered last time, else the field's default. */
+function entered(entry: FormEntry, field: Field): string {
+  return entry.typed.trim() || entry.remembered[field.name] || field.initial || '';
+}
+
+/** Enter on the current field: the next field, or the whole form done (true). */
+function submitField(entry: FormEntry, fields: Field[]): boolean {
+  const field = fields[entry.index];
+  const value = entered(entry, field);
+  if (!value && !field.optional) return false;
+  entry.values = { ...entry.values, [field.name]: value };
+  entry.typed = '';
+  if (entry.index + 1 < fields.length) {
+    entry.index += 1;
+    return false;
+  }
+  return true;
+}
+
+/**
+ * Fields typed one after another: Enter takes the typed value (or the shown default), Esc cancels.
+ * A burst of keys (a paste, a barcode scanner) arrives as one input with its Enter inside: each
+ * line of it is typed and entered in turn. When done, the form starts again from its first field
+ * with the values just entered shown as defaults, so a refusal keeps what was typed.
+ */
 export function Form(props: { fields: Field[]; onDone(values: Record<string, string>): void; onCancel(): void; active: boolean }) {
   // Keystrokes can arrive faster than renders: the current entry lives in a ref, the state only redraws.
-  const entry = useRef({ index: 0, values: {} as Record<string, string>, typed: '' });
+  const entry = useRef<FormEntry>({ index: 0, values: {}, typed: '', remembered: {} });
   const [, redraw] = useState(0);
-  const { index, values, typed } = entry.current;
+  const { index, values, typed, remembered } = entry.current;
   const field = props.fields[index];
   useKeys((input, key) => {
     const now = entry.current;
-    const current = props.fields[now.index];
     if (key.escape) return props.onCancel();
-    if (key.return) {
-      const value = now.typed.trim() || current.initial || '';
-      if (!value && !current.optional) return;
-      now.values = { ...now.values, [current.name]: value };
-      now.typed = '';
-      if (now.index + 1 < props.fields.length) now.index += 1;
-      else {
-        const done = now.values;
-        entry.current = { index: 0, values: {}, typed: '' };
-        redraw((count) => count + 1);
-        return props.onDone(done);
+    if (key.backspace || key.delete) now.typed = now.typed.slice(0, -1);
+    else if (key.ctrl || key.meta || key.tab || key.upArrow || key.downArrow) return;
+    else {
+      const lines = key.return ? ['', ''] : input.split(/\r\n|\r|\n/);
+      for (const [position, line] of lines.entries()) {
+        now.typed += line;
+        if (position === lines.length - 1) break;
+        if (submitField(now, props.fields)) {
+          const done = now.values;
+          entry.current = { index: 0, values: {}, typed: '', remembered: done };
+          redraw((count) => count + 1);
+          return props.onDone(done);
+        }
       }
-    } else if (key.backspace || key.delete) now.typed = now.typed.slice(0, -1);
-    else if (input && !key.ctrl && !key.meta && !key.tab && !key.upArrow && !key.downArrow) now.typed += input;
+    }
     redraw((count) => count + 1);
   }, props.active);
+  const shown = remembered[field.name] || field.initial;
   return (
     <Box flexDirection="column">
       {props.fields.slice(0, index).map((done) => (
@@ -79,7 +112,7 @@ export function Form(props: { fields: Field[]; onDone(values: Record<string, str
       ))}
       <Text>
         <Text color="cyan">{field.label}</Text>
-        {field.initial ? <Text dimColor> [{field.secret ? 'given' : field.initial}]</Text> : null}
+        {shown ? <Text dimColor> [{field.secret ? 'given' : shown}]</Text> : null}
         {field.optional ? <Text dimColor> (optional)</Text> : null}: {field.secret ? '*'.repeat(typed.length) : typed}
         <Text inverse> </Text>
       </Text>

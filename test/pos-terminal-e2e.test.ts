@@ -1,7 +1,7 @@
 // Proves the real terminal process end to end: `pos-sim/main.tsx` runs in an 80x24 pseudo-terminal
 // (node-pty) against a running server, shows its help, takes a sale by pull from a consenting
-// customer with keystrokes only, prints the receipt, and quits cleanly; the ledger moved and the
-// audit balances.
+// customer with keystrokes only (its token from CASHLOOP_TOKEN, never on the screen), prints the
+// receipt, and quits cleanly; the ledger moved and the audit balances.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { spawn } from 'node-pty';
@@ -35,9 +35,9 @@ test.after(async () => {
 
 const plain = (text: string) => text.replace(/\u001B\[[0-9;?]*[ -/]*[@-~]/g, '').replace(/\u001B[()][A-Z0-9]/g, '');
 
-function terminal(args: string[]) {
+function terminal(args: string[], env: Record<string, string> = {}) {
   const child = spawn(process.execPath, ['--import', 'tsx', 'pos-sim/main.tsx', ...args], {
-    name: 'xterm-256color', cols: 80, rows: 24, cwd: root, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', TERM: 'xterm-256color' },
+    name: 'xterm-256color', cols: 80, rows: 24, cwd: root, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', TERM: 'xterm-256color', ...env },
   });
   started.push(child);
   let output = '';
@@ -91,9 +91,12 @@ test('a sale by pull in the real terminal process, keyboard only', async () => {
   assert.is(sent.status, 200, sent.text);
   await server.client.post('/wallet/pull-consent', { merchant_uid: `service:${merchantId}` }, customerAuth);
 
-  const run = terminal(['--url', server.baseUrl, '--token', token, '--device', 'pty-till']);
+  // The token comes from the environment: never on a command line (npm run echoes those) nor on the screen.
+  const run = terminal(['--url', server.baseUrl, '--device', 'pty-till'], { CASHLOOP_TOKEN: token });
   await run.waitFor('1  Sale by pull');
   await run.waitFor('Pty Cafe');
+  await run.waitFor('device pty-till');
+  assert.not.ok(run.screen().includes(token), 'the token is not on the screen');
   await run.type('1');
   await run.waitFor('Customer UID or code text');
   // Each entry is checked on the screen before Enter, as a cashier would (keys typed before a

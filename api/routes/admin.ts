@@ -5,17 +5,19 @@ import { z } from 'zod';
 import { appPermissionNames } from '../../engine/apps/service.ts';
 import { knownPermissions } from '../../engine/tokens/service.ts';
 import { appNameCharsMax, appSiteCharsMax, loginCharsMax, redirectUriCharsMax, redirectUrisMax } from '../../engine/limits.ts';
-import { usernamePattern } from '../../engine/profiles/names.ts';
+import { sanitizeDescription, usernamePattern } from '../../engine/profiles/names.ts';
 import { profileFeatureNames } from '../../engine/profiles/service.ts';
 import { errorTable, httpError } from '../http/errors.ts';
 import { boolField, currencyField, latitudeField, longitudeField, requiredString, stringList } from '../http/fields.ts';
 import { defineRoute, type RouteDefinition } from '../http/route.ts';
-import { profileErrors } from './profiles.ts';
+import { addBusinessInput, businessAddressField, personNameField, profileErrors } from './profiles.ts';
 
 type AdminError = 'app_record_not_found';
 const adminErrors = errorTable<AdminError>({
   app_record_not_found: { status: 404, error: 'not_found', description: 'No such app.' },
 });
+
+const siteField = requiredString(appSiteCharsMax).regex(/^[A-Za-z0-9_.-]+$/, 'must be letters, digits, _ . -');
 
 const createAppInput = z
   .object({
@@ -24,7 +26,7 @@ const createAppInput = z
       .pipe(z.array(z.enum(appPermissionNames, { message: `must be among ${appPermissionNames.join(', ')}` })))
       .optional(),
     redirect_uris: stringList.pipe(z.array(z.string().url('must be a URL').max(redirectUriCharsMax)).max(redirectUrisMax)).optional(),
-    site: requiredString(appSiteCharsMax).regex(/^[A-Za-z0-9_.-]+$/, 'must be letters, digits, _ . -').optional(),
+    site: siteField.optional(),
     public: boolField.optional(),
     implicit_grant: boolField.optional(),
     // User permissions the app may request beyond the default send-and-receive set.
@@ -33,6 +35,19 @@ const createAppInput = z
       .optional(),
   })
   .strict();
+
+const createIndividualInput = z
+  .object({
+    first_name: personNameField,
+    last_name: personNameField,
+    // An email address or phone number the operator vouches for: confirmed at once.
+    uid: requiredString(loginCharsMax).optional(),
+    site: siteField.optional(),
+  })
+  .strict();
+
+// As POST /p/add-business, on a site the operator names; the mail address defaults to the business address.
+const createBusinessInput = addBusinessInput.extend({ manager_uid: requiredString(loginCharsMax), mail: businessAddressField.optional(), site: siteField.optional() }).strict();
 
 const featureInput = z.object({ feature: z.enum(profileFeatureNames, { message: `must be one of ${profileFeatureNames.join(', ')}` }) }).strict();
 
@@ -113,6 +128,45 @@ export const adminRoutes: RouteDefinition[] = [
       const app = await engine.services.apps.get(params.clientId);
       if (!app) throw httpError(adminErrors, 'app_record_not_found');
       return appView(app);
+    },
+  }),
+
+  defineRoute({
+    method: 'post',
+    path: '/admin/profiles',
+    summary: 'Creates an individual profile (and its wallet) on a site (default: default), with a confirmed email or phone UID when given.',
+    tags: ['admin'],
+    caller: { kind: 'operator' },
+    input: createIndividualInput,
+    response: z.strictObject({ id: z.string(), profile }),
+    async handler({ input, engine }) {
+      const outcome = await engine.services.profileAccess.adminAddIndividual(input.site ?? defaultSite, { firstName: input.first_name, lastName: input.last_name, uid: input.uid });
+      if (!outcome.ok) throw httpError(profileErrors, outcome.error, outcome.invalid ? { invalid: outcome.invalid } : {});
+      return { id: outcome.profile.id, profile: engine.services.profiles.toPublic(outcome.profile) };
+    },
+  }),
+
+  defineRoute({
+    method: 'post',
+    path: '/admin/businesses',
+    summary: 'Creates a business profile (and its wallet) managed by a personal profile of its site (manager_uid: a UID or a profile id).',
+    tags: ['admin'],
+    caller: { kind: 'operator' },
+    input: createBusinessInput,
+    response: z.strictObject({ id: z.string(), profile }),
+    async handler({ input, engine }) {
+      const outcome = await engine.services.profileAccess.addBusiness(input.site ?? defaultSite, input.manager_uid, {
+        businessName: input.business_name,
+        dba: input.dba?.trim() || null,
+        webSite: input.web_site?.trim() || null,
+        descriptionHtml: input.description_html ? sanitizeDescription(input.description_html) || null : null,
+        business: input.business,
+        mail: input.mail ?? input.business,
+        phone: input.phone ?? null,
+        phonePublic: input.phone_public ?? false,
+      });
+      if (!outcome.ok) throw httpError(profileErrors, outcome.error, outcome.invalid ? { invalid: outcome.invalid } : {});
+      return { id: outcome.profile.id, profile: engine.services.profiles.toPublic(outcome.profile) };
     },
   }),
 

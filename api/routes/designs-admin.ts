@@ -1,11 +1,15 @@
 // The operator's view of cash designs (Bearer operator key): every live design, one design in
-// full (plans and agreements included), and a design's agreements. The CLI's `cashloop design`
-// and `cashloop agreement` commands are its clients.
+// full (plans and agreements included), and a design's agreements; and creating a design, a plan
+// and an agreement as the design's issuer would. The CLI's `cashloop design`, `cashloop plan` and
+// `cashloop agreement` commands are its clients.
 import { z } from 'zod';
 import type { EdgeEngine } from '../../engine/engine.ts';
+import { designTypes } from '../../engine/designs/service.ts';
+import { agreementTermsLinkCharsMax, agreementTermsTextCharsMax, designTitleCharsMax, idCharsMax, loginCharsMax, planTitleCharsMax } from '../../engine/limits.ts';
 import { httpError } from '../http/errors.ts';
+import { boolField, currencyField, requiredString } from '../http/fields.ts';
 import { defineRoute, type RouteDefinition } from '../http/route.ts';
-import { designErrors } from './designs.ts';
+import { designErrors, raise } from './designs.ts';
 
 /** One design in full, or a 404: the operator sees every design, so a missing one is just missing. */
 async function designOf(engine: EdgeEngine, designId: string) {
@@ -15,6 +19,26 @@ async function designOf(engine: EdgeEngine, designId: string) {
 }
 
 const empty = z.object({}).strict();
+const createDesignInput = z
+  .object({
+    issuer_id: requiredString(idCharsMax),
+    title: requiredString(designTitleCharsMax),
+    currency: currencyField,
+    design_type: z.enum(designTypes),
+  })
+  .strict();
+const createPlanInput = z.object({ title: requiredString(planTitleCharsMax) }).strict();
+const addAgreementInput = z
+  .object({
+    uid: requiredString(loginCharsMax),
+    redeemer: boolField.optional(),
+    distributor: boolField.optional(),
+    settler: boolField.optional(),
+    terms_text: requiredString(agreementTermsTextCharsMax),
+    terms_link: z.url({ protocol: /^https?$/, error: 'must be an http or https URL' }).max(agreementTermsLinkCharsMax).optional(),
+  })
+  .strict()
+  .refine((input) => input.redeemer || input.distributor || input.settler, { message: 'name at least one role: redeemer, distributor or settler', path: ['redeemer'] });
 const designAnswer = z.looseObject({ id: z.string(), title: z.string(), currency: z.string(), type: z.string(), issuer_id: z.string(), published: z.boolean() });
 const agreementAnswer = z.looseObject({ id: z.string(), member_id: z.string(), state: z.string() });
 
@@ -56,6 +80,57 @@ export const designAdminRoutes: RouteDefinition[] = [
     async handler({ engine, params }) {
       const design = await designOf(engine, params.designId);
       return { design_id: params.designId, agreements: (design.agreements as unknown[] | undefined) ?? [] };
+    },
+  }),
+
+  defineRoute({
+    method: 'post',
+    path: '/admin/designs',
+    summary: 'Creates a cash design for an issuer profile, as that profile would (gl_design needs its design_gl feature; open_design an open loop issuer).',
+    tags: ['admin'],
+    caller: { kind: 'operator' },
+    input: createDesignInput,
+    response: designAnswer,
+    errors: [403],
+    async handler({ engine, input }) {
+      const result = await engine.services.designs.adminCreate(input.issuer_id, { title: input.title, currency: input.currency, designType: input.design_type });
+      if (!result.ok) raise(result);
+      return result.design;
+    },
+  }),
+
+  defineRoute({
+    method: 'post',
+    path: '/admin/designs/:designId/plans',
+    summary: "Creates a distribution plan on a design, as its issuer would (default terms: the redeemer gets open loop settlement equal to the brand cash it receives).",
+    tags: ['admin'],
+    caller: { kind: 'operator' },
+    input: createPlanInput,
+    response: z.strictObject({ plan_id: z.string() }),
+    errors: [404],
+    async handler({ engine, params, input }) {
+      const result = await engine.services.designs.adminCreatePlan(params.designId, input.title);
+      if (!result.ok) raise(result);
+      return { plan_id: result.planId };
+    },
+  }),
+
+  defineRoute({
+    method: 'post',
+    path: '/admin/designs/:designId/agreements',
+    summary: 'Adds a network agreement to a design, as its issuer would (inactive until its member activates it; the member is told by message).',
+    tags: ['admin'],
+    caller: { kind: 'operator' },
+    input: addAgreementInput,
+    response: z.object({ agreement: agreementAnswer, agreements: z.array(agreementAnswer) }),
+    errors: [404],
+    async handler({ engine, params, input }) {
+      const result = await engine.services.designs.adminAddAgreement(params.designId, {
+        uid: input.uid, redeemer: input.redeemer ?? false, distributor: input.distributor ?? false, settler: input.settler ?? false,
+        termsText: input.terms_text, termsLink: input.terms_link ?? null,
+      });
+      if (!result.ok) raise(result);
+      return { agreement: result.agreement, agreements: result.agreements };
     },
   }),
 ];

@@ -36,6 +36,8 @@ export const profileErrors = errorTable<ProfileAccessError>({
   unknown_feature: { status: 400, error: 'invalid', description: 'No such profile feature.' },
   not_business: { status: 400, description: 'Only a business profile has a location.' },
   wallet_transition_refused: { status: 400, error: 'invalid', description: 'The wallet cannot make that change in its current state.' },
+  uid_invalid: { status: 400, error: 'invalid', description: 'The UID is not an email address or a phone number.' },
+  uid_in_use: { status: 400, error: 'invalid', description: 'The UID belongs to another profile.' },
 });
 
 export const personNameField = z.string().superRefine((text, context) => {
@@ -94,7 +96,7 @@ const addIndividualInput = z
   })
   .strict();
 
-const addBusinessInput = z
+export const addBusinessInput = z
   .object({
     manager_uid: boundedString(loginCharsMax).optional(),
     business_name: requiredString(businessNameCharsMax),

@@ -245,6 +245,41 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/profiles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Lists profiles, newest first; filter by site or kind. */
+        get: operations["getAdminProfiles"];
+        put?: never;
+        /** Creates an individual profile (and its wallet) on a site (default: default), with a confirmed email or phone UID when given. */
+        post: operations["postAdminProfiles"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/businesses": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Creates a business profile (and its wallet) managed by a personal profile of its site (manager_uid: a UID or a profile id). */
+        post: operations["postAdminBusinesses"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/profiles/{profileId}": {
         parameters: {
             query?: never;
@@ -1863,7 +1898,8 @@ export interface paths {
         /** Every live (not deleted) cash design, newest first. */
         get: operations["getAdminDesigns"];
         put?: never;
-        post?: never;
+        /** Creates a cash design for an issuer profile, as that profile would (gl_design needs its design_gl feature; open_design an open loop issuer). */
+        post: operations["postAdminDesigns"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1897,7 +1933,25 @@ export interface paths {
         /** A design's network agreements that are not removed, oldest first. */
         get: operations["getAdminDesignsAgreements"];
         put?: never;
-        post?: never;
+        /** Adds a network agreement to a design, as its issuer would (inactive until its member activates it; the member is told by message). */
+        post: operations["postAdminDesignsAgreements"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/designs/{designId}/plans": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Creates a distribution plan on a design, as its issuer would (default terms: the redeemer gets open loop settlement equal to the brand cash it receives). */
+        post: operations["postAdminDesignsPlans"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2119,23 +2173,6 @@ export interface paths {
         put?: never;
         /** The operator settles a batch of the design's pending settlements; the design's first active settler (else its issuer) pays. */
         post: operations["postAdminDesignsSettle"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/profiles": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Lists profiles, newest first; filter by site or kind. */
-        get: operations["getAdminProfiles"];
-        put?: never;
-        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -3766,6 +3803,176 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+        };
+    };
+    getAdminProfiles: {
+        parameters: {
+            query?: {
+                limit?: number | string;
+                site?: string;
+                kind?: "individual" | "business";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        profiles: {
+                            id: string;
+                            /** @enum {string} */
+                            kind: "individual" | "business";
+                            title: string;
+                            username: string;
+                            site: string;
+                            created_at: string;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    postAdminProfiles: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    first_name: string;
+                    last_name: string;
+                    uid?: string;
+                    site?: string;
+                };
+                "application/x-www-form-urlencoded": {
+                    first_name: string;
+                    last_name: string;
+                    uid?: string;
+                    site?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        profile: components["schemas"]["Profile"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    postAdminBusinesses: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    manager_uid: string;
+                    business_name: string;
+                    dba?: string;
+                    web_site?: string;
+                    description_html?: string | null;
+                    business: {
+                        public?: boolean | string;
+                        line1: string;
+                        line2?: string;
+                        suite?: string;
+                        city: string;
+                        country: string;
+                        state?: string;
+                        zip: string;
+                    };
+                    mail?: {
+                        public?: boolean | string;
+                        line1: string;
+                        line2?: string;
+                        suite?: string;
+                        city: string;
+                        country: string;
+                        state?: string;
+                        zip: string;
+                    };
+                    phone?: string;
+                    phone_public?: boolean | string;
+                    site?: string;
+                };
+                "application/x-www-form-urlencoded": {
+                    manager_uid: string;
+                    business_name: string;
+                    dba?: string;
+                    web_site?: string;
+                    description_html?: string | null;
+                    business: {
+                        public?: boolean | string;
+                        line1: string;
+                        line2?: string;
+                        suite?: string;
+                        city: string;
+                        country: string;
+                        state?: string;
+                        zip: string;
+                    };
+                    mail?: {
+                        public?: boolean | string;
+                        line1: string;
+                        line2?: string;
+                        suite?: string;
+                        city: string;
+                        country: string;
+                        state?: string;
+                        zip: string;
+                    };
+                    phone?: string;
+                    phone_public?: boolean | string;
+                    site?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        profile: components["schemas"]["Profile"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getAdminProfilesByProfileId: {
@@ -8308,6 +8515,58 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
         };
     };
+    postAdminDesigns: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    issuer_id: string;
+                    title: string;
+                    currency: string;
+                    /** @enum {string} */
+                    design_type: "gl_design" | "open_design" | "overlay_design";
+                };
+                "application/x-www-form-urlencoded": {
+                    issuer_id: string;
+                    title: string;
+                    currency: string;
+                    /** @enum {string} */
+                    design_type: "gl_design" | "open_design" | "overlay_design";
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        title: string;
+                        currency: string;
+                        type: string;
+                        issuer_id: string;
+                        published: boolean;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     getAdminDesignsByDesignId: {
         parameters: {
             query?: never;
@@ -8374,6 +8633,109 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+        };
+    };
+    postAdminDesignsAgreements: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                designId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    uid: string;
+                    redeemer?: boolean | string;
+                    distributor?: boolean | string;
+                    settler?: boolean | string;
+                    terms_text: string;
+                    /** Format: uri */
+                    terms_link?: string;
+                };
+                "application/x-www-form-urlencoded": {
+                    uid: string;
+                    redeemer?: boolean | string;
+                    distributor?: boolean | string;
+                    settler?: boolean | string;
+                    terms_text: string;
+                    /** Format: uri */
+                    terms_link?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        agreement: {
+                            id: string;
+                            member_id: string;
+                            state: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        agreements: ({
+                            id: string;
+                            member_id: string;
+                            state: string;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    postAdminDesignsPlans: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                designId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    title: string;
+                };
+                "application/x-www-form-urlencoded": {
+                    title: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        plan_id: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getPullRedeemable: {
@@ -8981,42 +9343,6 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             503: components["responses"]["ServiceUnavailable"];
-        };
-    };
-    getAdminProfiles: {
-        parameters: {
-            query?: {
-                limit?: number | string;
-                site?: string;
-                kind?: "individual" | "business";
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Success. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        profiles: {
-                            id: string;
-                            /** @enum {string} */
-                            kind: "individual" | "business";
-                            title: string;
-                            username: string;
-                            site: string;
-                            created_at: string;
-                        }[];
-                    };
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
         };
     };
     getOfferList: {

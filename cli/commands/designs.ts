@@ -1,7 +1,8 @@
-// `cashloop design list|show` and `cashloop agreement list`: cash designs and their network
-// agreements through the admin API (read only).
+// `cashloop design create|list|show`, `cashloop plan create` and `cashloop agreement add|list`:
+// cash designs, their distribution plans and network agreements through the admin API. Changes
+// are made as the design's issuer would make them.
 import type { Command } from 'commander';
-import { globalsOf, operatorApi, print } from '../client.ts';
+import { CliError, commaList, globalsOf, operatorApi, print } from '../client.ts';
 import type { Environment } from '../settings.ts';
 
 function designLine(design: any): string {
@@ -13,7 +14,28 @@ function roles(agreement: any): string {
 }
 
 export function registerDesignCommands(program: Command, env: Environment): void {
-  const design = program.command('design').description('Inspect cash designs (brand cash)');
+  registerDesignGroup(program, env);
+  registerPlanGroup(program, env);
+  registerAgreementGroup(program, env);
+}
+
+function registerDesignGroup(program: Command, env: Environment): void {
+  const design = program.command('design').description('Create and inspect cash designs (brand cash)');
+
+  design
+    .command('create')
+    .description('Create a cash design for an issuer profile (gl_design needs its design_gl feature)')
+    .requiredOption('--issuer <profile_id>', 'the issuing profile')
+    .requiredOption('--title <title>', 'the design title')
+    .requiredOption('--currency <code>', 'ISO 4217 code, e.g. USD')
+    .option('--type <type>', 'gl_design, open_design or overlay_design', 'gl_design')
+    .action(async (options, command: Command) => {
+      const globals = globalsOf(command);
+      const api = operatorApi(globals, env);
+      const body = { issuer_id: options.issuer, title: options.title, currency: options.currency, design_type: options.type };
+      const created: any = await api.call(api.client.POST('/admin/designs', { body }));
+      print(globals, created, () => [designLine(created)]);
+    });
 
   design
     .command('list')
@@ -49,7 +71,52 @@ export function registerDesignCommands(program: Command, env: Environment): void
       ]);
     });
 
+}
+
+function registerPlanGroup(program: Command, env: Environment): void {
+  const plan = program.command('plan').description('Distribution plans of designs');
+  plan
+    .command('create')
+    .description("Create a distribution plan on a design (default terms: the redeemer gets open loop settlement equal to the brand cash it receives)")
+    .argument('<design_id>')
+    .requiredOption('--title <title>', 'the plan title')
+    .action(async (designId: string, options, command: Command) => {
+      const globals = globalsOf(command);
+      const api = operatorApi(globals, env);
+      const created = await api.call(api.client.POST('/admin/designs/{designId}/plans', { params: { path: { designId } }, body: { title: options.title } }));
+      print(globals, created, () => [`plan ${created.plan_id}  ${options.title}`]);
+    });
+
+}
+
+function registerAgreementGroup(program: Command, env: Environment): void {
   const agreement = program.command('agreement').description('Cash network agreements of designs');
+  agreement
+    .command('add')
+    .alias('create')
+    .description('Add a network agreement to a design (inactive until its member activates it)')
+    .argument('<design_id>')
+    .requiredOption('--member <uid>', "the member: a profile id, email address or phone number")
+    .requiredOption('--roles <roles>', 'comma-separated: redeemer, distributor, settler')
+    .requiredOption('--terms <text>', 'the terms text')
+    .option('--terms-link <url>', 'a link to the full terms')
+    .action(async (designId: string, options, command: Command) => {
+      const globals = globalsOf(command);
+      const chosen = commaList(options.roles);
+      const unknown = chosen.filter((role) => !['redeemer', 'distributor', 'settler'].includes(role));
+      if (unknown.length > 0 || chosen.length === 0) throw new CliError(`--roles takes redeemer, distributor and settler, got ${options.roles}.`, 'invalid_option');
+      const api = operatorApi(globals, env);
+      const body = {
+        uid: options.member,
+        redeemer: chosen.includes('redeemer'),
+        distributor: chosen.includes('distributor'),
+        settler: chosen.includes('settler'),
+        terms_text: options.terms,
+        ...(options.termsLink ? { terms_link: options.termsLink } : {}),
+      };
+      const added: any = await api.call(api.client.POST('/admin/designs/{designId}/agreements', { params: { path: { designId } }, body }));
+      print(globals, added, () => [`agreement ${added.agreement.id}  ${added.agreement.state}  member ${added.agreement.member_id}  ${roles(added.agreement)}`]);
+    });
   agreement
     .command('list')
     .description("A design's agreements (not removed), oldest first")

@@ -1,4 +1,5 @@
-// `cashloop profile list|show|set|locate|feature|wallet|manager`: profiles through the admin API.
+// `cashloop profile create|list|show|set|locate|feature|wallet|manager` and `cashloop business
+// create`: profiles through the admin API.
 import type { Command } from 'commander';
 import { CliError, fields, globalsOf, operatorApi, print, table } from '../client.ts';
 import type { Environment } from '../settings.ts';
@@ -26,9 +27,52 @@ function profileLines(shown: any): string[] {
 
 export function registerProfileCommands(program: Command, env: Environment): void {
   const profile = program.command('profile').description('Inspect and adjust profiles');
+  registerProfileCreation(program, profile, env);
   registerProfileReads(profile, env);
   registerProfileChanges(profile, env);
   registerProfileAdministration(profile, env);
+}
+
+function registerProfileCreation(program: Command, profile: Command, env: Environment): void {
+  profile
+    .command('create')
+    .description('Create an individual profile (and its wallet)')
+    .requiredOption('--first-name <name>', 'first name')
+    .requiredOption('--last-name <name>', 'last name')
+    .option('--uid <login>', 'an email address or phone number, confirmed at once (the person signs in with it)')
+    .option('--site <site>', 'the site of the apps that will see it', 'default')
+    .action(async (options, command: Command) => {
+      const globals = globalsOf(command);
+      const api = operatorApi(globals, env);
+      const body = { first_name: options.firstName, last_name: options.lastName, site: options.site, ...(options.uid ? { uid: options.uid } : {}) };
+      const created = await api.call(api.client.POST('/admin/profiles', { body }));
+      print(globals, created, () => profileLines(created.profile));
+    });
+
+  const business = program.command('business').description('Create business profiles');
+  business
+    .command('create')
+    .description('Create a business profile (and its wallet) managed by a personal profile')
+    .requiredOption('--name <name>', 'the business name')
+    .requiredOption('--manager <uid>', 'the managing personal profile: its id, email address or phone number')
+    .requiredOption('--line1 <text>', 'street address')
+    .requiredOption('--city <city>', 'city')
+    .requiredOption('--country <code>', 'two-letter country code, e.g. US')
+    .option('--state <code>', 'two-letter state (required in the US)')
+    .requiredOption('--zip <zip>', 'postal code')
+    .option('--dba <name>', 'doing-business-as name')
+    .option('--web-site <url>', 'web site')
+    .option('--phone <phone>', 'phone number')
+    .option('--site <site>', 'the site of the apps that will see it', 'default')
+    .action(async (options, command: Command) => {
+      const globals = globalsOf(command);
+      const api = operatorApi(globals, env);
+      const address = { line1: options.line1, city: options.city, country: options.country, zip: options.zip, ...(options.state ? { state: options.state } : {}) };
+      const optional = Object.fromEntries(Object.entries({ dba: options.dba, web_site: options.webSite, phone: options.phone }).filter(([, value]) => value !== undefined));
+      const body = { business_name: options.name, manager_uid: options.manager, business: address, site: options.site, ...optional };
+      const created = await api.call(api.client.POST('/admin/businesses', { body }));
+      print(globals, created, () => profileLines(created.profile));
+    });
 }
 
 function registerProfileReads(profile: Command, env: Environment): void {

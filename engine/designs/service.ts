@@ -7,6 +7,7 @@
 import type { Core } from '../core.ts';
 import type { MessagesService } from '../messages/service.ts';
 import type { ProfilesService } from '../profiles/service.ts';
+import { adminAddAgreement, adminCreateDesign, adminCreatePlan } from './admin.ts';
 import { addAgreement, changeAgreement, removeAgreements } from './agreements.ts';
 import { designsContext } from './context.ts';
 import { createDesign, patchDesign, removeDesign } from './design-edit.ts';
@@ -35,5 +36,8 @@ export function createDesignsService(core: Core, dependencies: { profiles: Profi
     redeemers: (caller, designId) => redeemers(ctx, caller, designId),
     adminList: () => adminList(ctx),
     adminShow: (designId) => adminShow(ctx, designId),
+    adminCreate: (issuerId, input) => adminCreateDesign(ctx, issuerId, input),
+    adminCreatePlan: (designId, title) => adminCreatePlan(ctx, designId, title),
+    adminAddAgreement: (designId, input) => adminAddAgreement(ctx, designId, input),
   };
 }

@@ -60,4 +60,10 @@ export interface DesignsService {
   /** Operators: every live design, or one design in full. */
   adminList(): Promise<Json[]>;
   adminShow(designId: string): Promise<Json | null>;
+  /** The operator creates a design for issuerId, as that profile would. */
+  adminCreate(issuerId: string, input: { title: string; currency: string; designType: DesignType }): Promise<DesignResult<{ design: Json }>>;
+  /** The operator creates a plan on a design, as its issuer would. */
+  adminCreatePlan(designId: string, title: string): Promise<DesignResult<{ planId: string }>>;
+  /** The operator adds a network agreement to a design, as its issuer would. */
+  adminAddAgreement(designId: string, input: AgreementInput): Promise<DesignResult<{ agreement: Json; agreements: Json[] }>>;
 }

@@ -1,8 +1,9 @@
 // The operator's profile calls: a profile's admin view, its flags, features and managers, and
 // suspending, unsuspending or closing its wallet.
 import type { ProfileAccessContext } from './context.ts';
+import type { CreateIndividualInput } from './create.ts';
 import type { ProfileFlagsUpdate } from './edits.ts';
-import { refuse, type Access, type ProfileAccessError } from './errors.ts';
+import { refuse, type Access, type AccessRefusal, type ProfileAccessError } from './errors.ts';
 import { wallet, walletLock } from './machine.ts';
 import { canonicalUidOf } from './names.ts';
 import type { ProfileRecord } from './records.ts';
@@ -31,6 +32,20 @@ export async function adminView(ctx: ProfileAccessContext, profileId: string): P
     managed: (await profiles.managedBy(sql, record.id)).map((managed) => managed.id),
     wallet_state: await profiles.walletState(sql, record.id),
   };
+}
+
+/** An individual the operator creates on a site, with a confirmed email or phone UID when given. */
+export async function adminAddIndividual(ctx: ProfileAccessContext, site: string, input: Omit<CreateIndividualInput, 'site' | 'confirmedUids'> & { uid?: string }): Promise<Access<{ profile: ProfileRecord }>> {
+  const { profiles } = ctx;
+  const { uid: typed, ...fields } = input;
+  const uid = typed === undefined ? null : canonicalUidOf(typed);
+  if (typed !== undefined && (!uid || uid.startsWith('service:'))) return refuse('uid_invalid', { uid: 'must be an email address or a phone number' });
+  const outcome = await ctx.core.commands.run<{ profileId: string }, AccessRefusal>('profile.add_individual', [], async (unit) => {
+    if (uid && (await profiles.findByUid(unit.tx, uid))) return unit.reject(refuse('uid_in_use', { uid: `${uid} belongs to another profile` }));
+    return profiles.createIndividualIn(unit, { ...fields, site, confirmedUids: uid ? [uid] : [] });
+  });
+  if ('error' in outcome) return outcome;
+  return { ok: true, profile: (await profiles.get(ctx.core.sql, outcome.profileId))! };
 }
 
 export async function setFlags(ctx: ProfileAccessContext, profileId: string, flags: ProfileFlagsUpdate): Promise<Access<{ profile: ProfileRecord }>> {

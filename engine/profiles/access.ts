@@ -3,7 +3,7 @@
 // they never reach the database or the command runner themselves.
 import type { Core } from '../core.ts';
 import type { AccessTokenInfo, TokenPrincipal, TokensService } from '../tokens/service.ts';
-import { addManager, adminView, changeWallet, setFlags, switchFeature, type AdminProfileView, type WalletAction } from './access-admin.ts';
+import { addManager, adminAddIndividual, adminView, changeWallet, setFlags, switchFeature, type AdminProfileView, type WalletAction } from './access-admin.ts';
 import { select, selectable, walletInfo } from './access-selection.ts';
 import { addBusiness, addIndividual, getByUid, issueProfileToken, siteFeatures, switchSiteFeatures, type ProfileTokenRequest } from './access-site.ts';
 import type { ProfileAccessContext } from './context.ts';
@@ -37,6 +37,8 @@ export interface ProfileAccessService {
   /** GET /token/select/<id>: a token for the personal profile or a business it manages. */
   select(principal: TokenPrincipal, targetId: string, now: Date): Promise<Access<{ token: AccessTokenInfo }>>;
   adminView(profileId: string): Promise<AdminProfileView | null>;
+  /** The operator creates an individual on a site, with a confirmed email or phone UID when given. */
+  adminAddIndividual(site: string, input: Omit<CreateIndividualInput, 'site' | 'confirmedUids'> & { uid?: string }): Promise<Access<{ profile: ProfileRecord }>>;
   setFlags(profileId: string, flags: ProfileFlagsUpdate): Promise<Access<{ profile: ProfileRecord }>>;
   addFeature(profileId: string, feature: string): Promise<string[] | null>;
   removeFeature(profileId: string, feature: string): Promise<string[] | null>;
@@ -64,6 +66,7 @@ export function createProfileAccessService(core: Core, deps: { profiles: Profile
     selectable: (personalProfileId) => selectable(ctx, personalProfileId),
     select: (principal, targetId, now) => select(ctx, principal, targetId, now),
     adminView: (profileId) => adminView(ctx, profileId),
+    adminAddIndividual: (site, input) => adminAddIndividual(ctx, site, input),
     setFlags: (profileId, flags) => setFlags(ctx, profileId, flags),
     addFeature: (profileId, feature) => switchFeature(ctx, profileId, feature, true),
     removeFeature: (profileId, feature) => switchFeature(ctx, profileId, feature, false),

@@ -10,7 +10,9 @@ export type ProfileAccessError =
   | 'username_taken'
   | 'unknown_feature'
   | 'not_business'
-  | 'wallet_transition_refused';
+  | 'wallet_transition_refused'
+  | 'uid_invalid'
+  | 'uid_in_use';
 
 /** A refusal, with the request field it is about where there is one. */
 export interface AccessRefusal {

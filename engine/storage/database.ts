@@ -1,7 +1,7 @@
 // Storage through postgres.js: either a real Postgres at DATABASE_URL, or the embedded default,
 // PGlite with its data in DATA_DIR, served to postgres.js over a loopback socket.
 import { once } from 'node:events';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import postgres from 'postgres';
@@ -119,6 +119,8 @@ export async function openPglite(dataDir: string | undefined, logger?: Logger): 
   let location: string | undefined;
   if (dataDir) {
     location = path.resolve(dataDir, 'pglite');
+    // A first start creates the database files: say so, it is the slow part before migrating.
+    if (!existsSync(path.join(location, 'PG_VERSION'))) logger?.info(`creating the embedded database in ${location} (first start)`, { location });
     mkdirSync(location, { recursive: true });
   }
   const pglite = await PGlite.create(location ? { dataDir: location } : {});

@@ -32,8 +32,14 @@ export function listMigrations(directory = migrationsDir): Migration[] {
   return migrations;
 }
 
+/** What a start-up says while it migrates: before the first pending migration, and after each one. */
+export interface MigrationProgress {
+  starting?(pending: number, total: number): void;
+  applied?(migration: Migration, step: number, pending: number, elapsedMs: number): void;
+}
+
 /** Applies every migration not yet applied; returns the names applied now. */
-export async function migrate(sql: Sql, migrations = listMigrations()): Promise<string[]> {
+export async function migrate(sql: Sql, migrations = listMigrations(), progress: MigrationProgress = {}): Promise<string[]> {
   return sql.begin(async (tx) => {
     await tx`select pg_advisory_xact_lock(${migrationLockKey})`;
     await tx`create table if not exists schema_migrations (
@@ -43,12 +49,15 @@ export async function migrate(sql: Sql, migrations = listMigrations()): Promise<
     )`;
     const appliedRows = await tx<{ number: number }[]>`select number from schema_migrations`;
     const applied = new Set(appliedRows.map((row) => row.number));
+    const pending = migrations.filter((migration) => !applied.has(migration.number));
+    if (pending.length > 0) progress.starting?.(pending.length, migrations.length);
     const appliedNow: string[] = [];
-    for (const migration of migrations) {
-      if (applied.has(migration.number)) continue;
+    for (const migration of pending) {
+      const startedMs = performance.now();
       await tx.unsafe(migration.text);
       await tx`insert into schema_migrations (number, name) values (${migration.number}, ${migration.name})`;
       appliedNow.push(migration.name);
+      progress.applied?.(migration, appliedNow.length, pending.length, Math.round(performance.now() - startedMs));
     }
     return appliedNow;
   });
