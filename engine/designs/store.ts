@@ -320,3 +320,50 @@ export async function selectHolders(db: Queryable, designId: string, limit: numb
     where loop_id = ${designId} and holder_kind = 'wallet' group by holder_id, currency
     order by min(expires_at) nulls last, holder_id limit ${limit}`;
 }
+
+/** The terms a distribution was sold under (migration 0402): its plan's rows then, and its reserve funded and owed. */
+export interface DistributionTermsRow {
+  dist_transfer_id: string;
+  design_id: string;
+  plan_id: string;
+  recipients: PlanRecipient[];
+  distributor_id: string;
+  currency: string;
+  amount: bigint;
+  reserve_funded: bigint;
+  reserve_owed: bigint;
+}
+
+export async function insertDistributionTerms(tx: TransactionSql, row: Omit<DistributionTermsRow, 'recipients'> & { recipients: readonly PlanRecipient[] }, at: Date): Promise<void> {
+  await tx`
+    insert into distribution_terms (dist_transfer_id, design_id, plan_id, recipients, distributor_id, currency, amount, reserve_funded, reserve_owed, created_at)
+    values (${row.dist_transfer_id}, ${row.design_id}, ${row.plan_id}, ${tx.json(row.recipients as never)}, ${row.distributor_id}, ${row.currency},
+      ${row.amount}, ${row.reserve_funded}, ${row.reserve_owed}, ${at})`;
+}
+
+/** The terms of one distribution of a design, or null for cash distributed before terms were kept. */
+export async function selectDistributionTerms(db: Queryable, distTransferId: string, designId: string): Promise<DistributionTermsRow | null> {
+  const rows = await db<DistributionTermsRow[]>`
+    select dist_transfer_id, design_id, plan_id, recipients, distributor_id, currency, amount, reserve_funded, reserve_owed
+    from distribution_terms where dist_transfer_id = ${distTransferId} and design_id = ${designId}`;
+  return rows[0] ?? null;
+}
+
+/** A holder's wallet notes of any design whose expiry has come (cash back from escrow), row-locked. */
+export async function selectHolderDueNotesForUpdate(db: Queryable, holderId: string, now: Date, limit: number): Promise<(DueNoteRow & { loop_id: string })[]> {
+  return db<(DueNoteRow & { loop_id: string })[]>`
+    select serial, holder_kind, holder_id, loop_id, currency, issuer_id, amount, reserve from notes
+    where holder_kind = 'wallet' and holder_id = ${holderId} and loop_id <> '0' and expires_at is not null and expires_at <= ${now}
+    order by serial limit ${limit} for update`;
+}
+
+/** Every kept distribution's terms and what its redemptions settled, per redemption lot (the audit's promise check). */
+export interface RedeemedLotRow {
+  redemption_transfer_id: string;
+  design_id: string;
+  dist_tid: string;
+  redeemer_id: string;
+  amount: bigint;
+  recipients: PlanRecipient[];
+  settled_total: bigint;
+}
