@@ -98,6 +98,23 @@ test('a plan edited after distribution changes nothing already sold: the redeeme
   await assertAudit('redeemed');
 });
 
+test('the audit proves each redemption kept the terms of its distribution: a settlement short of them is a problem', async () => {
+  const { designId, planId } = await cafeDesign('Audited terms');
+  assert.is((await sell(designId, planId, pat, '12.00')).status, 200);
+  const spent = await api.post('/wallet/send', { recipient_uid: `service:${books.id}`, amounts: `${designId}-USD-12.00` }, pat.auth);
+  assert.is(spent.status, 200, spent.text);
+  await assertAudit('kept');
+  const transferId = spent.body.transfer.id;
+  await server.engine.sql`update settlements set amount = amount - 1 where redemption_transfer_id = ${transferId}`;
+  try {
+    const report = await server.engine.services.ledger.cash.audit();
+    assert.ok(report.problems.some((problem) => problem.includes(`redemption ${transferId}`) && problem.includes('terms at distribution promise 1200')), report.problems.join('; '));
+  } finally {
+    await server.engine.sql`update settlements set amount = amount + 1 where redemption_transfer_id = ${transferId}`;
+  }
+  await assertAudit('restored');
+});
+
 test('an absolute expiry in the past is refused, and a design whose expiry has passed issues nothing', async () => {
   const { designId, planId } = await cafeDesign('Past expiry');
   const before = await ledgerFingerprint(server.engine);

@@ -12,6 +12,8 @@ import type { TransfersService } from '../transfers/service.ts';
 import { circulationContext, type CirculationContext } from './context.ts';
 import { send } from './design-send.ts';
 import { expireDueIn } from './expiry.ts';
+import { promiseProblems } from './promises.ts';
+import type { Queryable } from '../storage/database.ts';
 import type { DesignFailure } from './errors.ts';
 import { designKind } from './machine.ts';
 import type { PosDevice } from './redemption.ts';
@@ -57,13 +59,16 @@ async function designTimerIn(ctx: CirculationContext, unit: Unit, timer: { actor
   else await expireDueIn(unit, timer.actorId);
 }
 
-export function createCirculation(core: Core, dependencies: { profiles: ProfilesService; transfers: TransfersService; messages: MessagesService }): Circulation {
+export function createCirculation(
+  core: Core, dependencies: { profiles: ProfilesService; transfers: TransfersService; messages: MessagesService; audit?: { addAuditCheck(check: (db: Queryable) => Promise<string[]>): void } },
+): Circulation {
   const ctx = circulationContext(core, dependencies);
   const circulation: Circulation = {
     send: (input) => send(ctx, input),
     redeemedDesignIds: (profileId) => redeemedDesignIds(ctx, profileId),
   };
   core.sweeper.register(designKind.kind, (unit, timer) => designTimerIn(ctx, unit, timer));
+  dependencies.audit?.addAuditCheck(promiseProblems);
   return circulation;
 }
 

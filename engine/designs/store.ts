@@ -357,13 +357,46 @@ export async function selectHolderDueNotesForUpdate(db: Queryable, holderId: str
     order by serial limit ${limit} for update`;
 }
 
-/** Every kept distribution's terms and what its redemptions settled, per redemption lot (the audit's promise check). */
-export interface RedeemedLotRow {
+/** A redemption lot whose settlements do not keep the terms it was distributed under (the audit's promise check). */
+export interface BrokenPromiseRow {
   redemption_transfer_id: string;
   design_id: string;
   dist_tid: string;
-  redeemer_id: string;
-  amount: bigint;
-  recipients: PlanRecipient[];
-  settled_total: bigint;
+  owed: bigint;
+  owed_redeemer: bigint;
+  settled: bigint;
+  settled_redeemer: bigint;
+  funded: bigint;
+}
+
+/**
+ * Per redemption lot of cash whose terms were kept (0402): what the terms promise, per plan row
+ * `floor(amount × percentage / 100)` (the default terms, the redeemer owed the face value, when the
+ * plan has no after-redemption row), against its settlement rows (funded, pending or settled). A
+ * lot keeps its promise when everyone is paid or owed at least that, the redeemer at least its
+ * share, and anything beyond it is reserve already paid in (the redeemer takes the reserve's rounding).
+ */
+export async function selectBrokenPromises(db: Queryable, limit: number): Promise<BrokenPromiseRow[]> {
+  return db<BrokenPromiseRow[]>`
+    with lots as (
+      select r.transfer_id, r.loop_id, r.dist_tid, r.received_amount as amount, t.recipients
+      from receivables r join distribution_terms t on t.dist_transfer_id = r.dist_tid and t.design_id = r.loop_id
+      where r.settlement_type = 'redeem'),
+    promised as (
+      select l.transfer_id, l.loop_id, l.dist_tid,
+        sum(coalesce(terms.owed, l.amount))::bigint as owed, sum(coalesce(terms.owed_redeemer, l.amount))::bigint as owed_redeemer
+      from lots l left join lateral (
+        select sum((l.amount * round((row ->> 'percentage')::numeric * 10000)::bigint) / 1000000) as owed,
+          coalesce(sum((l.amount * round((row ->> 'percentage')::numeric * 10000)::bigint) / 1000000) filter (where row ->> 'recipient_type' = 'redeemer'), 0) as owed_redeemer
+        from jsonb_array_elements(l.recipients) row where row ->> 'loop_id' = l.loop_id having count(*) > 0) terms on true
+      group by 1, 2, 3),
+    paid as (
+      select redemption_transfer_id, design_id, dist_tid, sum(amount)::bigint as settled,
+        coalesce(sum(amount) filter (where role = 'redeemer'), 0)::bigint as settled_redeemer, coalesce(sum(amount) filter (where state = 'funded'), 0)::bigint as funded
+      from settlements where dist_tid in (select dist_tid from lots) group by 1, 2, 3)
+    select p.transfer_id as redemption_transfer_id, p.loop_id as design_id, p.dist_tid, p.owed, p.owed_redeemer,
+      coalesce(s.settled, 0)::bigint as settled, coalesce(s.settled_redeemer, 0)::bigint as settled_redeemer, coalesce(s.funded, 0)::bigint as funded
+    from promised p left join paid s on s.redemption_transfer_id = p.transfer_id and s.design_id = p.loop_id and s.dist_tid = p.dist_tid
+    where coalesce(s.settled, 0) < p.owed or coalesce(s.settled_redeemer, 0) < p.owed_redeemer or coalesce(s.settled, 0) - p.owed > coalesce(s.funded, 0)
+    limit ${limit}`;
 }
