@@ -159,6 +159,12 @@ test('brand cash that expired in a trade expires as the retraction returns it, a
   await advance(2 * day);
   await server.engine.sweeper.runOnce();
   await assertAudit('expired in escrow');
+  await issue(server, kim.id, '1.00');
+  const frozen = await ledgerFingerprint(server.engine);
+  const accepted = await api.post(`/t/${trade.body.transfer.id}/accept-trade`, {}, kim.auth);
+  assert.is(accepted.status, 400, accepted.text);
+  assert.is(accepted.body.send_errors[0].code, 'cash_expired', 'expired cash does not move to the accepter');
+  assert.equal(await ledgerFingerprint(server.engine), frozen);
   const cafeBefore = await usd(server, cafe.id);
   const retracted = await api.post(`/t/${trade.body.transfer.id}/retract`, { reason: 'other' }, pat.auth);
   assert.is(retracted.status, 200, retracted.text);

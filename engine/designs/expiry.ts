@@ -12,6 +12,7 @@ import * as transferStore from '../transfers/store.ts';
 import { designKind } from './machine.ts';
 import { releaseReserve } from './reserve.ts';
 import * as store from './store.ts';
+import type { SendError } from '../ledger/errors.ts';
 
 /** One holder's due notes of one design leave circulation in one `expire` transfer; their reserve goes to the issuer. */
 async function expireHolderIn(unit: Unit, design: store.DesignRow, holderId: string, notes: readonly store.DueNoteRow[]): Promise<void> {
@@ -56,6 +57,12 @@ export async function expireDueIn(unit: Unit, designId: string): Promise<number>
     unit.schedule(designKind, designId, `expire:${dueAt.toISOString()}`, dueAt, { type: 'design.expire_due', at: dueAt.toISOString() });
   }
   return due.length;
+}
+
+/** Escrowed cash released to a new holder (a trade or an invitation accepted) must not be past its expiry: refused, it stays for the sender. */
+export async function expiredReleaseProblem(unit: Unit, picks: readonly { serial: bigint }[]): Promise<SendError | null> {
+  if ((await store.countExpiredNotes(unit.tx, picks.map((pick) => pick.serial), unit.now)) === 0) return null;
+  return { code: 'cash_expired', field_name: 'transfer_id', info: { reason: 'brand cash in this transfer expired while it waited; it goes back to the sender and out of circulation' } };
 }
 
 /** Inside the command that returned escrowed cash to a wallet: its brand cash past expiry leaves circulation now. */

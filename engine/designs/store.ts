@@ -349,6 +349,14 @@ export async function selectDistributionTerms(db: Queryable, distTransferId: str
   return rows[0] ?? null;
 }
 
+/** How many of the given notes (or the notes they were split from) are brand cash past its expiry. */
+export async function countExpiredNotes(db: Queryable, serials: readonly bigint[], at: Date): Promise<number> {
+  if (serials.length === 0) return 0;
+  const rows = await db<{ count: number }[]>`
+    select count(*)::int as count from notes where serial = any(${serials.map(String)}::bigint[]) and loop_id <> '0' and expires_at is not null and expires_at <= ${at}`;
+  return rows[0].count;
+}
+
 /** A holder's wallet notes of any design whose expiry has come (cash back from escrow), row-locked. */
 export async function selectHolderDueNotesForUpdate(db: Queryable, holderId: string, now: Date, limit: number): Promise<(DueNoteRow & { loop_id: string })[]> {
   return db<(DueNoteRow & { loop_id: string })[]>`

@@ -27,7 +27,8 @@ export type SendErrorCode =
   | 'recipient_wallet_closed'
   | 'not_transferable'
   | 'max_per_wallet'
-  | 'design_expired';
+  | 'design_expired'
+  | 'cash_expired';
 
 export type LedgerError =
   | 'send_failed'

@@ -16,6 +16,7 @@ import { accepts } from './acceptance.ts';
 import { claimSend } from './claim.ts';
 import { appdataChars, closedLoopRefusal } from './input-checks.ts';
 import type { TransfersService } from './service.ts';
+import { expiredReleaseProblem } from '../designs/expiry.ts';
 import { holdingRulesProblem } from '../designs/rules.ts';
 import * as store from './store.ts';
 
@@ -213,6 +214,8 @@ async function acceptIn(ctx: TradesContext, unit: Unit<Failure>, acceptance: Acc
   });
   if (!paid.ok) return unit.reject(sendFailure(paid.errors.map((error) => ({ ...error, field_name: 'expect_amounts' }))));
   const offered = await releaseEscrow(unit.tx, row.id, input.callerId, senderId, null, at);
+  const expired = await expiredReleaseProblem(unit, offered);
+  if (expired) return unit.reject(sendFailure([expired]));
   const offeredProblem = await holdingRulesProblem(unit.tx, offered, senderId, { id: input.callerId, isIndividual: true }, new Set(), true);
   if (offeredProblem) return unit.reject(sendFailure([offeredProblem]));
   await ledgerStore.moveNotes(unit.tx, walletHolder(input.callerId), walletHolder(senderId), paid.value, at);
