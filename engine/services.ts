@@ -59,7 +59,7 @@ export async function createServices(core: Core): Promise<Services> {
   const settings = createSettingsService(core, { authn, profiles });
   const ledger = createLedgerDomain(core, { profiles, invitations });
   const designs = createDesignsService(core, { profiles, messages });
-  const circulation = createCirculation(core, { profiles, transfers: ledger.transfers, messages });
+  const circulation = createCirculation(core, { profiles, transfers: ledger.transfers, messages, audit: ledger.cash });
   const bills = createBillsService(core, { profiles, transfers: ledger.transfers, messages });
   const designImages = createDesignImagesService(core);
   const operatorLists = createOperatorListsService(core);

@@ -44,6 +44,7 @@ export const billRoutes: RouteDefinition[] = [
     caller: { kind: 'operator' },
     input: z.object({}).strict(),
     response: transferAnswer,
+    errors: [409],
     async handler({ engine, params }) {
       const result = await engine.services.bills.recordOutsidePayment(params.transferId);
       if (!result.ok) raise(result);

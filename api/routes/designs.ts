@@ -29,6 +29,7 @@ export const designErrors = errorTable<DesignError>({
   agreement_not_found: { status: 404, error: 'not_found', description: 'No such agreement on this design.' },
   not_member: { status: 403, error: 'forbidden', description: 'Only the member named in the agreement (or, to deactivate, a network owner) may do this.' },
   member_not_found: { status: 400, error: 'invalid', description: 'The uid names no profile.' },
+  expiry_in_past: { status: 400, error: 'expiry_in_past', description: 'An absolute expiry must be in the future: cash issued under it would expire at once.' },
 });
 
 /** Throws the mapped HTTP error of a design refusal. */

@@ -26,6 +26,7 @@ export const ledgerErrors = errorTable<LedgerError>({
   named_profile_not_found: { status: 400, error: 'invalid', description: 'No such profile.' },
   rate_not_found: { status: 400, error: 'invalid', description: 'No exchange rate for this pair of currencies.' },
   invalid_amount: { status: 400, error: 'invalid', description: 'The amount is not valid.' },
+  agreement_inactive: { status: 409, error: 'agreement_inactive', description: 'The agreement this was made under is no longer active.' },
 });
 
 const invalidFields: Partial<Record<LedgerError, string>> = {

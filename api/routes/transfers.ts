@@ -173,6 +173,8 @@ export const transferRoutes: RouteDefinition[] = [
     tags: ['transfers'],
     caller: { kind: 'token', permission: 'receive_cash' },
     input: empty,
+    // A bill whose distributor's agreement was deactivated: 409 agreement_inactive.
+    errors: [409],
     response: transferDetailAnswer,
     async handler(context) {
       const transferId = transferIdOf(context.params);

@@ -18,6 +18,10 @@ async function payBillIn(ctx: CirculationContext, unit: Unit<Failure>, row: tran
   const design = await store.selectDesign(unit.tx, String(row.details.design_id));
   const plan = await store.selectPlanAnyState(unit.tx, String(row.details.distribution_plan_id));
   if (!design || !plan) throw new Error(`bill ${row.id} lost its design or plan`);
+  // The brand cash is distributed now, in the merchant's name: only the issuer or a still active distributor may.
+  if (row.recipient_id !== design.issuer_id && !(await store.activeAgreementRoles(unit.tx, design.id, row.recipient_id!)).distributor) {
+    return unit.reject(failure('agreement_inactive', "the merchant's distributor agreement for this brand cash is no longer active"));
+  }
   let number = 1;
   if (paidBy === 'wallet') {
     const refused = await payIn(unit, row.sender_id!, walletHolder(row.recipient_id!), row.currency, row.amount, { transferId: row.id, number, action: 'pay', toId: row.recipient_id! });

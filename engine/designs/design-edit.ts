@@ -53,12 +53,14 @@ async function limitChanges(ctx: DesignsContext, db: Queryable, design: DesignRo
 }
 
 /** The expire rule of a PATCH: none, an absolute time, or a number of days after issue. */
-function expireChanges(expire: NonNullable<DesignPatch['expire']>, changes: DesignChanges): DesignFailure | null {
+function expireChanges(expire: NonNullable<DesignPatch['expire']>, changes: DesignChanges, now: Date): DesignFailure | null {
   const { mode, absolute, relative } = expire;
   if (mode === null) Object.assign(changes, { expire_mode: null, expire_absolute: null, expire_relative_days: null });
   else if (mode === 'absolute') {
     const when = absolute ? new Date(absolute) : null;
     if (!when || Number.isNaN(when.getTime())) return invalid('expire.absolute', 'is required for mode absolute (ISO 8601)');
+    // Cash issued under a past expiry would expire as it lands, its reserve going to the issuer.
+    if (when.getTime() <= now.getTime()) return designFailure('expiry_in_past', { invalid: { 'expire.absolute': 'must be in the future' } });
     Object.assign(changes, { expire_mode: 'absolute', expire_absolute: when, expire_relative_days: null });
   } else {
     if (!relative) return invalid('expire.relative', 'is required for mode relative (days)');
@@ -68,14 +70,14 @@ function expireChanges(expire: NonNullable<DesignPatch['expire']>, changes: Desi
 }
 
 /** Turns a PATCH into column changes, checking each field against the design. */
-async function changesOf(ctx: DesignsContext, db: Queryable, design: DesignRow, patch: DesignPatch): Promise<DesignChanges | DesignFailure> {
+async function changesOf(ctx: DesignsContext, db: Queryable, design: DesignRow, patch: DesignPatch, now: Date): Promise<DesignChanges | DesignFailure> {
   const changes: DesignChanges = {};
   if (patch.title !== undefined) changes.title = patch.title.trim();
   if (patch.description_html !== undefined) changes.description_html = patch.description_html ? sanitizeDescription(patch.description_html) : '';
   for (const flag of ['multiple_images', 'waves', 'transferable', 'generic_provider'] as const) if (patch[flag] !== undefined) changes[flag] = patch[flag];
   const limits = await limitChanges(ctx, db, design, patch, changes);
   if (limits) return limits;
-  const expire = patch.expire !== undefined ? expireChanges(patch.expire, changes) : null;
+  const expire = patch.expire !== undefined ? expireChanges(patch.expire, changes, now) : null;
   if (expire) return expire;
   if (patch.email_freq !== undefined) changes.email_freq = patch.email_freq;
   if (patch.icon !== undefined) {
@@ -91,7 +93,7 @@ async function changesOf(ctx: DesignsContext, db: Queryable, design: DesignRow, 
 
 export async function patchDesign(ctx: DesignsContext, caller: DesignCaller, designId: string, patch: DesignPatch): Promise<DesignResult<{ design: Json }>> {
   const result = await onDesign(ctx.commands, 'design.patch', caller.profileId, designId, 'edit_design', async (unit, design) => {
-    const changes = await changesOf(ctx, unit.tx, design, patch);
+    const changes = await changesOf(ctx, unit.tx, design, patch, unit.now);
     if ('error' in changes) return unit.reject(changes);
     if (Object.keys(changes).length > 0) await store.updateDesign(unit.tx, designId, changes, unit.now);
     return { ok: true as const };

@@ -56,7 +56,9 @@ async function sendIn(unit: Unit<Duplicate | DesignFailure | Failure>, input: De
     private: input.private, message: input.message ?? null, messageSubject: null, appdata: input.appdata,
     details: { design_id: design.id, distribution_plan_id: plan.id },
   }, views);
-  const refused = await distributeIn(unit, { design, plan, senderId: input.callerId, recipientId: profile.id, amount, transferId, number: 1, posDevice: input.posDevice });
+  const refused = await distributeIn(unit, {
+    design, plan, senderId: input.callerId, recipientId: profile.id, amount, transferId, number: 1, posDevice: input.posDevice, reserveOwed: input.closedLoopOnly === true,
+  });
   if (refused) return unit.reject(refused);
   return { ok: true as const, transferId, duplicate: false };
 }
@@ -76,10 +78,12 @@ export async function send(ctx: CirculationContext, input: DesignSendInput): Pro
   if (input.requireRecipientEmail && !(await ctx.profiles.confirmedUids(ctx.sql, recipient.id)).some((uid) => uid.startsWith('email:'))) {
     return invalid('recipient_uid', 'the recipient has no confirmed email address');
   }
+  // A closed-loop token moves no open loop cash: its send leaves the reserve owed (settled at
+  // redemption by a settler), but fees and the issuer's proceeds are paid now, so a plan with any is refused.
   const split = distributionSplit(amount, plan.recipients, design.id);
-  const paysOpenLoop = split.reserve > 0n || split.fees.length > 0 || (design.issuer_id !== input.callerId && split.proceeds > 0n);
-  if (input.closedLoopOnly && paysOpenLoop) {
-    return sendFailure([{ code: 'open_loop_not_permitted', field_name: 'distribution_plan_id', info: { reason: 'this plan makes the sender pay open loop cash, which this token may not move' } }]);
+  const paysNow = split.fees.length > 0 || (design.issuer_id !== input.callerId && split.proceeds > 0n);
+  if (input.closedLoopOnly && paysNow) {
+    return sendFailure([{ code: 'open_loop_not_permitted', field_name: 'distribution_plan_id', info: { reason: 'this plan pays fees or proceeds in open loop cash at once, which this token may not move' } }]);
   }
   const balanceKeys = [...new Set([input.callerId, recipient.id, design.issuer_id, ...split.fees.map((fee) => fee.recipientId)])].map((id) => balanceLockKey(id, design.currency));
   const lockRefs = [{ kind: designKind.kind, id: design.id }, { kind: 'wallet', id: input.callerId }];

@@ -18,6 +18,7 @@ import { designKind } from './machine.ts';
 import { publishDesignIn } from './publish.ts';
 import type { PosDevice } from './redemption.ts';
 import { percentagePpm, ppmWhole } from './reserve.ts';
+import * as store from './store.ts';
 import type { DesignRow, PlanRecipient } from './store.ts';
 
 export interface DistributionSplit {
@@ -65,13 +66,20 @@ export async function distributeIn(
   input: {
     design: DesignRow; plan: { id: string; recipients: PlanRecipient[] }; senderId: string; recipientId: string; amount: bigint; transferId: string; number: number;
     posDevice?: PosDevice | null;
+    /** A closed-loop token's send: the reserve is not paid now but owed, settled at redemption by a settler (docs/decisions.md). */
+    reserveOwed?: boolean;
   },
 ): Promise<Failure | null> {
   const { design, plan, amount, transferId } = input;
   const at = unit.now;
+  const expiresAt = noteExpiry(design, at);
+  if (expiresAt && expiresAt.getTime() <= at.getTime()) {
+    return sendFailure([{ code: 'design_expired', field_name: 'design_id', info: { expire_time: expiresAt.toISOString(), reason: "this design's brand cash would expire as it is issued" } }]);
+  }
   const split = distributionSplit(amount, plan.recipients, design.id);
+  const reserveFunded = input.reserveOwed ? 0n : split.reserve;
   let number = input.number + 2;
-  const payments: [ledgerStore.Holder, bigint, string, string][] = [[{ kind: 'reserve', id: design.id }, split.reserve, 'reserve', design.id]];
+  const payments: [ledgerStore.Holder, bigint, string, string][] = [[{ kind: 'reserve', id: design.id }, reserveFunded, 'reserve', design.id]];
   for (const fee of split.fees) payments.push([walletHolder(fee.recipientId), fee.amount, 'fee', fee.recipientId]);
   if (design.issuer_id !== input.senderId) payments.push([walletHolder(design.issuer_id), split.proceeds, 'proceeds', design.issuer_id]);
   const receivables: posStore.NewReceivable[] = [];
@@ -96,10 +104,14 @@ export async function distributeIn(
       return sendFailure([{ code: 'max_per_wallet', field_name: 'amount', info: { loop_id: design.id, reason: 'the recipient would hold more of this brand cash than a wallet may' } }]);
     }
   }
-  const expiresAt = noteExpiry(design, at);
   await ledgerStore.insertIssuedNote(unit.tx, {
-    holderId: input.recipientId, loopId: design.id, currency: design.currency, issuerId: design.issuer_id, amount, expiresAt, reserve: split.reserve, planId: plan.id,
+    holderId: input.recipientId, loopId: design.id, currency: design.currency, issuerId: design.issuer_id, amount, expiresAt, reserve: reserveFunded, planId: plan.id,
     distTransferId: transferId,
+  }, at);
+  // The terms the cash is sold under are fixed now: redemption reads these rows, never the live plan.
+  await store.insertDistributionTerms(unit.tx, {
+    dist_transfer_id: transferId, design_id: design.id, plan_id: plan.id, recipients: plan.recipients, distributor_id: input.senderId, currency: design.currency, amount,
+    reserve_funded: reserveFunded, reserve_owed: split.reserve - reserveFunded,
   }, at);
   const line = { loopId: design.id, currency: design.currency, issuerId: design.issuer_id, amount };
   await ledgerStore.insertMovements(unit.tx, transferId, [
@@ -114,7 +126,7 @@ export async function distributeIn(
 /** Moves open loop cash from a wallet to a holder, one movement line per issuer of the notes. */
 export async function payIn(unit: Unit, fromId: string, to: ledgerStore.Holder, currency: string, amount: bigint, movement: { transferId: string; number: number; action: string; toId: string }): Promise<Failure | null> {
   if (amount === 0n) return null;
-  const picked = await pickFromWallet(unit.tx, fromId, [{ loopId: openLoopId, currency, minor: amount }], null, { recipientId: null, accepts: () => true, nonPayment: false });
+  const picked = await pickFromWallet(unit.tx, fromId, [{ loopId: openLoopId, currency, minor: amount }], null, { recipientId: null, accepts: () => true, nonPayment: false, at: unit.now });
   if (!picked.ok) return sendFailure(picked.errors);
   const byIssuer = new Map<string, bigint>();
   for (const pick of picked.value) byIssuer.set(pick.issuerId, (byIssuer.get(pick.issuerId) ?? 0n) + pick.amount);

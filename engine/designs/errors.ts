@@ -8,7 +8,8 @@ export type DesignError =
   | 'plan_not_found'
   | 'agreement_not_found'
   | 'not_member'
-  | 'member_not_found';
+  | 'member_not_found'
+  | 'expiry_in_past';
 
 export interface DesignFailure {
   ok: false;

@@ -140,6 +140,13 @@ export async function redeemArrivedIn(unit: Unit, input: RedeemInput): Promise<n
   return number;
 }
 
+/** The plan rows a lot was distributed under: kept at distribution (0402); the plan itself only for older cash. */
+async function termsOf(unit: Unit, designId: string, lot: Lot): Promise<PlanRecipient[] | null> {
+  const kept = lot.distTid ? await store.selectDistributionTerms(unit.tx, lot.distTid, designId) : null;
+  if (kept) return kept.recipients;
+  return lot.planId ? (await store.selectPlanAnyState(unit.tx, lot.planId))?.recipients ?? null : null;
+}
+
 /**
  * Settles one lot per its plan's terms: what its reserve covers is paid at once, the rest is owed
  * as pending settlement rows. Returns the redeemer's own funded and pending parts.
@@ -151,8 +158,7 @@ async function settleLotIn(
   let { number } = at;
   let funded = 0n;
   let pending = 0n;
-  const plan = lot.planId ? await store.selectPlanAnyState(unit.tx, lot.planId) : null;
-  for (const part of fundFromReserve(owedUnder(plan?.recipients ?? null, designId, input.redeemerId, lot.amount), lot.reserve)) {
+  for (const part of fundFromReserve(owedUnder(await termsOf(unit, designId, lot), designId, input.redeemerId, lot.amount), lot.reserve)) {
     const recipientId = part.owed.recipientId || input.redeemerId;
     const base = { redemptionTransferId: input.transferId, designId, planId: lot.planId, redeemerId: input.redeemerId, recipientId, role: part.owed.role, currency, distTid: lot.distTid };
     if (part.funded > 0n) {

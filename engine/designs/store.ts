@@ -320,3 +320,91 @@ export async function selectHolders(db: Queryable, designId: string, limit: numb
     where loop_id = ${designId} and holder_kind = 'wallet' group by holder_id, currency
     order by min(expires_at) nulls last, holder_id limit ${limit}`;
 }
+
+/** The terms a distribution was sold under (migration 0402): its plan's rows then, and its reserve funded and owed. */
+export interface DistributionTermsRow {
+  dist_transfer_id: string;
+  design_id: string;
+  plan_id: string;
+  recipients: PlanRecipient[];
+  distributor_id: string;
+  currency: string;
+  amount: bigint;
+  reserve_funded: bigint;
+  reserve_owed: bigint;
+}
+
+export async function insertDistributionTerms(tx: TransactionSql, row: Omit<DistributionTermsRow, 'recipients'> & { recipients: readonly PlanRecipient[] }, at: Date): Promise<void> {
+  await tx`
+    insert into distribution_terms (dist_transfer_id, design_id, plan_id, recipients, distributor_id, currency, amount, reserve_funded, reserve_owed, created_at)
+    values (${row.dist_transfer_id}, ${row.design_id}, ${row.plan_id}, ${tx.json(row.recipients as never)}, ${row.distributor_id}, ${row.currency},
+      ${row.amount}, ${row.reserve_funded}, ${row.reserve_owed}, ${at})`;
+}
+
+/** The terms of one distribution of a design, or null for cash distributed before terms were kept. */
+export async function selectDistributionTerms(db: Queryable, distTransferId: string, designId: string): Promise<DistributionTermsRow | null> {
+  const rows = await db<DistributionTermsRow[]>`
+    select dist_transfer_id, design_id, plan_id, recipients, distributor_id, currency, amount, reserve_funded, reserve_owed
+    from distribution_terms where dist_transfer_id = ${distTransferId} and design_id = ${designId}`;
+  return rows[0] ?? null;
+}
+
+/** How many of the given notes (or the notes they were split from) are brand cash past its expiry. */
+export async function countExpiredNotes(db: Queryable, serials: readonly bigint[], at: Date): Promise<number> {
+  if (serials.length === 0) return 0;
+  const rows = await db<{ count: number }[]>`
+    select count(*)::int as count from notes where serial = any(${serials.map(String)}::bigint[]) and loop_id <> '0' and expires_at is not null and expires_at <= ${at}`;
+  return rows[0].count;
+}
+
+/** A holder's wallet notes of any design whose expiry has come (cash back from escrow), row-locked. */
+export async function selectHolderDueNotesForUpdate(db: Queryable, holderId: string, now: Date, limit: number): Promise<(DueNoteRow & { loop_id: string })[]> {
+  return db<(DueNoteRow & { loop_id: string })[]>`
+    select serial, holder_kind, holder_id, loop_id, currency, issuer_id, amount, reserve from notes
+    where holder_kind = 'wallet' and holder_id = ${holderId} and loop_id <> '0' and expires_at is not null and expires_at <= ${now}
+    order by serial limit ${limit} for update`;
+}
+
+/** A redemption lot whose settlements do not keep the terms it was distributed under (the audit's promise check). */
+export interface BrokenPromiseRow {
+  redemption_transfer_id: string;
+  design_id: string;
+  dist_tid: string;
+  owed: bigint;
+  owed_redeemer: bigint;
+  settled: bigint;
+  settled_redeemer: bigint;
+  funded: bigint;
+}
+
+/**
+ * Per redemption lot of cash whose terms were kept (0402): what the terms promise, per plan row
+ * `floor(amount × percentage / 100)` (the default terms, the redeemer owed the face value, when the
+ * plan has no after-redemption row), against its settlement rows (funded, pending or settled). A
+ * lot keeps its promise when everyone is paid or owed at least that, the redeemer at least its
+ * share, and anything beyond it is reserve already paid in (the redeemer takes the reserve's rounding).
+ */
+export async function selectBrokenPromises(db: Queryable, limit: number): Promise<BrokenPromiseRow[]> {
+  return db<BrokenPromiseRow[]>`
+    with lots as (
+      select r.transfer_id, r.loop_id, r.dist_tid, r.received_amount as amount, t.recipients
+      from receivables r join distribution_terms t on t.dist_transfer_id = r.dist_tid and t.design_id = r.loop_id
+      where r.settlement_type = 'redeem'),
+    promised as (
+      select l.transfer_id, l.loop_id, l.dist_tid,
+        sum(coalesce(terms.owed, l.amount))::bigint as owed, sum(coalesce(terms.owed_redeemer, l.amount))::bigint as owed_redeemer
+      from lots l left join lateral (
+        select sum((l.amount * round((row ->> 'percentage')::numeric * 10000)::bigint) / 1000000) as owed,
+          coalesce(sum((l.amount * round((row ->> 'percentage')::numeric * 10000)::bigint) / 1000000) filter (where row ->> 'recipient_type' = 'redeemer'), 0) as owed_redeemer
+        from jsonb_array_elements(l.recipients) row where row ->> 'loop_id' = l.loop_id having count(*) > 0) terms on true
+      group by 1, 2, 3),
+    paid as (
+      select redemption_transfer_id, design_id, dist_tid, sum(amount)::bigint as settled,
+        coalesce(sum(amount) filter (where role = 'redeemer'), 0)::bigint as settled_redeemer, coalesce(sum(amount) filter (where state = 'funded'), 0)::bigint as funded
+      from settlements where dist_tid in (select dist_tid from lots) group by 1, 2, 3)
+    select p.transfer_id as redemption_transfer_id, p.loop_id as design_id, p.dist_tid, p.owed, p.owed_redeemer,
+      coalesce(s.settled, 0)::bigint as settled, coalesce(s.settled_redeemer, 0)::bigint as settled_redeemer, coalesce(s.funded, 0)::bigint as funded
+    from promised p left join paid s on s.redemption_transfer_id = p.transfer_id and s.design_id = p.loop_id and s.dist_tid = p.dist_tid
+    where coalesce(s.settled, 0) < p.owed or coalesce(s.settled_redeemer, 0) < p.owed_redeemer or coalesce(s.settled, 0) - p.owed > coalesce(s.funded, 0)
+    limit ${limit}`;
+}

@@ -98,6 +98,8 @@ export interface AllocationOptions {
   recipientIsIndividual?: boolean;
   /** The caller's token carries closed loop cash rights only: open loop notes are never picked. */
   brandCashOnly?: boolean;
+  /** The command's time: a note that has expired by then is never picked, wherever it waits for the sweep (expiry is final). */
+  at: Date;
 }
 
 /**
@@ -115,6 +117,7 @@ export function allocate(notes: readonly Note[], entries: readonly AmountEntry[]
     for (const note of sorted) {
       if (needed === 0n) break;
       if (options.brandCashOnly && note.loopId === openLoopId) continue;
+      if (note.expiresAt !== null && note.expiresAt.getTime() <= options.at.getTime()) continue;
       if (note.currency !== entry.currency) continue;
       if (entry.loopId !== 'any' && note.loopId !== entry.loopId) continue;
       if (entry.loopId === 'any' && !options.nonPayment && !options.accepts(note)) continue;

@@ -48,9 +48,9 @@ export async function pickFromWallet(
     const single = entries.length === 1 && !options.brandCashOnly ? entries[0] : null;
     const acceptanceKnown = single !== null && (single.loopId !== 'any' || options.nonPayment || options.recipientIsIndividual === true);
     notes = single && acceptanceKnown
-      ? await store.selectNotesCovering(tx, walletHolder(profileId), { loopId: single.loopId === 'any' ? null : single.loopId, currency, needed: single.minor }, options.recipientId, false)
+      ? await store.selectNotesCovering(tx, walletHolder(profileId), { loopId: single.loopId === 'any' ? null : single.loopId, currency, needed: single.minor, liveAt: options.at }, options.recipientId, false)
       : single && single.loopId === 'any'
-        ? await store.selectNotesCovering(tx, walletHolder(profileId), { loopId: null, currency, needed: single.minor }, options.recipientId, true)
+        ? await store.selectNotesCovering(tx, walletHolder(profileId), { loopId: null, currency, needed: single.minor, liveAt: options.at }, options.recipientId, true)
         : await store.selectNotesForUpdate(tx, walletHolder(profileId), currency, null, sendNotesMax, options.recipientId);
   }
   if (serials !== null) {

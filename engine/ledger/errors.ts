@@ -26,7 +26,9 @@ export type SendErrorCode =
   | 'open_loop_not_permitted'
   | 'recipient_wallet_closed'
   | 'not_transferable'
-  | 'max_per_wallet';
+  | 'max_per_wallet'
+  | 'design_expired'
+  | 'cash_expired';
 
 export type LedgerError =
   | 'send_failed'
@@ -51,7 +53,8 @@ export type LedgerError =
   | 'invalid_amount'
   | 'invitation_code_not_found'
   | 'own_invitation'
-  | 'named_plan_not_found';
+  | 'named_plan_not_found'
+  | 'agreement_inactive';
 
 export type Failure = { ok: false; error: LedgerError; sendErrors?: SendError[]; detail?: string };
 

@@ -46,11 +46,12 @@ export async function selectNotesForUpdate(tx: Queryable, holder: Holder, curren
 export async function selectNotesCovering(
   tx: Queryable,
   holder: Holder,
-  entry: { loopId: string | null; currency: string; needed: bigint },
+  entry: { loopId: string | null; currency: string; needed: bigint; liveAt: Date },
   recipientId: string | null,
   acceptedOnly: boolean,
 ): Promise<Note[]> {
   const byLoop = entry.loopId === null ? tx`` : tx`and loop_id = ${entry.loopId}`;
+  const live = tx`and (expires_at is null or expires_at > ${entry.liveAt})`;
   const accepted = acceptedOnly ? tx`and (loop_id = '0' or issuer_id = ${recipientId ?? ''})` : tx``;
   const order = tx`case when loop_id <> '0' and issuer_id = ${recipientId ?? ''} then 0 when loop_id <> '0' then 1 else 2 end, expires_at nulls last, serial`;
   const rows = await tx<NoteRow[]>`
@@ -58,7 +59,7 @@ export async function selectNotesCovering(
     where serial in (
       select serial from (
         select serial, sum(amount) over (order by ${order}) - amount as before from notes
-        where holder_kind = ${holder.kind} and holder_id = ${holder.id} and currency = ${entry.currency} ${byLoop} ${accepted}) running
+        where holder_kind = ${holder.kind} and holder_id = ${holder.id} and currency = ${entry.currency} ${byLoop} ${accepted} ${live}) running
       where before < ${String(entry.needed)}::bigint)
     and holder_kind = ${holder.kind} and holder_id = ${holder.id}
     order by ${order} for update`;

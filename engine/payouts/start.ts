@@ -75,7 +75,7 @@ async function escrowPayout(unit: Unit<Failure | Duplicate>, input: PayoutSendIn
   await claimSend(unit, input.profileId, input.dedupId, transferId);
   const account = 'new' in plan.account ? await registerAdHoc(unit, input.profileId, plan.account.new) : plan.account;
   const picked = await pickFromWallet(unit.tx, input.profileId, [{ loopId: openLoopId, currency: plan.currency, minor: plan.sendAmount }], plan.serials, {
-    recipientId: null, accepts: () => true, nonPayment: false,
+    recipientId: null, accepts: () => true, nonPayment: false, at: unit.now,
   });
   if (!picked.ok) return unit.reject(sendFailure(picked.errors));
   await ledgerStore.moveNotes(unit.tx, walletHolder(input.profileId), escrowHolder(transferId), picked.value, at);

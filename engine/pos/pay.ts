@@ -84,7 +84,7 @@ async function payIn(unit: Unit<Failure | Duplicate>, payment: Payment) {
   let picks: Pick[] = [];
   if (entries) {
     const picked = await pickFromWallet(unit.tx, sender.id, entries, payment.parsed.serials, {
-      recipientId: recipient.id, accepts: (note) => accepts(note, recipient, payment.redeemed), nonPayment: false, recipientIsIndividual: recipient.isIndividual, brandCashOnly: true,
+      recipientId: recipient.id, accepts: (note) => accepts(note, recipient, payment.redeemed), nonPayment: false, recipientIsIndividual: recipient.isIndividual, brandCashOnly: true, at: unit.now,
     });
     if (!picked.ok) return unit.reject(sendFailure(picked.errors));
     picks = picked.value;

@@ -37,7 +37,7 @@ async function settleRecipient(unit: Unit<Failure>, design: Design, settlerId: s
   const transferId = await unit.newLongId('transfer');
   await insertSettleTransfer(unit, design, settlerId, recipientId, owed, amount, transferId);
   if (recipientId !== settlerId) {
-    const picked = await pickFromWallet(unit.tx, settlerId, [{ loopId: openLoopId, currency: design.currency, minor: amount }], null, { recipientId, accepts: () => true, nonPayment: false });
+    const picked = await pickFromWallet(unit.tx, settlerId, [{ loopId: openLoopId, currency: design.currency, minor: amount }], null, { recipientId, accepts: () => true, nonPayment: false, at: unit.now });
     if (!picked.ok) return unit.reject(sendFailure(picked.errors));
     await ledgerStore.moveNotes(unit.tx, walletHolder(settlerId), walletHolder(recipientId), picked.value, unit.now, {
       transferId, lines: movementLines(picked.value, 1, 'settle', settlerId, recipientId),

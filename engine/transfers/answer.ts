@@ -4,6 +4,7 @@ import type { Unit } from '../actors/command.ts';
 import { movementLines, releaseEscrow } from '../ledger/cash.ts';
 import { failure, sendFailure, type Failure } from '../ledger/errors.ts';
 import * as ledgerStore from '../ledger/store.ts';
+import { expiredReleaseProblem } from '../designs/expiry.ts';
 import { holdingRulesProblem } from '../designs/rules.ts';
 import { redeemedLoopsOf } from './acceptance.ts';
 import { applyIn, cancelIn, loadIn } from './changes.ts';
@@ -23,6 +24,8 @@ async function acceptInvitationIn(ctx: TransfersContext, unit: Unit<Failure>, ro
   const { state } = await loadIn(unit, row.id);
   if (state !== 'invite') return unit.reject(failure('not_waiting'));
   const picks = await releaseEscrow(unit.tx, row.id, callerId, row.sender_id!, null, unit.now);
+  const expired = await expiredReleaseProblem(unit, picks);
+  if (expired) return unit.reject(sendFailure([expired]));
   const rulesProblem = await holdingRulesProblem(unit.tx, picks, row.sender_id!, { id: callerId, isIndividual: callerIsIndividual }, await redeemedLoopsOf(unit.tx, await ctx.profiles.get(unit.tx, callerId)), true);
   if (rulesProblem) return unit.reject(sendFailure([rulesProblem]));
   await ledgerStore.insertMovements(unit.tx, row.id, movementLines(picks, 1, 'move', row.sender_id, callerId), unit.now);

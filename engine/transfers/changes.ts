@@ -1,6 +1,7 @@
 // How a command loads and changes a transfer: its actor and row together, an event applied and
 // written, the cancel that returns a waiting transfer's escrow, and the sender's own transfer checked.
 import type { Unit } from '../actors/command.ts';
+import { expireLandedIn } from '../designs/expiry.ts';
 import { releaseEscrow } from '../ledger/cash.ts';
 import { failure, type Failure } from '../ledger/errors.ts';
 import { stateFields, transfer, type TransferEvent, type TransferStateName } from './machine.ts';
@@ -36,6 +37,8 @@ export async function loadIn(unit: Unit<Failure>, transferId: string) {
 export async function cancelIn(unit: Unit, transferId: string, senderId: string, event: TransferEvent): Promise<boolean> {
   if (!(await applyIn(unit, transferId, event))) return false;
   await releaseEscrow(unit.tx, transferId, senderId, senderId, 0n, unit.now);
+  // Brand cash whose expiry passed while it waited in escrow expires as it lands (expiry is final).
+  await expireLandedIn(unit, senderId);
   const paycode = await store.selectPaycodeByTransfer(unit.tx, transferId);
   if (paycode && paycode.state === 'active') await store.updatePaycode(unit.tx, transferId, { state: 'ended' }, unit.now);
   for (const name of ['paycode_expire', 'invite_expire', 'hold_end', 'trade_expire', 'bill_expire', 'bill_remind']) unit.cancelTimer(transfer, transferId, name);

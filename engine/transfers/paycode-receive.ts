@@ -137,6 +137,7 @@ async function moveBetweenWallets(unit: Unit, fromId: string, toId: string, curr
     recipientId: toId,
     accepts: (note) => accepts(note, recipient),
     nonPayment: recipient === null,
+    at: unit.now,
   });
   if (!picked.ok) return null;
   await ledgerStore.moveNotes(unit.tx, walletHolder(fromId), walletHolder(toId), picked.value, unit.now);

@@ -158,6 +158,7 @@ async function loadIn(ctx: TransfersContext, unit: SendUnit, prepared: PreparedS
     accepts: (note) => accepts(note, recipient, redeemed),
     nonPayment: input.nonPayment,
     recipientIsIndividual: recipient === null || recipient.isIndividual,
+    at: unit.now,
     brandCashOnly: input.closedLoopOnly === true,
   });
   // One statement takes the transfer's id number, reads the recipient wallet's state and locks

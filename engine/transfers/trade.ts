@@ -16,6 +16,7 @@ import { accepts } from './acceptance.ts';
 import { claimSend } from './claim.ts';
 import { appdataChars, closedLoopRefusal } from './input-checks.ts';
 import type { TransfersService } from './service.ts';
+import { expiredReleaseProblem } from '../designs/expiry.ts';
 import { holdingRulesProblem } from '../designs/rules.ts';
 import { parseUid } from '../uids.ts';
 import * as store from './store.ts';
@@ -139,7 +140,7 @@ async function startIn(unit: Unit<Failure | Duplicate>, offer: Offer): Promise<T
   const at = unit.now;
   await claimSend(unit, input.senderId, input.dedupId, transferId);
   const picked = await pickFromWallet(unit.tx, input.senderId, offer.offered, null, {
-    recipientId: recipient.id, accepts: (note) => accepts(note, recipient), nonPayment: true, brandCashOnly: input.closedLoopOnly,
+    recipientId: recipient.id, accepts: (note) => accepts(note, recipient), nonPayment: true, brandCashOnly: input.closedLoopOnly, at: unit.now,
   });
   if (!picked.ok) return unit.reject(sendFailure(picked.errors));
   await ledgerStore.moveNotes(unit.tx, walletHolder(input.senderId), escrowHolder(transferId), picked.value, at);
@@ -216,10 +217,12 @@ async function acceptIn(ctx: TradesContext, unit: Unit<Failure>, acceptance: Acc
   const currencies = [...new Set([row.currency, ...expected.map((entry) => entry.currency)])];
   await ledgerStore.lockBalances(unit.tx, currencies.flatMap((currency) => [balanceLockKey(senderId, currency), balanceLockKey(input.callerId, currency)]));
   const paid = await pickFromWallet(unit.tx, input.callerId, expected, null, {
-    recipientId: senderId, accepts: (note) => accepts(note, sender), nonPayment: true, brandCashOnly: input.closedLoopOnly,
+    recipientId: senderId, accepts: (note) => accepts(note, sender), nonPayment: true, brandCashOnly: input.closedLoopOnly, at: unit.now,
   });
   if (!paid.ok) return unit.reject(sendFailure(paid.errors.map((error) => ({ ...error, field_name: 'expect_amounts' }))));
   const offered = await releaseEscrow(unit.tx, row.id, input.callerId, senderId, null, at);
+  const expired = await expiredReleaseProblem(unit, offered);
+  if (expired) return unit.reject(sendFailure([expired]));
   const offeredProblem = await holdingRulesProblem(unit.tx, offered, senderId, { id: input.callerId, isIndividual: true }, new Set(), true);
   if (offeredProblem) return unit.reject(sendFailure([offeredProblem]));
   await ledgerStore.moveNotes(unit.tx, walletHolder(input.callerId), walletHolder(senderId), paid.value, at);

@@ -1,0 +1,77 @@
+// Expiry is final: the sweeper moves a design's due notes out of circulation (movement `expire`,
+// back to the issuer) and releases their reserve to the issuer; notes that come back from escrow
+// after their expiry (a retracted trade, a canceled send) are expired as they land, in the command
+// that returns them. Until then allocation never picks a note past its expiry (engine/ledger/allocation.ts).
+import type { Unit } from '../actors/command.ts';
+import { walletHolder } from '../ledger/cash.ts';
+import type { Pick } from '../ledger/allocation.ts';
+import * as ledgerStore from '../ledger/store.ts';
+import { designExpiryBatchMax, escrowedExpiryRetryMs } from '../limits.ts';
+import { stateFields, transfer, type TransferStateName } from '../transfers/machine.ts';
+import * as transferStore from '../transfers/store.ts';
+import { designKind } from './machine.ts';
+import { releaseReserve } from './reserve.ts';
+import * as store from './store.ts';
+import type { SendError } from '../ledger/errors.ts';
+
+/** One holder's due notes of one design leave circulation in one `expire` transfer; their reserve goes to the issuer. */
+async function expireHolderIn(unit: Unit, design: store.DesignRow, holderId: string, notes: readonly store.DueNoteRow[]): Promise<void> {
+  const at = unit.now;
+  const amount = notes.reduce((total, note) => total + note.amount, 0n);
+  const reserve = notes.reduce((total, note) => total + note.reserve, 0n);
+  const transferId = await unit.newLongId('transfer');
+  const snapshot = unit.create(transfer, transferId, { workflowType: 'expire', waitFor: 'none', at: at.toISOString() });
+  await transferStore.insertTransfer(unit.tx, {
+    id: transferId, workflowType: 'expire', senderId: holderId, senderUid: `service:${holderId}`, recipientId: design.issuer_id, recipientUid: `service:${design.issuer_id}`,
+    senderPersonalId: null, recipientPersonalId: null, currency: design.currency, amount, at, state: stateFields(snapshot.value as TransferStateName), endAt: at,
+    activityCount: snapshot.context.activityCount, private: true, message: null, messageSubject: null, appdata: {}, details: { design_id: design.id },
+  }, holderId === design.issuer_id ? [{ profileId: holderId, role: 'sender' }] : [{ profileId: holderId, role: 'sender' }, { profileId: design.issuer_id, role: 'recipient' }]);
+  const picks: Pick[] = notes.map((note) => ({ serial: note.serial, loopId: design.id, currency: note.currency, issuerId: note.issuer_id, amount: note.amount, whole: true }));
+  const line = { loopId: design.id, currency: design.currency, issuerId: design.issuer_id, amount };
+  await ledgerStore.moveNotes(unit.tx, walletHolder(holderId), { kind: 'expired', id: design.id }, picks, at, {
+    transferId, lines: [{ number: 1, action: 'expire', fromId: holderId, toId: design.issuer_id, ...line }],
+  });
+  await ledgerStore.addExpired(unit.tx, design.id, design.currency, amount);
+  if (reserve > 0n) await releaseReserve(unit, design.id, design.currency, reserve, design.issuer_id, { transferId, number: 2, action: 'release' });
+}
+
+function byHolder<T extends { holder_id: string }>(notes: readonly T[], key: (note: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const note of notes) groups.set(key(note), [...(groups.get(key(note)) ?? []), note]);
+  return groups;
+}
+
+/**
+ * Expires the design's due notes held in wallets: per holder one `expire` transfer. Reschedules
+ * itself for the next expiry; notes due while in escrow are tried again later (and expire as they
+ * land if they come back first).
+ */
+export async function expireDueIn(unit: Unit, designId: string): Promise<number> {
+  const design = await store.selectDesign(unit.tx, designId);
+  if (!design) return 0;
+  const due = await store.selectDueNotesForUpdate(unit.tx, designId, unit.now, designExpiryBatchMax);
+  for (const [holderId, notes] of byHolder(due, (note) => note.holder_id)) await expireHolderIn(unit, design, holderId, notes);
+  const next = await store.selectNextExpiry(unit.tx, designId);
+  if (next) {
+    const dueAt = next > unit.now ? next : new Date(unit.now.getTime() + escrowedExpiryRetryMs);
+    unit.schedule(designKind, designId, `expire:${dueAt.toISOString()}`, dueAt, { type: 'design.expire_due', at: dueAt.toISOString() });
+  }
+  return due.length;
+}
+
+/** Escrowed cash released to a new holder (a trade or an invitation accepted) must not be past its expiry: refused, it stays for the sender. */
+export async function expiredReleaseProblem(unit: Unit, picks: readonly { serial: bigint }[]): Promise<SendError | null> {
+  if ((await store.countExpiredNotes(unit.tx, picks.map((pick) => pick.serial), unit.now)) === 0) return null;
+  return { code: 'cash_expired', field_name: 'transfer_id', info: { reason: 'brand cash in this transfer expired while it waited; it goes back to the sender and out of circulation' } };
+}
+
+/** Inside the command that returned escrowed cash to a wallet: its brand cash past expiry leaves circulation now. */
+export async function expireLandedIn(unit: Unit, holderId: string): Promise<number> {
+  const due = await store.selectHolderDueNotesForUpdate(unit.tx, holderId, unit.now, designExpiryBatchMax);
+  for (const [designId, notes] of byHolder(due, (note) => note.loop_id)) {
+    const design = await store.selectDesign(unit.tx, designId);
+    if (!design) throw new Error(`brand cash of a missing design ${designId}`);
+    await expireHolderIn(unit, design, holderId, notes);
+  }
+  return due.length;
+}
