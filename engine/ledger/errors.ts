@@ -51,7 +51,8 @@ export type LedgerError =
   | 'invalid_amount'
   | 'invitation_code_not_found'
   | 'own_invitation'
-  | 'named_plan_not_found';
+  | 'named_plan_not_found'
+  | 'dedup_id_reused';
 
 export type Failure = { ok: false; error: LedgerError; sendErrors?: SendError[]; detail?: string };
 

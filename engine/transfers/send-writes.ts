@@ -1,5 +1,6 @@
 // The send's writes: performs a SendPlan inside the send's command, in the statement order and
 // round trips the hot path is measured with, and answers with the TransferDetail a read would give.
+import { assertLinesMatchPicks } from '../ledger/cash.ts';
 import * as ledgerStore from '../ledger/store.ts';
 import type { ReadyCode } from '../passwords.ts';
 import type { ProfileRecord } from '../profiles/service.ts';
@@ -28,6 +29,8 @@ export async function writeSend(
     details = { ...details, invite_id: invited.inviteId, invite_client_id: plan.invitation.clientId };
   }
   const row = rowWithState(plan, started, details);
+  // The paired assertion: what the movement records is what the picks move.
+  if (plan.move.recorded) assertLinesMatchPicks(plan.move.recorded.lines, plan.picks);
   // The writes and the sender's ProfileDetail go out in one round trip; the detail's reads are
   // queued after the writes on the same connection, so its holdings are those after the send.
   const [, , profileDetail] = await Promise.all([

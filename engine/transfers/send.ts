@@ -9,9 +9,9 @@ import { wallet } from '../profiles/machine.ts';
 import type { ProfileRecord } from '../profiles/service.ts';
 import type { InvitationInvalid } from '../invitations/errors.ts';
 import type { ReadyCode } from '../passwords.ts';
-import { holdingRulesProblem } from '../designs/rules.ts';
 import { accepts, redeemedLoopsOf } from './acceptance.ts';
 import type { TransfersContext } from './context.ts';
+import { capRefusalAfterMove, holdingRefusal } from './gate.ts';
 import { appdataChars, closedLoopRefusal } from './input-checks.ts';
 import type { WaitFor } from './machine.ts';
 import { planSend, type SendLoaded } from './plan.ts';
@@ -103,7 +103,7 @@ export async function send(ctx: TransfersContext, input: SendInput): Promise<Sen
   // The balances they change are taken first for the whole shared transaction, in order.
   const balanceKeys = [input.senderId, ...(recipient && waitFor === 'none' ? [recipient.id] : [])].map((profileId) => balanceLockKey(profileId, currency));
   const result = await commands.run('transfer.send', [{ kind: 'wallet', id: input.senderId }], (unit: SendUnit) => sendIn(ctx, unit, prepared), {
-    shared: { rows: balanceRowLocks, keys: balanceKeys },
+    shared: { rows: balanceRowLocks, keys: balanceKeys, takenByBody: true },
   });
   if (!result.ok && result.error === 'invalid') {
     // The invitations domain refused the address.
@@ -141,9 +141,16 @@ async function sendIn(ctx: TransfersContext, unit: SendUnit, prepared: PreparedS
   const { plan } = planned;
   // The holding rules read the sender's and recipient's holdings: checked after the plan's own
   // refusals and before anything is written.
-  const rulesProblem = await holdingRulesProblem(unit.tx, plan.picks, input.senderId, { id: recipient?.id ?? null, isIndividual: recipient?.isIndividual ?? true }, redeemed);
-  if (rulesProblem) return unit.reject(sendFailure([rulesProblem]));
-  return writeSend(ctx, unit, plan, recipient, { withDetail: input.withDetail === true, invitationCode: prepared.invitationCode });
+  const rulesRecipient = { id: recipient?.id ?? null, isIndividual: recipient?.isIndividual ?? true };
+  const rulesRefused = await holdingRefusal(unit.tx, plan.picks, input.senderId, rulesRecipient, redeemed);
+  if (rulesRefused) return unit.reject(rulesRefused);
+  const written = await writeSend(ctx, unit, plan, recipient, { withDetail: input.withDetail === true, invitationCode: prepared.invitationCode });
+  // The cap again on what the recipient holds now: concurrent sends to one wallet cannot pass it together.
+  if (plan.move.to.kind === 'wallet') {
+    const overCap = await capRefusalAfterMove(unit.tx, plan.picks, input.senderId, rulesRecipient, redeemed);
+    if (overCap) return unit.reject(overCap);
+  }
+  return written;
 }
 
 /** Reads what the plan decides on, under the sender's lock; a repeated dedup key rejects here. */
