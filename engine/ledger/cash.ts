@@ -104,6 +104,11 @@ export async function redeemEscrow(tx: TransactionSql, transferId: string, amoun
   return picks;
 }
 
+/** Makes sure each profile has its open loop row in the currency (see store.anchorBalances); sends do it before their lock statement. */
+export function anchorWalletBalances(tx: TransactionSql, profileIds: readonly string[], currency: string): Promise<void> {
+  return store.anchorBalances(tx, profileIds, profileIds.map(() => currency));
+}
+
 /** Row-locks the balances of the profiles in every currency given, in the one global order (profile, currency, loop). */
 export async function lockWalletBalances(tx: TransactionSql, profileIds: readonly string[], currencies: readonly string[]): Promise<void> {
   const keys = [...new Set(profileIds)].flatMap((profileId) => currencies.map((currency) => balanceLockKey(profileId, currency)));

@@ -2,7 +2,7 @@
 // loads what the send needs, asks the pure plan (plan.ts) and performs it (send-writes.ts).
 import type { Unit } from '../actors/command.ts';
 import { parseSerialNumbers, type AmountEntry, type ParsedAmounts } from '../ledger/allocation.ts';
-import { balanceLockKey, balanceRowLocks, pickFromWallet } from '../ledger/cash.ts';
+import { anchorWalletBalances, balanceLockKey, balanceRowLocks, pickFromWallet } from '../ledger/cash.ts';
 import { duplicate, sendFailure, type Duplicate, type Failure } from '../ledger/errors.ts';
 import { appdataCharsMax, dedupWindowMs } from '../limits.ts';
 import { wallet } from '../profiles/machine.ts';
@@ -170,9 +170,11 @@ async function loadIn(ctx: TransfersContext, unit: SendUnit, prepared: PreparedS
   // One statement takes the transfer's id number, reads the recipient wallet's state and locks
   // the balances; the sender's wallet is loaded row-locked, so an operator's suspension and a
   // send never cross.
-  const begun = () => store.beginSend(unit.tx, {
-    lockProfileIds: recipient && waitFor === 'none' ? [input.senderId, recipient.id] : [input.senderId], currency, recipientId: recipient?.id ?? null,
-  });
+  const lockProfileIds = recipient && waitFor === 'none' ? [input.senderId, recipient.id] : [input.senderId];
+  // The open loop rows are made sure of first (anchorWalletBalances), pipelined ahead on the same round trip.
+  const begun = () => Promise.all([
+    anchorWalletBalances(unit.tx, lockProfileIds, currency), store.beginSend(unit.tx, { lockProfileIds, currency, recipientId: recipient?.id ?? null }),
+  ]).then(([, started]) => started);
   let transferId: string;
   let picked: Awaited<ReturnType<typeof pick>>;
   let senderWallet: Awaited<ReturnType<typeof unit.load<typeof wallet>>>;
