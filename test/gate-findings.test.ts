@@ -186,4 +186,25 @@ test('finding 4: a pull dedup_id answers only for the same request; another cust
   await assertAudit('pull dedup');
 });
 
+test('issue 21 item 3: a payment-code sale at a redeemer redeems the brand cash and settles it in the same command', async () => {
+  const gift = await design('Gift codes', { agreements: [[books, { redeemer: true }]] });
+  await server.engine.services.profiles.setFlags(server.engine.sql, books.id, { supportPaycode: true });
+  const pat = await customer();
+  await give(gift, pat, '30.00');
+  const booksCash = await usd(server, books.id);
+  const sent = await api.post('/wallet/send', { recipient_uid: `service:${books.id}`, amounts: 'any-USD-20.00' }, pat.auth);
+  assert.is(sent.status, 200, sent.text);
+  const code = sent.body.transfer.payment_codes[0].code as string;
+  const received = await api.post('/wallet/receive', { paycode: code, currency: 'USD', amount: '18.50' }, till);
+  assert.is(received.status, 200, received.text);
+  assert.is(await brand(books.id, gift.id), '0.00', 'the redeemer holds none of the brand cash');
+  assert.is(BigInt((await usd(server, books.id)).replace('.', '')) - BigInt(booksCash.replace('.', '')), 1850n, 'settled from the reserve');
+  assert.is(await brand(pat.id, gift.id), '11.50');
+  const movements = await server.engine.sql<{ action: string }[]>`select action from movements where transfer_id = ${sent.body.transfer.id} order by number, line`;
+  assert.equal([...new Set(movements.map((row) => row.action))], ['move', 'redeem', 'settle']);
+  const rows = await server.engine.sql<{ received_amount: bigint }[]>`select received_amount from receivables where transfer_id = ${sent.body.transfer.id} and profile_id = ${books.id}`;
+  assert.equal(rows.map((row) => row.received_amount), [1850n], 'the sale is a row of the redeemer\'s report');
+  await assertAudit('payment code at a redeemer');
+});
+
 test.run();

@@ -9,7 +9,8 @@ import { paycodeCorrectionMs } from '../limits.ts';
 import { formatDecimal, formatMinor, positiveMoneyOf, type Decimal } from '../money.ts';
 import * as posStore from '../pos/store.ts';
 import type { ProfileRecord } from '../profiles/service.ts';
-import { accepts } from './acceptance.ts';
+import { redeemArrivedIn } from '../designs/redemption.ts';
+import { accepts, redeemedLoopsOf } from './acceptance.ts';
 import { applyIn, loadIn } from './changes.ts';
 import type { TransfersContext } from './context.ts';
 import { transfer } from './machine.ts';
@@ -39,6 +40,8 @@ interface Receipt {
   digest: string;
   found: store.PaycodeRow;
   recipient: ProfileRecord | null;
+  /** The designs the recipient redeems by agreement: their brand cash leaves circulation as it arrives. */
+  redeemed: ReadonlySet<string>;
 }
 
 function receiveAmounts(input: ReceiveInput): { ok: true; amount: bigint; totalDue: bigint | null } | Failure {
@@ -71,8 +74,9 @@ export async function receive(ctx: TransfersContext, input: ReceiveInput): Promi
   if (!found || found.recipient_id !== input.recipientId) return failure('code_not_found');
   if (found.currency !== input.currency || amount > found.amount) return failure('code_limited', `the code releases at most ${formatMinor(found.amount, found.currency)} ${found.currency}`);
   const recipient = await ctx.profiles.get(sql, input.recipientId);
+  const redeemed = recipient ? await redeemedLoopsOf(sql, recipient) : new Set<string>();
   const locks = [{ kind: 'wallet', id: found.sender_id }, { kind: 'wallet', id: found.recipient_id }, { kind: 'transfer', id: found.transfer_id }];
-  const receipt: Receipt = { input, amount, totalDue, code, digest, found, recipient };
+  const receipt: Receipt = { input, amount, totalDue, code, digest, found, recipient, redeemed };
   return commands.run('transfer.receive', locks, (unit: Unit<Failure>) => receiveIn(unit, receipt));
 }
 
@@ -85,6 +89,7 @@ async function receiveIn(unit: Unit<Failure>, receipt: Receipt): Promise<Receive
   if (state === 'paycode') {
     const picks = await releaseEscrow(unit.tx, found.transfer_id, found.recipient_id, found.sender_id, amount, unit.now);
     await ledgerStore.insertMovements(unit.tx, found.transfer_id, movementLines(picks, 1, 'move', found.sender_id, found.recipient_id), unit.now);
+    await redeemReceivedIn(unit, receipt, picks, 2);
     await reportImmediateIn(unit, receipt, found.transfer_id, picks, 1n);
     await store.updatePaycode(unit.tx, found.transfer_id, { state: 'used', received: amount, usedAt: unit.now }, unit.now);
     unit.cancelTimer(transfer, found.transfer_id, 'paycode_expire');
@@ -108,6 +113,7 @@ async function correctIn(unit: Unit<Failure>, receipt: Receipt, received: bigint
     const picks = await moveBetweenWallets(unit, found.sender_id, found.recipient_id, input.currency, amount - received, recipient);
     if (!picks) return unit.reject(failure('code_limited', 'the sender no longer holds enough cash'));
     await ledgerStore.insertMovements(unit.tx, found.transfer_id, movementLines(picks, number, 'move', found.sender_id, found.recipient_id), unit.now);
+    await redeemReceivedIn(unit, receipt, picks, number + 1);
     await reportImmediateIn(unit, receipt, found.transfer_id, picks, 1n);
   } else {
     const picks = await moveBetweenWallets(unit, found.recipient_id, found.sender_id, input.currency, received - amount, null);
@@ -119,6 +125,14 @@ async function correctIn(unit: Unit<Failure>, receipt: Receipt, received: bigint
   await applyIn(unit, found.transfer_id, { type: 'transfer.paycode_correct', at: unit.now.toISOString() }, {
     amount, details: { ...details, amount_received: formatMinor(amount, input.currency) },
   });
+}
+
+/** Brand cash a redeemer receives by agreement is redeemed and settled in the same command, with its report rows. */
+async function redeemReceivedIn(unit: Unit, receipt: Receipt, picks: readonly Pick[], number: number): Promise<void> {
+  const { found, redeemed } = receipt;
+  const designIds = [...new Set(picks.filter((pick) => redeemed.has(pick.loopId) && pick.issuerId !== found.recipient_id).map((pick) => pick.loopId))];
+  if (designIds.length === 0) return;
+  await redeemArrivedIn(unit, { transferId: found.transfer_id, redeemerId: found.recipient_id, designIds, number, posDevice: receipt.input.posDevice ?? null });
 }
 
 /** A business's open loop receipts are rows of its received-and-receivable report (settled at once). */
