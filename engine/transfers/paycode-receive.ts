@@ -12,6 +12,7 @@ import type { ProfileRecord } from '../profiles/service.ts';
 import { redeemArrivedIn } from '../designs/redemption.ts';
 import { accepts, redeemedLoopsOf } from './acceptance.ts';
 import { applyIn, loadIn } from './changes.ts';
+import { authorityRefusal } from './gate.ts';
 import type { TransfersContext } from './context.ts';
 import { transfer } from './machine.ts';
 import { paycodeMatches } from './paycode.ts';
@@ -27,6 +28,8 @@ export interface ReceiveInput {
   totalTax?: Decimal;
   /** The calling token's device, for a business's report (`immediate` rows). */
   posDevice?: { holderId: string; deviceId: string } | null;
+  /** A closed-loop token receives: a correction may not refund its open loop cash. */
+  closedLoopOnly?: boolean;
 }
 
 export type ReceiveResult = { ok: true; transferId: string; amountReceived: bigint } | Failure;
@@ -118,6 +121,8 @@ async function correctIn(unit: Unit<Failure>, receipt: Receipt, received: bigint
   } else {
     const picks = await moveBetweenWallets(unit, found.recipient_id, found.sender_id, input.currency, received - amount, null);
     if (!picks) return unit.reject(failure('code_limited', 'the recipient no longer holds enough cash to refund'));
+    const refused = authorityRefusal({ closedLoopOnly: input.closedLoopOnly === true }, picks.map((pick) => pick.loopId), 'amount');
+    if (refused) return unit.reject(refused);
     await ledgerStore.insertMovements(unit.tx, found.transfer_id, movementLines(picks, number, 'refund', found.recipient_id, found.sender_id), unit.now);
     await reportImmediateIn(unit, receipt, found.transfer_id, picks, -1n);
   }

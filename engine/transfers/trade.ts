@@ -17,6 +17,7 @@ import { claimSend } from './claim.ts';
 import { appdataChars, closedLoopRefusal } from './input-checks.ts';
 import type { TransfersService } from './service.ts';
 import { holdingRulesProblem } from '../designs/rules.ts';
+import { capRefusalAfterMove, holdingRefusal } from './gate.ts';
 import * as store from './store.ts';
 
 /** A trade entry as the edge read it. */
@@ -215,7 +216,13 @@ async function acceptIn(ctx: TradesContext, unit: Unit<Failure>, acceptance: Acc
   const offered = await releaseEscrow(unit.tx, row.id, input.callerId, senderId, null, at);
   const offeredProblem = await holdingRulesProblem(unit.tx, offered, senderId, { id: input.callerId, isIndividual: true }, new Set(), true);
   if (offeredProblem) return unit.reject(sendFailure([offeredProblem]));
+  // The gate's holding rules on the paid leg too: before the move, and the cap again after it.
+  const senderRules = { id: senderId, isIndividual: sender?.isIndividual ?? true };
+  const paidRefused = await holdingRefusal(unit.tx, paid.value, input.callerId, senderRules, new Set());
+  if (paidRefused) return unit.reject(paidRefused);
   await ledgerStore.moveNotes(unit.tx, walletHolder(input.callerId), walletHolder(senderId), paid.value, at);
+  const overCap = await capRefusalAfterMove(unit.tx, paid.value, input.callerId, senderRules, new Set());
+  if (overCap) return unit.reject(overCap);
   await ledgerStore.insertMovements(unit.tx, row.id, [
     ...movementLines(offered, 1, 'move', senderId, input.callerId),
     ...movementLines(paid.value, 2, 'move', input.callerId, senderId),
