@@ -138,3 +138,15 @@ export function balanceOf(tx: TransactionSql, profileId: string, loopId: string,
 export function heldNotesOf(sql: Queryable, profileId: string, serials: bigint[]): Promise<Note[]> {
   return store.selectNotes(sql, walletHolder(profileId), serials);
 }
+
+// The ledger's rows as other domains write them inside their commands: through these, never its store.
+/** Moves picked notes between holders and adjusts both wallets' balances (see store.moveNotes). */
+export const moveNotes = store.moveNotes;
+/** Inserts a transfer's movement lines. */
+export const recordMovements = store.insertMovements;
+/** The next free movement number of a transfer. */
+export const nextMovementNumber = store.nextMovementNumber;
+/** The movement rows lines become, as a read returns them. */
+export const movementRows = store.movementRows;
+/** Row-locks balances by key (balanceLockKey) in the one global order. */
+export const lockBalances = store.lockBalances;

@@ -7,8 +7,7 @@ import { movementLines } from '../ledger/cash.ts';
 import { formatMinor } from '../money.ts';
 import type { ProfileRecord } from '../profiles/service.ts';
 import { stateFields, transfer, type TransferStateName } from '../transfers/machine.ts';
-import { moveBetweenWallets } from '../transfers/gate.ts';
-import * as transferStore from '../transfers/store.ts';
+import { moveBetweenWallets, recordTransfer } from '../transfers/gate.ts';
 import type { PaymentInput, Parsed } from './fields.ts';
 import * as store from './store.ts';
 
@@ -55,7 +54,7 @@ async function insertPaymentTransfer(unit: Unit, payment: PaymentWrite): Promise
   const details: Record<string, unknown> = {};
   if (parsed.nonService) Object.assign(details, { non_service_amount: formatMinor(parsed.nonService.minor, parsed.nonService.currency), non_service_currency: parsed.nonService.currency });
   if (payment.parties.posDevice) details.pos_device = `${payment.parties.posDevice.holderId}.${payment.parties.posDevice.deviceId}`;
-  await transferStore.insertTransfer(unit.tx, {
+  await recordTransfer(unit.tx, {
     id: transferId, workflowType, senderId: sender.id, senderUid: `service:${sender.id}`, recipientId: recipient.id, recipientUid: `service:${recipient.id}`,
     senderPersonalId: sender.isIndividual ? sender.id : null, recipientPersonalId: recipient.isIndividual ? recipient.id : payment.parties.personalId,
     currency, amount, at, state: stateFields(snapshot.value as TransferStateName), endAt: at, activityCount: snapshot.context.activityCount,

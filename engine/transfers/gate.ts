@@ -110,3 +110,6 @@ export async function capRefusalAfterMove(tx: TransactionSql, picks: readonly Pi
   const problem = await holdingRulesProblem(tx, picks, senderId, recipient, redeemed, true);
   return problem ? sendFailure([problem]) : null;
 }
+
+/** Writes a new transfer's row and its viewers: the one way another domain records a transfer it moves cash for. */
+export const recordTransfer = store.insertTransfer;

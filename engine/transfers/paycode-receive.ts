@@ -2,9 +2,8 @@
 // from the transfer's escrow; within the correction period a resubmission changes the amount received.
 import type { Unit } from '../actors/command.ts';
 import { openLoopId, type Pick } from '../ledger/allocation.ts';
-import { balanceLockKey, movementLines, pickFromWallet, releaseEscrow, walletHolder } from '../ledger/cash.ts';
+import { balanceLockKey, lockBalances, movementLines, moveNotes, nextMovementNumber, pickFromWallet, recordMovements, releaseEscrow, walletHolder } from '../ledger/cash.ts';
 import { failure, type Failure } from '../ledger/errors.ts';
-import * as ledgerStore from '../ledger/store.ts';
 import { paycodeCorrectionMs } from '../limits.ts';
 import { formatDecimal, formatMinor, positiveMoneyOf, type Decimal } from '../money.ts';
 import * as posStore from '../pos/store.ts';
@@ -91,7 +90,7 @@ async function receiveIn(unit: Unit<Failure>, receipt: Receipt): Promise<Receive
   const details = { total_due: totalDue === null ? null : formatMinor(totalDue, input.currency), total_tax: input.totalTax ? formatDecimal(input.totalTax) : null };
   if (state === 'paycode') {
     const picks = await releaseEscrow(unit.tx, found.transfer_id, found.recipient_id, found.sender_id, amount, unit.now);
-    await ledgerStore.insertMovements(unit.tx, found.transfer_id, movementLines(picks, 1, 'move', found.sender_id, found.recipient_id), unit.now);
+    await recordMovements(unit.tx, found.transfer_id, movementLines(picks, 1, 'move', found.sender_id, found.recipient_id), unit.now);
     await redeemReceivedIn(unit, receipt, picks, 2);
     await reportImmediateIn(unit, receipt, found.transfer_id, picks, 1n);
     await store.updatePaycode(unit.tx, found.transfer_id, { state: 'used', received: amount, usedAt: unit.now }, unit.now);
@@ -111,11 +110,11 @@ async function receiveIn(unit: Unit<Failure>, receipt: Receipt): Promise<Receive
 /** Moves the difference between the amount received before and now, and records the new amount. */
 async function correctIn(unit: Unit<Failure>, receipt: Receipt, received: bigint, details: Record<string, unknown>): Promise<void> {
   const { input, amount, found, recipient } = receipt;
-  const number = await ledgerStore.nextMovementNumber(unit.tx, found.transfer_id);
+  const number = await nextMovementNumber(unit.tx, found.transfer_id);
   if (amount > received) {
     const picks = await moveBetweenWallets(unit, found.sender_id, found.recipient_id, input.currency, amount - received, recipient);
     if (!picks) return unit.reject(failure('code_limited', 'the sender no longer holds enough cash'));
-    await ledgerStore.insertMovements(unit.tx, found.transfer_id, movementLines(picks, number, 'move', found.sender_id, found.recipient_id), unit.now);
+    await recordMovements(unit.tx, found.transfer_id, movementLines(picks, number, 'move', found.sender_id, found.recipient_id), unit.now);
     await redeemReceivedIn(unit, receipt, picks, number + 1);
     await reportImmediateIn(unit, receipt, found.transfer_id, picks, 1n);
   } else {
@@ -123,7 +122,7 @@ async function correctIn(unit: Unit<Failure>, receipt: Receipt, received: bigint
     if (!picks) return unit.reject(failure('code_limited', 'the recipient no longer holds enough cash to refund'));
     const refused = authorityRefusal({ closedLoopOnly: input.closedLoopOnly === true }, picks.map((pick) => pick.loopId), 'amount');
     if (refused) return unit.reject(refused);
-    await ledgerStore.insertMovements(unit.tx, found.transfer_id, movementLines(picks, number, 'refund', found.recipient_id, found.sender_id), unit.now);
+    await recordMovements(unit.tx, found.transfer_id, movementLines(picks, number, 'refund', found.recipient_id, found.sender_id), unit.now);
     await reportImmediateIn(unit, receipt, found.transfer_id, picks, -1n);
   }
   await store.updatePaycode(unit.tx, found.transfer_id, { received: amount }, unit.now);
@@ -151,13 +150,13 @@ async function reportImmediateIn(unit: Unit, receipt: Receipt, transferId: strin
 /** Moves `amount` of the currency between two wallets inside a command (paycode corrections). */
 async function moveBetweenWallets(unit: Unit, fromId: string, toId: string, currency: string, amount: bigint, recipient: ProfileRecord | null): Promise<Pick[] | null> {
   // Both balances in the one order every balance lock uses, before either changes.
-  await ledgerStore.lockBalances(unit.tx, [balanceLockKey(fromId, currency), balanceLockKey(toId, currency)]);
+  await lockBalances(unit.tx, [balanceLockKey(fromId, currency), balanceLockKey(toId, currency)]);
   const picked = await pickFromWallet(unit.tx, fromId, [{ loopId: 'any', currency, minor: amount }], null, {
     recipientId: toId,
     accepts: (note) => accepts(note, recipient),
     nonPayment: recipient === null,
   });
   if (!picked.ok) return null;
-  await ledgerStore.moveNotes(unit.tx, walletHolder(fromId), walletHolder(toId), picked.value, unit.now);
+  await moveNotes(unit.tx, walletHolder(fromId), walletHolder(toId), picked.value, unit.now);
   return picked.value;
 }

@@ -1,9 +1,8 @@
 // What an initiator does to its waiting transfer: retract it (escrow back to the sender, with a
 // reason from the initiator's list), skip the wait (paycode or exchange hold), or resend the invitation.
 import type { Unit } from '../actors/command.ts';
-import { heldNotes, movementLines, releaseEscrow } from '../ledger/cash.ts';
+import { heldNotes, movementLines, recordMovements, releaseEscrow } from '../ledger/cash.ts';
 import { failure, type Failure } from '../ledger/errors.ts';
-import * as ledgerStore from '../ledger/store.ts';
 import { applyIn, cancelIn, loadIn, sentByCaller } from './changes.ts';
 import { authorityRefusal } from './gate.ts';
 import type { TransferResult, TransfersContext } from './context.ts';
@@ -68,7 +67,7 @@ async function skipIn(unit: Unit<Failure>, row: store.TransferRow): Promise<Tran
   const { state } = await loadIn(unit, row.id);
   if (state === 'paycode') {
     const picks = await releaseEscrow(unit.tx, row.id, row.recipient_id!, row.sender_id!, null, unit.now);
-    await ledgerStore.insertMovements(unit.tx, row.id, movementLines(picks, 1, 'move', row.sender_id, row.recipient_id!), unit.now);
+    await recordMovements(unit.tx, row.id, movementLines(picks, 1, 'move', row.sender_id, row.recipient_id!), unit.now);
     await store.updatePaycode(unit.tx, row.id, { state: 'ended' }, unit.now);
     unit.cancelTimer(transfer, row.id, 'paycode_expire');
     await applyIn(unit, row.id, { type: 'transfer.skip', at: unit.now.toISOString() });

@@ -5,9 +5,8 @@
 import type { Unit } from '../actors/command.ts';
 import type { Core } from '../core.ts';
 import { mixedCurrencies, sumPicks, type AmountEntry } from '../ledger/allocation.ts';
-import { balanceLockKey, escrowHolder, movementLines, pickFromWallet, releaseEscrow, walletHolder } from '../ledger/cash.ts';
+import { balanceLockKey, escrowHolder, lockBalances, movementLines, moveNotes, pickFromWallet, recordMovements, releaseEscrow, walletHolder } from '../ledger/cash.ts';
 import { failure, sendFailure, type Duplicate, type Failure } from '../ledger/errors.ts';
-import * as ledgerStore from '../ledger/store.ts';
 import { appdataCharsMax, dedupWindowMs } from '../limits.ts';
 import { formatDecimal, formatMinor, positiveMoneyOf, wellFormedDecimal, type Decimal } from '../money.ts';
 import type { ProfileRecord, ProfilesService } from '../profiles/service.ts';
@@ -142,7 +141,7 @@ async function startIn(unit: Unit<Failure | Duplicate>, offer: Offer): Promise<T
     recipientId: recipient.id, accepts: (note) => accepts(note, recipient), nonPayment: true, brandCashOnly: input.closedLoopOnly,
   });
   if (!picked.ok) return unit.reject(sendFailure(picked.errors));
-  await ledgerStore.moveNotes(unit.tx, walletHolder(input.senderId), escrowHolder(transferId), picked.value, at);
+  await moveNotes(unit.tx, walletHolder(input.senderId), escrowHolder(transferId), picked.value, at);
   const snapshot = unit.create(transfer, transferId, { workflowType: 'trade', waitFor: 'trade', at: at.toISOString() });
   const expiresAt = new Date(at.getTime() + input.acceptExpireSeconds * 1000);
   unit.schedule(transfer, transferId, 'trade_expire', expiresAt, { type: 'transfer.trade_expire', at: expiresAt.toISOString() });
@@ -208,7 +207,7 @@ async function acceptIn(ctx: TradesContext, unit: Unit<Failure>, acceptance: Acc
   if (!snapshot || snapshot.value !== 'trade') return unit.reject(failure('not_waiting'));
   const at = unit.now;
   const currencies = [...new Set([row.currency, ...expected.map((entry) => entry.currency)])];
-  await ledgerStore.lockBalances(unit.tx, currencies.flatMap((currency) => [balanceLockKey(senderId, currency), balanceLockKey(input.callerId, currency)]));
+  await lockBalances(unit.tx, currencies.flatMap((currency) => [balanceLockKey(senderId, currency), balanceLockKey(input.callerId, currency)]));
   const paid = await pickFromWallet(unit.tx, input.callerId, expected, null, {
     recipientId: senderId, accepts: (note) => accepts(note, sender), nonPayment: true, brandCashOnly: input.closedLoopOnly,
   });
@@ -220,10 +219,10 @@ async function acceptIn(ctx: TradesContext, unit: Unit<Failure>, acceptance: Acc
   const senderRules = { id: senderId, isIndividual: sender?.isIndividual ?? true };
   const paidRefused = await holdingRefusal(unit.tx, paid.value, input.callerId, senderRules, new Set());
   if (paidRefused) return unit.reject(paidRefused);
-  await ledgerStore.moveNotes(unit.tx, walletHolder(input.callerId), walletHolder(senderId), paid.value, at);
+  await moveNotes(unit.tx, walletHolder(input.callerId), walletHolder(senderId), paid.value, at);
   const overCap = await capRefusalAfterMove(unit.tx, paid.value, input.callerId, senderRules, new Set());
   if (overCap) return unit.reject(overCap);
-  await ledgerStore.insertMovements(unit.tx, row.id, [
+  await recordMovements(unit.tx, row.id, [
     ...movementLines(offered, 1, 'move', senderId, input.callerId),
     ...movementLines(paid.value, 2, 'move', input.callerId, senderId),
   ], at);
