@@ -169,6 +169,7 @@ export const designRoutes: RouteDefinition[] = [
       const result = await engine.services.bills.create({
         callerId: token!.profileId, designId: designIdOf(params), amount: input.amount, planId: input.distribution_plan_id, senderUid: input.sender_uid,
         profileCreationData: input.profile_creation_data, message: input.message, private: input.private ?? true, appdata, dedupId: input.dedup_id,
+        closedLoopOnly: token!.closedLoopOnly,
       });
       if (!result.ok) raiseEither(result);
       return transferDetailFor({ engine, token }, result.transferId);

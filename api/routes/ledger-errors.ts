@@ -27,6 +27,7 @@ export const ledgerErrors = errorTable<LedgerError>({
   rate_not_found: { status: 400, error: 'invalid', description: 'No exchange rate for this pair of currencies.' },
   invalid_amount: { status: 400, error: 'invalid', description: 'The amount is not valid.' },
   agreement_inactive: { status: 409, error: 'agreement_inactive', description: 'The agreement this was made under is no longer active.' },
+  dedup_id_reused: { status: 409, description: 'This dedup_id already names another transfer of this caller (other parties or amounts).' },
 });
 
 const invalidFields: Partial<Record<LedgerError, string>> = {

@@ -136,7 +136,7 @@ export const ledgerRoutes: RouteDefinition[] = [
       const { ledger, profiles } = engine.services;
       const result = await ledger.transfers.receive({
         recipientId: token!.profileId, paycode: input.paycode, currency: input.currency, amount: input.amount, totalDue: input.total_due, totalTax: input.total_tax,
-        posDevice: posDeviceOf(token!),
+        posDevice: posDeviceOf(token!), closedLoopOnly: token!.closedLoopOnly,
       });
       if (!result.ok) raise(result);
       const transfer = await ledger.queries.summary(result.transferId);

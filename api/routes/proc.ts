@@ -40,6 +40,7 @@ function send(path: string, summary: string) {
     caller: { kind: 'token', permission: 'process_payment' },
     input: z.object({ sender_id: profileIdField, recipient_id: profileIdField, ...paymentFields }).strict(),
     appdata: true,
+    errors: [409],
     response: transferResponse,
     async handler({ engine, token, input, appdata }) {
       const result = await engine.services.pos.payments.procSend({ ...partiesOf(token!, input), ...paymentInput(input, appdata) });

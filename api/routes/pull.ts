@@ -66,6 +66,7 @@ export const pullRoutes: RouteDefinition[] = [
     caller: { kind: 'token', permission: 'pull_payment' },
     input: z.object({ sender_uid: uidField, ...paymentFields }).strict(),
     appdata: true,
+    errors: [409],
     response: transferResponse,
     async handler({ engine, token, input, appdata }) {
       const result = await engine.services.pos.payments.pull({

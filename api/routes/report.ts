@@ -75,7 +75,7 @@ export const reportRoutes: RouteDefinition[] = [
     response: settleAnswer,
     async handler({ engine, token, input, params }) {
       const designId = designIdPattern.test(params.designId) ? params.designId : '';
-      const result = await engine.services.pos.settlements.settle({ designId, settlerId: token!.profileId, limit: input.limit ?? settleBatchDefault });
+      const result = await engine.services.pos.settlements.settle({ designId, settlerId: token!.profileId, limit: input.limit ?? settleBatchDefault, closedLoopOnly: token!.closedLoopOnly });
       if (!result.ok) raise(result);
       const { ok: _ok, ...body } = result;
       return body;

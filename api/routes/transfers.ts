@@ -126,7 +126,7 @@ export const transferRoutes: RouteDefinition[] = [
     async handler(context) {
       const transferId = transferIdOf(context.params);
       const token = context.token!;
-      const result = await context.engine.services.ledger.transfers.retract({ callerId: token.profileId, permissions: token.permissions, transferId, reason: context.input.reason });
+      const result = await context.engine.services.ledger.transfers.retract({ callerId: token.profileId, permissions: token.permissions, transferId, reason: context.input.reason, closedLoopOnly: token.closedLoopOnly });
       if (!result.ok) raise(result);
       return transferDetailFor(context, transferId);
     },
@@ -142,7 +142,7 @@ export const transferRoutes: RouteDefinition[] = [
     response: transferDetailAnswer,
     async handler(context) {
       const transferId = transferIdOf(context.params);
-      const result = await context.engine.services.ledger.transfers.skip({ callerId: context.token!.profileId, transferId });
+      const result = await context.engine.services.ledger.transfers.skip({ callerId: context.token!.profileId, transferId, closedLoopOnly: context.token!.closedLoopOnly });
       if (!result.ok) raise(result);
       return transferDetailFor(context, transferId);
     },

@@ -282,6 +282,7 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
     sql, clock, metrics,
     openUnit: (tx, now) => openUnit(tx, now, ids),
     runAlone: runHeld,
+    txOf: (unit) => unit.tx,
     afterCommit,
   });
 

@@ -22,6 +22,12 @@ export interface SharedRowLocks {
 export interface SharedRows {
   rows: SharedRowLocks;
   keys: readonly string[];
+  /**
+   * The body locks these rows itself, in the same order, before it changes any (a send's first
+   * statement does). Otherwise a command that runs alone takes them first, as a shared transaction
+   * does, so every path holding them takes them in the one order.
+   */
+  takenByBody?: boolean;
 }
 
 /** A command that holds its locks and waits for a place in the next shared transaction. */
@@ -49,6 +55,8 @@ export interface SharedTransactionOptions<U> {
   openUnit(tx: TransactionSql, now: Date): { unit: U; finish(): Promise<bigint[]> };
   /** Runs one command alone in its own transaction (its locks still held). */
   runAlone(name: string, body: (unit: U) => Promise<unknown>, hold: LockHold, startedAt: number): Promise<unknown>;
+  /** The transaction a unit runs in. */
+  txOf(unit: U): TransactionSql;
   /** Delivers the effects of a commit. */
   afterCommit(outboxIds: bigint[]): void;
 }
@@ -99,7 +107,11 @@ export function createSharedTransactions<U>(options: SharedTransactionOptions<U>
   async function runShared(batch: Waiting<U>[]): Promise<void> {
     if (batch.length === 1) {
       const [only] = batch;
-      await options.runAlone(only.name, only.body, only.hold, only.startedAt).then(
+      const body = only.rows.takenByBody ? only.body : async (unit: U) => {
+        await only.rows.rows.take(options.txOf(unit), [...only.rows.keys].sort());
+        return only.body(unit);
+      };
+      await options.runAlone(only.name, body, only.hold, only.startedAt).then(
         (value) => only.settle({ ok: true, value }),
         (error) => only.settle({ ok: false, error }),
       );

@@ -1,7 +1,9 @@
 // Creating a bill: the merchant (the issuer or an active distributor, with the bill feature) names
 // the customer, or the data to create one, and the bill transfer waits for payment under its timers.
 import type { Unit } from '../actors/command.ts';
+import { openLoopId } from '../ledger/allocation.ts';
 import { duplicate, type Duplicate } from '../ledger/errors.ts';
+import { authorityRefusal } from '../transfers/gate.ts';
 import { billPaymentWaitMs, billReminderIntervalMs, dedupWindowMs } from '../limits.ts';
 import { canonicalUidOf, personNameProblem } from '../profiles/names.ts';
 import { stateFields, transfer, type TransferStateName } from '../transfers/machine.ts';
@@ -10,6 +12,7 @@ import { issueTerms, type IssueTerms } from './access.ts';
 import { remindIn } from './bill-reminders.ts';
 import type { BillInput, BillResult } from './bills.ts';
 import type { CirculationContext } from './context.ts';
+import { distributionSplit } from './distribution.ts';
 import { designFailure, invalid, type DesignFailure } from './errors.ts';
 import { designKind } from './machine.ts';
 import * as store from './store.ts';
@@ -23,6 +26,12 @@ function billTerms(ctx: CirculationContext, input: BillInput): Promise<IssueTerm
     if (!(await ctx.profiles.hasFeature(ctx.sql, input.callerId, billFeature))) return designFailure('feature_required', { description: 'Billing needs the bill feature on the merchant.' });
     return null;
   });
+}
+
+/** Whether paying the bill makes the merchant pay open loop cash under its plan (the reserve, fees, the issuer's proceeds). */
+function billPaysOpenLoop(terms: IssueTerms, merchantId: string): boolean {
+  const split = distributionSplit(terms.amount, terms.plan.recipients, terms.design.id);
+  return split.reserve > 0n || split.fees.length > 0 || (terms.design.issuer_id !== merchantId && split.proceeds > 0n);
 }
 
 /** The customer: a profile named by sender_uid or by the email of profile_creation_data, or null to create one. */
@@ -83,6 +92,8 @@ async function billIn(ctx: CirculationContext, unit: Unit<Duplicate>, input: Bil
 export async function createBill(ctx: CirculationContext, input: BillInput): Promise<BillResult> {
   const terms = await billTerms(ctx, input);
   if ('error' in terms) return terms;
+  const refused = authorityRefusal({ closedLoopOnly: input.closedLoopOnly === true }, billPaysOpenLoop(terms, input.callerId) ? [openLoopId] : [], 'distribution_plan_id');
+  if (refused) return refused;
   if (input.dedupId !== undefined) {
     const existing = await transferStore.selectDedup(ctx.sql, input.callerId, input.dedupId);
     if (existing) return { ok: true, transferId: existing, duplicate: true };

@@ -31,6 +31,8 @@ export interface BillInput {
   private: boolean;
   appdata: Record<string, string>;
   dedupId?: string;
+  /** A closed-loop token bills: its plan may not make the merchant pay open loop cash when the bill is paid. */
+  closedLoopOnly?: boolean;
 }
 
 export type BillResult = { ok: true; transferId: string; duplicate: boolean } | Failure | DesignFailure;

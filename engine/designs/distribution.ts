@@ -9,7 +9,7 @@
 // Design sends, bills and offers all issue through distributeIn; circulation.ts re-exports these.
 import type { Unit } from '../actors/command.ts';
 import { openLoopId } from '../ledger/allocation.ts';
-import { pickFromWallet, walletHolder } from '../ledger/cash.ts';
+import { balanceOf, pickFromWallet, walletHolder } from '../ledger/cash.ts';
 import { sendFailure, type Failure } from '../ledger/errors.ts';
 import * as ledgerStore from '../ledger/store.ts';
 import { dayMs } from '../limits.ts';
@@ -108,6 +108,10 @@ export async function distributeIn(
     holderId: input.recipientId, loopId: design.id, currency: design.currency, issuerId: design.issuer_id, amount, expiresAt, reserve: reserveFunded, planId: plan.id,
     distTransferId: transferId,
   }, at);
+  // The gate's last rung: the cap again on what the recipient holds now, on the row the issuance locked.
+  if (design.max_per_wallet !== null && input.recipientId !== design.issuer_id && (await balanceOf(unit.tx, input.recipientId, design.id, design.currency)) > design.max_per_wallet) {
+    return sendFailure([{ code: 'max_per_wallet', field_name: 'amount', info: { loop_id: design.id, reason: 'the recipient would hold more of this brand cash than a wallet may' } }]);
+  }
   // The terms the cash is sold under are fixed now: redemption reads these rows, never the live plan.
   await store.insertDistributionTerms(unit.tx, {
     dist_transfer_id: transferId, design_id: design.id, plan_id: plan.id, recipients: plan.recipients, distributor_id: input.senderId, currency: design.currency, amount,

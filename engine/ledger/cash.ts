@@ -3,7 +3,7 @@
 // except by issue() and redeem(), and both write the ledger totals in the same statement set.
 import type { SharedRowLocks } from '../actors/command.ts';
 import { sendNotesFirstBatch, sendNotesMax } from '../limits.ts';
-import type { TransactionSql } from '../storage/database.ts';
+import type { Queryable, TransactionSql } from '../storage/database.ts';
 import { allocate, takeFirst, type AllocationOptions, type AmountEntry, type Note, type Parsed, type Pick } from './allocation.ts';
 import * as store from './store.ts';
 import type { Holder, MovementLine } from './store.ts';
@@ -103,3 +103,50 @@ export async function redeemEscrow(tx: TransactionSql, transferId: string, amoun
   for (const entry of byLoop.values()) await store.addRedeemed(tx, entry.loopId, entry.currency, entry.amount);
   return picks;
 }
+
+/** Makes sure each profile has its open loop row in the currency (see store.anchorBalances); sends do it before their lock statement. */
+export function anchorWalletBalances(tx: TransactionSql, profileIds: readonly string[], currency: string): Promise<void> {
+  return store.anchorBalances(tx, profileIds, profileIds.map(() => currency));
+}
+
+/** Row-locks the balances of the profiles in every currency given, in the one global order (profile, currency, loop). */
+export async function lockWalletBalances(tx: TransactionSql, profileIds: readonly string[], currencies: readonly string[]): Promise<void> {
+  const keys = [...new Set(profileIds)].flatMap((profileId) => currencies.map((currency) => balanceLockKey(profileId, currency)));
+  await store.lockBalances(tx, keys.sort());
+}
+
+/** The paired assertion of a movement: its lines carry exactly the picks, per loop and currency. */
+export function assertLinesMatchPicks(lines: readonly MovementLine[], picks: readonly Pick[]): void {
+  const totals = new Map<string, bigint>();
+  for (const pick of picks) totals.set(`${pick.loopId}\u0000${pick.currency}`, (totals.get(`${pick.loopId}\u0000${pick.currency}`) ?? 0n) + pick.amount);
+  for (const line of lines) totals.set(`${line.loopId}\u0000${line.currency}`, (totals.get(`${line.loopId}\u0000${line.currency}`) ?? 0n) - line.amount);
+  for (const [key, left] of totals) if (left !== 0n) throw new Error(`movement lines differ from the picks by ${left} in ${key.replace('\u0000', '/')}`);
+}
+
+/** Moves picked notes between wallets and records the movement, after the paired assertion. */
+export async function moveRecorded(tx: TransactionSql, from: Holder, to: Holder, picks: readonly Pick[], at: Date, recorded: { transferId: string; lines: readonly MovementLine[] }): Promise<void> {
+  assertLinesMatchPicks(recorded.lines, picks);
+  await store.moveNotes(tx, from, to, picks, at, recorded);
+}
+
+/** A wallet's balance of one loop and currency (read in the caller's transaction). */
+export function balanceOf(tx: TransactionSql, profileId: string, loopId: string, currency: string): Promise<bigint> {
+  return store.selectBalance(tx, profileId, loopId, currency);
+}
+
+/** The notes of the serial numbers a wallet holds (no lock). */
+export function heldNotesOf(sql: Queryable, profileId: string, serials: bigint[]): Promise<Note[]> {
+  return store.selectNotes(sql, walletHolder(profileId), serials);
+}
+
+// The ledger's rows as other domains write them inside their commands: through these, never its store.
+/** Moves picked notes between holders and adjusts both wallets' balances (see store.moveNotes). */
+export const moveNotes = store.moveNotes;
+/** Inserts a transfer's movement lines. */
+export const recordMovements = store.insertMovements;
+/** The next free movement number of a transfer. */
+export const nextMovementNumber = store.nextMovementNumber;
+/** The movement rows lines become, as a read returns them. */
+export const movementRows = store.movementRows;
+/** Row-locks balances by key (balanceLockKey) in the one global order. */
+export const lockBalances = store.lockBalances;

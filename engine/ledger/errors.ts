@@ -54,7 +54,8 @@ export type LedgerError =
   | 'invitation_code_not_found'
   | 'own_invitation'
   | 'named_plan_not_found'
-  | 'agreement_inactive';
+  | 'agreement_inactive'
+  | 'dedup_id_reused';
 
 export type Failure = { ok: false; error: LedgerError; sendErrors?: SendError[]; detail?: string };
 

@@ -281,10 +281,27 @@ export function balanceLockKey(profileId: string, currency: string): string {
 export async function lockBalances(tx: Queryable, keys: readonly string[]): Promise<void> {
   const profileIds = keys.map((key) => key.slice(0, key.indexOf('\u0000')));
   const currencies = keys.map((key) => key.slice(key.indexOf('\u0000') + 1));
-  await tx`
+  // Sent together: they pipeline on the transaction's connection and run in this order.
+  await Promise.all([anchorBalances(tx, profileIds, currencies), tx`
     select 1 from balances b
     join unnest(${profileIds}::text[], ${currencies}::text[]) as k(profile_id, currency) using (profile_id, currency)
-    order by b.profile_id, b.currency, b.loop_id for update of b`;
+    order by b.profile_id, b.currency, b.loop_id for update of b`]);
+}
+
+/**
+ * Makes sure each profile has its open loop row in each currency (amount 0 when it holds none).
+ * Every balance lock takes all rows of a profile and currency in order, and the open loop row
+ * ('0') sorts first: lockers of one profile queue on it, even before the profile held anything,
+ * so rows a locker creates later (a first credit of a loop) are never taken in another order.
+ */
+export async function anchorBalances(tx: Queryable, profileIds: readonly string[], currencies: readonly string[]): Promise<void> {
+  const pairs = profileIds.map((profileId, index) => [profileId, currencies[index]] as const)
+    .sort(([leftId, leftCurrency], [rightId, rightCurrency]) => (leftId < rightId ? -1 : leftId > rightId ? 1 : leftCurrency < rightCurrency ? -1 : leftCurrency > rightCurrency ? 1 : 0));
+  await tx`
+    insert into balances (profile_id, loop_id, currency, amount)
+    select k.profile_id, '0', k.currency, 0 from unnest(${pairs.map(([profileId]) => profileId)}::text[], ${pairs.map(([, currency]) => currency)}::text[]) with ordinality as k(profile_id, currency, position)
+    order by k.position
+    on conflict (profile_id, currency, loop_id) do nothing`;
 }
 
 export interface BalanceRow {

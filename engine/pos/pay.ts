@@ -4,16 +4,16 @@
 import type { Unit } from '../actors/command.ts';
 import type { PosDevice } from '../designs/redemption.ts';
 import { openLoopId, type AmountEntry, type Pick } from '../ledger/allocation.ts';
-import { balanceLockKey, balanceRowLocks, pickFromWallet, walletHolder } from '../ledger/cash.ts';
-import { duplicate, sendFailure, type Duplicate, type Failure } from '../ledger/errors.ts';
-import * as ledgerStore from '../ledger/store.ts';
-import { dedupWindowMs } from '../limits.ts';
+import { balanceLockKey, balanceRowLocks, heldNotesOf, pickFromWallet } from '../ledger/cash.ts';
+import { sendFailure, type Duplicate, type Failure } from '../ledger/errors.ts';
 import { wallet } from '../profiles/machine.ts';
 import type { ProfileRecord } from '../profiles/service.ts';
 import { accepts, redeemedLoopsOf } from '../transfers/service.ts';
-import * as transferStore from '../transfers/store.ts';
+import {
+  authorityRefusal, capRefusalAfterMove, claimDedupIn, dedupRepeat, dedupWinner, holdingRefusal, lockBalancesIn, walletStatesRefusal, type DedupRequest,
+} from '../transfers/gate.ts';
 import type { PosContext } from './context.ts';
-import { parsePayment, type PaymentInput, type PaymentResult } from './fields.ts';
+import { parsePayment, type Parsed, type PaymentInput, type PaymentResult } from './fields.ts';
 import { writePayment, type PaymentWrite } from './write-payment.ts';
 
 export interface Parties {
@@ -28,7 +28,7 @@ export interface Parties {
 /** A checked payment, before its command gives it a transfer id and picks its cash. */
 interface Payment extends Omit<PaymentWrite, 'transferId' | 'picks'> {
   entries: AmountEntry[] | null;
-  dedupKey: string | undefined;
+  dedup: DedupRequest | null;
   parties: Parties;
 }
 
@@ -42,60 +42,72 @@ export async function pay(ctx: PosContext, kind: 'pull' | 'processor', parties: 
   const parsed = parsePayment(input);
   if ('error' in parsed) return parsed;
   const { sender, recipient } = parties;
+  const dedup = dedupRequestOf(kind, parties, input, parsed);
+  // A repeat answers before the serial numbers are read: they have moved since the first request.
+  if (dedup) {
+    const repeat = await dedupRepeat(sql, dedup, ctx.core.clock.now());
+    if (repeat) return repeat.ok ? answer(ctx, repeat.transferId, true, parties.viewerId) : repeat;
+  }
   let entries = parsed.entries;
   if (!entries && parsed.serials) {
     const fromSerials = await entriesFromSerials(ctx, sender.id, parsed.serials);
     if (!Array.isArray(fromSerials)) return fromSerials;
     entries = fromSerials;
   }
-  const dedupKey = input.dedupId === undefined ? undefined : `${kind}:${input.dedupId}`;
-  if (dedupKey !== undefined) {
-    const existing = await transferStore.selectDedupRow(sql, parties.dedupOwner, dedupKey);
-    if (existing && existing.created_at.getTime() >= ctx.core.clock.now().getTime() - dedupWindowMs) return answer(ctx, existing.transfer_id, true, parties.viewerId);
-  }
   const redeemed = await redeemedLoopsOf(sql, recipient);
   const currency = entries?.[0].currency ?? parsed.nonService!.currency;
   const balanceKeys = [sender.id, recipient.id].map((id) => balanceLockKey(id, currency));
-  const payment: Payment = { kind, sender, recipient, entries, currency, parsed, input, parties, redeemed, dedupKey };
-  const result = await commands.run(`pos.${kind}`, [{ kind: 'wallet', id: sender.id }], (unit: Unit<Failure | Duplicate>) => payIn(unit, payment), {
-    shared: { rows: balanceRowLocks, keys: balanceKeys },
+  const payment: Payment = { kind, sender, recipient, entries, currency, parsed, input, parties, redeemed, dedup };
+  const result = await commands.run(`pos.${kind}`, [{ kind: 'wallet', id: sender.id }], (unit: Unit<Failure | Duplicate>) => payIn(ctx, unit, payment), {
+    shared: { rows: balanceRowLocks, keys: balanceKeys, takenByBody: true },
   });
   if (!result.ok && result.error === 'duplicate') {
-    const again = await transferStore.selectDedup(sql, parties.dedupOwner, dedupKey!);
-    if (!again) throw new Error('dedup key vanished');
-    return answer(ctx, again, true, parties.viewerId);
+    const winner = await dedupWinner(sql, dedup!);
+    return winner.ok ? answer(ctx, winner.transferId, true, parties.viewerId) : winner;
   }
   if (!result.ok) return result;
   return answer(ctx, result.transferId, false, parties.viewerId);
 }
 
-/** The command body of a payment. */
-async function payIn(unit: Unit<Failure | Duplicate>, payment: Payment) {
-  const { sender, recipient, entries, parties, dedupKey } = payment;
-  const transferId = await unit.newLongId('transfer');
-  if (dedupKey !== undefined) {
-    const claimed = await transferStore.claimDedup(unit.tx, parties.dedupOwner, dedupKey, transferId, unit.now, new Date(unit.now.getTime() - dedupWindowMs));
-    if (!claimed) return unit.reject(duplicate());
-  }
-  const senderWallet = await unit.load(wallet, sender.id);
-  if (!senderWallet || senderWallet.value !== 'active') {
-    return unit.reject(sendFailure([{ code: 'sender_wallet_not_active', field_name: 'sender_uid', info: { state: senderWallet?.value ?? null } }]));
-  }
+/** The dedup key of a payment, scoped to the caller that starts it, with what makes a repeat the same request. */
+function dedupRequestOf(kind: 'pull' | 'processor', parties: Parties, input: PaymentInput, parsed: Parsed): DedupRequest | null {
+  if (input.dedupId === undefined) return null;
+  const amount = parsed.entries ? parsed.entries.reduce((total, entry) => total + entry.minor, 0n) : null;
+  const currency = parsed.entries?.[0].currency ?? parsed.nonService?.currency ?? '';
+  // Serial numbers name notes, not an amount: the parties and the currency make the request.
+  return { ownerId: parties.dedupOwner, key: `${kind}:${input.dedupId}`, senderId: parties.sender.id, recipientId: parties.recipient.id, currency, amount: parsed.serials ? null : amount };
+}
+
+/** The command body of a payment: the gate's rungs in order, then the payment's own writes. */
+async function payIn(ctx: PosContext, unit: Unit<Failure | Duplicate>, payment: Payment) {
+  const { sender, recipient, entries, dedup, redeemed } = payment;
+  const [transferId] = await Promise.all([unit.newLongId('transfer'), lockBalancesIn(unit.tx, [sender.id, recipient.id], [payment.currency])]);
+  if (dedup) await claimDedupIn(unit, dedup, transferId);
+  const [senderWallet, recipientState] = await Promise.all([unit.load(wallet, sender.id), ctx.profiles.walletState(unit.tx, recipient.id)]);
+  const walletsRefused = walletStatesRefusal(senderWallet?.value ?? null, recipientState);
+  if (walletsRefused) return unit.reject(walletsRefused);
   let picks: Pick[] = [];
   if (entries) {
     const picked = await pickFromWallet(unit.tx, sender.id, entries, payment.parsed.serials, {
-      recipientId: recipient.id, accepts: (note) => accepts(note, recipient, payment.redeemed), nonPayment: false, recipientIsIndividual: recipient.isIndividual, brandCashOnly: true, at: unit.now,
+      recipientId: recipient.id, accepts: (note) => accepts(note, recipient, redeemed), nonPayment: false, recipientIsIndividual: recipient.isIndividual, brandCashOnly: true, at: unit.now,
     });
     if (!picked.ok) return unit.reject(sendFailure(picked.errors));
     picks = picked.value;
   }
+  // A processor or a terminal carries closed loop rights only: brand cash moves, open loop never.
+  const rulesRecipient = { id: recipient.id, isIndividual: recipient.isIndividual };
+  const refused = authorityRefusal({ closedLoopOnly: true }, picks.map((pick) => pick.loopId), 'amounts')
+    ?? await holdingRefusal(unit.tx, picks, sender.id, rulesRecipient, redeemed);
+  if (refused) return unit.reject(refused);
   await writePayment(unit, { ...payment, transferId, picks });
+  const overCap = await capRefusalAfterMove(unit.tx, picks, sender.id, rulesRecipient, redeemed);
+  if (overCap) return unit.reject(overCap);
   return { ok: true as const, transferId };
 }
 
 /** Builds amounts entries from whole serial numbers when the call names serials only. */
 async function entriesFromSerials(ctx: PosContext, senderId: string, serials: bigint[]): Promise<AmountEntry[] | Failure> {
-  const notes = await ledgerStore.selectNotes(ctx.core.sql, walletHolder(senderId), serials);
+  const notes = await heldNotesOf(ctx.core.sql, senderId, serials);
   if (notes.length !== serials.length) {
     const held = new Set(notes.map((note) => note.serial));
     return sendFailure([{ code: 'serial_not_held', field_name: 'serial_numbers', info: { serial_numbers: serials.filter((serial) => !held.has(serial)).map(String) } }]);

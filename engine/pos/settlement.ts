@@ -6,7 +6,9 @@
 import type { Unit } from '../actors/command.ts';
 import type { Core } from '../core.ts';
 import { activeAgreementRoles, selectDesign, selectGrants } from '../designs/store.ts';
+import { openLoopId } from '../ledger/allocation.ts';
 import type { Failure } from '../ledger/errors.ts';
+import { authorityRefusal } from '../transfers/gate.ts';
 import { settleBatchMax } from '../limits.ts';
 import { formatMinor } from '../money.ts';
 import type { SettlementsContext } from './context.ts';
@@ -19,6 +21,8 @@ export interface SettleInput {
   /** The settler calling; null when the operator settles (the design's first active settler pays). */
   settlerId: string | null;
   limit: number;
+  /** A closed-loop token calls: settling pays open loop cash, which it may not move. */
+  closedLoopOnly?: boolean;
 }
 
 export interface SettleAnswer {
@@ -66,6 +70,9 @@ async function settle(ctx: SettlementsContext, input: SettleInput): Promise<Sett
   if (!design || design.deleted_at) return posFailure('design_not_found');
   const settlerId = await settlerFor(ctx, design.id, design.issuer_id, input.settlerId);
   if (typeof settlerId !== 'string') return settlerId;
+  // The gate's authority rung: a settlement is paid in open loop cash.
+  const refused = authorityRefusal({ closedLoopOnly: input.closedLoopOnly === true }, [openLoopId], 'design_id');
+  if (refused) return refused;
   const limit = Math.min(Math.max(input.limit, 1), settleBatchMax);
   const result = await commands.run('pos.settle', [{ kind: 'settle', id: design.id }, { kind: 'wallet', id: settlerId }], (unit: Unit<Failure>) => settleBatch(unit, design, settlerId, limit));
   if (!result.ok) return result;

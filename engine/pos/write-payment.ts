@@ -3,12 +3,11 @@
 import type { Unit } from '../actors/command.ts';
 import { redeemArrivedIn, type PosDevice } from '../designs/redemption.ts';
 import { openLoopId, sumPicks, type Pick } from '../ledger/allocation.ts';
-import { movementLines, walletHolder } from '../ledger/cash.ts';
-import * as ledgerStore from '../ledger/store.ts';
+import { movementLines } from '../ledger/cash.ts';
 import { formatMinor } from '../money.ts';
 import type { ProfileRecord } from '../profiles/service.ts';
 import { stateFields, transfer, type TransferStateName } from '../transfers/machine.ts';
-import * as transferStore from '../transfers/store.ts';
+import { moveBetweenWallets, recordTransfer } from '../transfers/gate.ts';
 import type { PaymentInput, Parsed } from './fields.ts';
 import * as store from './store.ts';
 
@@ -55,7 +54,7 @@ async function insertPaymentTransfer(unit: Unit, payment: PaymentWrite): Promise
   const details: Record<string, unknown> = {};
   if (parsed.nonService) Object.assign(details, { non_service_amount: formatMinor(parsed.nonService.minor, parsed.nonService.currency), non_service_currency: parsed.nonService.currency });
   if (payment.parties.posDevice) details.pos_device = `${payment.parties.posDevice.holderId}.${payment.parties.posDevice.deviceId}`;
-  await transferStore.insertTransfer(unit.tx, {
+  await recordTransfer(unit.tx, {
     id: transferId, workflowType, senderId: sender.id, senderUid: `service:${sender.id}`, recipientId: recipient.id, recipientUid: `service:${recipient.id}`,
     senderPersonalId: sender.isIndividual ? sender.id : null, recipientPersonalId: recipient.isIndividual ? recipient.id : payment.parties.personalId,
     currency, amount, at, state: stateFields(snapshot.value as TransferStateName), endAt: at, activityCount: snapshot.context.activityCount,
@@ -68,7 +67,7 @@ async function moveCash(unit: Unit, payment: PaymentWrite, device: Device): Prom
   const { transferId, sender, recipient, picks, currency } = payment;
   const at = unit.now;
   const lines = movementLines(picks, 1, 'move', sender.id, recipient.id);
-  await ledgerStore.moveNotes(unit.tx, walletHolder(sender.id), walletHolder(recipient.id), picks, at, { transferId, lines });
+  await moveBetweenWallets(unit.tx, sender.id, recipient.id, picks, at, { transferId, lines });
   const redeemedLoops = [...new Set(picks.filter((pick) => payment.redeemed.has(pick.loopId) && pick.issuerId !== recipient.id).map((pick) => pick.loopId))];
   if (redeemedLoops.length > 0) await redeemArrivedIn(unit, { transferId, redeemerId: recipient.id, designIds: redeemedLoops, number: 2, posDevice: payment.parties.posDevice });
   // The merchant's own brand cash comes home: it stays in circulation and settles nothing.

@@ -2,15 +2,16 @@
 // from the transfer's escrow; within the correction period a resubmission changes the amount received.
 import type { Unit } from '../actors/command.ts';
 import { openLoopId, type Pick } from '../ledger/allocation.ts';
-import { balanceLockKey, movementLines, pickFromWallet, releaseEscrow, walletHolder } from '../ledger/cash.ts';
+import { balanceLockKey, lockBalances, movementLines, moveNotes, nextMovementNumber, pickFromWallet, recordMovements, releaseEscrow, walletHolder } from '../ledger/cash.ts';
 import { failure, type Failure } from '../ledger/errors.ts';
-import * as ledgerStore from '../ledger/store.ts';
 import { paycodeCorrectionMs } from '../limits.ts';
 import { formatDecimal, formatMinor, positiveMoneyOf, type Decimal } from '../money.ts';
 import * as posStore from '../pos/store.ts';
 import type { ProfileRecord } from '../profiles/service.ts';
-import { accepts } from './acceptance.ts';
+import { redeemArrivedIn } from '../designs/redemption.ts';
+import { accepts, redeemedLoopsOf } from './acceptance.ts';
 import { applyIn, loadIn } from './changes.ts';
+import { authorityRefusal } from './gate.ts';
 import type { TransfersContext } from './context.ts';
 import { transfer } from './machine.ts';
 import { paycodeMatches } from './paycode.ts';
@@ -26,6 +27,8 @@ export interface ReceiveInput {
   totalTax?: Decimal;
   /** The calling token's device, for a business's report (`immediate` rows). */
   posDevice?: { holderId: string; deviceId: string } | null;
+  /** A closed-loop token receives: a correction may not refund its open loop cash. */
+  closedLoopOnly?: boolean;
 }
 
 export type ReceiveResult = { ok: true; transferId: string; amountReceived: bigint } | Failure;
@@ -39,6 +42,8 @@ interface Receipt {
   digest: string;
   found: store.PaycodeRow;
   recipient: ProfileRecord | null;
+  /** The designs the recipient redeems by agreement: their brand cash leaves circulation as it arrives. */
+  redeemed: ReadonlySet<string>;
 }
 
 function receiveAmounts(input: ReceiveInput): { ok: true; amount: bigint; totalDue: bigint | null } | Failure {
@@ -71,8 +76,9 @@ export async function receive(ctx: TransfersContext, input: ReceiveInput): Promi
   if (!found || found.recipient_id !== input.recipientId) return failure('code_not_found');
   if (found.currency !== input.currency || amount > found.amount) return failure('code_limited', `the code releases at most ${formatMinor(found.amount, found.currency)} ${found.currency}`);
   const recipient = await ctx.profiles.get(sql, input.recipientId);
+  const redeemed = recipient ? await redeemedLoopsOf(sql, recipient) : new Set<string>();
   const locks = [{ kind: 'wallet', id: found.sender_id }, { kind: 'wallet', id: found.recipient_id }, { kind: 'transfer', id: found.transfer_id }];
-  const receipt: Receipt = { input, amount, totalDue, code, digest, found, recipient };
+  const receipt: Receipt = { input, amount, totalDue, code, digest, found, recipient, redeemed };
   return commands.run('transfer.receive', locks, (unit: Unit<Failure>) => receiveIn(unit, receipt));
 }
 
@@ -84,7 +90,8 @@ async function receiveIn(unit: Unit<Failure>, receipt: Receipt): Promise<Receive
   const details = { total_due: totalDue === null ? null : formatMinor(totalDue, input.currency), total_tax: input.totalTax ? formatDecimal(input.totalTax) : null };
   if (state === 'paycode') {
     const picks = await releaseEscrow(unit.tx, found.transfer_id, found.recipient_id, found.sender_id, amount, unit.now);
-    await ledgerStore.insertMovements(unit.tx, found.transfer_id, movementLines(picks, 1, 'move', found.sender_id, found.recipient_id), unit.now);
+    await recordMovements(unit.tx, found.transfer_id, movementLines(picks, 1, 'move', found.sender_id, found.recipient_id), unit.now);
+    await redeemReceivedIn(unit, receipt, picks, 2);
     await reportImmediateIn(unit, receipt, found.transfer_id, picks, 1n);
     await store.updatePaycode(unit.tx, found.transfer_id, { state: 'used', received: amount, usedAt: unit.now }, unit.now);
     unit.cancelTimer(transfer, found.transfer_id, 'paycode_expire');
@@ -103,22 +110,33 @@ async function receiveIn(unit: Unit<Failure>, receipt: Receipt): Promise<Receive
 /** Moves the difference between the amount received before and now, and records the new amount. */
 async function correctIn(unit: Unit<Failure>, receipt: Receipt, received: bigint, details: Record<string, unknown>): Promise<void> {
   const { input, amount, found, recipient } = receipt;
-  const number = await ledgerStore.nextMovementNumber(unit.tx, found.transfer_id);
+  const number = await nextMovementNumber(unit.tx, found.transfer_id);
   if (amount > received) {
     const picks = await moveBetweenWallets(unit, found.sender_id, found.recipient_id, input.currency, amount - received, recipient);
     if (!picks) return unit.reject(failure('code_limited', 'the sender no longer holds enough cash'));
-    await ledgerStore.insertMovements(unit.tx, found.transfer_id, movementLines(picks, number, 'move', found.sender_id, found.recipient_id), unit.now);
+    await recordMovements(unit.tx, found.transfer_id, movementLines(picks, number, 'move', found.sender_id, found.recipient_id), unit.now);
+    await redeemReceivedIn(unit, receipt, picks, number + 1);
     await reportImmediateIn(unit, receipt, found.transfer_id, picks, 1n);
   } else {
     const picks = await moveBetweenWallets(unit, found.recipient_id, found.sender_id, input.currency, received - amount, null);
     if (!picks) return unit.reject(failure('code_limited', 'the recipient no longer holds enough cash to refund'));
-    await ledgerStore.insertMovements(unit.tx, found.transfer_id, movementLines(picks, number, 'refund', found.recipient_id, found.sender_id), unit.now);
+    const refused = authorityRefusal({ closedLoopOnly: input.closedLoopOnly === true }, picks.map((pick) => pick.loopId), 'amount');
+    if (refused) return unit.reject(refused);
+    await recordMovements(unit.tx, found.transfer_id, movementLines(picks, number, 'refund', found.recipient_id, found.sender_id), unit.now);
     await reportImmediateIn(unit, receipt, found.transfer_id, picks, -1n);
   }
   await store.updatePaycode(unit.tx, found.transfer_id, { received: amount }, unit.now);
   await applyIn(unit, found.transfer_id, { type: 'transfer.paycode_correct', at: unit.now.toISOString() }, {
     amount, details: { ...details, amount_received: formatMinor(amount, input.currency) },
   });
+}
+
+/** Brand cash a redeemer receives by agreement is redeemed and settled in the same command, with its report rows. */
+async function redeemReceivedIn(unit: Unit, receipt: Receipt, picks: readonly Pick[], number: number): Promise<void> {
+  const { found, redeemed } = receipt;
+  const designIds = [...new Set(picks.filter((pick) => redeemed.has(pick.loopId) && pick.issuerId !== found.recipient_id).map((pick) => pick.loopId))];
+  if (designIds.length === 0) return;
+  await redeemArrivedIn(unit, { transferId: found.transfer_id, redeemerId: found.recipient_id, designIds, number, posDevice: receipt.input.posDevice ?? null });
 }
 
 /** A business's open loop receipts are rows of its received-and-receivable report (settled at once). */
@@ -132,7 +150,7 @@ async function reportImmediateIn(unit: Unit, receipt: Receipt, transferId: strin
 /** Moves `amount` of the currency between two wallets inside a command (paycode corrections). */
 async function moveBetweenWallets(unit: Unit, fromId: string, toId: string, currency: string, amount: bigint, recipient: ProfileRecord | null): Promise<Pick[] | null> {
   // Both balances in the one order every balance lock uses, before either changes.
-  await ledgerStore.lockBalances(unit.tx, [balanceLockKey(fromId, currency), balanceLockKey(toId, currency)]);
+  await lockBalances(unit.tx, [balanceLockKey(fromId, currency), balanceLockKey(toId, currency)]);
   const picked = await pickFromWallet(unit.tx, fromId, [{ loopId: 'any', currency, minor: amount }], null, {
     recipientId: toId,
     accepts: (note) => accepts(note, recipient),
@@ -140,6 +158,6 @@ async function moveBetweenWallets(unit: Unit, fromId: string, toId: string, curr
     at: unit.now,
   });
   if (!picked.ok) return null;
-  await ledgerStore.moveNotes(unit.tx, walletHolder(fromId), walletHolder(toId), picked.value, unit.now);
+  await moveNotes(unit.tx, walletHolder(fromId), walletHolder(toId), picked.value, unit.now);
   return picked.value;
 }

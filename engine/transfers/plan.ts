@@ -9,6 +9,7 @@ import type { InviteInput } from '../invitations/service.ts';
 import { dayMs, defaultCountries, invitationExpireDaysDefault, paycodeExpiryMsDefault } from '../limits.ts';
 import { accepts } from './acceptance.ts';
 import { stateFields, type TransferEvent, type TransferInput, type TransferStateName, type WaitFor } from './machine.ts';
+import { walletStatesRefusal } from './gate.ts';
 import type { ResolvedRecipient } from './recipient.ts';
 import type { SendInput } from './send.ts';
 import type { NewTransfer } from './store.ts';
@@ -57,10 +58,8 @@ export interface SendPlan {
 export function planSend(loaded: SendLoaded): { ok: true; plan: SendPlan } | Failure {
   const { input, waitFor, redeemed, transferId, now: at } = loaded;
   const recipient = loaded.recipient.profile;
-  if (loaded.senderWalletState !== 'active') {
-    return sendFailure([{ code: 'sender_wallet_not_active', field_name: 'sender_uid', info: { state: loaded.senderWalletState } }]);
-  }
-  if (loaded.recipientWalletState === 'closed') return sendFailure([{ code: 'recipient_wallet_closed', field_name: 'recipient_uid', info: {} }]);
+  const walletsRefused = walletStatesRefusal(loaded.senderWalletState, loaded.recipientWalletState);
+  if (walletsRefused) return walletsRefused;
   if (!loaded.picked.ok) return sendFailure(loaded.picked.errors);
   const picks = loaded.picked.value;
   const amount = sumPicks(picks);

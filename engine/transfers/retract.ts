@@ -1,10 +1,10 @@
 // What an initiator does to its waiting transfer: retract it (escrow back to the sender, with a
 // reason from the initiator's list), skip the wait (paycode or exchange hold), or resend the invitation.
 import type { Unit } from '../actors/command.ts';
-import { movementLines, releaseEscrow } from '../ledger/cash.ts';
+import { heldNotes, movementLines, recordMovements, releaseEscrow } from '../ledger/cash.ts';
 import { failure, type Failure } from '../ledger/errors.ts';
-import * as ledgerStore from '../ledger/store.ts';
 import { applyIn, cancelIn, loadIn, sentByCaller } from './changes.ts';
+import { authorityRefusal } from './gate.ts';
 import type { TransferResult, TransfersContext } from './context.ts';
 import { transfer } from './machine.ts';
 import * as store from './store.ts';
@@ -21,7 +21,7 @@ const recipientInitiatedWorkflows = new Set(['bill']);
 const bothSidesRetract = new Set(['bill']);
 
 export async function retract(
-  ctx: TransfersContext, input: { callerId: string; permissions: ReadonlySet<string>; transferId: string; reason: string },
+  ctx: TransfersContext, input: { callerId: string; permissions: ReadonlySet<string>; transferId: string; reason: string; closedLoopOnly?: boolean },
 ): Promise<TransferResult> {
   const { sql, commands } = ctx.core;
   const row = await store.selectTransfer(sql, input.transferId);
@@ -37,6 +37,8 @@ export async function retract(
   if (!(recipientInitiated ? recipientInitiatedReasons : senderInitiatedReasons).has(input.reason)) return failure('invalid_reason');
   return commands.run('transfer.retract', [{ kind: 'wallet', id: row.sender_id! }, { kind: 'transfer', id: row.id }], async (unit: Unit<Failure>) => {
     await loadIn(unit, row.id);
+    const refused = await escrowAuthorityRefusal(unit, row.id, input.closedLoopOnly === true);
+    if (refused) return unit.reject(refused);
     if (!(await cancelIn(unit, row.id, row.sender_id!, { type: 'transfer.retract', at: unit.now.toISOString(), reason: input.reason }))) {
       return unit.reject(failure('cannot_retract'));
     }
@@ -44,10 +46,20 @@ export async function retract(
   });
 }
 
-export async function skip(ctx: TransfersContext, input: { callerId: string; transferId: string }): Promise<TransferResult> {
+/** The gate's authority rung for cash a transfer holds: a closed-loop token moves no open loop cash out of escrow. */
+async function escrowAuthorityRefusal(unit: Unit<Failure>, transferId: string, closedLoopOnly: boolean): Promise<Failure | null> {
+  if (!closedLoopOnly) return null;
+  return authorityRefusal({ closedLoopOnly }, (await heldNotes(unit.tx, transferId)).map((note) => note.loopId), 'transfer_id');
+}
+
+export async function skip(ctx: TransfersContext, input: { callerId: string; transferId: string; closedLoopOnly?: boolean }): Promise<TransferResult> {
   const sent = await sentByCaller(ctx.core.sql, input.callerId, input.transferId);
   if (!sent.ok) return sent;
-  return ctx.core.commands.run('transfer.skip', [{ kind: 'wallet', id: sent.row.sender_id! }, { kind: 'transfer', id: sent.row.id }], (unit: Unit<Failure>) => skipIn(unit, sent.row));
+  return ctx.core.commands.run('transfer.skip', [{ kind: 'wallet', id: sent.row.sender_id! }, { kind: 'transfer', id: sent.row.id }], async (unit: Unit<Failure>) => {
+    const refused = await escrowAuthorityRefusal(unit, sent.row.id, input.closedLoopOnly === true);
+    if (refused) return unit.reject(refused);
+    return skipIn(unit, sent.row);
+  });
 }
 
 /** Ends the wait: a paycode transfer completes to its recipient, an exchange hold goes to payout. */
@@ -55,7 +67,7 @@ async function skipIn(unit: Unit<Failure>, row: store.TransferRow): Promise<Tran
   const { state } = await loadIn(unit, row.id);
   if (state === 'paycode') {
     const picks = await releaseEscrow(unit.tx, row.id, row.recipient_id!, row.sender_id!, null, unit.now);
-    await ledgerStore.insertMovements(unit.tx, row.id, movementLines(picks, 1, 'move', row.sender_id, row.recipient_id!), unit.now);
+    await recordMovements(unit.tx, row.id, movementLines(picks, 1, 'move', row.sender_id, row.recipient_id!), unit.now);
     await store.updatePaycode(unit.tx, row.id, { state: 'ended' }, unit.now);
     unit.cancelTimer(transfer, row.id, 'paycode_expire');
     await applyIn(unit, row.id, { type: 'transfer.skip', at: unit.now.toISOString() });

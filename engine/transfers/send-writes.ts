@@ -1,7 +1,7 @@
 // The send's writes: performs a SendPlan inside the send's command, in the statement order and
 // round trips the hot path is measured with, and answers with the TransferDetail a read would give.
-import * as ledgerStore from '../ledger/store.ts';
 import { displayInvitationCode } from '../invitations/codes.ts';
+import { assertLinesMatchPicks, movementRows, moveNotes } from '../ledger/cash.ts';
 import type { ReadyCode } from '../passwords.ts';
 import type { ProfileRecord } from '../profiles/service.ts';
 import { redeemArrivedIn } from '../designs/redemption.ts';
@@ -31,11 +31,13 @@ export async function writeSend(
     if (details.invitation_type === 'code_shared') details.invitation_code = displayInvitationCode(invitationCode.code);
   }
   const row = rowWithState(plan, started, details);
+  // The paired assertion: what the movement records is what the picks move.
+  if (plan.move.recorded) assertLinesMatchPicks(plan.move.recorded.lines, plan.picks);
   // The writes and the sender's ProfileDetail go out in one round trip; the detail's reads are
   // queued after the writes on the same connection, so its holdings are those after the send.
   const [, , profileDetail] = await Promise.all([
     store.insertTransfer(unit.tx, row, plan.views),
-    ledgerStore.moveNotes(unit.tx, plan.move.from, plan.move.to, plan.picks, at, plan.move.recorded),
+    moveNotes(unit.tx, plan.move.from, plan.move.to, plan.picks, at, plan.move.recorded),
     withDetail ? ctx.profiles.detail(unit.tx, senderId) : Promise.resolve(null),
   ]);
   // Brand cash that reaches a redeemer by agreement is redeemed and settled in this command.
@@ -65,7 +67,7 @@ function sentTransferDetail(
   const inserted = insertedRow(row);
   const stakeholders = plan.views.map((view) => ({ profile_id: view.profileId, role: view.role }))
     .sort((left, right) => (left.profile_id < right.profile_id ? -1 : left.profile_id > right.profile_id ? 1 : left.role < right.role ? -1 : left.role > right.role ? 1 : 0));
-  return transferDetailJson(inserted, ledgerStore.movementRows(row.id, plan.lines, row.at), parties, {
+  return transferDetailJson(inserted, movementRows(row.id, plan.lines, row.at), parties, {
     viewerId: row.senderId, paycode, publicUrl: ctx.core.config.publicUrl, stakeholders, steps: steps(inserted),
   });
 }

@@ -2,16 +2,16 @@
 // loads what the send needs, asks the pure plan (plan.ts) and performs it (send-writes.ts).
 import type { Unit } from '../actors/command.ts';
 import { parseSerialNumbers, type AmountEntry, type ParsedAmounts } from '../ledger/allocation.ts';
-import { balanceLockKey, balanceRowLocks, pickFromWallet } from '../ledger/cash.ts';
+import { anchorWalletBalances, balanceLockKey, balanceRowLocks, pickFromWallet } from '../ledger/cash.ts';
 import { duplicate, sendFailure, type Duplicate, type Failure } from '../ledger/errors.ts';
 import { appdataCharsMax, dedupWindowMs } from '../limits.ts';
 import { wallet } from '../profiles/machine.ts';
 import type { ProfileRecord } from '../profiles/service.ts';
 import type { InvitationInvalid } from '../invitations/errors.ts';
 import type { ReadyCode } from '../passwords.ts';
-import { holdingRulesProblem } from '../designs/rules.ts';
 import { accepts, redeemedLoopsOf } from './acceptance.ts';
 import type { TransfersContext } from './context.ts';
+import { capRefusalAfterMove, holdingRefusal } from './gate.ts';
 import { appdataChars, closedLoopRefusal } from './input-checks.ts';
 import type { WaitFor } from './machine.ts';
 import { planSend, type SendLoaded } from './plan.ts';
@@ -103,7 +103,7 @@ export async function send(ctx: TransfersContext, input: SendInput): Promise<Sen
   // The balances they change are taken first for the whole shared transaction, in order.
   const balanceKeys = [input.senderId, ...(recipient && waitFor === 'none' ? [recipient.id] : [])].map((profileId) => balanceLockKey(profileId, currency));
   const result = await commands.run('transfer.send', [{ kind: 'wallet', id: input.senderId }], (unit: SendUnit) => sendIn(ctx, unit, prepared), {
-    shared: { rows: balanceRowLocks, keys: balanceKeys },
+    shared: { rows: balanceRowLocks, keys: balanceKeys, takenByBody: true },
   });
   if (!result.ok && result.error === 'invalid') {
     // The invitations domain refused the address.
@@ -141,9 +141,16 @@ async function sendIn(ctx: TransfersContext, unit: SendUnit, prepared: PreparedS
   const { plan } = planned;
   // The holding rules read the sender's and recipient's holdings: checked after the plan's own
   // refusals and before anything is written.
-  const rulesProblem = await holdingRulesProblem(unit.tx, plan.picks, input.senderId, { id: recipient?.id ?? null, isIndividual: recipient?.isIndividual ?? true }, redeemed);
-  if (rulesProblem) return unit.reject(sendFailure([rulesProblem]));
-  return writeSend(ctx, unit, plan, recipient, { withDetail: input.withDetail === true, invitationCode: prepared.invitationCode });
+  const rulesRecipient = { id: recipient?.id ?? null, isIndividual: recipient?.isIndividual ?? true };
+  const rulesRefused = await holdingRefusal(unit.tx, plan.picks, input.senderId, rulesRecipient, redeemed);
+  if (rulesRefused) return unit.reject(rulesRefused);
+  const written = await writeSend(ctx, unit, plan, recipient, { withDetail: input.withDetail === true, invitationCode: prepared.invitationCode });
+  // The cap again on what the recipient holds now: concurrent sends to one wallet cannot pass it together.
+  if (plan.move.to.kind === 'wallet') {
+    const overCap = await capRefusalAfterMove(unit.tx, plan.picks, input.senderId, rulesRecipient, redeemed);
+    if (overCap) return unit.reject(overCap);
+  }
+  return written;
 }
 
 /** Reads what the plan decides on, under the sender's lock; a repeated dedup key rejects here. */
@@ -164,9 +171,11 @@ async function loadIn(ctx: TransfersContext, unit: SendUnit, prepared: PreparedS
   // One statement takes the transfer's id number, reads the recipient wallet's state and locks
   // the balances; the sender's wallet is loaded row-locked, so an operator's suspension and a
   // send never cross.
-  const begun = () => store.beginSend(unit.tx, {
-    lockProfileIds: recipient && waitFor === 'none' ? [input.senderId, recipient.id] : [input.senderId], currency, recipientId: recipient?.id ?? null,
-  });
+  const lockProfileIds = recipient && waitFor === 'none' ? [input.senderId, recipient.id] : [input.senderId];
+  // The open loop rows are made sure of first (anchorWalletBalances), pipelined ahead on the same round trip.
+  const begun = () => Promise.all([
+    anchorWalletBalances(unit.tx, lockProfileIds, currency), store.beginSend(unit.tx, { lockProfileIds, currency, recipientId: recipient?.id ?? null }),
+  ]).then(([, started]) => started);
   let transferId: string;
   let picked: Awaited<ReturnType<typeof pick>>;
   let senderWallet: Awaited<ReturnType<typeof unit.load<typeof wallet>>>;

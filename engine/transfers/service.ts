@@ -32,8 +32,8 @@ export interface TransfersService {
   resolveRecipient(senderId: string, recipientUid: string, senderUid: string | undefined): Promise<{ ok: true; recipient: ResolvedRecipient; senderUid: string } | Failure>;
   send(input: SendInput): Promise<SendResult>;
   receive(input: ReceiveInput): Promise<ReceiveResult>;
-  retract(input: { callerId: string; permissions: ReadonlySet<string>; transferId: string; reason: string }): Promise<TransferResult>;
-  skip(input: { callerId: string; transferId: string }): Promise<TransferResult>;
+  retract(input: { callerId: string; permissions: ReadonlySet<string>; transferId: string; reason: string; closedLoopOnly?: boolean }): Promise<TransferResult>;
+  skip(input: { callerId: string; transferId: string; closedLoopOnly?: boolean }): Promise<TransferResult>;
   changePaycodeExpiration(input: { callerId: string; transferId: string; paycode: string; expireSeconds: number }): Promise<TransferResult>;
   accept(input: { callerId: string; transferId: string; closedLoopOnly?: boolean }): Promise<TransferResult>;
   /** Accepts the waiting invitation transfer whose invitation code the caller entered (POST /wallet/accept-code). */

@@ -5,9 +5,8 @@
 import type { Unit } from '../actors/command.ts';
 import type { Core } from '../core.ts';
 import { mixedCurrencies, sumPicks, type AmountEntry } from '../ledger/allocation.ts';
-import { balanceLockKey, escrowHolder, movementLines, pickFromWallet, releaseEscrow, walletHolder } from '../ledger/cash.ts';
+import { balanceLockKey, escrowHolder, lockBalances, movementLines, moveNotes, pickFromWallet, recordMovements, releaseEscrow, walletHolder } from '../ledger/cash.ts';
 import { failure, sendFailure, type Duplicate, type Failure } from '../ledger/errors.ts';
-import * as ledgerStore from '../ledger/store.ts';
 import { appdataCharsMax, dedupWindowMs } from '../limits.ts';
 import { formatDecimal, formatMinor, positiveMoneyOf, wellFormedDecimal, type Decimal } from '../money.ts';
 import type { ProfileRecord, ProfilesService } from '../profiles/service.ts';
@@ -19,6 +18,7 @@ import type { TransfersService } from './service.ts';
 import { expiredReleaseProblem } from '../designs/expiry.ts';
 import { holdingRulesProblem } from '../designs/rules.ts';
 import { parseUid } from '../uids.ts';
+import { capRefusalAfterMove, holdingRefusal } from './gate.ts';
 import * as store from './store.ts';
 
 /** A trade entry as the edge read it. */
@@ -143,7 +143,7 @@ async function startIn(unit: Unit<Failure | Duplicate>, offer: Offer): Promise<T
     recipientId: recipient.id, accepts: (note) => accepts(note, recipient), nonPayment: true, brandCashOnly: input.closedLoopOnly, at: unit.now,
   });
   if (!picked.ok) return unit.reject(sendFailure(picked.errors));
-  await ledgerStore.moveNotes(unit.tx, walletHolder(input.senderId), escrowHolder(transferId), picked.value, at);
+  await moveNotes(unit.tx, walletHolder(input.senderId), escrowHolder(transferId), picked.value, at);
   const snapshot = unit.create(transfer, transferId, { workflowType: 'trade', waitFor: 'trade', at: at.toISOString() });
   const expiresAt = new Date(at.getTime() + input.acceptExpireSeconds * 1000);
   unit.schedule(transfer, transferId, 'trade_expire', expiresAt, { type: 'transfer.trade_expire', at: expiresAt.toISOString() });
@@ -215,7 +215,7 @@ async function acceptIn(ctx: TradesContext, unit: Unit<Failure>, acceptance: Acc
   if (!snapshot || snapshot.value !== 'trade') return unit.reject(failure('not_waiting'));
   const at = unit.now;
   const currencies = [...new Set([row.currency, ...expected.map((entry) => entry.currency)])];
-  await ledgerStore.lockBalances(unit.tx, currencies.flatMap((currency) => [balanceLockKey(senderId, currency), balanceLockKey(input.callerId, currency)]));
+  await lockBalances(unit.tx, currencies.flatMap((currency) => [balanceLockKey(senderId, currency), balanceLockKey(input.callerId, currency)]));
   const paid = await pickFromWallet(unit.tx, input.callerId, expected, null, {
     recipientId: senderId, accepts: (note) => accepts(note, sender), nonPayment: true, brandCashOnly: input.closedLoopOnly, at: unit.now,
   });
@@ -225,8 +225,14 @@ async function acceptIn(ctx: TradesContext, unit: Unit<Failure>, acceptance: Acc
   if (expired) return unit.reject(sendFailure([expired]));
   const offeredProblem = await holdingRulesProblem(unit.tx, offered, senderId, { id: input.callerId, isIndividual: true }, new Set(), true);
   if (offeredProblem) return unit.reject(sendFailure([offeredProblem]));
-  await ledgerStore.moveNotes(unit.tx, walletHolder(input.callerId), walletHolder(senderId), paid.value, at);
-  await ledgerStore.insertMovements(unit.tx, row.id, [
+  // The gate's holding rules on the paid leg too: before the move, and the cap again after it.
+  const senderRules = { id: senderId, isIndividual: sender?.isIndividual ?? true };
+  const paidRefused = await holdingRefusal(unit.tx, paid.value, input.callerId, senderRules, new Set());
+  if (paidRefused) return unit.reject(paidRefused);
+  await moveNotes(unit.tx, walletHolder(input.callerId), walletHolder(senderId), paid.value, at);
+  const overCap = await capRefusalAfterMove(unit.tx, paid.value, input.callerId, senderRules, new Set());
+  if (overCap) return unit.reject(overCap);
+  await recordMovements(unit.tx, row.id, [
     ...movementLines(offered, 1, 'move', senderId, input.callerId),
     ...movementLines(paid.value, 2, 'move', input.callerId, senderId),
   ], at);
