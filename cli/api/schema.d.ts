@@ -13,7 +13,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Creates an individual profile (and its wallet) on the app's site. */
+        /**
+         * Creates an individual profile (and its wallet) on the app's site.
+         * @description A server app creates an individual profile, and its wallet, on the app's own site, without any UID: the person can later sign in through an invitation or add UIDs. Answers the new Profile. Basic app authentication.
+         */
         post: operations["postProfileAddIndividual"];
         delete?: never;
         options?: never;
@@ -30,7 +33,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Creates a business profile (and its wallet) managed by a personal profile of the app's site. */
+        /**
+         * Creates a business profile (and its wallet) managed by a personal profile of the app's site.
+         * @description A server app creates a business profile, and its wallet, on its own site. manager_uid names the personal profile (on the same site) that manages the business; addresses use two-letter country codes. Answers the new Profile.
+         */
         post: operations["postProfileAddBusiness"];
         delete?: never;
         options?: never;
@@ -45,7 +51,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Looks a profile up by UID on the app's site; an object without profile when not found. */
+        /**
+         * Looks a profile up by UID on the app's site; an object without profile when not found.
+         * @description A server app looks a profile of its own site up by one of its UIDs (email or phone). When nothing matches, the answer is an object without profile, not an error, so the app can tell a new person from a known one.
+         */
         get: operations["getProfileGetByUid"];
         put?: never;
         post?: never;
@@ -64,7 +73,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Issues a closed-loop token for a profile of the app's site (a business needs manager_uid). */
+        /**
+         * Issues a closed-loop token for a profile of the app's site (a business needs manager_uid).
+         * @description A server app issues a closed-loop access token for a profile of its own site, without the person signing in. For a business, manager_uid names the managing personal profile the token acts for; permissions narrow what the token may do.
+         */
         post: operations["postProfileToken"];
         delete?: never;
         options?: never;
@@ -79,14 +91,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The features of a profile of the app's site. */
+        /**
+         * The features of a profile of the app's site.
+         * @description A server app reads which features (design_gl, bill, pull_payment) a profile of its own site has.
+         */
         get: operations["getProfileFeatures"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
         head?: never;
-        /** Enables (true) or disables (false) design_gl, bill and pull_payment for a profile of the app's site. */
+        /**
+         * Enables (true) or disables (false) design_gl, bill and pull_payment for a profile of the app's site.
+         * @description A server app turns design_gl, bill and pull_payment on (true) or off (false) for a profile of its own site; omitted features stay as they are. Answers the features after the change.
+         */
         patch: operations["patchProfileFeatures"];
         trace?: never;
     };
@@ -97,7 +115,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Public information about the authenticated profile. */
+        /**
+         * Public information about the authenticated profile.
+         * @description The public information (Profile) of the profile the access token acts for: id, title, type, picture URL. Needs only a valid token.
+         */
         get: operations["getMe"];
         put?: never;
         post?: never;
@@ -114,7 +135,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Public information about a profile. */
+        /**
+         * Public information about a profile.
+         * @description Public information (Profile) about any profile by its id: title, type and picture URL. No credentials needed.
+         */
         get: operations["getProfileByProfileId"];
         put?: never;
         post?: never;
@@ -131,10 +155,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The wallet: profile (ProfileDetail), related profiles, and personal_profile when a business was selected. */
+        /**
+         * The wallet: profile (ProfileDetail), related profiles, and personal_profile when a business was selected.
+         * @description The wallet of the token's profile: its ProfileDetail (UIDs, holdings summary, features), the related profiles it may select, and personal_profile when the token selected a business. Some real clients POST to this path: both methods answer the same.
+         */
         get: operations["getWalletInfo"];
         put?: never;
-        /** The wallet: profile (ProfileDetail), related profiles, and personal_profile when a business was selected. */
+        /**
+         * The wallet: profile (ProfileDetail), related profiles, and personal_profile when a business was selected.
+         * @description The wallet of the token's profile: its ProfileDetail (UIDs, holdings summary, features), the related profiles it may select, and personal_profile when the token selected a business. Some real clients POST to this path: both methods answer the same.
+         */
         post: operations["postWalletInfo"];
         delete?: never;
         options?: never;
@@ -149,7 +179,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Profiles the authenticated personal profile may select: itself and the businesses it manages. */
+        /**
+         * Profiles the authenticated personal profile may select: itself and the businesses it manages.
+         * @description The profiles the authenticated personal profile may act as: itself and every business it manages. Pass one's id to GET /token/select/{profileId}.
+         */
         get: operations["getTokenSelectable"];
         put?: never;
         post?: never;
@@ -166,7 +199,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A token for a profile the authenticated personal profile manages (or the personal profile itself). */
+        /**
+         * A token for a profile the authenticated personal profile manages (or the personal profile itself).
+         * @description Issues a token for a business the authenticated personal profile manages (or for the personal profile itself), with the same app, device and permissions. The new token's hard expiration is never later than this one's.
+         */
         get: operations["getTokenSelectByProfileId"];
         put?: never;
         post?: never;
@@ -185,7 +221,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** A new soft expiration (same hard expiration) for a valid or soft-expired token, with the password or PIN. */
+        /**
+         * A new soft expiration (same hard expiration) for a valid or soft-expired token, with the password or PIN.
+         * @description Renews the soft expiration of a valid or soft-expired token, proven by the wallet's password or the device PIN; the hard expiration does not move. A token past its hard expiration must authorize again.
+         */
         post: operations["postTokenRefresh"];
         delete?: never;
         options?: never;
@@ -202,7 +241,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Ends this token and every token of the same personal profile and app. */
+        /**
+         * Ends this token and every token of the same personal profile and app.
+         * @description Ends this token and every other token of the same personal profile issued to the same app (selected business tokens included). Other apps stay signed in.
+         */
         post: operations["postTokenLogout"];
         delete?: never;
         options?: never;
@@ -217,10 +259,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Lists apps, newest first (never their secrets). */
+        /**
+         * Lists apps, newest first (never their secrets).
+         * @description Lists apps, newest first, up to limit; never their secrets. Operator key (the CLI drives it).
+         */
         get: operations["getAdminApps"];
         put?: never;
-        /** Creates an app; the answer carries the client secret, shown only once. */
+        /**
+         * Creates an app; the answer carries the client secret, shown only once.
+         * @description Creates an app (client): its name, permissions, redirect URIs and site. The answer carries the client secret, shown only this once; a public app has no secret. Operator key (the CLI drives it).
+         */
         post: operations["postAdminApps"];
         delete?: never;
         options?: never;
@@ -235,7 +283,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Reads an app (never its secret). */
+        /**
+         * Reads an app (never its secret).
+         * @description Reads one app by client id: name, permissions, redirect URIs, site and flags. The secret is never shown again. Operator key (the CLI drives it).
+         */
         get: operations["getAdminAppsByClientId"];
         put?: never;
         post?: never;
@@ -252,14 +303,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Reads a profile: ProfileDetail plus site, features, managers, managed profiles and wallet state. */
+        /**
+         * Reads a profile: ProfileDetail plus site, features, managers, managed profiles and wallet state.
+         * @description Reads a profile in full: its ProfileDetail plus site, features, managers, managed profiles and wallet state. Operator key (the CLI drives it).
+         */
         get: operations["getAdminProfilesByProfileId"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
         head?: never;
-        /** Sets profile flags: support_paycode, preferred_currency, username (empty or null clears). */
+        /**
+         * Sets profile flags: support_paycode, preferred_currency, username (empty or null clears).
+         * @description Sets profile flags: support_paycode, preferred_currency and username (unique; empty or null clears it). Omitted fields stay. Operator key (the CLI drives it).
+         */
         patch: operations["patchAdminProfilesByProfileId"];
         trace?: never;
     };
@@ -272,7 +329,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Adds a profile feature (design_gl, bill, pull_payment, issue_open_loop). */
+        /**
+         * Adds a profile feature (design_gl, bill, pull_payment, issue_open_loop).
+         * @description Adds one feature to a profile: design_gl (may create gl designs), bill, pull_payment or issue_open_loop. Adding a feature the profile has changes nothing. Operator key (the CLI drives it).
+         */
         post: operations["postAdminProfilesFeatures"];
         delete?: never;
         options?: never;
@@ -290,7 +350,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Removes a profile feature. */
+        /**
+         * Removes a profile feature.
+         * @description Removes one feature from a profile; removing a feature it lacks changes nothing. Operator key (the CLI drives it).
+         */
         delete: operations["deleteAdminProfilesFeaturesByFeature"];
         options?: never;
         head?: never;
@@ -306,7 +369,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Adds a managing personal profile to a business. */
+        /**
+         * Adds a managing personal profile to a business.
+         * @description Adds a personal profile (by UID) as a manager of a business, which it may then select with GET /token/select. Operator key (the CLI drives it).
+         */
         post: operations["postAdminProfilesManagers"];
         delete?: never;
         options?: never;
@@ -322,10 +388,16 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Sets a business's location (degrees, rounded to six decimals); it sorts search by distance. */
+        /**
+         * Sets a business's location (degrees, rounded to six decimals); it sorts search by distance.
+         * @description Sets a business's location in degrees (rounded to six decimals); wallet search then sorts businesses by distance from the caller. Operator key (the CLI drives it).
+         */
         put: operations["putAdminProfilesLocation"];
         post?: never;
-        /** Clears a business's location. */
+        /**
+         * Clears a business's location.
+         * @description Clears a business's location; it then sorts after located businesses in searches. Operator key (the CLI drives it).
+         */
         delete: operations["deleteAdminProfilesLocation"];
         options?: never;
         head?: never;
@@ -341,7 +413,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Suspends, unsuspends or closes a wallet. */
+        /**
+         * Suspends, unsuspends or closes a wallet.
+         * @description Suspends, unsuspends or closes a profile's wallet. A suspended wallet neither sends nor receives until unsuspended; a closed wallet stays closed. Operator key (the CLI drives it).
+         */
         post: operations["postAdminProfilesWallet"];
         delete?: never;
         options?: never;
@@ -358,7 +433,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Starts an attempt to create a wallet. */
+        /**
+         * Starts an attempt to create a wallet.
+         * @description Starts creating a wallet for a new person: login is an email or phone (countries helps parse a phone). A code is sent to it to prove control. Answers an AuthnResult: the attempt's id, secret and path, and the factors still to prove (or, when done, a token). Throttled per login, app and client address.
+         */
         post: operations["postAttemptSignup"];
         delete?: never;
         options?: never;
@@ -375,7 +453,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Starts an attempt to access an existing wallet with its password. */
+        /**
+         * Starts an attempt to access an existing wallet with its password.
+         * @description Starts signing in to an existing wallet: the login's code and the password (given here or with auth-password) prove the person; trust30 lets this device stand for one factor for 30 days. Answers an AuthnResult: the attempt's id, secret and path, and the factors still to prove (or, when done, a token). Throttled per login, app and client address.
+         */
         post: operations["postAttemptSignin"];
         delete?: never;
         options?: never;
@@ -392,7 +473,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Starts an attempt to reset a forgotten password. */
+        /**
+         * Starts an attempt to reset a forgotten password.
+         * @description Starts resetting a forgotten password: codes sent to the wallet's email and phone prove the person, then POST /aa/{attemptId}/reset-password sets the new one. Answers an AuthnResult: the attempt's id, secret and path, and the factors still to prove (or, when done, a token). Throttled per login, app and client address.
+         */
         post: operations["postAttemptReset"];
         delete?: never;
         options?: never;
@@ -409,7 +493,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Starts an attempt to accept an invitation. */
+        /**
+         * Starts an attempt to accept an invitation.
+         * @description Starts accepting an invitation (invite_id): the invited address proves itself with a code and the new wallet is linked to the invitation. Answers an AuthnResult: the attempt's id, secret and path, and the factors still to prove (or, when done, a token). Throttled per login, app and client address.
+         */
         post: operations["postAttemptAccept"];
         delete?: never;
         options?: never;
@@ -426,7 +513,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Starts a one-factor attempt for the closed-loop portion of a wallet (Basic app authentication). */
+        /**
+         * Starts a one-factor attempt for the closed-loop portion of a wallet (Basic app authentication).
+         * @description A server app starts a one-factor sign-in to the closed-loop part of a wallet: a code to the login is enough, and the token only sees the app's own loop. Basic app authentication. Answers an AuthnResult: the attempt's id, secret and path, and the factors still to prove (or, when done, a token). Throttled per login, app and client address.
+         */
         post: operations["postAttemptSigninClosed"];
         delete?: never;
         options?: never;
@@ -443,7 +533,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Starts a one-factor attempt to create a closed-loop wallet (Basic app authentication). */
+        /**
+         * Starts a one-factor attempt to create a closed-loop wallet (Basic app authentication).
+         * @description A server app starts a one-factor sign-up of a closed-loop wallet: a code to the login creates it. Basic app authentication. Answers an AuthnResult: the attempt's id, secret and path, and the factors still to prove (or, when done, a token). Throttled per login, app and client address.
+         */
         post: operations["postAttemptSignupClosed"];
         delete?: never;
         options?: never;
@@ -460,7 +553,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Proves control of a UID with the code sent to it. */
+        /**
+         * Proves control of a UID with the code sent to it.
+         * @description Proves control of a UID (factor_id) with the code sent to it. Too many wrong codes end the attempt. The attempt secret goes in the Authorization header (service secret="..."). Answers the updated AuthnResult.
+         */
         post: operations["postAttemptAuthUid"];
         delete?: never;
         options?: never;
@@ -477,7 +573,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Submits the password of the wallet the login matched. */
+        /**
+         * Submits the password of the wallet the login matched.
+         * @description Submits the password of the wallet the login matched, as the second factor of a sign-in. The attempt secret goes in the Authorization header (service secret="..."). Answers the updated AuthnResult.
+         */
         post: operations["postAttemptAuthPassword"];
         delete?: never;
         options?: never;
@@ -494,7 +593,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Begins proving another email or phone. */
+        /**
+         * Begins proving another email or phone.
+         * @description Begins proving one more email or phone within the attempt (a sign-up needs both); a code is sent to it. Throttled like the start calls. The attempt secret goes in the Authorization header (service secret="...").
+         */
         post: operations["postAttemptAddFactor"];
         delete?: never;
         options?: never;
@@ -511,7 +613,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Records the name and/or the password of a new wallet. */
+        /**
+         * Records the name and/or the password of a new wallet.
+         * @description Records the new wallet's name and/or password during a sign-up, before signup-finish. The attempt secret goes in the Authorization header (service secret="...").
+         */
         post: operations["postAttemptSetSignupData"];
         delete?: never;
         options?: never;
@@ -528,7 +633,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Creates the wallet once multi-factor authentication is complete; answers with token and profile. */
+        /**
+         * Creates the wallet once multi-factor authentication is complete; answers with token and profile.
+         * @description Creates the wallet once every factor is proven and the terms are agreed; answers the AuthnResult with the new token and profile. The attempt secret goes in the Authorization header (service secret="...").
+         */
         post: operations["postAttemptSignupFinish"];
         delete?: never;
         options?: never;
@@ -545,7 +653,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Sets the new password once multi-factor authentication is complete; answers with token and profile. */
+        /**
+         * Sets the new password once multi-factor authentication is complete; answers with token and profile.
+         * @description Sets the new password once every factor of a reset attempt is proven; answers the AuthnResult with a token and the profile. The attempt secret goes in the Authorization header (service secret="...").
+         */
         post: operations["postAttemptResetPassword"];
         delete?: never;
         options?: never;
@@ -562,7 +673,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Enables or disables trusting this device as a factor for 30 days. */
+        /**
+         * Enables or disables trusting this device as a factor for 30 days.
+         * @description Turns on or off trusting this device as a factor for 30 days, for later sign-ins from it. The attempt secret goes in the Authorization header (service secret="...").
+         */
         post: operations["postAttemptSetTrust"];
         delete?: never;
         options?: never;
@@ -577,7 +691,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The captcha site key; in sandbox also a captcha_bypass value usable as g-recaptcha-response. */
+        /**
+         * The captcha site key; in sandbox also a captcha_bypass value usable as g-recaptcha-response.
+         * @description The reCAPTCHA site key apps embed before calling the /aa start calls. In sandbox the answer also carries captcha_bypass, a value accepted as g-recaptcha-response so tests need no browser.
+         */
         get: operations["getAttemptRecaptchaInvisibleSitekey"];
         put?: never;
         post?: never;
@@ -596,7 +713,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Invites a person by email and/or phone; the message carries a link and a code. */
+        /**
+         * Invites a person by email and/or phone; the message carries a link and a code.
+         * @description A server app invites a person by email and/or phone; the message carries a link (url_template) and a code, and the sender and organization names and images it is given. Throttled per address, app and client address. Answers the invitation with its id.
+         */
         post: operations["postInvitationInvite"];
         delete?: never;
         options?: never;
@@ -611,7 +731,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The invitation, as its recipient may read it. */
+        /**
+         * The invitation, as its recipient may read it.
+         * @description The invitation as its recipient may read it: who invited them, to what, and whether it is still open. No credentials: the id is the secret.
+         */
         get: operations["getInvitationByInviteId"];
         put?: never;
         post?: never;
@@ -630,7 +753,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Re-sends the invitation (with a new code) to the given address, or to every earlier one. */
+        /**
+         * Re-sends the invitation (with a new code) to the given address, or to every earlier one.
+         * @description Re-sends the invitation with a new code, to the address given or to every address it was sent to before. Only the inviting app may. Throttled.
+         */
         post: operations["postInvitationReinvite"];
         delete?: never;
         options?: never;
@@ -647,7 +773,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Expires the invitation at once; no messages are sent. */
+        /**
+         * Expires the invitation at once; no messages are sent.
+         * @description Expires the invitation at once, without sending any message; its code and link stop working. Only the inviting app may.
+         */
         post: operations["postInvitationExpire"];
         delete?: never;
         options?: never;
@@ -662,10 +791,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** GET /wallet/info plus invite_id and ext_id of the invitation this wallet accepted; expires it (repeatable). */
+        /**
+         * GET /wallet/info plus invite_id and ext_id of the invitation this wallet accepted; expires it (repeatable).
+         * @description What GET /wallet/info answers, plus the invite_id and ext_id of the invitation this wallet accepted, so the inviting app can link its records; the invitation is expired by the call (repeatable).
+         */
         get: operations["getWalletFinishInvite"];
         put?: never;
-        /** GET /wallet/info plus invite_id and ext_id of the invitation this wallet accepted; expires it (repeatable). */
+        /**
+         * GET /wallet/info plus invite_id and ext_id of the invitation this wallet accepted; expires it (repeatable).
+         * @description What GET /wallet/info answers, plus the invite_id and ext_id of the invitation this wallet accepted, so the inviting app can link its records; the invitation is expired by the call (repeatable).
+         */
         post: operations["postWalletFinishInvite"];
         delete?: never;
         options?: never;
@@ -680,7 +815,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** OAuth 2 authorization page (response_type code or token): sign in, prove a code, consent. */
+        /**
+         * OAuth 2 authorization page (response_type code or token): sign in, prove a code, consent.
+         * @description The OAuth 2.0 authorization page an app sends a browser to (response_type code or token): the person signs in, enters the code sent to them and consents to the scope; the browser then returns to redirect_uri with a code (or a token) and state.
+         */
         get: operations["getAuthorize"];
         put?: never;
         post?: never;
@@ -699,7 +837,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Authorization page: the sign-in form. */
+        /**
+         * Authorization page: the sign-in form.
+         * @description The sign-in form of the authorization page (login and password); answers the next page of the flow as HTML. Throttled per client address.
+         */
         post: operations["postAuthorizeSignin"];
         delete?: never;
         options?: never;
@@ -716,7 +857,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Authorization page: the code form. */
+        /**
+         * Authorization page: the code form.
+         * @description The code form of the authorization page: the code sent to the person's UID; answers the consent page as HTML.
+         */
         post: operations["postAuthorizeCode"];
         delete?: never;
         options?: never;
@@ -733,7 +877,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Authorization page: the consent form. */
+        /**
+         * Authorization page: the consent form.
+         * @description The consent form of the authorization page: allow redirects to redirect_uri with a code (or token) and state, deny with error=access_denied.
+         */
         post: operations["postAuthorizeConsent"];
         delete?: never;
         options?: never;
@@ -750,7 +897,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Exchanges an authorization code for an access token (app credentials by Basic or form). */
+        /**
+         * Exchanges an authorization code for an access token (app credentials by Basic or form).
+         * @description The OAuth 2.0 token endpoint: exchanges an authorization code for an access token. App credentials by Basic authentication or client_id and client_secret in the form; errors use the OAuth codes (invalid_grant, invalid_client ...).
+         */
         post: operations["postToken"];
         delete?: never;
         options?: never;
@@ -767,7 +917,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Sends a code to an email, or to each number a phone parses to in the given countries, to add it to the wallet. */
+        /**
+         * Sends a code to an email, or to each number a phone parses to in the given countries, to add it to the wallet.
+         * @description Sends a code to an email, or to each number a phone parses to in the given countries, to add it to the wallet. Answers the attempt id and secret to confirm with POST /wallet/add-uid-confirm. Throttled per address, app and client address.
+         */
         post: operations["postWalletAddUid"];
         delete?: never;
         options?: never;
@@ -784,7 +937,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Confirms the added UID with its code; replace_uid is removed on success. */
+        /**
+         * Confirms the added UID with its code; replace_uid is removed on success.
+         * @description Confirms a UID being added with the code sent to it; replace_uid, when given, is removed in the same step. Answers the wallet's confirmed UIDs.
+         */
         post: operations["postWalletAddUidConfirm"];
         delete?: never;
         options?: never;
@@ -801,7 +957,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Removes a confirmed UID while an email and a phone remain. */
+        /**
+         * Removes a confirmed UID while an email and a phone remain.
+         * @description Removes a confirmed UID from the wallet, as long as an email and a phone remain to sign in with.
+         */
         post: operations["postWalletRemoveUid"];
         delete?: never;
         options?: never;
@@ -818,7 +977,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Changes the password (8 to 100 characters) given the current one. */
+        /**
+         * Changes the password (8 to 100 characters) given the current one.
+         * @description Changes the wallet's password (8 to 100 characters) given the current one; other sessions keep their tokens.
+         */
         post: operations["postWalletChangePassword"];
         delete?: never;
         options?: never;
@@ -835,7 +997,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Generates a password for this device and access method (biometric unlock); only its hash is kept. */
+        /**
+         * Generates a password for this device and access method (biometric unlock); only its hash is kept.
+         * @description Generates a random password for this device and access method (biometric unlock, for example) and answers it once; only its hash is kept. The current password proves the person.
+         */
         post: operations["postWalletSetDevicePassword"];
         delete?: never;
         options?: never;
@@ -852,7 +1017,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Removes the device password of this device and access method. */
+        /**
+         * Removes the device password of this device and access method.
+         * @description Removes the device password of this device and access method; it no longer signs in.
+         */
         post: operations["postWalletRemoveDevicePassword"];
         delete?: never;
         options?: never;
@@ -869,7 +1037,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Changes the name: first_name and last_name (individual) or title and dba (business). */
+        /**
+         * Changes the name: first_name and last_name (individual) or title and dba (business).
+         * @description Changes the profile's name: first_name and last_name for an individual, title and dba for a business.
+         */
         post: operations["postWalletChangeName"];
         delete?: never;
         options?: never;
@@ -885,7 +1056,10 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Sets the profile image (PNG, JPEG or GIF, at least 250 px wide); square renditions of 24, 48 and 73 px. */
+        /**
+         * Sets the profile image (PNG, JPEG or GIF, at least 250 px wide); square renditions of 24, 48 and 73 px.
+         * @description Sets the profile picture from the request body (PNG, JPEG or GIF, at least 250 px wide). The server crops it square and keeps 24, 48 and 73 px renditions, served by GET /image/profile/{profileId}/{size}.
+         */
         put: operations["putWalletImage"];
         post?: never;
         delete?: never;
@@ -901,7 +1075,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A square profile image rendition (24, 48 or 73 px; 25 and 50 are deprecated aliases). */
+        /**
+         * A square profile image rendition (24, 48 or 73 px; 25 and 50 are deprecated aliases).
+         * @description A square rendition of a profile picture in PNG: 24, 48 or 73 px (25 and 50 answer the nearest, for old clients). v only defeats caches. No credentials.
+         */
         get: operations["getProfileImage"];
         put?: never;
         post?: never;
@@ -918,7 +1095,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** What the wallet can send to a recipient, and how the app must present it. */
+        /**
+         * What the wallet can send to a recipient, and how the app must present it.
+         * @description Before sending: what the wallet holds that the recipient accepts, grouped by loop and currency, with the notes and limits the app must show. Does not move anything.
+         */
         get: operations["getWalletPresend"];
         put?: never;
         post?: never;
@@ -937,7 +1117,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Sends cash to a recipient UID (or an invitation, or a transfer waiting for a payment code). */
+        /**
+         * Sends cash to a recipient UID (or an invitation, or a transfer waiting for a payment code).
+         * @description Sends cash to a recipient UID. amounts names loop, currency and amount ('0-USD-10.00' is open loop US dollars); a UID without a wallet gets an invitation transfer that waits for them. dedup_id makes a retry answer the first transfer. Answers the TransferDetail; a refusal is 400 send_failed with send_errors naming each problem (insufficient_funds, cash_not_accepted ...).
+         */
         post: operations["postWalletSend"];
         delete?: never;
         options?: never;
@@ -954,7 +1137,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Receives cash with a payment code the customer shows. */
+        /**
+         * Receives cash with a payment code the customer shows.
+         * @description A merchant receives cash with the payment code the customer shows: the code's waiting transfer releases amount (at most what it holds) to this wallet. Answers the TransferDetail.
+         */
         post: operations["postWalletReceive"];
         delete?: never;
         options?: never;
@@ -971,7 +1157,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Accepts a waiting invitation transfer by the invitation code its message carried; the cash moves to this wallet. */
+        /**
+         * Accepts a waiting invitation transfer by the invitation code its message carried; the cash moves to this wallet.
+         * @description Accepts a waiting invitation transfer by the invitation code its message carried; the cash moves to this wallet. Answers the TransferDetail.
+         */
         post: operations["postWalletAcceptCode"];
         delete?: never;
         options?: never;
@@ -986,7 +1175,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Finds people or businesses to send to; closest businesses first when latitude and longitude are given. */
+        /**
+         * Finds people or businesses to send to; closest businesses first when latitude and longitude are given.
+         * @description Finds people and businesses to send to by name or UID; with latitude and longitude, the closest located businesses come first. serial_numbers and filters narrow to recipients that accept given cash.
+         */
         get: operations["getWalletSearch"];
         put?: never;
         post?: never;
@@ -1003,7 +1195,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The profile's transfers, newest first by default; appdata.<name> filters. */
+        /**
+         * The profile's transfers, newest first by default; appdata.<name> filters.
+         * @description The profile's transfers, newest first by default (order by start or timestamp), paged by offset and limit; more says whether another page exists. appdata.<name> parameters keep transfers whose app data match.
+         */
         get: operations["getWalletHistory"];
         put?: never;
         post?: never;
@@ -1022,7 +1217,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Transfers changed after sync_ts (and transfer_id), oldest change first. */
+        /**
+         * Transfers changed after sync_ts (and transfer_id), oldest change first.
+         * @description For apps that keep a copy: transfers changed after sync_ts (and, at the same instant, after transfer_id), oldest change first. Call again with the last one's timestamp and id until none remain.
+         */
         post: operations["postWalletHistorySync"];
         delete?: never;
         options?: never;
@@ -1037,7 +1235,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** TransferDetail, for stakeholders only. */
+        /**
+         * TransferDetail, for stakeholders only.
+         * @description One transfer in full (TransferDetail): movements, state, payment codes and messages. Only its stakeholders (sender, recipient, their managers) may see it; to anyone else it does not exist.
+         */
         get: operations["getTransferByTransferId"];
         put?: never;
         post?: never;
@@ -1056,7 +1257,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Retracts a waiting transfer with a reason; manage_sent for the sender, manage_received for a recipient-initiated transfer. */
+        /**
+         * Retracts a waiting transfer with a reason; manage_sent for the sender, manage_received for a recipient-initiated transfer.
+         * @description Retracts a waiting transfer with a reason: the cash returns to the sender. Needs manage_sent for the sender, or manage_received for a transfer the recipient started. Answers the TransferDetail.
+         */
         post: operations["postTransferRetract"];
         delete?: never;
         options?: never;
@@ -1073,7 +1277,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Skips the payment code or the hold of a transfer the caller initiated. */
+        /**
+         * Skips the payment code or the hold of a transfer the caller initiated.
+         * @description Skips the payment code or the hold of a transfer the caller initiated, so it completes now. Answers the TransferDetail.
+         */
         post: operations["postTransferSkip"];
         delete?: never;
         options?: never;
@@ -1090,7 +1297,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Sets a new expiry (at most 10 years from now) on a transfer waiting for its payment code. */
+        /**
+         * Sets a new expiry (at most 10 years from now) on a transfer waiting for its payment code.
+         * @description Sets a new expiry, at most 10 years ahead, on a transfer waiting for its payment code. Answers the TransferDetail.
+         */
         post: operations["postTransferChangePaycodeExpiration"];
         delete?: never;
         options?: never;
@@ -1107,7 +1317,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** The invited recipient accepts an invitation transfer; the cash moves to their wallet. */
+        /**
+         * The invited recipient accepts an invitation transfer; the cash moves to their wallet.
+         * @description The invited recipient accepts an invitation transfer: the cash moves to their wallet. Answers the TransferDetail.
+         */
         post: operations["postTransferAccept"];
         delete?: never;
         options?: never;
@@ -1124,7 +1337,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** The invited recipient refuses an invitation transfer; the cash returns to the sender. */
+        /**
+         * The invited recipient refuses an invitation transfer; the cash returns to the sender.
+         * @description The invited recipient refuses an invitation transfer: the cash returns to the sender. Answers the TransferDetail.
+         */
         post: operations["postTransferRefuse"];
         delete?: never;
         options?: never;
@@ -1141,7 +1357,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Sends the invitation message of a waiting invitation transfer again. */
+        /**
+         * Sends the invitation message of a waiting invitation transfer again.
+         * @description Sends the invitation message of a waiting invitation transfer again, to the same address. Throttled per address, app and client address.
+         */
         post: operations["postTransferResend"];
         delete?: never;
         options?: never;
@@ -1156,7 +1375,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Deposit offers (with add and subtract fee options) for sending an amount to a registered bank account. */
+        /**
+         * Deposit offers (with add and subtract fee options) for sending an amount to a registered bank account.
+         * @description Before paying out to a registered bank account: the deposit offers for the amount, each with add-fee and subtract-fee options. Pass the chosen names to POST /wallet/account/{accountId}/send.
+         */
         get: operations["getWalletAccountPresend"];
         put?: never;
         post?: never;
@@ -1175,7 +1397,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Sends open loop cash to a registered bank account with a chosen offer and fee option. */
+        /**
+         * Sends open loop cash to a registered bank account with a chosen offer and fee option.
+         * @description Sends open loop cash to a registered bank account with the offer and fee option chosen from presend; dedup_id makes a retry answer the first transfer. Answers the TransferDetail.
+         */
         post: operations["postWalletAccountSend"];
         delete?: never;
         options?: never;
@@ -1192,7 +1417,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Sends open loop cash to any bank account. */
+        /**
+         * Sends open loop cash to any bank account.
+         * @description Sends open loop cash to any bank account (routing and account number) with the recipient's name; the fee is added. Answers the TransferDetail.
+         */
         post: operations["postWalletSendDfi"];
         delete?: never;
         options?: never;
@@ -1209,7 +1437,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Sends open loop cash to a bank account in another currency, optionally holding it first. */
+        /**
+         * Sends open loop cash to a bank account in another currency, optionally holding it first.
+         * @description Sends open loop cash to a bank account in another currency at the operator's exchange rate, optionally holding it hold_seconds first. Answers the TransferDetail.
+         */
         post: operations["postWalletSendFx"];
         delete?: never;
         options?: never;
@@ -1224,10 +1455,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The designated open loop issuer. */
+        /**
+         * The designated open loop issuer.
+         * @description The designated open loop issuer, or none. Operator key (the CLI drives it).
+         */
         get: operations["getAdminLedgerIssuer"];
         put?: never;
-        /** Designates the profile (with the issue_open_loop feature) that issues open loop cash for the operator. */
+        /**
+         * Designates the profile (with the issue_open_loop feature) that issues open loop cash for the operator.
+         * @description Designates the profile (it needs the issue_open_loop feature) that issues the operator's open loop cash. Operator key (the CLI drives it).
+         */
         post: operations["postAdminLedgerIssuer"];
         delete?: never;
         options?: never;
@@ -1244,7 +1481,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Issues open loop cash from the designated issuer to a profile (movements issue and grant). */
+        /**
+         * Issues open loop cash from the designated issuer to a profile (movements issue and grant).
+         * @description Issues open loop cash from the designated issuer to a profile: an issue movement then a grant, in one transfer. Operator key (the CLI drives it).
+         */
         post: operations["postAdminLedgerIssue"];
         delete?: never;
         options?: never;
@@ -1259,7 +1499,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Verifies the ledger: per loop and currency, issued = held + in flight + redeemed; every note accounted for; no negative balance. */
+        /**
+         * Verifies the ledger: per loop and currency, issued = held + in flight + redeemed; every note accounted for; no negative balance.
+         * @description Checks the whole ledger: per loop and currency, issued equals held plus in flight plus redeemed; every note is accounted for; no balance is negative. Answers the totals and any problems found. Operator key (the CLI drives it).
+         */
         get: operations["getAdminLedgerAudit"];
         put?: never;
         post?: never;
@@ -1276,7 +1519,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A profile's holdings (constant time from the balances table). */
+        /**
+         * A profile's holdings (constant time from the balances table).
+         * @description A profile's holdings per loop and currency, read from the balances table in constant time. Operator key (the CLI drives it).
+         */
         get: operations["getAdminLedgerHoldingsByProfileId"];
         put?: never;
         post?: never;
@@ -1293,10 +1539,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Lists registered bank (DFI) accounts, newest first; filter by owner. Account numbers show their last four digits only. */
+        /**
+         * Lists registered bank (DFI) accounts, newest first; filter by owner. Account numbers show their last four digits only.
+         * @description Lists registered bank (DFI) accounts, newest first; filter by owner. Account numbers show their last four digits only. Operator key (the CLI drives it).
+         */
         get: operations["getAdminLedgerAccounts"];
         put?: never;
-        /** Registers a bank (DFI) account to a profile. */
+        /**
+         * Registers a bank (DFI) account to a profile.
+         * @description Registers a bank (DFI) account to a profile, for payouts by POST /wallet/account/{accountId}/send. Operator key (the CLI drives it).
+         */
         post: operations["postAdminLedgerAccounts"];
         delete?: never;
         options?: never;
@@ -1311,10 +1563,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The exchange-rate table. */
+        /**
+         * The exchange-rate table.
+         * @description The exchange-rate table send-fx uses. Operator key (the CLI drives it).
+         */
         get: operations["getAdminLedgerFxRates"];
         put?: never;
-        /** Sets the exchange rate (dest units per source unit) send-fx uses. */
+        /**
+         * Sets the exchange rate (dest units per source unit) send-fx uses.
+         * @description Sets the exchange rate (destination units per source unit) that send-fx uses for a pair of currencies. Operator key (the CLI drives it).
+         */
         post: operations["postAdminLedgerFxRates"];
         delete?: never;
         options?: never;
@@ -1331,7 +1589,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Offers cash to a recipient in exchange for the cash named in expect_amounts; the offer waits in escrow until accepted, retracted or expired. */
+        /**
+         * Offers cash to a recipient in exchange for the cash named in expect_amounts; the offer waits in escrow until accepted, retracted or expired.
+         * @description Offers cash to a recipient in exchange for other cash (expect_amounts); the offered cash waits in escrow until the recipient accepts, the sender retracts, or accept_expire_seconds pass. Answers the TransferDetail.
+         */
         post: operations["postWalletTrade"];
         delete?: never;
         options?: never;
@@ -1348,7 +1609,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** The trade's recipient accepts: its expected cash goes to the sender and the offered cash to it, at once. */
+        /**
+         * The trade's recipient accepts: its expected cash goes to the sender and the offered cash to it, at once.
+         * @description The trade's recipient accepts: its expected cash goes to the sender and the offered cash comes to it, in one step. Answers the TransferDetail.
+         */
         post: operations["postTransferAcceptTrade"];
         delete?: never;
         options?: never;
@@ -1365,7 +1629,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Bills a customer for brand cash of a gl_design (merchants with the bill feature); the bill waits up to 14 days for payment. */
+        /**
+         * Bills a customer for brand cash of a gl_design (merchants with the bill feature); the bill waits up to 14 days for payment.
+         * @description A merchant with the bill feature bills a customer for brand cash of a gl_design: the bill waits up to 14 days, with reminders, for payment; paid, the brand cash issues to the customer. Answers the TransferDetail.
+         */
         post: operations["postDesignBill"];
         delete?: never;
         options?: never;
@@ -1382,7 +1649,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Issues brand cash of a gl_design to a recipient under a distribution plan (issuer or active distributor). */
+        /**
+         * Issues brand cash of a gl_design to a recipient under a distribution plan (issuer or active distributor).
+         * @description Issues brand cash of a gl_design to a recipient under a distribution plan; the caller is the issuer or an active distributor. Answers the TransferDetail.
+         */
         post: operations["postDesignSend"];
         delete?: never;
         options?: never;
@@ -1399,7 +1669,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Creates a cash design (gl_design needs the design_gl feature; open_design an open loop issuer). The new design has no image. */
+        /**
+         * Creates a cash design (gl_design needs the design_gl feature; open_design an open loop issuer). The new design has no image.
+         * @description Creates a cash design: a gl_design (brand cash; needs the design_gl feature) or an open_design (needs the open loop issuer). The design starts unpublished and without an image.
+         */
         post: operations["postDesignCreate"];
         delete?: never;
         options?: never;
@@ -1414,7 +1687,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Designs on which this profile was explicitly granted view_design. */
+        /**
+         * Designs on which this profile was explicitly granted view_design.
+         * @description The designs on which this profile was explicitly granted view_design (its own, and those of networks it joined).
+         */
         get: operations["getDesign"];
         put?: never;
         post?: never;
@@ -1431,15 +1707,24 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One design: everyone may view a published design; plans need edit_design, agreements view_design_network. */
+        /**
+         * One design: everyone may view a published design; plans need edit_design, agreements view_design_network.
+         * @description One CashDesign. Anyone may view a published design; its plans need edit_design, its agreements view_design_network.
+         */
         get: operations["getDesignByDesignId"];
         put?: never;
         post?: never;
-        /** Deletes an unpublished design (400 when published, 404 when already deleted). */
+        /**
+         * Deletes an unpublished design (400 when published, 404 when already deleted).
+         * @description Deletes an unpublished design; a published design cannot be deleted.
+         */
         delete: operations["deleteDesignByDesignId"];
         options?: never;
         head?: never;
-        /** Changes design fields; omitted fields stay, null or empty clears where the spec says so. */
+        /**
+         * Changes design fields; omitted fields stay, null or empty clears where the spec says so.
+         * @description Changes design fields; omitted fields stay, and null or empty clears those the spec lets clear. Answers the updated CashDesign.
+         */
         patch: operations["patchDesignByDesignId"];
         trace?: never;
     };
@@ -1452,7 +1737,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Creates a distribution plan; default terms: the redeemer gets open loop settlement equal to the brand cash it receives. */
+        /**
+         * Creates a distribution plan; default terms: the redeemer gets open loop settlement equal to the brand cash it receives.
+         * @description Creates a distribution plan on a design. Default terms: the redeemer gets open loop settlement equal to the brand cash it receives. Answers the updated CashDesign.
+         */
         post: operations["postDesignPlanCreate"];
         delete?: never;
         options?: never;
@@ -1470,11 +1758,17 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Deletes a plan; answers the updated CashDesign (404 when already deleted). */
+        /**
+         * Deletes a plan; answers the updated CashDesign (404 when already deleted).
+         * @description Deletes a distribution plan. Answers the updated CashDesign.
+         */
         delete: operations["deleteDesignPlanByPlanId"];
         options?: never;
         head?: never;
-        /** Changes a plan's title or recipients table; answers the updated CashDesign. */
+        /**
+         * Changes a plan's title or recipients table; answers the updated CashDesign.
+         * @description Changes a distribution plan's title or recipients table. Answers the updated CashDesign.
+         */
         patch: operations["patchDesignPlanByPlanId"];
         trace?: never;
     };
@@ -1487,7 +1781,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Adds a network agreement (inactive until its member activates it; active at once for the owner itself); the member is told by message. */
+        /**
+         * Adds a network agreement (inactive until its member activates it; active at once for the owner itself); the member is told by message.
+         * @description Adds a network agreement naming a member and its roles (redeemer, distributor, settler) with terms. It stays inactive until the member activates it (at once for the owner itself); the member is told by message.
+         */
         post: operations["postDesignAgreementAdd"];
         delete?: never;
         options?: never;
@@ -1504,7 +1801,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Removes agreements by id; removals the caller may not make are skipped silently. Answers the updated list. */
+        /**
+         * Removes agreements by id; removals the caller may not make are skipped silently. Answers the updated list.
+         * @description Removes agreements by id; ids the caller may not remove are skipped silently. Answers the remaining agreements.
+         */
         post: operations["postDesignAgreementRemove"];
         delete?: never;
         options?: never;
@@ -1521,7 +1821,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** The member named in the agreement activates it (after formally agreeing). */
+        /**
+         * The member named in the agreement activates it (after formally agreeing).
+         * @description The member named in an agreement activates it, after agreeing to its terms.
+         */
         post: operations["postDesignAgreementActivate"];
         delete?: never;
         options?: never;
@@ -1538,7 +1841,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** A network owner or the member deactivates the agreement. */
+        /**
+         * A network owner or the member deactivates the agreement.
+         * @description The network owner or the member deactivates an agreement; it can be activated again.
+         */
         post: operations["postDesignAgreementDeactivate"];
         delete?: never;
         options?: never;
@@ -1553,7 +1859,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Profiles with an active redeemer agreement (at most 100). */
+        /**
+         * Profiles with an active redeemer agreement (at most 100).
+         * @description The profiles with an active redeemer agreement on the design (at most 100): where its brand cash can be spent.
+         */
         get: operations["getDesignRedeemers"];
         put?: never;
         post?: never;
@@ -1570,7 +1879,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The wallet's linked payment cards. */
+        /**
+         * The wallet's linked payment cards.
+         * @description The payment cards linked to the wallet, with their state (active, suspended); never the full card number.
+         */
         get: operations["getWalletPaycardList"];
         put?: never;
         post?: never;
@@ -1589,7 +1901,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Links a payment card (number and 4-digit PIN); the card network may decline (linked false). */
+        /**
+         * Links a payment card (number and 4-digit PIN); the card network may decline (linked false).
+         * @description Links a payment card by number and 4-digit PIN. The simulated card network may decline it: linked false, nothing stored.
+         */
         post: operations["postWalletPaycardLink"];
         delete?: never;
         options?: never;
@@ -1606,7 +1921,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Deletes a linked card. */
+        /**
+         * Deletes a linked card.
+         * @description Deletes a linked card; it can no longer pay.
+         */
         post: operations["postWalletPaycardDelete"];
         delete?: never;
         options?: never;
@@ -1623,7 +1941,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Suspends a linked card. */
+        /**
+         * Suspends a linked card.
+         * @description Suspends a linked card; the network refuses its payments until it is unsuspended.
+         */
         post: operations["postWalletPaycardSuspend"];
         delete?: never;
         options?: never;
@@ -1640,7 +1961,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Unsuspends a linked card. */
+        /**
+         * Unsuspends a linked card.
+         * @description Unsuspends a suspended card: the card network accepts its payments again.
+         */
         post: operations["postWalletPaycardUnsuspend"];
         delete?: never;
         options?: never;
@@ -1657,7 +1981,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Sets a linked card's 4-digit PIN (kept only as a hash). */
+        /**
+         * Sets a linked card's 4-digit PIN (kept only as a hash).
+         * @description Sets a linked card's 4-digit PIN; only its hash is kept.
+         */
         post: operations["postWalletPaycardSetPin"];
         delete?: never;
         options?: never;
@@ -1674,7 +2001,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Operator: the simulated card network asks whether a card may pay (a suspended or deleted card may not). */
+        /**
+         * Operator: the simulated card network asks whether a card may pay (a suspended or deleted card may not).
+         * @description The simulated card network asks whether a card may pay: a suspended or deleted card may not. Operator key (the CLI drives it).
+         */
         post: operations["postAdminPaycardsAuthorize"];
         delete?: never;
         options?: never;
@@ -1691,7 +2021,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** The billed customer says payment was sent another way: reminders stop; the bill stays cancelable until paid. */
+        /**
+         * The billed customer says payment was sent another way: reminders stop; the bill stays cancelable until paid.
+         * @description The billed customer says the bill was paid another way (bank, amount, date): reminders stop, and the bill stays cancelable until its payment is recorded.
+         */
         post: operations["postTransferConfirmBill"];
         delete?: never;
         options?: never;
@@ -1708,7 +2041,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Operator: records a bill payment received outside Cashloop; the customer gets the brand cash. */
+        /**
+         * Operator: records a bill payment received outside Cashloop; the customer gets the brand cash.
+         * @description Records a bill payment received outside Cashloop; the brand cash issues to the customer. Operator key (the CLI drives it).
+         */
         post: operations["postAdminBillsPaid"];
         delete?: never;
         options?: never;
@@ -1723,7 +2059,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The designs whose campaign events the caller may read (those it may edit). */
+        /**
+         * The designs whose campaign events the caller may read (those it may edit).
+         * @description The designs whose campaign events the caller may read: those it may edit.
+         */
         get: operations["getCampaignList"];
         put?: never;
         post?: never;
@@ -1740,7 +2079,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Return and expire events of the caller's designs, newest first; pass next_cursor as cursor for the next page. */
+        /**
+         * Return and expire events of the caller's designs, newest first; pass next_cursor as cursor for the next page.
+         * @description Return and expiration events of the caller's designs, newest first; filter by design and event type, and pass next_cursor as cursor for the next page.
+         */
         get: operations["getCampaignEvents"];
         put?: never;
         post?: never;
@@ -1758,7 +2100,10 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Sets the design's image (PNG, JPEG or GIF, at least 540 px wide), cropped to 1080x608 with a 540x304 thumbnail; used when multiple_images is off and for denominations without their own. */
+        /**
+         * Sets the design's image (PNG, JPEG or GIF, at least 540 px wide), cropped to 1080x608 with a 540x304 thumbnail; used when multiple_images is off and for denominations without their own.
+         * @description Sets a design's image from the body (PNG, JPEG or GIF, at least 540 px wide), cropped to 1080x608 with a 540x304 thumbnail. Used when multiple_images is off, and for denominations without their own.
+         */
         put: operations["putDesignImage"];
         post?: never;
         delete?: never;
@@ -1775,7 +2120,10 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Sets one denomination's image (a decimal string in the design's currency); only when multiple_images is on. */
+        /**
+         * Sets one denomination's image (a decimal string in the design's currency); only when multiple_images is on.
+         * @description Sets the image of one denomination (a decimal amount in the design's currency); only when multiple_images is on.
+         */
         put: operations["putDesignImageByDenomination"];
         post?: never;
         delete?: never;
@@ -1791,9 +2139,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The URL of the design's icon in its style (null when it has none). */
+        /**
+         * The URL of the design's icon in its style (null when it has none).
+         * @description The URL of the design's icon in its chosen style, or null when it has none.
+         */
         get: operations["getDesignIcon"];
-        /** Sets the design icon (PNG, JPEG or GIF), fitted into 512x512 and a 128x128 thumbnail in both styles; X-Image-Style (fit or zoom, default zoom) sets the style. */
+        /**
+         * Sets the design icon (PNG, JPEG or GIF), fitted into 512x512 and a 128x128 thumbnail in both styles; X-Image-Style (fit or zoom, default zoom) sets the style.
+         * @description Sets the design icon (PNG, JPEG or GIF), fitted into 512x512 with a 128x128 thumbnail, in both styles; X-Image-Style (fit or zoom, default zoom) picks the one shown.
+         */
         put: operations["putDesignIcon"];
         post?: never;
         delete?: never;
@@ -1809,7 +2163,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The icon in both styles: thumbnail {zoom, fit} and full {zoom, fit} URLs; an empty object when the design has no icon. */
+        /**
+         * The icon in both styles: thumbnail {zoom, fit} and full {zoom, fit} URLs; an empty object when the design has no icon.
+         * @description The icon in both styles, thumbnail and full: {zoom, fit} URLs each, to choose a style; an empty object when the design has no icon.
+         */
         get: operations["getDesignIconPreviews"];
         put?: never;
         post?: never;
@@ -1826,7 +2183,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The bytes of a design image or icon rendition (full, thumbnail, full_zoom, full_fit, thumbnail_zoom, thumbnail_fit). A media id never changes its bytes. */
+        /**
+         * The bytes of a design image or icon rendition (full, thumbnail, full_zoom, full_fit, thumbnail_zoom, thumbnail_fit). A media id never changes its bytes.
+         * @description The bytes of a design image or icon rendition (full, thumbnail, full_zoom, full_fit, thumbnail_zoom, thumbnail_fit). A media id never changes its bytes, so the answer may be cached for good. No credentials.
+         */
         get: operations["getMediaDesignByRendition"];
         put?: never;
         post?: never;
@@ -1843,7 +2203,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Every live (not deleted) cash design, newest first. */
+        /**
+         * Every live (not deleted) cash design, newest first.
+         * @description Every live (not deleted) cash design, newest first. Operator key (the CLI drives it).
+         */
         get: operations["getAdminDesigns"];
         put?: never;
         post?: never;
@@ -1860,7 +2223,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One cash design in full: plans and agreements included (deleted designs too). */
+        /**
+         * One cash design in full: plans and agreements included (deleted designs too).
+         * @description One cash design in full, plans and agreements included, deleted designs too. Operator key (the CLI drives it).
+         */
         get: operations["getAdminDesignsByDesignId"];
         put?: never;
         post?: never;
@@ -1877,7 +2243,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A design's network agreements that are not removed, oldest first. */
+        /**
+         * A design's network agreements that are not removed, oldest first.
+         * @description A design's network agreements that are not removed, oldest first. Operator key (the CLI drives it).
+         */
         get: operations["getAdminDesignsAgreements"];
         put?: never;
         post?: never;
@@ -1894,7 +2263,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The customer's brand cash this merchant redeems (its own designs and designs it has an active redeemer agreement for); needs the customer's pull consent. */
+        /**
+         * The customer's brand cash this merchant redeems (its own designs and designs it has an active redeemer agreement for); needs the customer's pull consent.
+         * @description At a merchant terminal: the customer's brand cash this merchant redeems (its own designs and those it has an active redeemer agreement for). Needs the customer's pull consent.
+         */
         get: operations["getPullRedeemable"];
         put?: never;
         post?: never;
@@ -1913,7 +2285,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Pulls brand cash from a consenting customer's wallet to the merchant; redeemed cash settles per its plan. The token's device is the POS device. */
+        /**
+         * Pulls brand cash from a consenting customer's wallet to the merchant; redeemed cash settles per its plan. The token's device is the POS device.
+         * @description Pulls brand cash from a consenting customer's wallet to the merchant, with any rest of the bill paid another way (non_service_amount). Redeemed cash settles per its plan; the token's device is the POS device in reports. Answers the TransferDetail.
+         */
         post: operations["postPullRedeem"];
         delete?: never;
         options?: never;
@@ -1930,7 +2305,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Lets a merchant pull brand cash from this wallet at its terminals (until revoked). */
+        /**
+         * Lets a merchant pull brand cash from this wallet at its terminals (until revoked).
+         * @description The customer lets a merchant pull brand cash from this wallet at its terminals, until revoked.
+         */
         post: operations["postWalletPullConsent"];
         delete?: never;
         options?: never;
@@ -1947,7 +2325,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Withdraws a merchant’s pull consent; its terminals can no longer pull from this wallet. */
+        /**
+         * Withdraws a merchant’s pull consent; its terminals can no longer pull from this wallet.
+         * @description The customer withdraws a merchant's pull consent; its terminals can no longer pull from this wallet.
+         */
         post: operations["postWalletPullConsentRevoke"];
         delete?: never;
         options?: never;
@@ -1962,7 +2343,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The merchants this wallet lets pull payments. */
+        /**
+         * The merchants this wallet lets pull payments.
+         * @description The merchants this wallet has let pull brand cash at their terminals, until each consent is revoked.
+         */
         get: operations["getWalletPullConsents"];
         put?: never;
         post?: never;
@@ -1979,7 +2363,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The sender's brand cash and whether the recipient accepts each loop (processor token of the sender). */
+        /**
+         * The sender's brand cash and whether the recipient accepts each loop (processor token of the sender).
+         * @description For a payment processor acting for a sender: the sender's brand cash and whether the recipient accepts each loop. Needs a processor token the sender granted.
+         */
         get: operations["getProcSendable"];
         put?: never;
         post?: never;
@@ -1996,7 +2383,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Deprecated alias of GET /proc/sendable. */
+        /**
+         * Deprecated alias of GET /proc/sendable.
+         * @description Deprecated alias of GET /proc/sendable, kept for old processors; answers the same.
+         */
         get: operations["getProcRedeemable"];
         put?: never;
         post?: never;
@@ -2015,7 +2405,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Sends brand cash for the sender that granted this processor token, to an accepting business or an individual; redeemed cash settles per its plan. */
+        /**
+         * Sends brand cash for the sender that granted this processor token, to an accepting business or an individual; redeemed cash settles per its plan.
+         * @description A payment processor sends brand cash for the sender that granted its token, to an accepting business or an individual; redeemed cash settles per its plan. Answers the TransferDetail.
+         */
         post: operations["postProcSend"];
         delete?: never;
         options?: never;
@@ -2032,7 +2425,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Deprecated alias of POST /proc/send. */
+        /**
+         * Deprecated alias of POST /proc/send.
+         * @description Deprecated alias of POST /proc/send, kept for old processors; does the same.
+         */
         post: operations["postProcRedeem"];
         delete?: never;
         options?: never;
@@ -2049,7 +2445,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Received-and-receivable report: one row per payment part received (redemptions, outside tender), with what settled and what is pending; csv streams CSV. */
+        /**
+         * Received-and-receivable report: one row per payment part received (redemptions, outside tender), with what settled and what is pending; csv streams CSV.
+         * @description The merchant's received-and-receivable report between two dates: one row per payment part received (redemptions, outside tender) with what settled and what is pending, filterable by POS device and settlement type. csv true streams CSV; JSON is refused past its row limit.
+         */
         post: operations["postWalletReportReceivable"];
         delete?: never;
         options?: never;
@@ -2066,7 +2465,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** A settler pays a batch of the design's pending settlements in open loop cash from its wallet; repeat until pending is 0. */
+        /**
+         * A settler pays a batch of the design's pending settlements in open loop cash from its wallet; repeat until pending is 0.
+         * @description A settler pays a batch (limit) of the design's pending settlements in open loop cash from its own wallet; repeat until pending is 0.
+         */
         post: operations["postDesignSettle"];
         delete?: never;
         options?: never;
@@ -2081,7 +2483,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** What the design's redemptions left pending, per currency. */
+        /**
+         * What the design's redemptions left pending, per currency.
+         * @description What the design's redemptions left pending, per currency, for its settlers.
+         */
         get: operations["getDesignSettlements"];
         put?: never;
         post?: never;
@@ -2100,7 +2505,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** The operator settles a batch of the design's pending settlements; the design's first active settler (else its issuer) pays. */
+        /**
+         * The operator settles a batch of the design's pending settlements; the design's first active settler (else its issuer) pays.
+         * @description The operator settles a batch of a design's pending settlements; the design's first active settler (else its issuer) pays. Operator key (the CLI drives it).
+         */
         post: operations["postAdminDesignsSettle"];
         delete?: never;
         options?: never;
@@ -2115,7 +2523,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Lists profiles, newest first; filter by site or kind. */
+        /**
+         * Lists profiles, newest first; filter by site or kind.
+         * @description Lists profiles, newest first, up to limit; filter by site or kind (individual or business). Operator key (the CLI drives it).
+         */
         get: operations["getAdminProfiles"];
         put?: never;
         post?: never;
@@ -2132,7 +2543,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The offers the caller manages (its own, and those paying in designs it may edit), with loop_links. */
+        /**
+         * The offers the caller manages (its own, and those paying in designs it may edit), with loop_links.
+         * @description The offers the caller manages (its own, and those paying in designs it may edit), each with loop_links.
+         */
         get: operations["getOfferList"];
         put?: never;
         post?: never;
@@ -2149,7 +2563,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Finds open offers by text, distance and filters; limit and offset count businesses; ordered by distance, else relevance, else title. */
+        /**
+         * Finds open offers by text, distance and filters; limit and offset count businesses; ordered by distance, else relevance, else title.
+         * @description Finds open offers by text, distance and filters; limit and offset count businesses. Ordered by distance when latitude and longitude are given, else by relevance, else by title. No credentials needed; a bearer token, when sent, must be valid and lets the viewer's own offers show.
+         */
         get: operations["getOfferFind"];
         put?: never;
         post?: never;
@@ -2168,7 +2585,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Creates an offer (our call; the spec has none): the business's own token, or edit_design on the paying design. */
+        /**
+         * Creates an offer (our call; the spec has none): the business's own token, or edit_design on the paying design.
+         * @description Creates an offer (a Cashloop call; the spec has none): a title, an amount paid to each acceptor, a quantity in stock and optional options, place and dates. Needs the business's own token, or edit_design on the design it pays in.
+         */
         post: operations["postOfferCreate"];
         delete?: never;
         options?: never;
@@ -2183,7 +2603,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The link in an offer confirmation email: confirms the email address and completes the waiting accept. */
+        /**
+         * The link in an offer confirmation email: confirms the email address and completes the waiting accept.
+         * @description The link in an offer confirmation email: confirms the email address and completes the accept that waited for it. No credentials: the code is the secret.
+         */
         get: operations["getOfferConfirmByCode"];
         put?: never;
         post?: never;
@@ -2200,7 +2623,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One offer (OfferDetail) and the loops it pays in; no permission needed. */
+        /**
+         * One offer (OfferDetail) and the loops it pays in; no permission needed.
+         * @description One offer (OfferDetail) and the loops it pays in. No credentials.
+         */
         get: operations["getOfferInfo"];
         put?: never;
         post?: never;
@@ -2223,7 +2649,10 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Edits an open offer; a new quantity moves the stock left by the same difference (never below zero). */
+        /**
+         * Edits an open offer; a new quantity moves the stock left by the same difference (never below zero).
+         * @description Edits an open offer; a new quantity moves the stock left by the same difference, never below zero.
+         */
         patch: operations["patchOfferByOfferId"];
         trace?: never;
     };
@@ -2236,7 +2665,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Closes an offer for good; waiting confirmations can still complete. */
+        /**
+         * Closes an offer for good; waiting confirmations can still complete.
+         * @description Closes an offer for good; confirmations already waiting can still complete.
+         */
         post: operations["postOfferClose"];
         delete?: never;
         options?: never;
@@ -2253,7 +2685,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Accepts an offer: the stock falls and the cash moves in one transaction; 503 with the canceled transfer when the business cannot pay. */
+        /**
+         * Accepts an offer: the stock falls and the cash moves in one transaction; 503 with the canceled transfer when the business cannot pay.
+         * @description Accepts an offer: the stock falls and the cash moves to the acceptor in one transaction. An offer that requires confirmation waits for the emailed link. When the business cannot pay, the answer is 503 transfer_failed with the canceled transfer.
+         */
         post: operations["postOfferAccept"];
         delete?: never;
         options?: never;
@@ -2270,7 +2705,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Signs a person up (public apps only), sets the 4-digit PIN, accepts the offer and answers a token with the signup_accept permissions. */
+        /**
+         * Signs a person up (public apps only), sets the 4-digit PIN, accepts the offer and answers a token with the signup_accept permissions.
+         * @description Signs a person up through a public app, sets their 4-digit PIN, accepts the offer and answers a token with the signup_accept permissions: an offer taken in one call.
+         */
         post: operations["postOfferSignupAccept"];
         delete?: never;
         options?: never;
@@ -2285,10 +2723,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Operators: offers, newest first, optionally of one business or in one state. */
+        /**
+         * Operators: offers, newest first, optionally of one business or in one state.
+         * @description Offers, newest first, optionally of one business or in one state. Operator key (the CLI drives it).
+         */
         get: operations["getAdminOffers"];
         put?: never;
-        /** Operators: creates an offer for a business (profile_id, or the issuer of design_id). */
+        /**
+         * Operators: creates an offer for a business (profile_id, or the issuer of design_id).
+         * @description Creates an offer for a business (profile_id, or the issuer of design_id); an individual cannot publish offers. Operator key (the CLI drives it).
+         */
         post: operations["postAdminOffers"];
         delete?: never;
         options?: never;
@@ -2303,7 +2747,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Operators: one offer. */
+        /**
+         * Operators: one offer.
+         * @description One offer in full. Operator key (the CLI drives it).
+         */
         get: operations["getAdminOffersByOfferId"];
         put?: never;
         post?: never;
@@ -2322,7 +2769,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Operators: closes an offer for good. */
+        /**
+         * Operators: closes an offer for good.
+         * @description Closes an offer for good; confirmations already waiting can still complete. Operator key (the CLI drives it).
+         */
         post: operations["postAdminOffersClose"];
         delete?: never;
         options?: never;
@@ -2337,10 +2787,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The profile's webhooks (secrets are never shown again). */
+        /**
+         * The profile's webhooks (secrets are never shown again).
+         * @description The webhooks of the profile the token acts for (the path's profile id must be its own); their signing secrets are never shown again.
+         */
         get: operations["getProfileWebhooks"];
         put?: never;
-        /** Registers a handler URL, optionally for some workflow types and states (pending, completed, canceled); answers its signing secret once. */
+        /**
+         * Registers a handler URL, optionally for some workflow types and states (pending, completed, canceled); answers its signing secret once.
+         * @description Registers a handler URL that receives a signed POST when a transfer of the profile changes state, optionally only for some workflow types and states (pending, completed, canceled). Answers the signing secret, this once.
+         */
         post: operations["postProfileWebhooks"];
         delete?: never;
         options?: never;
@@ -2355,11 +2811,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One webhook. */
+        /**
+         * One webhook.
+         * @description One webhook of the profile: its URL, workflow types and states, never its secret.
+         */
         get: operations["getProfileWebhookByWebhookId"];
         put?: never;
         post?: never;
-        /** Removes a webhook; deliveries not yet made are dropped. */
+        /**
+         * Removes a webhook; deliveries not yet made are dropped.
+         * @description Removes a webhook of the profile; no more deliveries are made to it, and those not yet made are dropped.
+         */
         delete: operations["deleteProfileWebhookByWebhookId"];
         options?: never;
         head?: never;
@@ -2375,7 +2837,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** A new signing secret (answered once); the previous one also signs for 24 hours. */
+        /**
+         * A new signing secret (answered once); the previous one also signs for 24 hours.
+         * @description A new signing secret, answered once; the previous secret also signs for 24 hours so handlers can switch.
+         */
         post: operations["postProfileWebhookRotate"];
         delete?: never;
         options?: never;
@@ -2390,7 +2855,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The webhook's deliveries, newest first: delivery id, transfer, attempts, delivered or failed, last error. */
+        /**
+         * The webhook's deliveries, newest first: delivery id, transfer, attempts, delivered or failed, last error.
+         * @description The webhook's deliveries, newest first: delivery id, transfer, attempts, delivered or failed, and the last error.
+         */
         get: operations["getProfileWebhookDeliveries"];
         put?: never;
         post?: never;
@@ -2407,10 +2875,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The profile's webhooks (secrets are never shown again). */
+        /**
+         * The profile's webhooks (secrets are never shown again).
+         * @description The webhooks of the profile with this UID; their secrets are never shown again. Operator key (the CLI drives it).
+         */
         get: operations["getAdminWebhooks"];
         put?: never;
-        /** Registers a handler URL, optionally for some workflow types and states (pending, completed, canceled); answers its signing secret once. */
+        /**
+         * Registers a handler URL, optionally for some workflow types and states (pending, completed, canceled); answers its signing secret once.
+         * @description Registers a handler URL for the profile with this UID, optionally for some workflow types and states; answers its signing secret once. Operator key (the CLI drives it).
+         */
         post: operations["postAdminWebhooks"];
         delete?: never;
         options?: never;
@@ -2425,11 +2899,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One webhook. */
+        /**
+         * One webhook.
+         * @description One webhook, by id, whichever profile owns it; never its secret. Operator key (the CLI drives it).
+         */
         get: operations["getAdminWebhookByWebhookId"];
         put?: never;
         post?: never;
-        /** Removes a webhook; deliveries not yet made are dropped. */
+        /**
+         * Removes a webhook; deliveries not yet made are dropped.
+         * @description Removes a webhook; deliveries not yet made are dropped. Operator key (the CLI drives it).
+         */
         delete: operations["deleteAdminWebhookByWebhookId"];
         options?: never;
         head?: never;
@@ -2445,7 +2925,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** A new signing secret (answered once); the previous one also signs for 24 hours. */
+        /**
+         * A new signing secret (answered once); the previous one also signs for 24 hours.
+         * @description A new signing secret, answered once; the previous one also signs for 24 hours. Operator key (the CLI drives it).
+         */
         post: operations["postAdminWebhookRotate"];
         delete?: never;
         options?: never;
@@ -2460,7 +2943,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The webhook's deliveries, newest first: delivery id, transfer, attempts, delivered or failed, last error. */
+        /**
+         * The webhook's deliveries, newest first: delivery id, transfer, attempts, delivered or failed, last error.
+         * @description The webhook's deliveries, newest first, with attempts and the last error. Operator key (the CLI drives it).
+         */
         get: operations["getAdminWebhookDeliveries"];
         put?: never;
         post?: never;
@@ -2477,10 +2963,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Gets or creates an ACH funding proxy: money arriving on its account number is issued by the issuer, passed through the distributor if named, and lands with the recipient (idempotent). */
+        /**
+         * Gets or creates an ACH funding proxy: money arriving on its account number is issued by the issuer, passed through the distributor if named, and lands with the recipient (idempotent).
+         * @description The same call as POST /fundproxy/get-ach, by query parameters: gets or creates the ACH funding proxy. Idempotent.
+         */
         get: operations["getFundproxyGetAch"];
         put?: never;
-        /** Gets or creates an ACH funding proxy: money arriving on its account number is issued by the issuer, passed through the distributor if named, and lands with the recipient (idempotent). */
+        /**
+         * Gets or creates an ACH funding proxy: money arriving on its account number is issued by the issuer, passed through the distributor if named, and lands with the recipient (idempotent).
+         * @description A server app gets, or creates the first time, an ACH funding proxy: an account number on which arriving money is issued by the issuer, passed through the distributor if one is named, and lands in the recipient's wallet. Idempotent.
+         */
         post: operations["postFundproxyGetAch"];
         delete?: never;
         options?: never;
@@ -2497,7 +2989,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** The simulated ACH rail: money arrives for a proxy's account number and becomes a receive_ach_confirm transfer (a repeated trace_number answers the first). */
+        /**
+         * The simulated ACH rail: money arrives for a proxy's account number and becomes a receive_ach_confirm transfer (a repeated trace_number answers the first).
+         * @description The simulated ACH rail: money arrives for a proxy's account number and becomes a receive_ach_confirm transfer; a repeated trace_number answers the first. Operator key (the CLI drives it).
+         */
         post: operations["postAdminFundproxyDeposit"];
         delete?: never;
         options?: never;
@@ -2512,8 +3007,31 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** This OpenAPI document; servers names the base URL it was served from. */
+        /**
+         * This OpenAPI document; servers names the base URL it was served from.
+         * @description The OpenAPI 3.1 document of every call, written at start-up from the same route declarations that validate requests. No credentials.
+         */
         get: operations["getOpenApiDocument"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/docs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * This document as a readable HTML reference (Swagger UI, served offline).
+         * @description An HTML page that renders /openapi.json with Swagger UI; its script and styles are served by this server under /docs/assets, so it works without the internet. No credentials.
+         */
+        get: operations["getApiReference"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2529,7 +3047,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Liveness: the process answers. */
+        /**
+         * Liveness: the process answers.
+         * @description Answers as long as the process runs, without touching the database. No credentials.
+         */
         get: operations["getHealth"];
         put?: never;
         post?: never;
@@ -2546,7 +3067,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readiness: the database (and Redis, when used) answer. */
+        /**
+         * Readiness: the database (and Redis, when used) answer.
+         * @description Ready when the database, and Redis when it is configured, answer; 503 while they do not. No credentials.
+         */
         get: operations["getReadiness"];
         put?: never;
         post?: never;
@@ -2563,7 +3087,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Prometheus metrics. */
+        /**
+         * Prometheus metrics (operator key).
+         * @description Request counts and durations per route, and the engine's own gauges, in the Prometheus text format. They tell who calls what, so the operator key is required, as on /admin.
+         */
         get: operations["getMetrics"];
         put?: never;
         post?: never;
@@ -2958,89 +3485,7 @@ export interface components {
             original: string;
         };
     };
-    responses: {
-        /** @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). */
-        BadRequest: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Error"];
-            };
-        };
-        /** @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). */
-        Unauthorized: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Error"];
-            };
-        };
-        /** @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). */
-        Forbidden: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Error"];
-            };
-        };
-        /** @description No such resource. */
-        NotFound: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Error"];
-            };
-        };
-        /** @description The resource is in a state that does not allow this. */
-        Conflict: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Error"];
-            };
-        };
-        /** @description The authentication attempt or invitation has expired or is unavailable. */
-        Gone: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Error"];
-            };
-        };
-        /** @description The request body is too large. */
-        PayloadTooLarge: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Error"];
-            };
-        };
-        /** @description The request body is not of an accepted media type. */
-        UnsupportedMediaType: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Error"];
-            };
-        };
-        /** @description The service is busy or a dependency is unavailable; try again. */
-        ServiceUnavailable: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Error"];
-            };
-        };
-    };
+    responses: never;
     parameters: never;
     requestBodies: never;
     headers: never;
@@ -3057,6 +3502,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "first_name": "Pat",
+                 *       "last_name": "Lee",
+                 *       "agreed_terms_and_privacy": true
+                 *     }
+                 */
                 "application/json": {
                     first_name: string;
                     last_name: string;
@@ -3108,12 +3560,85 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `app_not_found`): Basic app authentication is required. Or: The app credentials are not recognized.
+             *     - `invalid_token` (token_error `app_credentials_changed`): The app credentials are not valid.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `app_denied`: The app does not have the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postProfileAddBusiness: {
@@ -3125,6 +3650,26 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "business_name": "Corner Coffee",
+                 *       "business": {
+                 *         "line1": "1 Main St",
+                 *         "city": "Springfield",
+                 *         "state": "IL",
+                 *         "country": "US",
+                 *         "zip": "12345"
+                 *       },
+                 *       "mail": {
+                 *         "line1": "1 Main St",
+                 *         "city": "Springfield",
+                 *         "state": "IL",
+                 *         "country": "US",
+                 *         "zip": "12345"
+                 *       },
+                 *       "manager_uid": "pat@example.com"
+                 *     }
+                 */
                 "application/json": {
                     manager_uid?: string;
                     business_name: string;
@@ -3198,17 +3743,91 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: No profile with this UID on the app's site. Or: A business needs a managing personal profile (manager_uid). Or: No personal profile with this manager UID on the app's site.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `app_not_found`): Basic app authentication is required. Or: The app credentials are not recognized.
+             *     - `invalid_token` (token_error `app_credentials_changed`): The app credentials are not valid.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `app_denied`: The app does not have the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getProfileGetByUid: {
         parameters: {
             query: {
+                /** @example pat@example.com */
                 uid: string;
             };
             header?: never;
@@ -3228,9 +3847,46 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `app_not_found`): Basic app authentication is required. Or: The app credentials are not recognized.
+             *     - `invalid_token` (token_error `app_credentials_changed`): The app credentials are not valid.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `app_denied`: The app does not have the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postProfileToken: {
@@ -3242,6 +3898,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "uid": "pat@example.com"
+                 *     }
+                 */
                 "application/json": {
                     uid: string;
                     manager_uid?: string;
@@ -3270,12 +3931,86 @@ export interface operations {
                     "application/json": components["schemas"]["AccessTokenInfo"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: No profile with this UID on the app's site. Or: A business needs a managing personal profile (manager_uid). Or: No personal profile with this manager UID on the app's site.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `app_not_found`): Basic app authentication is required. Or: The app credentials are not recognized.
+             *     - `invalid_token` (token_error `app_credentials_changed`): The app credentials are not valid.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `app_denied`: The app does not have the permission this call needs.
+             *     - `not_manager`: The personal profile does not manage this profile.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getProfileFeatures: {
@@ -3283,6 +4018,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 profileId: string;
             };
             cookie?: never;
@@ -3300,10 +4036,60 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `app_not_found`): Basic app authentication is required. Or: The app credentials are not recognized.
+             *     - `invalid_token` (token_error `app_credentials_changed`): The app credentials are not valid.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `app_denied`: The app does not have the permission this call needs.
+             *     - `not_available`: The profile is not available.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such profile.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     patchProfileFeatures: {
@@ -3311,12 +4097,18 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 profileId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "bill": true
+                 *     }
+                 */
                 "application/json": {
                     design_gl?: boolean | string;
                     bill?: boolean | string;
@@ -3341,13 +4133,99 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `app_not_found`): Basic app authentication is required. Or: The app credentials are not recognized.
+             *     - `invalid_token` (token_error `app_credentials_changed`): The app credentials are not valid.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `app_denied`: The app does not have the permission this call needs.
+             *     - `not_available`: The profile is not available.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such profile.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getMe: {
@@ -3368,9 +4246,49 @@ export interface operations {
                     "application/json": components["schemas"]["Profile"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such profile.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getProfileByProfileId: {
@@ -3378,6 +4296,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 profileId: string;
             };
             cookie?: never;
@@ -3393,8 +4312,32 @@ export interface operations {
                     "application/json": components["schemas"]["Profile"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            404: components["responses"]["NotFound"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such profile.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getWalletInfo: {
@@ -3419,10 +4362,62 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such profile.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postWalletInfo: {
@@ -3434,6 +4429,7 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": Record<string, never>;
                 "application/x-www-form-urlencoded": Record<string, never>;
             };
@@ -3452,13 +4448,101 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such profile.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getTokenSelectable: {
@@ -3481,9 +4565,49 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getTokenSelectByProfileId: {
@@ -3491,6 +4615,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 profileId: string;
             };
             cookie?: never;
@@ -3506,10 +4631,63 @@ export interface operations {
                     "application/json": components["schemas"]["AccessTokenInfo"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             *     - `not_manager`: The personal profile does not manage this profile.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such endpoint.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postTokenRefresh: {
@@ -3521,6 +4699,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "password": "correct horse battery"
+                 *     }
+                 */
                 "application/json": {
                     password?: string;
                     pin?: string;
@@ -3541,11 +4724,78 @@ export interface operations {
                     "application/json": components["schemas"]["AccessTokenInfo"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: Give the password or the PIN.
+             *     - `incorrect_pin`: No PIN (device password) is set for this device; refresh with the password.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `incorrect_password`: The password is not correct.
+             *     - `incorrect_pin`: The PIN is not correct.
+             *     - `refresh_locked`: Too many failed refresh attempts; log out and sign in again.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postTokenLogout: {
@@ -3557,6 +4807,7 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": Record<string, never>;
                 "application/x-www-form-urlencoded": Record<string, never>;
             };
@@ -3571,11 +4822,74 @@ export interface operations {
                     "application/json": Record<string, never>;
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getAdminApps: {
@@ -3607,8 +4921,32 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `token_incorrect`): The operator key is required.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postAdminApps: {
@@ -3620,6 +4958,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Corner Coffee POS"
+                 *     }
+                 */
                 "application/json": {
                     name: string;
                     permissions?: string[] | string;
@@ -3660,11 +5003,71 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `token_incorrect`): The operator key is required.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getAdminAppsByClientId: {
@@ -3672,6 +5075,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example app-1 */
                 clientId: string;
             };
             cookie?: never;
@@ -3696,9 +5100,45 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `token_incorrect`): The operator key is required.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such app.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getAdminProfilesByProfileId: {
@@ -3706,6 +5146,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 profileId: string;
             };
             cookie?: never;
@@ -3728,9 +5169,45 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `token_incorrect`): The operator key is required.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such profile.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     patchAdminProfilesByProfileId: {
@@ -3738,12 +5215,18 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 profileId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "support_paycode": true
+                 *     }
+                 */
                 "application/json": {
                     support_paycode?: boolean | string;
                     preferred_currency?: string | "";
@@ -3766,12 +5249,84 @@ export interface operations {
                     "application/json": components["schemas"]["Profile"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: The username belongs to another profile.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `token_incorrect`): The operator key is required.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such profile.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postAdminProfilesFeatures: {
@@ -3779,12 +5334,18 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 profileId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "feature": "bill"
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {string} */
                     feature: "design_gl" | "bill" | "pull_payment" | "issue_open_loop";
@@ -3807,12 +5368,84 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: No such profile feature.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `token_incorrect`): The operator key is required.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such profile.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     deleteAdminProfilesFeaturesByFeature: {
@@ -3820,13 +5453,16 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 profileId: string;
+                /** @example bill */
                 feature: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": Record<string, never>;
                 "application/x-www-form-urlencoded": Record<string, never>;
             };
@@ -3843,12 +5479,84 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: No such profile feature.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `token_incorrect`): The operator key is required.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such profile.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postAdminProfilesManagers: {
@@ -3856,12 +5564,18 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 profileId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "manager_uid": "pat@example.com"
+                 *     }
+                 */
                 "application/json": {
                     manager_uid: string;
                 };
@@ -3882,12 +5596,85 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: No personal profile with this manager UID on the app's site.
+             *     - `not_business`: Only a business profile has a location.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `token_incorrect`): The operator key is required.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such profile.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     putAdminProfilesLocation: {
@@ -3895,12 +5682,19 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 profileId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "latitude": 40.7128,
+                 *       "longitude": -74.006
+                 *     }
+                 */
                 "application/json": {
                     latitude: string | number;
                     longitude: string | number;
@@ -3921,12 +5715,85 @@ export interface operations {
                     "application/json": components["schemas"]["Profile"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             *     - `not_business`: Only a business profile has a location.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `token_incorrect`): The operator key is required.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such profile.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     deleteAdminProfilesLocation: {
@@ -3934,12 +5801,14 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 profileId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": Record<string, never>;
                 "application/x-www-form-urlencoded": Record<string, never>;
             };
@@ -3954,12 +5823,85 @@ export interface operations {
                     "application/json": components["schemas"]["Profile"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             *     - `not_business`: Only a business profile has a location.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `token_incorrect`): The operator key is required.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such profile.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postAdminProfilesWallet: {
@@ -3967,12 +5909,18 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 profileId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "action": "suspend"
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {string} */
                     action: "suspend" | "unsuspend" | "close";
@@ -3995,12 +5943,84 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: The wallet cannot make that change in its current state.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `token_incorrect`): The operator key is required.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such profile.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postAttemptSignup: {
@@ -4012,6 +6032,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "device_uuid": "device-1",
+                 *       "login": "pat@example.com",
+                 *       "client_id": "12345"
+                 *     }
+                 */
                 "application/json": {
                     client_id?: string;
                     device_name?: string;
@@ -4050,10 +6077,74 @@ export interface operations {
                     "application/json": components["schemas"]["AuthnResult"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: The client_id is not a known app. Or: That address belongs to another wallet.
+             *     - `captcha_required`: Excessive guessing was detected; solve the captcha and resubmit with g-recaptcha-response.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Too many requests; slow down and retry later. The error may be:
+             *
+             *     - `rate_limited`: Too many requests; try again after Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next call is allowed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postAttemptSignin: {
@@ -4065,6 +6156,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "device_uuid": "device-1",
+                 *       "login": "pat@example.com",
+                 *       "client_id": "12345"
+                 *     }
+                 */
                 "application/json": {
                     client_id?: string;
                     device_name?: string;
@@ -4103,10 +6201,74 @@ export interface operations {
                     "application/json": components["schemas"]["AuthnResult"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: The client_id is not a known app. Or: That address belongs to another wallet.
+             *     - `captcha_required`: Excessive guessing was detected; solve the captcha and resubmit with g-recaptcha-response.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Too many requests; slow down and retry later. The error may be:
+             *
+             *     - `rate_limited`: Too many requests; try again after Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next call is allowed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postAttemptReset: {
@@ -4118,6 +6280,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "device_uuid": "device-1",
+                 *       "login": "pat@example.com",
+                 *       "client_id": "12345"
+                 *     }
+                 */
                 "application/json": {
                     client_id?: string;
                     device_name?: string;
@@ -4156,10 +6325,74 @@ export interface operations {
                     "application/json": components["schemas"]["AuthnResult"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: The client_id is not a known app. Or: That address belongs to another wallet.
+             *     - `captcha_required`: Excessive guessing was detected; solve the captcha and resubmit with g-recaptcha-response.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Too many requests; slow down and retry later. The error may be:
+             *
+             *     - `rate_limited`: Too many requests; try again after Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next call is allowed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postAttemptAccept: {
@@ -4171,6 +6404,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "device_uuid": "device-1",
+                 *       "login": "pat@example.com",
+                 *       "client_id": "12345",
+                 *       "invite_id": "inv1234567890"
+                 *     }
+                 */
                 "application/json": {
                     client_id?: string;
                     device_name?: string;
@@ -4209,11 +6450,87 @@ export interface operations {
                     "application/json": components["schemas"]["AuthnResult"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            410: components["responses"]["Gone"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: The client_id is not a known app. Or: That address belongs to another wallet.
+             *     - `captcha_required`: Excessive guessing was detected; solve the captcha and resubmit with g-recaptcha-response.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The authentication attempt or invitation has expired or is unavailable. The error may be:
+             *
+             *     - `unavailable`: The invitation has expired or is unavailable.
+             */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Too many requests; slow down and retry later. The error may be:
+             *
+             *     - `rate_limited`: Too many requests; try again after Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next call is allowed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postAttemptSigninClosed: {
@@ -4225,6 +6542,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "device_uuid": "device-1",
+                 *       "login": "pat@example.com",
+                 *       "client_id": "12345"
+                 *     }
+                 */
                 "application/json": {
                     client_id?: string;
                     device_name?: string;
@@ -4263,11 +6587,88 @@ export interface operations {
                     "application/json": components["schemas"]["AuthnResult"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: The client_id is not a known app. Or: That address belongs to another wallet.
+             *     - `captcha_required`: Excessive guessing was detected; solve the captcha and resubmit with g-recaptcha-response.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `app_not_found`): Basic app authentication is required. Or: The app credentials are not recognized.
+             *     - `invalid_token` (token_error `app_credentials_changed`): The app credentials are not valid.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Too many requests; slow down and retry later. The error may be:
+             *
+             *     - `rate_limited`: Too many requests; try again after Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next call is allowed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postAttemptSignupClosed: {
@@ -4279,6 +6680,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "device_uuid": "device-1",
+                 *       "login": "pat@example.com",
+                 *       "client_id": "12345"
+                 *     }
+                 */
                 "application/json": {
                     client_id?: string;
                     device_name?: string;
@@ -4317,11 +6725,88 @@ export interface operations {
                     "application/json": components["schemas"]["AuthnResult"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: The client_id is not a known app. Or: That address belongs to another wallet.
+             *     - `captcha_required`: Excessive guessing was detected; solve the captcha and resubmit with g-recaptcha-response.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `app_not_found`): Basic app authentication is required. Or: The app credentials are not recognized.
+             *     - `invalid_token` (token_error `app_credentials_changed`): The app credentials are not valid.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Too many requests; slow down and retry later. The error may be:
+             *
+             *     - `rate_limited`: Too many requests; try again after Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next call is allowed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postAttemptAuthUid: {
@@ -4329,12 +6814,19 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example aa1234567890 */
                 attemptId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "factor_id": "f1",
+                 *       "code": "123456"
+                 *     }
+                 */
                 "application/json": {
                     factor_id: string;
                     code: string;
@@ -4357,12 +6849,101 @@ export interface operations {
                     "application/json": components["schemas"]["AuthnResult"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            410: components["responses"]["Gone"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: The code is not correct.
+             *     - `captcha_required`: Excessive guessing was detected; solve the captcha and resubmit with g-recaptcha-response.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): The attempt secret is required.
+             *     - `invalid_token` (token_error `token_incorrect`): The attempt secret is not correct.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The authentication attempt or invitation has expired or is unavailable. The error may be:
+             *
+             *     - `unavailable`: The authentication attempt has expired or is unavailable; start again.
+             */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Too many requests; slow down and retry later. The error may be:
+             *
+             *     - `rate_limited`: Too many requests; try again after Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next call is allowed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postAttemptAuthPassword: {
@@ -4370,12 +6951,18 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example aa1234567890 */
                 attemptId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "password": "correct horse battery"
+                 *     }
+                 */
                 "application/json": {
                     password: string;
                     "g-recaptcha-response"?: string;
@@ -4396,12 +6983,101 @@ export interface operations {
                     "application/json": components["schemas"]["AuthnResult"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            410: components["responses"]["Gone"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: The login or the password is not correct.
+             *     - `captcha_required`: Excessive guessing was detected; solve the captcha and resubmit with g-recaptcha-response.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): The attempt secret is required.
+             *     - `invalid_token` (token_error `token_incorrect`): The attempt secret is not correct.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The authentication attempt or invitation has expired or is unavailable. The error may be:
+             *
+             *     - `unavailable`: The authentication attempt has expired or is unavailable; start again.
+             */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Too many requests; slow down and retry later. The error may be:
+             *
+             *     - `rate_limited`: Too many requests; try again after Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next call is allowed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postAttemptAddFactor: {
@@ -4409,12 +7085,18 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example aa1234567890 */
                 attemptId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "login": "+15555550123"
+                 *     }
+                 */
                 "application/json": {
                     login: string;
                     countries?: string[] | string;
@@ -4435,12 +7117,100 @@ export interface operations {
                     "application/json": components["schemas"]["AuthnResult"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            410: components["responses"]["Gone"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: That address belongs to another wallet.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): The attempt secret is required.
+             *     - `invalid_token` (token_error `token_incorrect`): The attempt secret is not correct.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The authentication attempt or invitation has expired or is unavailable. The error may be:
+             *
+             *     - `unavailable`: The authentication attempt has expired or is unavailable; start again.
+             */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Too many requests; slow down and retry later. The error may be:
+             *
+             *     - `rate_limited`: Too many requests; try again after Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next call is allowed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postAttemptSetSignupData: {
@@ -4448,12 +7218,19 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example aa1234567890 */
                 attemptId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "first_name": "Pat",
+                 *       "last_name": "Lee"
+                 *     }
+                 */
                 "application/json": {
                     first_name?: string;
                     last_name?: string;
@@ -4476,12 +7253,100 @@ export interface operations {
                     "application/json": components["schemas"]["AuthnResult"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            410: components["responses"]["Gone"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): The attempt secret is required.
+             *     - `invalid_token` (token_error `token_incorrect`): The attempt secret is not correct.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The authentication attempt or invitation has expired or is unavailable. The error may be:
+             *
+             *     - `unavailable`: The authentication attempt has expired or is unavailable; start again.
+             */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Too many requests; slow down and retry later. The error may be:
+             *
+             *     - `rate_limited`: Too many requests; try again after Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next call is allowed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postAttemptSignupFinish: {
@@ -4489,12 +7354,18 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example aa1234567890 */
                 attemptId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "agreed": true
+                 *     }
+                 */
                 "application/json": {
                     agreed: boolean | string;
                 };
@@ -4513,12 +7384,100 @@ export interface operations {
                     "application/json": components["schemas"]["AuthnResult"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            410: components["responses"]["Gone"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: Multi-factor authentication is not complete.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): The attempt secret is required.
+             *     - `invalid_token` (token_error `token_incorrect`): The attempt secret is not correct.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The authentication attempt or invitation has expired or is unavailable. The error may be:
+             *
+             *     - `unavailable`: The authentication attempt has expired or is unavailable; start again.
+             */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Too many requests; slow down and retry later. The error may be:
+             *
+             *     - `rate_limited`: Too many requests; try again after Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next call is allowed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postAttemptResetPassword: {
@@ -4526,12 +7485,18 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example aa1234567890 */
                 attemptId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "password": "correct horse battery"
+                 *     }
+                 */
                 "application/json": {
                     password: string;
                 };
@@ -4550,12 +7515,100 @@ export interface operations {
                     "application/json": components["schemas"]["AuthnResult"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            410: components["responses"]["Gone"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: Multi-factor authentication is not complete.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): The attempt secret is required.
+             *     - `invalid_token` (token_error `token_incorrect`): The attempt secret is not correct.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The authentication attempt or invitation has expired or is unavailable. The error may be:
+             *
+             *     - `unavailable`: The authentication attempt has expired or is unavailable; start again.
+             */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Too many requests; slow down and retry later. The error may be:
+             *
+             *     - `rate_limited`: Too many requests; try again after Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next call is allowed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postAttemptSetTrust: {
@@ -4563,12 +7616,18 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example aa1234567890 */
                 attemptId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "trust30": true
+                 *     }
+                 */
                 "application/json": {
                     trust30: boolean | string;
                     "g-recaptcha-response"?: string;
@@ -4589,12 +7648,100 @@ export interface operations {
                     "application/json": Record<string, never>;
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            410: components["responses"]["Gone"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): The attempt secret is required.
+             *     - `invalid_token` (token_error `token_incorrect`): The attempt secret is not correct.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The authentication attempt or invitation has expired or is unavailable. The error may be:
+             *
+             *     - `unavailable`: The authentication attempt has expired or is unavailable; start again.
+             */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Too many requests; slow down and retry later. The error may be:
+             *
+             *     - `rate_limited`: Too many requests; try again after Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next call is allowed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getAttemptRecaptchaInvisibleSitekey: {
@@ -4619,7 +7766,34 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Too many requests; slow down and retry later. The error may be:
+             *
+             *     - `rate_limited`: Too many requests; try again after Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next call is allowed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postInvitationInvite: {
@@ -4631,6 +7805,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "first_name": "Sam",
+                 *       "last_name": "Lee",
+                 *       "url_template": "example",
+                 *       "sender_name": "example",
+                 *       "email": "sam@example.com"
+                 *     }
+                 */
                 "application/json": {
                     first_name: string;
                     last_name: string;
@@ -4677,11 +7860,87 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `app_not_found`): Basic app authentication is required. Or: The app credentials are not recognized.
+             *     - `invalid_token` (token_error `app_credentials_changed`): The app credentials are not valid.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Too many requests; slow down and retry later. The error may be:
+             *
+             *     - `rate_limited`: Too many requests; try again after Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next call is allowed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getInvitationByInviteId: {
@@ -4689,6 +7948,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example inv1234567890 */
                 inviteId: string;
             };
             cookie?: never;
@@ -4717,9 +7977,45 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            404: components["responses"]["NotFound"];
-            410: components["responses"]["Gone"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such endpoint.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The authentication attempt or invitation has expired or is unavailable. The error may be:
+             *
+             *     - `unavailable`: The invitation has expired or is unavailable.
+             */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postInvitationReinvite: {
@@ -4727,12 +8023,14 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example inv1234567890 */
                 inviteId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": {
                     first_name?: string;
                     last_name?: string;
@@ -4779,14 +8077,126 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            410: components["responses"]["Gone"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `app_not_found`): Basic app authentication is required. Or: The app credentials are not recognized.
+             *     - `invalid_token` (token_error `app_credentials_changed`): The app credentials are not valid.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `app_denied`: Only the app that sent the invitation may change it.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such endpoint.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The authentication attempt or invitation has expired or is unavailable. The error may be:
+             *
+             *     - `unavailable`: The invitation has expired or is unavailable.
+             */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Too many requests; slow down and retry later. The error may be:
+             *
+             *     - `rate_limited`: Too many requests; try again after Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next call is allowed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postInvitationExpire: {
@@ -4794,12 +8204,14 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example inv1234567890 */
                 inviteId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": Record<string, never>;
                 "application/x-www-form-urlencoded": Record<string, never>;
             };
@@ -4818,14 +8230,111 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            410: components["responses"]["Gone"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `app_not_found`): Basic app authentication is required. Or: The app credentials are not recognized.
+             *     - `invalid_token` (token_error `app_credentials_changed`): The app credentials are not valid.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `app_denied`: Only the app that sent the invitation may change it.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such endpoint.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The authentication attempt or invitation has expired or is unavailable. The error may be:
+             *
+             *     - `unavailable`: The invitation has expired or is unavailable.
+             */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getWalletFinishInvite: {
@@ -4852,9 +8361,49 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postWalletFinishInvite: {
@@ -4866,6 +8415,7 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": Record<string, never>;
                 "application/x-www-form-urlencoded": Record<string, never>;
             };
@@ -4886,21 +8436,102 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getAuthorize: {
         parameters: {
             query?: {
+                /** @example code */
                 response_type?: string;
+                /** @example 12345 */
                 client_id?: string;
+                /** @example https://app.example.com/callback */
                 redirect_uri?: string;
+                /** @example view_wallet */
                 scope?: string;
+                /** @example st-1 */
                 state?: string;
                 uuid?: string;
                 name?: string;
@@ -4930,7 +8561,34 @@ export interface operations {
                 };
                 content?: never;
             };
-            400: components["responses"]["BadRequest"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Too many requests; slow down and retry later. The error may be:
+             *
+             *     - `rate_limited`: Too many requests; try again after Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next call is allowed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postAuthorizeSignin: {
@@ -4942,6 +8600,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "flow": "f1",
+                 *       "login": "pat@example.com",
+                 *       "password": "correct horse battery"
+                 *     }
+                 */
                 "application/json": {
                     flow: string;
                     login: string;
@@ -4973,11 +8638,82 @@ export interface operations {
                 };
                 content?: never;
             };
-            400: components["responses"]["BadRequest"];
-            403: components["responses"]["Forbidden"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An HTML page: the form has expired or was not sent from this site; start again from the app. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Too many requests; slow down and retry later. The error may be:
+             *
+             *     - `rate_limited`: Too many requests; try again after Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next call is allowed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postAuthorizeCode: {
@@ -4989,6 +8725,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "flow": "f1",
+                 *       "code": "123456"
+                 *     }
+                 */
                 "application/json": {
                     flow: string;
                     code: string;
@@ -5018,11 +8760,82 @@ export interface operations {
                 };
                 content?: never;
             };
-            400: components["responses"]["BadRequest"];
-            403: components["responses"]["Forbidden"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An HTML page: the form has expired or was not sent from this site; start again from the app. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Too many requests; slow down and retry later. The error may be:
+             *
+             *     - `rate_limited`: Too many requests; try again after Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next call is allowed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postAuthorizeConsent: {
@@ -5034,6 +8847,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "flow": "f1",
+                 *       "decision": "allow"
+                 *     }
+                 */
                 "application/json": {
                     flow: string;
                     /** @enum {string} */
@@ -5065,11 +8884,82 @@ export interface operations {
                 };
                 content?: never;
             };
-            400: components["responses"]["BadRequest"];
-            403: components["responses"]["Forbidden"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An HTML page: the form has expired or was not sent from this site; start again from the app. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Too many requests; slow down and retry later. The error may be:
+             *
+             *     - `rate_limited`: Too many requests; try again after Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next call is allowed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postToken: {
@@ -5081,6 +8971,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "grant_type": "authorization_code",
+                 *       "code": "c0de",
+                 *       "redirect_uri": "https://app.example.com/callback"
+                 *     }
+                 */
                 "application/json": {
                     grant_type?: string;
                     code?: string;
@@ -5109,10 +9006,79 @@ export interface operations {
                     "application/json": components["schemas"]["AccessTokenInfo"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             *     - `invalid_request`: The request is missing a parameter or is malformed.
+             *     - `invalid_client`: The client credentials are not valid.
+             *     - `invalid_grant`: The authorization code is not valid.
+             *     - `unauthorized_client`: The app may not use this grant.
+             *     - `unsupported_grant_type`: Only the authorization_code grant is supported.
+             *     - `invalid_scope`: The scope is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Too many requests; slow down and retry later. The error may be:
+             *
+             *     - `rate_limited`: Too many requests; try again after Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next call is allowed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postWalletAddUid: {
@@ -5124,6 +9090,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "login": "pat@example.com"
+                 *     }
+                 */
                 "application/json": {
                     login: string;
                     /** @enum {string} */
@@ -5160,12 +9131,103 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: That address belongs to another wallet.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Too many requests; slow down and retry later. The error may be:
+             *
+             *     - `rate_limited`: Too many requests; try again after Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next call is allowed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postWalletAddUidConfirm: {
@@ -5177,6 +9239,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "attempt_id": "aa1234567890",
+                 *       "secret": "s3cret",
+                 *       "code": "123456"
+                 *     }
+                 */
                 "application/json": {
                     attempt_id: string;
                     secret: string;
@@ -5208,13 +9277,102 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            410: components["responses"]["Gone"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: The code is not correct. Or: That address belongs to another wallet.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             *     - `invalid_token` (token_error `token_incorrect`): The attempt secret is not correct.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The authentication attempt or invitation has expired or is unavailable. The error may be:
+             *
+             *     - `unavailable`: The authentication attempt has expired or is unavailable; start again.
+             */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postWalletRemoveUid: {
@@ -5226,6 +9384,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "uid": "pat@example.com"
+                 *     }
+                 */
                 "application/json": {
                     uid: string;
                 };
@@ -5248,12 +9411,88 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postWalletChangePassword: {
@@ -5265,6 +9504,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "current_password": "correct horse battery",
+                 *       "new_password": "staple battery horse"
+                 *     }
+                 */
                 "application/json": {
                     current_password: string;
                     new_password: string;
@@ -5287,12 +9532,89 @@ export interface operations {
                     "application/json": Record<string, never>;
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: The login or the password is not correct.
+             *     - `captcha_required`: Excessive guessing was detected; solve the captcha and resubmit with g-recaptcha-response.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postWalletSetDevicePassword: {
@@ -5304,6 +9626,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "current_password": "correct horse battery",
+                 *       "access_method": "fingerprint"
+                 *     }
+                 */
                 "application/json": {
                     current_password: string;
                     access_method: string;
@@ -5329,12 +9657,89 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: The login or the password is not correct.
+             *     - `captcha_required`: Excessive guessing was detected; solve the captcha and resubmit with g-recaptcha-response.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postWalletRemoveDevicePassword: {
@@ -5346,6 +9751,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "access_method": "fingerprint"
+                 *     }
+                 */
                 "application/json": {
                     access_method: string;
                 };
@@ -5366,12 +9776,88 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postWalletChangeName: {
@@ -5383,6 +9869,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "first_name": "Pat",
+                 *       "last_name": "Lee"
+                 *     }
+                 */
                 "application/json": {
                     first_name?: string;
                     last_name?: string;
@@ -5409,12 +9901,88 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     putWalletImage: {
@@ -5448,12 +10016,88 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getProfileImage: {
@@ -5463,7 +10107,9 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @example 1234567890 */
                 profileId: string;
+                /** @example 48 */
                 size: string;
             };
             cookie?: never;
@@ -5482,13 +10128,38 @@ export interface operations {
                     "image/webp": string;
                 };
             };
-            400: components["responses"]["BadRequest"];
-            404: components["responses"]["NotFound"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such endpoint.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getWalletPresend: {
         parameters: {
             query: {
+                /** @example sam@example.com */
                 recipient_uid: string;
                 sender_uid?: string;
                 serial_numbers?: string;
@@ -5518,9 +10189,49 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: No such profile.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postWalletSend: {
@@ -5532,6 +10243,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "recipient_uid": "sam@example.com",
+                 *       "amounts": "0-USD-10.00",
+                 *       "dedup_id": "order-1001"
+                 *     }
+                 */
                 "application/json": {
                     recipient_uid: string;
                     amounts: string;
@@ -5587,12 +10305,88 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: The cash could not be sent; see send_errors. Or: No such profile. Or: A distribution plan id is not a live plan of the design its loop names.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postWalletReceive: {
@@ -5604,6 +10398,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "paycode": "1234-5678-9012",
+                 *       "currency": "USD",
+                 *       "amount": "10.00"
+                 *     }
+                 */
                 "application/json": {
                     paycode: string;
                     currency: string;
@@ -5634,12 +10435,90 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: The cash could not be sent; see send_errors.
+             *     - `code_not_found`: No waiting payment code matches.
+             *     - `code_already_used`: The payment code was already used.
+             *     - `code_limited`: The payment code cannot release this amount.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postWalletAcceptCode: {
@@ -5651,6 +10530,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "code": "123456"
+                 *     }
+                 */
                 "application/json": {
                     code: string;
                 };
@@ -5672,17 +10556,95 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: No waiting invitation has this code. Or: The sender of an invitation cannot accept it. Or: The cash could not be sent; see send_errors.
+             *     - `not_waiting`: The transfer is not waiting.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getWalletSearch: {
         parameters: {
             query: {
+                /** @example corner */
                 q: string;
                 uid?: string;
                 limit?: number | string;
@@ -5743,9 +10705,49 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getWalletHistory: {
@@ -5774,9 +10776,49 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postWalletHistorySync: {
@@ -5788,6 +10830,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "sync_ts": "2026-11-01T00:00:00Z"
+                 *     }
+                 */
                 "application/json": {
                     sync_ts: string;
                     transfer_id?: string;
@@ -5818,12 +10865,88 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getTransferByTransferId: {
@@ -5831,6 +10954,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234-5678-9012 */
                 transferId: string;
             };
             cookie?: never;
@@ -5846,10 +10970,63 @@ export interface operations {
                     "application/json": components["schemas"]["TransferDetail"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             *     - `not_stakeholder`: No such transfer among the transfers this profile takes part in. Or: Only stakeholders of a transfer may see it.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such endpoint.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postTransferRetract: {
@@ -5857,12 +11034,18 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234-5678-9012 */
                 transferId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "reason": "Sent to the wrong person"
+                 *     }
+                 */
                 "application/json": {
                     reason: string;
                 };
@@ -5883,13 +11066,105 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: The reason is not valid for this transfer.
+             *     - `not_waiting`: The transfer is not waiting.
+             *     - `cannot_retract`: The transfer can no longer be retracted.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `not_stakeholder`: No such transfer among the transfers this profile takes part in.
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             *     - `not_initiator`: Only the profile that initiated the transfer may do this.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such endpoint.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postTransferSkip: {
@@ -5897,12 +11172,14 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234-5678-9012 */
                 transferId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": Record<string, never>;
                 "application/x-www-form-urlencoded": Record<string, never>;
             };
@@ -5919,13 +11196,104 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             *     - `not_waiting`: The transfer is not waiting.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             *     - `not_stakeholder`: No such transfer among the transfers this profile takes part in.
+             *     - `not_initiator`: Only the profile that initiated the transfer may do this.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such endpoint.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postTransferChangePaycodeExpiration: {
@@ -5933,12 +11301,19 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234-5678-9012 */
                 transferId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "paycode": "1234-5678-9012",
+                 *       "expire_seconds": 86400
+                 *     }
+                 */
                 "application/json": {
                     paycode: string;
                     expire_seconds: number | string;
@@ -5961,13 +11336,104 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: The payment code does not belong to this transfer.
+             *     - `not_waiting`: The transfer is not waiting.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             *     - `not_stakeholder`: No such transfer among the transfers this profile takes part in.
+             *     - `not_initiator`: Only the profile that initiated the transfer may do this.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such endpoint.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postTransferAccept: {
@@ -5975,12 +11441,14 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234-5678-9012 */
                 transferId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": Record<string, never>;
                 "application/x-www-form-urlencoded": Record<string, never>;
             };
@@ -5997,13 +11465,104 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: The cash could not be sent; see send_errors.
+             *     - `not_waiting`: The transfer is not waiting.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             *     - `not_stakeholder`: No such transfer among the transfers this profile takes part in.
+             *     - `not_recipient`: Only the invited recipient may do this.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such endpoint.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postTransferRefuse: {
@@ -6011,12 +11570,14 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234-5678-9012 */
                 transferId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": Record<string, never>;
                 "application/x-www-form-urlencoded": Record<string, never>;
             };
@@ -6033,13 +11594,104 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             *     - `not_waiting`: The transfer is not waiting.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             *     - `not_stakeholder`: No such transfer among the transfers this profile takes part in.
+             *     - `not_recipient`: Only the invited recipient may do this.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such endpoint.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postTransferResend: {
@@ -6047,12 +11699,14 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234-5678-9012 */
                 transferId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": Record<string, never>;
                 "application/x-www-form-urlencoded": Record<string, never>;
             };
@@ -6069,23 +11723,131 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             *     - `not_waiting`: The transfer is not waiting.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             *     - `not_stakeholder`: No such transfer among the transfers this profile takes part in.
+             *     - `not_initiator`: Only the profile that initiated the transfer may do this.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such endpoint.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Too many requests; slow down and retry later. The error may be:
+             *
+             *     - `rate_limited`: Too many requests; try again after Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next call is allowed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getWalletAccountPresend: {
         parameters: {
             query: {
+                /** @example 10.00 */
                 amount: string | number;
                 serial_numbers?: string;
             };
             header?: never;
             path: {
+                /** @example 1234567890 */
                 accountId: string;
             };
             cookie?: never;
@@ -6114,10 +11876,62 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: No such bank account on this profile. Or: The amount is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such endpoint.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postWalletAccountSend: {
@@ -6125,12 +11939,21 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 accountId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "amount": "10.00",
+                 *       "offer_name": "standard",
+                 *       "fee_option_name": "add",
+                 *       "dedup_id": "payout-1"
+                 *     }
+                 */
                 "application/json": {
                     amount: string | number;
                     offer_name: string;
@@ -6162,13 +11985,101 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: No such bank account on this profile. Or: No such deposit offer or fee option; call presend first. Or: The cash could not be sent; see send_errors. Or: The amount is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such endpoint.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postWalletSendDfi: {
@@ -6180,6 +12091,20 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "currency": "USD",
+                 *       "amount": "10.00",
+                 *       "fee": "0.50",
+                 *       "recipient_about": {
+                 *         "name": "Sam Lee"
+                 *       },
+                 *       "recipient_account": {
+                 *         "routing_number": "021000021",
+                 *         "account_number": "000123456789"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     currency: string;
                     amount: string | number;
@@ -6235,12 +12160,88 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: The cash could not be sent; see send_errors. Or: The amount is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postWalletSendFx: {
@@ -6252,6 +12253,23 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "currency": "USD",
+                 *       "amount": "10.00",
+                 *       "fee": "0.50",
+                 *       "recipient_about": {
+                 *         "name": "Sam Lee"
+                 *       },
+                 *       "recipient_account": {
+                 *         "routing_number": "021000021",
+                 *         "account_number": "000123456789"
+                 *       },
+                 *       "fx": {
+                 *         "currency": "EUR"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     currency: string;
                     amount: string | number;
@@ -6323,12 +12341,88 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: The cash could not be sent; see send_errors. Or: No exchange rate for this pair of currencies. Or: The amount is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getAdminLedgerIssuer: {
@@ -6351,8 +12445,32 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `token_incorrect`): The operator key is required.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postAdminLedgerIssuer: {
@@ -6364,6 +12482,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "uid": "pat@example.com"
+                 *     }
+                 */
                 "application/json": {
                     uid: string;
                 };
@@ -6384,11 +12507,71 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: No such profile. Or: The profile lacks the issue_open_loop feature.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `token_incorrect`): The operator key is required.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postAdminLedgerIssue: {
@@ -6400,6 +12583,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "to_uid": "pat@example.com",
+                 *       "amount": "100.00",
+                 *       "currency": "USD"
+                 *     }
+                 */
                 "application/json": {
                     to_uid: string;
                     amount: string | number;
@@ -6426,11 +12616,71 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: No open loop issuer is designated. Or: No such profile. Or: The cash could not be sent; see send_errors. Or: The amount is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `token_incorrect`): The operator key is required.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getAdminLedgerAudit: {
@@ -6470,8 +12720,32 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `token_incorrect`): The operator key is required.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getAdminLedgerHoldingsByProfileId: {
@@ -6479,6 +12753,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 profileId: string;
             };
             cookie?: never;
@@ -6496,9 +12771,45 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: No such profile.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `token_incorrect`): The operator key is required.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such endpoint.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getAdminLedgerAccounts: {
@@ -6534,8 +12845,32 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `token_incorrect`): The operator key is required.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postAdminLedgerAccounts: {
@@ -6547,6 +12882,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "routing_number": "021000021",
+                 *       "account_number": "000123456789",
+                 *       "uid": "pat@example.com",
+                 *       "holder_name": "Pat Lee"
+                 *     }
+                 */
                 "application/json": {
                     routing_number: string;
                     account_number: string;
@@ -6584,11 +12927,71 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: No such profile.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `token_incorrect`): The operator key is required.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getAdminLedgerFxRates: {
@@ -6615,8 +13018,32 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `token_incorrect`): The operator key is required.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postAdminLedgerFxRates: {
@@ -6628,6 +13055,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "source_currency": "USD",
+                 *       "dest_currency": "EUR",
+                 *       "rate": "0.92"
+                 *     }
+                 */
                 "application/json": {
                     source_currency: string;
                     dest_currency: string;
@@ -6656,11 +13090,71 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `token_incorrect`): The operator key is required.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postWalletTrade: {
@@ -6672,6 +13166,25 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "recipient_uid": "sam@example.com",
+                 *       "amounts": [
+                 *         {
+                 *           "loop_id": "0",
+                 *           "currency": "USD",
+                 *           "amount": "10.00"
+                 *         }
+                 *       ],
+                 *       "expect_amounts": [
+                 *         {
+                 *           "loop_id": "1234567890",
+                 *           "currency": "USD",
+                 *           "amount": "10.00"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     recipient_uid: string;
                     amounts: {
@@ -6716,12 +13229,88 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: The cash could not be sent; see send_errors. Or: No such profile. Or: A distribution plan id is not a live plan of the design its loop names.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postTransferAcceptTrade: {
@@ -6729,12 +13318,14 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234-5678-9012 */
                 transferId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": {
                     settler_uid?: string;
                     distribution_plan_ids?: {
@@ -6761,13 +13352,104 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: The cash could not be sent; see send_errors. Or: A distribution plan id is not a live plan of the design its loop names.
+             *     - `not_waiting`: The transfer is not waiting.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             *     - `not_stakeholder`: No such transfer among the transfers this profile takes part in.
+             *     - `not_recipient`: Only the invited recipient may do this.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such endpoint.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postDesignBill: {
@@ -6775,12 +13457,20 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 designId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "amount": "25.00",
+                 *       "distribution_plan_id": "example",
+                 *       "sender_uid": "sam@example.com"
+                 *     }
+                 */
                 "application/json": {
                     amount: string | number;
                     distribution_plan_id: string;
@@ -6833,13 +13523,103 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: The cash could not be sent; see send_errors.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             *     - `forbidden`: This profile may not do this to the design.
+             *     - `feature_required`: The profile lacks the feature this design type needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such design (or it is not visible to this profile). Or: No such distribution plan on this design.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postDesignSend: {
@@ -6847,12 +13627,20 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 designId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "recipient_uid": "sam@example.com",
+                 *       "distribution_plan_id": "example",
+                 *       "amount": "10.00"
+                 *     }
+                 */
                 "application/json": {
                     recipient_uid: string;
                     distribution_plan_id: string;
@@ -6899,13 +13687,102 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: The cash could not be sent; see send_errors.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             *     - `forbidden`: This profile may not do this to the design.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such design (or it is not visible to this profile). Or: No such distribution plan on this design.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postDesignCreate: {
@@ -6917,6 +13794,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "title": "Coffee card",
+                 *       "currency": "USD",
+                 *       "design_type": "gl_design"
+                 *     }
+                 */
                 "application/json": {
                     title: string;
                     currency: string;
@@ -6952,12 +13836,89 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             *     - `feature_required`: The profile lacks the feature this design type needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getDesign: {
@@ -6991,9 +13952,49 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getDesignByDesignId: {
@@ -7001,6 +14002,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 designId: string;
             };
             cookie?: never;
@@ -7027,9 +14029,49 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such design (or it is not visible to this profile).
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     deleteDesignByDesignId: {
@@ -7037,12 +14079,14 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 designId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": Record<string, never>;
                 "application/x-www-form-urlencoded": Record<string, never>;
             };
@@ -7057,13 +14101,103 @@ export interface operations {
                     "application/json": Record<string, never>;
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             *     - `published`: A published design cannot be deleted.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             *     - `forbidden`: This profile may not do this to the design.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such design (or it is not visible to this profile).
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     patchDesignByDesignId: {
@@ -7071,12 +14205,18 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 designId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "title": "Coffee card"
+                 *     }
+                 */
                 "application/json": {
                     title?: string;
                     description_html?: string | null;
@@ -7144,13 +14284,103 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             *     - `published`: A published design cannot be deleted.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             *     - `forbidden`: This profile may not do this to the design.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such design (or it is not visible to this profile).
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postDesignPlanCreate: {
@@ -7158,12 +14388,18 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 designId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "title": "Coffee card"
+                 *     }
+                 */
                 "application/json": {
                     title: string;
                 };
@@ -7184,13 +14420,102 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             *     - `forbidden`: This profile may not do this to the design.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such design (or it is not visible to this profile).
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     deleteDesignPlanByPlanId: {
@@ -7198,13 +14523,16 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 designId: string;
+                /** @example 1234567890 */
                 planId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": Record<string, never>;
                 "application/x-www-form-urlencoded": Record<string, never>;
             };
@@ -7230,13 +14558,102 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             *     - `forbidden`: This profile may not do this to the design.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such design (or it is not visible to this profile). Or: No such distribution plan on this design.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     patchDesignPlanByPlanId: {
@@ -7244,13 +14661,20 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 designId: string;
+                /** @example 1234567890 */
                 planId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "title": "Spring plan"
+                 *     }
+                 */
                 "application/json": {
                     title?: string;
                     recipients?: {
@@ -7294,13 +14718,102 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             *     - `forbidden`: This profile may not do this to the design.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such design (or it is not visible to this profile). Or: No such distribution plan on this design.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postDesignAgreementAdd: {
@@ -7308,12 +14821,20 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 designId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "uid": "pat@example.com",
+                 *       "terms_text": "Redeem at face value.",
+                 *       "redeemer": true
+                 *     }
+                 */
                 "application/json": {
                     uid: string;
                     redeemer?: boolean | string;
@@ -7361,13 +14882,102 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: The uid names no profile.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             *     - `forbidden`: This profile may not do this to the design.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such design (or it is not visible to this profile).
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postDesignAgreementRemove: {
@@ -7375,12 +14985,20 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 designId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "ids": [
+                 *         "1234567890"
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     ids: string[] | string;
                 };
@@ -7408,13 +15026,102 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             *     - `forbidden`: This profile may not do this to the design.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such design (or it is not visible to this profile).
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postDesignAgreementActivate: {
@@ -7422,13 +15129,16 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 designId: string;
+                /** @example 1234567890 */
                 agreementId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": Record<string, never>;
                 "application/x-www-form-urlencoded": Record<string, never>;
             };
@@ -7452,13 +15162,102 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             *     - `forbidden`: This profile may not do this to the design. Or: Only the member named in the agreement (or, to deactivate, a network owner) may do this.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such design (or it is not visible to this profile). Or: No such agreement on this design.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postDesignAgreementDeactivate: {
@@ -7466,13 +15265,16 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 designId: string;
+                /** @example 1234567890 */
                 agreementId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": Record<string, never>;
                 "application/x-www-form-urlencoded": Record<string, never>;
             };
@@ -7496,13 +15298,102 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             *     - `forbidden`: This profile may not do this to the design. Or: Only the member named in the agreement (or, to deactivate, a network owner) may do this.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such design (or it is not visible to this profile). Or: No such agreement on this design.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getDesignRedeemers: {
@@ -7510,6 +15401,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 designId: string;
             };
             cookie?: never;
@@ -7530,10 +15422,63 @@ export interface operations {
                     })[];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             *     - `forbidden`: This profile may not do this to the design.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such design (or it is not visible to this profile).
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getWalletPaycardList: {
@@ -7561,9 +15506,49 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postWalletPaycardLink: {
@@ -7575,6 +15560,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "pan": "4000001234567899",
+                 *       "pin": "1234"
+                 *     }
+                 */
                 "application/json": {
                     pan: string;
                     pin: string;
@@ -7597,12 +15588,88 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: The wallet links as many cards as it may.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postWalletPaycardDelete: {
@@ -7614,6 +15681,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "card_id": "card-1"
+                 *     }
+                 */
                 "application/json": {
                     card_id: string;
                 };
@@ -7632,12 +15704,88 @@ export interface operations {
                     "application/json": Record<string, never>;
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: No such card on this wallet. Or: The card was deleted.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postWalletPaycardSuspend: {
@@ -7649,6 +15797,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "card_id": "card-1"
+                 *     }
+                 */
                 "application/json": {
                     card_id: string;
                 };
@@ -7667,12 +15820,88 @@ export interface operations {
                     "application/json": Record<string, never>;
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: No such card on this wallet. Or: The card was deleted.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postWalletPaycardUnsuspend: {
@@ -7684,6 +15913,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "card_id": "card-1"
+                 *     }
+                 */
                 "application/json": {
                     card_id: string;
                 };
@@ -7702,12 +15936,88 @@ export interface operations {
                     "application/json": Record<string, never>;
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: No such card on this wallet. Or: The card was deleted.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postWalletPaycardSetPin: {
@@ -7719,6 +16029,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "card_id": "card-1",
+                 *       "pin": "1234"
+                 *     }
+                 */
                 "application/json": {
                     card_id: string;
                     pin: string;
@@ -7739,12 +16055,88 @@ export interface operations {
                     "application/json": Record<string, never>;
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: No such card on this wallet. Or: The card was deleted.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postAdminPaycardsAuthorize: {
@@ -7756,6 +16148,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "card_id": "card-1"
+                 *     }
+                 */
                 "application/json": {
                     card_id: string;
                 };
@@ -7777,11 +16174,71 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `token_incorrect`): The operator key is required.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postTransferConfirmBill: {
@@ -7789,12 +16246,14 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234-5678-9012 */
                 transferId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": {
                     declared_bank?: string;
                     declared_amount?: string | number;
@@ -7825,13 +16284,104 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             *     - `not_waiting`: The transfer is not waiting.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             *     - `not_stakeholder`: No such transfer among the transfers this profile takes part in.
+             *     - `not_recipient`: Only the invited recipient may do this.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such endpoint.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postAdminBillsPaid: {
@@ -7839,12 +16389,14 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234-5678-9012 */
                 transferId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": Record<string, never>;
                 "application/x-www-form-urlencoded": Record<string, never>;
             };
@@ -7867,12 +16419,99 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             *     - `not_waiting`: The transfer is not waiting.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `token_incorrect`): The operator key is required.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `not_stakeholder`: No such transfer among the transfers this profile takes part in.
+             *     - `not_recipient`: Only the invited recipient may do this.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such endpoint.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getCampaignList: {
@@ -7901,9 +16540,49 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getCampaignEvents: {
@@ -7944,9 +16623,49 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     putDesignImage: {
@@ -7954,6 +16673,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 designId: string;
             };
             cookie?: never;
@@ -7985,13 +16705,102 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             *     - `forbidden`: This profile may not do this to the design.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such design (or it is not visible to this profile).
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     putDesignImageByDenomination: {
@@ -7999,7 +16808,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 designId: string;
+                /** @example 10.00 */
                 denomination: string;
             };
             cookie?: never;
@@ -8031,13 +16842,102 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             *     - `forbidden`: This profile may not do this to the design.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such design (or it is not visible to this profile).
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getDesignIcon: {
@@ -8045,6 +16945,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 designId: string;
             };
             cookie?: never;
@@ -8062,10 +16963,63 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             *     - `forbidden`: This profile may not do this to the design.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such design (or it is not visible to this profile).
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     putDesignIcon: {
@@ -8073,6 +17027,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 designId: string;
             };
             cookie?: never;
@@ -8112,13 +17067,102 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             *     - `forbidden`: This profile may not do this to the design.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such design (or it is not visible to this profile).
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getDesignIconPreviews: {
@@ -8126,6 +17170,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 designId: string;
             };
             cookie?: never;
@@ -8150,10 +17195,63 @@ export interface operations {
                     } | Record<string, never>;
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             *     - `forbidden`: This profile may not do this to the design.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such design (or it is not visible to this profile).
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getMediaDesignByRendition: {
@@ -8161,7 +17259,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example m1234567890 */
                 mediaId: string;
+                /** @example thumbnail */
                 rendition: string;
             };
             cookie?: never;
@@ -8178,8 +17278,32 @@ export interface operations {
                     "image/jpeg": string;
                 };
             };
-            400: components["responses"]["BadRequest"];
-            404: components["responses"]["NotFound"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such endpoint.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getAdminDesigns: {
@@ -8211,8 +17335,32 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `token_incorrect`): The operator key is required.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getAdminDesignsByDesignId: {
@@ -8220,6 +17368,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 designId: string;
             };
             cookie?: never;
@@ -8244,9 +17393,45 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `token_incorrect`): The operator key is required.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such design (or it is not visible to this profile).
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getAdminDesignsAgreements: {
@@ -8254,6 +17439,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 designId: string;
             };
             cookie?: never;
@@ -8278,14 +17464,51 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `token_incorrect`): The operator key is required.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such design (or it is not visible to this profile).
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getPullRedeemable: {
         parameters: {
             query: {
+                /** @example sam@example.com */
                 sender_uid: string;
                 serial_numbers?: string;
             };
@@ -8330,9 +17553,51 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: No such sender.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             *     - `feature_required`: Only a business with the pull_payment feature pulls payments.
+             *     - `pull_not_consented`: The customer has not let this merchant pull payments.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postPullRedeem: {
@@ -8344,6 +17609,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "sender_uid": "sam@example.com",
+                 *       "amounts": "1234567890-USD-5.00",
+                 *       "dedup_id": "sale-1001"
+                 *     }
+                 */
                 "application/json": {
                     sender_uid: string;
                     amounts?: string;
@@ -8385,12 +17657,90 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: No such sender. Or: The cash could not be sent; see send_errors.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             *     - `feature_required`: Only a business with the pull_payment feature pulls payments.
+             *     - `pull_not_consented`: The customer has not let this merchant pull payments.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postWalletPullConsent: {
@@ -8402,6 +17752,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "merchant_uid": "shop@example.com"
+                 *     }
+                 */
                 "application/json": {
                     merchant_uid: string;
                 };
@@ -8423,12 +17778,88 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: No such sender.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postWalletPullConsentRevoke: {
@@ -8440,6 +17871,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "merchant_uid": "shop@example.com"
+                 *     }
+                 */
                 "application/json": {
                     merchant_uid: string;
                 };
@@ -8460,12 +17896,88 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: No such sender.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getWalletPullConsents: {
@@ -8491,15 +18003,57 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getProcSendable: {
         parameters: {
             query: {
+                /** @example 1234567890 */
                 sender_id: string;
+                /** @example 2345678901 */
                 recipient_id: string;
                 serial_numbers?: string;
             };
@@ -8544,15 +18098,58 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The recipient is not an accepting business or an individual. Or: No such sender.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs. Or: This call needs a processor token (offline and process_payment, authorization code grant).
+             *     - `not_granted`: The processor acts only for the sender that granted it this token.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getProcRedeemable: {
         parameters: {
             query: {
+                /** @example 1234567890 */
                 sender_id: string;
+                /** @example 2345678901 */
                 recipient_id: string;
                 serial_numbers?: string;
             };
@@ -8597,9 +18194,50 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The recipient is not an accepting business or an individual. Or: No such sender.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs. Or: This call needs a processor token (offline and process_payment, authorization code grant).
+             *     - `not_granted`: The processor acts only for the sender that granted it this token.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postProcSend: {
@@ -8611,6 +18249,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "sender_id": "1234567890",
+                 *       "recipient_id": "2345678901",
+                 *       "amounts": "1234567890-USD-5.00"
+                 *     }
+                 */
                 "application/json": {
                     sender_id: string;
                     recipient_id: string;
@@ -8654,12 +18299,89 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: The recipient is not an accepting business or an individual. Or: No such sender. Or: The cash could not be sent; see send_errors.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs. Or: This call needs a processor token (offline and process_payment, authorization code grant).
+             *     - `not_granted`: The processor acts only for the sender that granted it this token.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postProcRedeem: {
@@ -8671,6 +18393,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "sender_id": "1234567890",
+                 *       "recipient_id": "2345678901",
+                 *       "amounts": "1234567890-USD-5.00"
+                 *     }
+                 */
                 "application/json": {
                     sender_id: string;
                     recipient_id: string;
@@ -8714,12 +18443,89 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: The recipient is not an accepting business or an individual. Or: No such sender. Or: The cash could not be sent; see send_errors.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs. Or: This call needs a processor token (offline and process_payment, authorization code grant).
+             *     - `not_granted`: The processor acts only for the sender that granted it this token.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postWalletReportReceivable: {
@@ -8731,6 +18537,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "start_date": "2026-11-01",
+                 *       "end_date": "2026-11-30"
+                 *     }
+                 */
                 "application/json": {
                     start_date?: string;
                     end_date?: string;
@@ -8757,12 +18569,88 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: The report has too many rows for JSON; ask for csv: true or narrow the dates.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postDesignSettle: {
@@ -8770,12 +18658,14 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 designId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": {
                     limit?: number | string;
                 };
@@ -8803,13 +18693,102 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: The cash could not be sent; see send_errors.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             *     - `not_settler`: Only the issuer or a profile with an active settler agreement settles this design.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such design (or it is not visible to this profile).
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getDesignSettlements: {
@@ -8817,6 +18796,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 designId: string;
             };
             cookie?: never;
@@ -8838,10 +18818,63 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             *     - `not_settler`: Only the issuer or a profile with an active settler agreement settles this design.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such design (or it is not visible to this profile).
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postAdminDesignsSettle: {
@@ -8849,12 +18882,14 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 designId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": {
                     limit?: number | string;
                 };
@@ -8882,12 +18917,84 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: The design has no settler. Or: The cash could not be sent; see send_errors.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `token_incorrect`): The operator key is required.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such design (or it is not visible to this profile).
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getAdminProfiles: {
@@ -8922,8 +19029,32 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `token_incorrect`): The operator key is required.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getOfferList: {
@@ -8978,11 +19109,49 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getOfferFind: {
@@ -9055,11 +19224,35 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postOfferCreate: {
@@ -9071,6 +19264,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "title": "Free coffee",
+                 *       "amount": "3.00",
+                 *       "quantity": 100
+                 *     }
+                 */
                 "application/json": {
                     title: string;
                     description?: string;
@@ -9157,13 +19357,88 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `forbidden`: This profile may not do this to the offer.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getOfferConfirmByCode: {
@@ -9171,6 +19446,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example c0nf1rmc0de */
                 code: string;
             };
             cookie?: never;
@@ -9194,10 +19470,45 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No accept waits for this confirmation link (it may have been used or canceled).
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `transfer_failed`: The business could not pay; the answer carries the canceled transfer and the stock is returned.
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getOfferInfo: {
@@ -9205,6 +19516,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 offerId: string;
             };
             cookie?: never;
@@ -9254,10 +19566,32 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such offer.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     patchOfferByOfferId: {
@@ -9265,12 +19599,18 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 offerId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "title": "Free coffee"
+                 *     }
+                 */
                 "application/json": {
                     title?: string;
                     description?: string;
@@ -9351,13 +19691,102 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             *     - `closed`: The offer is closed.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `forbidden`: This profile may not do this to the offer.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such offer.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postOfferClose: {
@@ -9365,12 +19794,14 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 offerId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": Record<string, never>;
                 "application/x-www-form-urlencoded": Record<string, never>;
             };
@@ -9409,13 +19840,102 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             *     - `closed`: The offer is closed.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `forbidden`: This profile may not do this to the offer.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such offer.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postOfferAccept: {
@@ -9423,12 +19943,18 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 offerId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "option_id": "o1"
+                 *     }
+                 */
                 "application/json": {
                     option_id: string;
                     quantity?: number | string;
@@ -9475,13 +20001,106 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: A paycard option cannot be accepted through this call. Or: The cash could not be sent; see send_errors.
+             *     - `closed`: The offer is closed.
+             *     - `not_available`: The offer is not valid at this time (not started yet, or expired).
+             *     - `sold_out`: The offer has fewer units left than asked for.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             *     - `forbidden`: This profile may not do this to the offer.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such offer.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             *     - `transfer_failed`: The business could not pay; the answer carries the canceled transfer and the stock is returned.
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postOfferSignupAccept: {
@@ -9489,12 +20108,26 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 offerId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "option_id": "o1",
+                 *       "first_name": "Pat",
+                 *       "last_name": "Lee",
+                 *       "app_id": "12345",
+                 *       "pin": "1234",
+                 *       "device_name": "Pat phone",
+                 *       "device_uuid": "device-1",
+                 *       "agreed_terms_and_privacy": true,
+                 *       "email": "sam@example.com"
+                 *     }
+                 */
                 "application/json": {
                     option_id: string;
                     quantity?: number | string;
@@ -9557,12 +20190,88 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: app_id names no app.
+             *     - `closed`: The offer is closed.
+             *     - `not_available`: The offer is not valid at this time (not started yet, or expired).
+             *     - `sold_out`: The offer has fewer units left than asked for.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `app_denied`: signup_accept is open to public apps only.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such offer.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             *     - `transfer_failed`: The business could not pay; the answer carries the canceled transfer and the stock is returned.
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getAdminOffers: {
@@ -9612,11 +20321,32 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `token_incorrect`): The operator key is required.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postAdminOffers: {
@@ -9628,6 +20358,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "title": "Free coffee",
+                 *       "amount": "3.00",
+                 *       "quantity": 100,
+                 *       "profile_id": "1234567890"
+                 *     }
+                 */
                 "application/json": {
                     title: string;
                     description?: string;
@@ -9716,13 +20454,84 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `token_incorrect`): The operator key is required.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `forbidden`: This profile may not do this to the offer.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getAdminOffersByOfferId: {
@@ -9730,6 +20539,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 offerId: string;
             };
             cookie?: never;
@@ -9779,11 +20589,45 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `token_incorrect`): The operator key is required.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such offer.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postAdminOffersClose: {
@@ -9791,12 +20635,14 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 offerId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": Record<string, never>;
                 "application/x-www-form-urlencoded": Record<string, never>;
             };
@@ -9835,13 +20681,98 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             *     - `closed`: The offer is closed.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `token_incorrect`): The operator key is required.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `forbidden`: This profile may not do this to the offer.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such offer.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getProfileWebhooks: {
@@ -9849,6 +20780,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 profileId: string;
             };
             cookie?: never;
@@ -9876,10 +20808,62 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such webhook on this profile.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postProfileWebhooks: {
@@ -9887,12 +20871,18 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 profileId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "url": "https://shop.example.com/hooks/cashloop"
+                 *     }
+                 */
                 "application/json": {
                     url: string;
                     workflow_types?: string[];
@@ -9928,13 +20918,101 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: A profile registers at most 20 webhooks.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such webhook on this profile.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getProfileWebhookByWebhookId: {
@@ -9942,7 +21020,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 profileId: string;
+                /** @example 1234567890 */
                 webhookId: string;
             };
             cookie?: never;
@@ -9970,10 +21050,62 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such webhook on this profile.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     deleteProfileWebhookByWebhookId: {
@@ -9981,13 +21113,16 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 profileId: string;
+                /** @example 1234567890 */
                 webhookId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": Record<string, never>;
                 "application/x-www-form-urlencoded": Record<string, never>;
             };
@@ -10005,13 +21140,101 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such webhook on this profile.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postProfileWebhookRotate: {
@@ -10019,13 +21242,16 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 profileId: string;
+                /** @example 1234567890 */
                 webhookId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": Record<string, never>;
                 "application/x-www-form-urlencoded": Record<string, never>;
             };
@@ -10053,13 +21279,101 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such webhook on this profile.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getProfileWebhookDeliveries: {
@@ -10069,7 +21383,9 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @example 1234567890 */
                 profileId: string;
+                /** @example 1234567890 */
                 webhookId: string;
             };
             cookie?: never;
@@ -10097,15 +21413,68 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such webhook on this profile.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getAdminWebhooks: {
         parameters: {
             query: {
+                /** @example pat@example.com */
                 uid: string;
             };
             header?: never;
@@ -10135,9 +21504,32 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `token_incorrect`): The operator key is required.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postAdminWebhooks: {
@@ -10149,6 +21541,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "uid": "shop@example.com",
+                 *       "url": "https://shop.example.com/hooks/cashloop"
+                 *     }
+                 */
                 "application/json": {
                     uid: string;
                     url: string;
@@ -10186,12 +21584,71 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: A profile registers at most 20 webhooks.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `token_incorrect`): The operator key is required.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getAdminWebhookByWebhookId: {
@@ -10199,6 +21656,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 webhookId: string;
             };
             cookie?: never;
@@ -10226,9 +21684,45 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `token_incorrect`): The operator key is required.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such webhook on this profile.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     deleteAdminWebhookByWebhookId: {
@@ -10236,12 +21730,14 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 webhookId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": Record<string, never>;
                 "application/x-www-form-urlencoded": Record<string, never>;
             };
@@ -10259,12 +21755,84 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `token_incorrect`): The operator key is required.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such webhook on this profile.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postAdminWebhookRotate: {
@@ -10272,12 +21840,14 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 webhookId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": Record<string, never>;
                 "application/x-www-form-urlencoded": Record<string, never>;
             };
@@ -10305,12 +21875,84 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `token_incorrect`): The operator key is required.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such webhook on this profile.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getAdminWebhookDeliveries: {
@@ -10320,6 +21962,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @example 1234567890 */
                 webhookId: string;
             };
             cookie?: never;
@@ -10347,17 +21990,56 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `token_incorrect`): The operator key is required.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such webhook on this profile.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getFundproxyGetAch: {
         parameters: {
             query: {
+                /** @example 021000021 */
                 routing_number: string;
+                /** @example username:corner-bank */
                 issuer_uid: string;
                 distributor_uid?: string;
+                /** @example username:pat */
                 recipient_uid: string;
             };
             header?: never;
@@ -10386,9 +22068,46 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `app_not_found`): Basic app authentication is required. Or: The app credentials are not recognized.
+             *     - `invalid_token` (token_error `app_credentials_changed`): The app credentials are not valid.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `app_denied`: The app does not have the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postFundproxyGetAch: {
@@ -10400,6 +22119,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "routing_number": "021000021",
+                 *       "issuer_uid": "username:corner-bank",
+                 *       "recipient_uid": "username:pat"
+                 *     }
+                 */
                 "application/json": {
                     routing_number: string;
                     issuer_uid: string;
@@ -10435,12 +22161,85 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `app_not_found`): Basic app authentication is required. Or: The app credentials are not recognized.
+             *     - `invalid_token` (token_error `app_credentials_changed`): The app credentials are not valid.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `app_denied`: The app does not have the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postAdminFundproxyDeposit: {
@@ -10452,6 +22251,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "account_number": "000123456789",
+                 *       "amount": "50.00",
+                 *       "trace_number": "021000020000001"
+                 *     }
+                 */
                 "application/json": {
                     account_number: string;
                     amount: string | number;
@@ -10487,13 +22293,98 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `token_incorrect`): The operator key is required.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No funding proxy has this account number.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The resource is in a state that does not allow this. The error may be:
+             *
+             *     - `recipient_wallet_closed`: The proxy's recipient wallet is closed; the deposit is returned.
+             *     - `issuer_not_permitted`: The proxy's issuer no longer has issue_open_loop; the deposit is returned.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getOpenApiDocument: {
@@ -10512,6 +22403,26 @@ export interface operations {
                 };
                 content: {
                     "application/json": Record<string, never>;
+                };
+            };
+        };
+    };
+    getApiReference: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The HTML reference. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
                 };
             };
         };
@@ -10590,6 +22501,19 @@ export interface operations {
                 };
                 content: {
                     "text/plain": string;
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `token_incorrect`): The operator key is required.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
