@@ -12,13 +12,13 @@ export const designAdminDocs: OperationDocs = {
   getAdminDesignsByDesignId: {
     description:
       "One cash design in full, plans and agreements included, deleted designs too. Operator key (the CLI drives it).",
-    example: {designId: '1234567890'},
+    example: { designId: '1234567890' },
     errors: [...pick(designErrors, 'design_not_found')],
   },
   getAdminDesignsAgreements: {
     description:
       "A design's network agreements that are not removed, oldest first. Operator key (the CLI drives it).",
-    example: {designId: '1234567890'},
+    example: { designId: '1234567890' },
     errors: [...pick(designErrors, 'design_not_found')],
   },
 };

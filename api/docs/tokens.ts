@@ -13,13 +13,13 @@ export const tokenDocs: OperationDocs = {
   getTokenSelectByProfileId: {
     description:
       "Issues a token for a business the authenticated personal profile manages (or for the personal profile itself), with the same app, device and permissions. The new token's hard expiration is never later than this one's.",
-    example: {profileId: '1234567890'},
+    example: { profileId: '1234567890' },
     errors: [...pick(profileErrors, 'not_manager')],
   },
   postTokenRefresh: {
     description:
       "Renews the soft expiration of a valid or soft-expired token, proven by the wallet's password or the device PIN; the hard expiration does not move. A token past its hard expiration must authorize again.",
-    example: {password: 'correct horse battery'},
+    example: { password: 'correct horse battery' },
     errors: [...pick(tokenErrors, 'credentials_required', 'incorrect_password', 'incorrect_pin', 'pin_not_set', 'refresh_locked')],
   },
   postTokenLogout: {

@@ -455,7 +455,7 @@ export interface paths {
         put?: never;
         /**
          * Starts an attempt to access an existing wallet with its password.
-         * @description Starts signing in to an existing wallet: the login's code and the password (given here or with auth-password) prove the person; trust30 lets this device stand for one factor for 30 days. Answers an AuthnResult: the attempt's id, secret and path, and the factors still to prove (or, when done, a token). Throttled per login, app and client address.
+         * @description Starts signing in to an existing wallet with its login and password (required here); a code sent to the login proves the second factor unless trust30 was set on this device in the last 30 days. Answers an AuthnResult: the attempt's id, secret and path, and the factors still to prove (or, when done, a token). Throttled per login, app and client address.
          */
         post: operations["postAttemptSignin"];
         delete?: never;
@@ -575,7 +575,7 @@ export interface paths {
         put?: never;
         /**
          * Submits the password of the wallet the login matched.
-         * @description Submits the password of the wallet the login matched, as the second factor of a sign-in. The attempt secret goes in the Authorization header (service secret="..."). Answers the updated AuthnResult.
+         * @description Submits the password of the wallet the login matched, when the AuthnResult asks for a password factor. The attempt secret goes in the Authorization header (service secret="..."). Answers the updated AuthnResult.
          */
         post: operations["postAttemptAuthPassword"];
         delete?: never;
@@ -715,7 +715,7 @@ export interface paths {
         put?: never;
         /**
          * Invites a person by email and/or phone; the message carries a link and a code.
-         * @description A server app invites a person by email and/or phone; the message carries a link (url_template) and a code, and the sender and organization names and images it is given. Throttled per address, app and client address. Answers the invitation with its id.
+         * @description A server app invites a person by email and/or phone; the message carries a code and a link built from url_template (INVITE_ID, CODE, DELIVERY_ID and EXT_ID are filled in), and the sender and organization names and images it is given. Throttled per address, app and client address. Answers the invitation with its id.
          */
         post: operations["postInvitationInvite"];
         delete?: never;
@@ -1077,7 +1077,7 @@ export interface paths {
         };
         /**
          * A square profile image rendition (24, 48 or 73 px; 25 and 50 are deprecated aliases).
-         * @description A square rendition of a profile picture in PNG: 24, 48 or 73 px (25 and 50 answer the nearest, for old clients). v only defeats caches. No credentials.
+         * @description A square rendition of a profile picture in PNG: 24, 48 or 73 px; 25 and 50, which old clients ask for, answer 24 and 48. v, the image version in the profile's picture URL, only tells caches apart. No credentials.
          */
         get: operations["getProfileImage"];
         put?: never;
@@ -6160,7 +6160,8 @@ export interface operations {
                  * @example {
                  *       "device_uuid": "device-1",
                  *       "login": "pat@example.com",
-                 *       "client_id": "12345"
+                 *       "client_id": "12345",
+                 *       "password": "correct horse battery"
                  *     }
                  */
                 "application/json": {
@@ -6545,8 +6546,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "device_uuid": "device-1",
-                 *       "login": "pat@example.com",
-                 *       "client_id": "12345"
+                 *       "login": "pat@example.com"
                  *     }
                  */
                 "application/json": {
@@ -6683,8 +6683,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "device_uuid": "device-1",
-                 *       "login": "pat@example.com",
-                 *       "client_id": "12345"
+                 *       "login": "pat@example.com"
                  *     }
                  */
                 "application/json": {
@@ -7809,8 +7808,8 @@ export interface operations {
                  * @example {
                  *       "first_name": "Sam",
                  *       "last_name": "Lee",
-                 *       "url_template": "example",
-                 *       "sender_name": "example",
+                 *       "url_template": "https://app.example.com/join?invite=INVITE_ID&code=CODE",
+                 *       "sender_name": "Corner Coffee",
                  *       "email": "sam@example.com"
                  *     }
                  */
@@ -13467,7 +13466,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "amount": "25.00",
-                 *       "distribution_plan_id": "example",
+                 *       "distribution_plan_id": "2345678901",
                  *       "sender_uid": "sam@example.com"
                  *     }
                  */
@@ -13637,7 +13636,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "recipient_uid": "sam@example.com",
-                 *       "distribution_plan_id": "example",
+                 *       "distribution_plan_id": "2345678901",
                  *       "amount": "10.00"
                  *     }
                  */
