@@ -6,6 +6,8 @@ import type { Engine } from '../engine/engine.ts';
 import { contentTypeCharsMax, formParametersMax, imageBodyBytesMax, requestBodyBytesMax, requestIdCharsMax } from '../engine/limits.ts';
 import { edgeErrors, httpError, HttpError } from './http/errors.ts';
 import { buildOpenApi, withServers } from './http/openapi.ts';
+import { referenceAsset, referencePage, referencePolicy } from './http/reference-page.ts';
+import { operationDocs } from './docs/index.ts';
 import type { Authenticators } from './http/principals.ts';
 import { mountRoutes, type RouteDefinition } from './http/route.ts';
 import { readBearerToken } from './http/credentials.ts';
@@ -171,13 +173,25 @@ function useBodyParsers(app: express.Express, routes: RouteDefinition[]): void {
   });
 }
 
-/** /openapi.json, /healthz, /readyz and /metrics. */
+/** /openapi.json, /docs, /healthz, /readyz and /metrics. */
 function mountServiceRoutes(app: express.Express, engine: Engine, authenticators: Authenticators, routes: RouteDefinition[]): void {
-  const openApi = buildOpenApi(routes, { title: 'Cashloop', version: '1' });
+  const openApi = buildOpenApi(routes, { title: 'Cashloop', version: '1' }, operationDocs);
   app.get('/openapi.json', (request, response) => {
     response.locals.routeKey = 'GET /openapi.json';
     // servers: the configured public URL, else where this request reached us.
     response.json(withServers(openApi, engine.config.publicUrlConfigured ? engine.config.publicUrl : `${request.protocol}://${request.get('host')}`));
+  });
+  app.get('/docs', (_request, response) => {
+    response.locals.routeKey = 'GET /docs';
+    response.setHeader('content-security-policy', referencePolicy);
+    response.type('html').send(referencePage);
+  });
+  app.get('/docs/assets/:name', (request, response, next) => {
+    response.locals.routeKey = 'GET /docs/assets';
+    const asset = referenceAsset(request.params.name);
+    if (!asset) return next(httpError(edgeErrors, 'route_not_found'));
+    response.setHeader('cache-control', 'public, max-age=3600');
+    response.type(asset.contentType).send(asset.body);
   });
   app.get('/healthz', (_request, response) => {
     response.locals.routeKey = 'GET /healthz';

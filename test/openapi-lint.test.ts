@@ -62,18 +62,21 @@ test('every route is an operation with a unique operationId, a typed 200 answer 
     const errors = Object.keys(operation.responses).filter((status) => /^4\d\d$/.test(status));
     assert.ok(errors.includes('400'), `${method} ${key} has no 400 answer`);
     for (const status of errors) {
+      // The /authorize forms answer an expired form with an HTML page, not an Error body.
+      if (resolve(operation.responses[status]).content['text/html']) continue;
       const schema = resolve(resolve(operation.responses[status]).content['application/json'].schema);
       assert.ok((schema.required as string[]).includes('error') && (schema.required as string[]).includes('error_description'), `${method} ${key} ${status}`);
     }
   }
   const routes = allRoutes();
-  assert.is(ids.size, routes.length + routes.filter((route) => route.alsoPost).length + 4);
+  // Plus the service's own: /openapi.json, /docs, /healthz, /readyz, /metrics.
+  assert.is(ids.size, routes.length + routes.filter((route) => route.alsoPost).length + 5);
   // Authenticated routes answer 401; routes that need a permission answer 403 too.
   const send = document.paths['/wallet/send'].post;
   assert.ok(send.responses['401'] && send.responses['403'] && send.responses['503']);
   assert.is(send.operationId, 'postWalletSend');
   assert.is(document.paths['/t/{transferId}/retract'].post.operationId, 'postTransferRetract');
-  assert.is(document.paths['/aa/{attemptId}/signup-finish'].post.responses['410'].$ref, '#/components/responses/Gone');
+  assert.ok(document.paths['/aa/{attemptId}/signup-finish'].post.responses['410']['x-error-codes'].length > 0);
   assert.is(operationIdOf('get', '/design/:designId'), 'getDesignByDesignId');
 });
 

@@ -101,7 +101,7 @@ export interface ThrottleContext<Input> {
 }
 
 /** Authentication calls are throttled per client address on every route with these tags. */
-const authenticationTags = new Set(['authentication', 'oauth']);
+export const authenticationTags = new Set(['authentication', 'oauth']);
 
 async function throttle(engine: Engine, response: Response, keys: { bucket: RateBucket; key: string }[]): Promise<void> {
   if (keys.length === 0) return;

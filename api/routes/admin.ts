@@ -13,7 +13,7 @@ import { defineRoute, type RouteDefinition } from '../http/route.ts';
 import { addBusinessInput, businessAddressField, personNameField, profileErrors } from './profiles.ts';
 
 type AdminError = 'app_record_not_found';
-const adminErrors = errorTable<AdminError>({
+export const adminErrors = errorTable<AdminError>({
   app_record_not_found: { status: 404, error: 'not_found', description: 'No such app.' },
 });
 

@@ -44,7 +44,8 @@ export const billRoutes: RouteDefinition[] = [
     caller: { kind: 'operator' },
     input: z.object({}).strict(),
     response: transferAnswer,
-    errors: [409],
+    // An unknown transfer answers as the ledger maps it: 403 not_stakeholder.
+    errors: [403, 409],
     async handler({ engine, params }) {
       const result = await engine.services.bills.recordOutsidePayment(params.transferId);
       if (!result.ok) raise(result);

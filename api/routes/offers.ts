@@ -10,14 +10,14 @@ import {
   offerOptionIdCharsMax, offerOptionsMax, offerQuantityMax, offerShowLimitMax, offerTitleCharsMax, offerUrlCharsMax,
 } from '../../engine/limits.ts';
 import { readBearerToken } from '../http/credentials.ts';
-import { edgeErrors, errorTable, httpError, HttpError } from '../http/errors.ts';
+import { edgeErrors, errorTable, httpError } from '../http/errors.ts';
 import {
   amountField, boolField, boundedString, currencyField, deviceUuidField, intField, latitudeField, longitudeField, requiredString, stringList, timestampField,
 } from '../http/fields.ts';
 import { defineRoute, type RouteContext, type RouteDefinition } from '../http/route.ts';
 import { personNameField } from './profiles.ts';
 
-export const offerErrors = errorTable<OfferError>({
+export const offerErrors = errorTable<OfferError | 'transfer_failed'>({
   invalid: edgeErrors.invalid,
   offer_not_found: { status: 404, error: 'not_found', description: 'No such offer.' },
   offer_forbidden: { status: 403, error: 'forbidden', description: 'This profile may not do this to the offer.' },
@@ -28,11 +28,12 @@ export const offerErrors = errorTable<OfferError>({
   confirmation_not_found: { status: 404, error: 'not_found', description: 'No accept waits for this confirmation link (it may have been used or canceled).' },
   named_app_not_found: { status: 400, error: 'invalid', description: 'app_id names no app.' },
   app_not_public: { status: 403, error: 'app_denied', description: 'signup_accept is open to public apps only.' },
+  transfer_failed: { status: 503, description: 'The business could not pay; the answer carries the canceled transfer and the stock is returned.' },
 });
 
 function raise(failure: OfferFailure | TransferFailed): never {
   if (failure.error === 'transfer_failed') {
-    throw new HttpError(503, { error: 'transfer_failed', error_description: failure.description, transfer: (failure as TransferFailed).transfer });
+    throw httpError(offerErrors, 'transfer_failed', { description: failure.description, fields: { transfer: (failure as TransferFailed).transfer } });
   }
   const known = failure as OfferFailure;
   const invalid = known.invalid ? Object.fromEntries(Object.entries(known.invalid)) : undefined;
@@ -211,7 +212,6 @@ export const offerRoutes: RouteDefinition[] = [
     summary: 'The offers the caller manages (its own, and those paying in designs it may edit), with loop_links.',
     tags: ['offers'],
     caller: { kind: 'token', permission: 'preview_offer' },
-    errors: [403, 404, 503],
     input: empty,
     response: z.object({ offers: z.array(offerResponse), loop_links: loopLinksResponse }),
     async handler(context) {
@@ -226,7 +226,7 @@ export const offerRoutes: RouteDefinition[] = [
     summary: 'Finds open offers by text, distance and filters; limit and offset count businesses; ordered by distance, else relevance, else title.',
     tags: ['offers'],
     caller: { kind: 'none' },
-    errors: [401, 403, 404, 503],
+    errors: [401],
     input: findInput,
     response: z.object({ profiles: z.array(z.looseObject({ id: z.string(), offer_ids: z.array(z.string()) })), offers: z.array(offerResponse), loop_links: loopLinksResponse, more: z.boolean() }),
     async handler(context) {
@@ -248,7 +248,7 @@ export const offerRoutes: RouteDefinition[] = [
     summary: "Creates an offer (our call; the spec has none): the business's own token, or edit_design on the paying design.",
     tags: ['offers'],
     caller: { kind: 'token' },
-    errors: [403, 404, 503],
+    errors: [403],
     input: createInput,
     response: offerResponse,
     async handler(context) {
@@ -262,7 +262,7 @@ export const offerRoutes: RouteDefinition[] = [
     summary: 'The link in an offer confirmation email: confirms the email address and completes the waiting accept.',
     tags: ['offers'],
     caller: { kind: 'none' },
-    errors: [403, 404, 503],
+    errors: [404, 503],
     input: empty,
     response: z.object({ confirmed: z.boolean(), offer_id: z.string(), transfer: transferResponse }),
     async handler({ engine, params }) {
@@ -278,7 +278,7 @@ export const offerRoutes: RouteDefinition[] = [
     summary: 'One offer (OfferDetail) and the loops it pays in; no permission needed.',
     tags: ['offers'],
     caller: { kind: 'none' },
-    errors: [403, 404, 503],
+    errors: [404],
     input: empty,
     response: offerInfoResponse,
     handler: offerInfo,
@@ -290,7 +290,7 @@ export const offerRoutes: RouteDefinition[] = [
     summary: 'Edits an open offer; a new quantity moves the stock left by the same difference (never below zero).',
     tags: ['offers'],
     caller: { kind: 'token' },
-    errors: [403, 404, 503],
+    errors: [403, 404],
     input: editInput,
     response: offerResponse,
     async handler(context) {
@@ -304,7 +304,7 @@ export const offerRoutes: RouteDefinition[] = [
     summary: 'Closes an offer for good; waiting confirmations can still complete.',
     tags: ['offers'],
     caller: { kind: 'token' },
-    errors: [403, 404, 503],
+    errors: [403, 404],
     input: empty,
     response: offerResponse,
     async handler(context) {
@@ -361,7 +361,6 @@ export const offerRoutes: RouteDefinition[] = [
     summary: 'Operators: offers, newest first, optionally of one business or in one state.',
     tags: ['admin'],
     caller: { kind: 'operator' },
-    errors: [403, 404, 503],
     input: z.object({ profile_id: z.string().regex(/^\d{10}$/, 'must be a profile id').optional(), state: z.enum(['open', 'closed']).optional() }).strict(),
     response: z.object({ offers: z.array(offerResponse) }),
     async handler({ engine, input }) {
@@ -375,7 +374,7 @@ export const offerRoutes: RouteDefinition[] = [
     summary: 'Operators: creates an offer for a business (profile_id, or the issuer of design_id).',
     tags: ['admin'],
     caller: { kind: 'operator' },
-    errors: [403, 404, 503],
+    errors: [403],
     input: adminCreateInput,
     response: offerResponse,
     async handler({ engine, input }) {
@@ -389,7 +388,7 @@ export const offerRoutes: RouteDefinition[] = [
     summary: 'Operators: one offer.',
     tags: ['admin'],
     caller: { kind: 'operator' },
-    errors: [403, 404, 503],
+    errors: [404],
     input: empty,
     response: offerInfoResponse,
     handler: offerInfo,
@@ -401,7 +400,7 @@ export const offerRoutes: RouteDefinition[] = [
     summary: 'Operators: closes an offer for good.',
     tags: ['admin'],
     caller: { kind: 'operator' },
-    errors: [403, 404, 503],
+    errors: [403, 404],
     input: empty,
     response: offerResponse,
     async handler({ engine, params }) {

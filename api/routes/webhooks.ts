@@ -99,7 +99,8 @@ function listRoutesOf(scope: Scope): RouteDefinition[] {
       caller: scope.caller,
       input: z.object(uid).strict(),
       response: z.strictObject({ webhooks: z.array(webhook) }),
-      errors: [404],
+      // The operator names the profile by uid (400 when unknown); a token's path names its own profile (404 otherwise).
+      errors: scope === operator ? [] : [404],
       async handler(context) {
         return { webhooks: await context.engine.services.webhooks.list(await scope.profile(context)) };
       },
@@ -112,7 +113,7 @@ function listRoutesOf(scope: Scope): RouteDefinition[] {
       caller: scope.caller,
       input: z.object({ ...uid, ...addFields }).strict(),
       response: withSecret,
-      errors: [404],
+      errors: scope === operator ? [] : [404],
       async handler(context) {
         const { input } = context;
         const result = await context.engine.services.webhooks.add(await scope.profile(context), { url: input.url, workflowTypes: input.workflow_types, states: input.states });

@@ -13,7 +13,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Creates an individual profile (and its wallet) on the app's site. */
+        /**
+         * Creates an individual profile (and its wallet) on the app's site.
+         * @description A server app creates an individual profile, and its wallet, on the app's own site, without any UID: the person can later sign in through an invitation or add UIDs. Answers the new Profile. Basic app authentication.
+         */
         post: operations["postProfileAddIndividual"];
         delete?: never;
         options?: never;
@@ -30,7 +33,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Creates a business profile (and its wallet) managed by a personal profile of the app's site. */
+        /**
+         * Creates a business profile (and its wallet) managed by a personal profile of the app's site.
+         * @description A server app creates a business profile, and its wallet, on its own site. manager_uid names the personal profile (on the same site) that manages the business; addresses use two-letter country codes. Answers the new Profile.
+         */
         post: operations["postProfileAddBusiness"];
         delete?: never;
         options?: never;
@@ -45,7 +51,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Looks a profile up by UID on the app's site; an object without profile when not found. */
+        /**
+         * Looks a profile up by UID on the app's site; an object without profile when not found.
+         * @description A server app looks a profile of its own site up by one of its UIDs (email or phone). When nothing matches, the answer is an object without profile, not an error, so the app can tell a new person from a known one.
+         */
         get: operations["getProfileGetByUid"];
         put?: never;
         post?: never;
@@ -64,7 +73,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Issues a closed-loop token for a profile of the app's site (a business needs manager_uid). */
+        /**
+         * Issues a closed-loop token for a profile of the app's site (a business needs manager_uid).
+         * @description A server app issues a closed-loop access token for a profile of its own site, without the person signing in. For a business, manager_uid names the managing personal profile the token acts for; permissions narrow what the token may do.
+         */
         post: operations["postProfileToken"];
         delete?: never;
         options?: never;
@@ -79,14 +91,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The features of a profile of the app's site. */
+        /**
+         * The features of a profile of the app's site.
+         * @description A server app reads which features (design_gl, bill, pull_payment) a profile of its own site has.
+         */
         get: operations["getProfileFeatures"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
         head?: never;
-        /** Enables (true) or disables (false) design_gl, bill and pull_payment for a profile of the app's site. */
+        /**
+         * Enables (true) or disables (false) design_gl, bill and pull_payment for a profile of the app's site.
+         * @description A server app turns design_gl, bill and pull_payment on (true) or off (false) for a profile of its own site; omitted features stay as they are. Answers the features after the change.
+         */
         patch: operations["patchProfileFeatures"];
         trace?: never;
     };
@@ -97,7 +115,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Public information about the authenticated profile. */
+        /**
+         * Public information about the authenticated profile.
+         * @description The public information (Profile) of the profile the access token acts for: id, title, type, picture URL. Needs only a valid token.
+         */
         get: operations["getMe"];
         put?: never;
         post?: never;
@@ -114,7 +135,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Public information about a profile. */
+        /**
+         * Public information about a profile.
+         * @description Public information (Profile) about any profile by its id: title, type and picture URL. No credentials needed.
+         */
         get: operations["getProfileByProfileId"];
         put?: never;
         post?: never;
@@ -131,10 +155,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The wallet: profile (ProfileDetail), related profiles, and personal_profile when a business was selected. */
+        /**
+         * The wallet: profile (ProfileDetail), related profiles, and personal_profile when a business was selected.
+         * @description The wallet of the token's profile: its ProfileDetail (UIDs, holdings summary, features), the related profiles it may select, and personal_profile when the token selected a business. Some real clients POST to this path: both methods answer the same.
+         */
         get: operations["getWalletInfo"];
         put?: never;
-        /** The wallet: profile (ProfileDetail), related profiles, and personal_profile when a business was selected. */
+        /**
+         * The wallet: profile (ProfileDetail), related profiles, and personal_profile when a business was selected.
+         * @description The wallet of the token's profile: its ProfileDetail (UIDs, holdings summary, features), the related profiles it may select, and personal_profile when the token selected a business. Some real clients POST to this path: both methods answer the same.
+         */
         post: operations["postWalletInfo"];
         delete?: never;
         options?: never;
@@ -149,7 +179,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Profiles the authenticated personal profile may select: itself and the businesses it manages. */
+        /**
+         * Profiles the authenticated personal profile may select: itself and the businesses it manages.
+         * @description The profiles the authenticated personal profile may act as: itself and every business it manages. Pass one's id to GET /token/select/{profileId}.
+         */
         get: operations["getTokenSelectable"];
         put?: never;
         post?: never;
@@ -166,7 +199,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A token for a profile the authenticated personal profile manages (or the personal profile itself). */
+        /**
+         * A token for a profile the authenticated personal profile manages (or the personal profile itself).
+         * @description Issues a token for a business the authenticated personal profile manages (or for the personal profile itself), with the same app, device and permissions. The new token's hard expiration is never later than this one's.
+         */
         get: operations["getTokenSelectByProfileId"];
         put?: never;
         post?: never;
@@ -185,7 +221,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** A new soft expiration (same hard expiration) for a valid or soft-expired token, with the password or PIN. */
+        /**
+         * A new soft expiration (same hard expiration) for a valid or soft-expired token, with the password or PIN.
+         * @description Renews the soft expiration of a valid or soft-expired token, proven by the wallet's password or the device PIN; the hard expiration does not move. A token past its hard expiration must authorize again.
+         */
         post: operations["postTokenRefresh"];
         delete?: never;
         options?: never;
@@ -202,7 +241,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Ends this token and every token of the same personal profile and app. */
+        /**
+         * Ends this token and every token of the same personal profile and app.
+         * @description Ends this token and every other token of the same personal profile issued to the same app (selected business tokens included). Other apps stay signed in.
+         */
         post: operations["postTokenLogout"];
         delete?: never;
         options?: never;
@@ -217,10 +259,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Lists apps, newest first (never their secrets). */
+        /**
+         * Lists apps, newest first (never their secrets).
+         * @description Lists apps, newest first, up to limit; never their secrets. Operator key (the CLI drives it).
+         */
         get: operations["getAdminApps"];
         put?: never;
-        /** Creates an app; the answer carries the client secret, shown only once. */
+        /**
+         * Creates an app; the answer carries the client secret, shown only once.
+         * @description Creates an app (client): its name, permissions, redirect URIs and site. The answer carries the client secret, shown only this once; a public app has no secret. Operator key (the CLI drives it).
+         */
         post: operations["postAdminApps"];
         delete?: never;
         options?: never;
@@ -235,7 +283,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Reads an app (never its secret). */
+        /**
+         * Reads an app (never its secret).
+         * @description Reads one app by client id: name, permissions, redirect URIs, site and flags. The secret is never shown again. Operator key (the CLI drives it).
+         */
         get: operations["getAdminAppsByClientId"];
         put?: never;
         post?: never;
@@ -252,10 +303,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Lists profiles, newest first; filter by site or kind. */
+        /**
+         * Lists profiles, newest first; filter by site or kind.
+         * @description Lists profiles, newest first, up to limit; filter by site or kind (individual or business). Operator key (the CLI drives it).
+         */
         get: operations["getAdminProfiles"];
         put?: never;
-        /** Creates an individual profile (and its wallet) on a site (default: default), with a confirmed email or phone UID when given. */
+        /**
+         * Creates an individual profile (and its wallet) on a site (default: default), with a confirmed email or phone UID when given.
+         * @description Creates an individual profile and its wallet on a site (default: default). A uid (email or phone) the operator vouches for is confirmed at once. Answers the new profile's id and public profile. Operator key (the CLI drives it: cashloop profile create).
+         */
         post: operations["postAdminProfiles"];
         delete?: never;
         options?: never;
@@ -272,7 +329,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Creates a business profile (and its wallet) managed by a personal profile of its site (manager_uid: a UID or a profile id). */
+        /**
+         * Creates a business profile (and its wallet) managed by a personal profile of its site (manager_uid: a UID or a profile id).
+         * @description Creates a business profile and its wallet, managed by a personal profile of its site (manager_uid: a UID or a profile id), as POST /p/add-business does. Operator key (the CLI drives it: cashloop business create).
+         */
         post: operations["postAdminBusinesses"];
         delete?: never;
         options?: never;
@@ -287,14 +347,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Reads a profile: ProfileDetail plus site, features, managers, managed profiles and wallet state. */
+        /**
+         * Reads a profile: ProfileDetail plus site, features, managers, managed profiles and wallet state.
+         * @description Reads a profile in full: its ProfileDetail plus site, features, managers, managed profiles and wallet state. Operator key (the CLI drives it).
+         */
         get: operations["getAdminProfilesByProfileId"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
         head?: never;
-        /** Sets profile flags: support_paycode, preferred_currency, username (empty or null clears). */
+        /**
+         * Sets profile flags: support_paycode, preferred_currency, username (empty or null clears).
+         * @description Sets profile flags: support_paycode, preferred_currency and username (unique; empty or null clears it). Omitted fields stay. Operator key (the CLI drives it).
+         */
         patch: operations["patchAdminProfilesByProfileId"];
         trace?: never;
     };
@@ -307,7 +373,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Adds a profile feature (design_gl, bill, pull_payment, issue_open_loop). */
+        /**
+         * Adds a profile feature (design_gl, bill, pull_payment, issue_open_loop).
+         * @description Adds one feature to a profile: design_gl (may create gl designs), bill, pull_payment or issue_open_loop. Adding a feature the profile has changes nothing. Operator key (the CLI drives it).
+         */
         post: operations["postAdminProfilesFeatures"];
         delete?: never;
         options?: never;
@@ -325,7 +394,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Removes a profile feature. */
+        /**
+         * Removes a profile feature.
+         * @description Removes one feature from a profile; removing a feature it lacks changes nothing. Operator key (the CLI drives it).
+         */
         delete: operations["deleteAdminProfilesFeaturesByFeature"];
         options?: never;
         head?: never;
@@ -341,7 +413,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Adds a managing personal profile to a business. */
+        /**
+         * Adds a managing personal profile to a business.
+         * @description Adds a personal profile (by UID) as a manager of a business, which it may then select with GET /token/select. Operator key (the CLI drives it).
+         */
         post: operations["postAdminProfilesManagers"];
         delete?: never;
         options?: never;
@@ -357,10 +432,16 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Sets a business's location (degrees, rounded to six decimals); it sorts search by distance. */
+        /**
+         * Sets a business's location (degrees, rounded to six decimals); it sorts search by distance.
+         * @description Sets a business's location in degrees (rounded to six decimals); wallet search then sorts businesses by distance from the caller. Operator key (the CLI drives it).
+         */
         put: operations["putAdminProfilesLocation"];
         post?: never;
-        /** Clears a business's location. */
+        /**
+         * Clears a business's location.
+         * @description Clears a business's location; it then sorts after located businesses in searches. Operator key (the CLI drives it).
+         */
         delete: operations["deleteAdminProfilesLocation"];
         options?: never;
         head?: never;
@@ -376,7 +457,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Suspends, unsuspends or closes a wallet. */
+        /**
+         * Suspends, unsuspends or closes a wallet.
+         * @description Suspends, unsuspends or closes a profile's wallet. A suspended wallet neither sends nor receives until unsuspended; a closed wallet stays closed. Operator key (the CLI drives it).
+         */
         post: operations["postAdminProfilesWallet"];
         delete?: never;
         options?: never;
@@ -393,7 +477,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Starts an attempt to create a wallet. */
+        /**
+         * Starts an attempt to create a wallet.
+         * @description Starts creating a wallet for a new person: login is an email or phone (countries helps parse a phone). A code is sent to it to prove control. Answers an AuthnResult: the attempt's id, secret and path, and the factors still to prove (or, when done, a token). Throttled per login, app and client address.
+         */
         post: operations["postAttemptSignup"];
         delete?: never;
         options?: never;
@@ -410,7 +497,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Starts an attempt to access an existing wallet with its password. */
+        /**
+         * Starts an attempt to access an existing wallet with its password.
+         * @description Starts signing in to an existing wallet with its login and password (required here); a code sent to the login proves the second factor unless trust30 was set on this device in the last 30 days. Answers an AuthnResult: the attempt's id, secret and path, and the factors still to prove (or, when done, a token). Throttled per login, app and client address.
+         */
         post: operations["postAttemptSignin"];
         delete?: never;
         options?: never;
@@ -427,7 +517,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Starts an attempt to reset a forgotten password. */
+        /**
+         * Starts an attempt to reset a forgotten password.
+         * @description Starts resetting a forgotten password: codes sent to the wallet's email and phone prove the person, then POST /aa/{attemptId}/reset-password sets the new one. Answers an AuthnResult: the attempt's id, secret and path, and the factors still to prove (or, when done, a token). Throttled per login, app and client address.
+         */
         post: operations["postAttemptReset"];
         delete?: never;
         options?: never;
@@ -444,7 +537,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Starts an attempt to accept an invitation. */
+        /**
+         * Starts an attempt to accept an invitation.
+         * @description Starts accepting an invitation (invite_id): the invited address proves itself with a code and the new wallet is linked to the invitation. Answers an AuthnResult: the attempt's id, secret and path, and the factors still to prove (or, when done, a token). Throttled per login, app and client address.
+         */
         post: operations["postAttemptAccept"];
         delete?: never;
         options?: never;
@@ -461,7 +557,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Starts a one-factor attempt for the closed-loop portion of a wallet (Basic app authentication). */
+        /**
+         * Starts a one-factor attempt for the closed-loop portion of a wallet (Basic app authentication).
+         * @description A server app starts a one-factor sign-in to the closed-loop part of a wallet: a code to the login is enough, and the token only sees the app's own loop. Basic app authentication. Answers an AuthnResult: the attempt's id, secret and path, and the factors still to prove (or, when done, a token). Throttled per login, app and client address.
+         */
         post: operations["postAttemptSigninClosed"];
         delete?: never;
         options?: never;
@@ -478,7 +577,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Starts a one-factor attempt to create a closed-loop wallet (Basic app authentication). */
+        /**
+         * Starts a one-factor attempt to create a closed-loop wallet (Basic app authentication).
+         * @description A server app starts a one-factor sign-up of a closed-loop wallet: a code to the login creates it. Basic app authentication. Answers an AuthnResult: the attempt's id, secret and path, and the factors still to prove (or, when done, a token). Throttled per login, app and client address.
+         */
         post: operations["postAttemptSignupClosed"];
         delete?: never;
         options?: never;
@@ -495,7 +597,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Proves control of a UID with the code sent to it. */
+        /**
+         * Proves control of a UID with the code sent to it.
+         * @description Proves control of a UID (factor_id) with the code sent to it. Too many wrong codes end the attempt. The attempt secret goes in the Authorization header (service secret="..."). Answers the updated AuthnResult.
+         */
         post: operations["postAttemptAuthUid"];
         delete?: never;
         options?: never;
@@ -512,7 +617,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Submits the password of the wallet the login matched. */
+        /**
+         * Submits the password of the wallet the login matched.
+         * @description Submits the password of the wallet the login matched, when the AuthnResult asks for a password factor. The attempt secret goes in the Authorization header (service secret="..."). Answers the updated AuthnResult.
+         */
         post: operations["postAttemptAuthPassword"];
         delete?: never;
         options?: never;
@@ -529,7 +637,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Begins proving another email or phone. */
+        /**
+         * Begins proving another email or phone.
+         * @description Begins proving one more email or phone within the attempt (a sign-up needs both); a code is sent to it. Throttled like the start calls. The attempt secret goes in the Authorization header (service secret="...").
+         */
         post: operations["postAttemptAddFactor"];
         delete?: never;
         options?: never;
@@ -546,7 +657,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Records the name and/or the password of a new wallet. */
+        /**
+         * Records the name and/or the password of a new wallet.
+         * @description Records the new wallet's name and/or password during a sign-up, before signup-finish. The attempt secret goes in the Authorization header (service secret="...").
+         */
         post: operations["postAttemptSetSignupData"];
         delete?: never;
         options?: never;
@@ -563,7 +677,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Creates the wallet once multi-factor authentication is complete; answers with token and profile. */
+        /**
+         * Creates the wallet once multi-factor authentication is complete; answers with token and profile.
+         * @description Creates the wallet once every factor is proven and the terms are agreed; answers the AuthnResult with the new token and profile. The attempt secret goes in the Authorization header (service secret="...").
+         */
         post: operations["postAttemptSignupFinish"];
         delete?: never;
         options?: never;
@@ -580,7 +697,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Sets the new password once multi-factor authentication is complete; answers with token and profile. */
+        /**
+         * Sets the new password once multi-factor authentication is complete; answers with token and profile.
+         * @description Sets the new password once every factor of a reset attempt is proven; answers the AuthnResult with a token and the profile. The attempt secret goes in the Authorization header (service secret="...").
+         */
         post: operations["postAttemptResetPassword"];
         delete?: never;
         options?: never;
@@ -597,7 +717,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Enables or disables trusting this device as a factor for 30 days. */
+        /**
+         * Enables or disables trusting this device as a factor for 30 days.
+         * @description Turns on or off trusting this device as a factor for 30 days, for later sign-ins from it. The attempt secret goes in the Authorization header (service secret="...").
+         */
         post: operations["postAttemptSetTrust"];
         delete?: never;
         options?: never;
@@ -612,7 +735,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The captcha site key; in sandbox also a captcha_bypass value usable as g-recaptcha-response. */
+        /**
+         * The captcha site key; in sandbox also a captcha_bypass value usable as g-recaptcha-response.
+         * @description The reCAPTCHA site key apps embed before calling the /aa start calls. In sandbox the answer also carries captcha_bypass, a value accepted as g-recaptcha-response so tests need no browser.
+         */
         get: operations["getAttemptRecaptchaInvisibleSitekey"];
         put?: never;
         post?: never;
@@ -631,7 +757,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Invites a person by email and/or phone; the message carries a link and a code. */
+        /**
+         * Invites a person by email and/or phone; the message carries a link and a code.
+         * @description A server app invites a person by email and/or phone; the message carries a code and a link built from url_template (INVITE_ID, CODE, DELIVERY_ID and EXT_ID are filled in), and the sender and organization names and images it is given. Throttled per address, app and client address. Answers the invitation with its id.
+         */
         post: operations["postInvitationInvite"];
         delete?: never;
         options?: never;
@@ -646,7 +775,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The invitation, as its recipient may read it. */
+        /**
+         * The invitation, as its recipient may read it.
+         * @description The invitation as its recipient may read it: who invited them, to what, and whether it is still open. No credentials: the id is the secret.
+         */
         get: operations["getInvitationByInviteId"];
         put?: never;
         post?: never;
@@ -665,7 +797,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Re-sends the invitation (with a new code) to the given address, or to every earlier one. */
+        /**
+         * Re-sends the invitation (with a new code) to the given address, or to every earlier one.
+         * @description Re-sends the invitation with a new code, to the address given or to every address it was sent to before. Only the inviting app may. Throttled.
+         */
         post: operations["postInvitationReinvite"];
         delete?: never;
         options?: never;
@@ -682,7 +817,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Expires the invitation at once; no messages are sent. */
+        /**
+         * Expires the invitation at once; no messages are sent.
+         * @description Expires the invitation at once, without sending any message; its code and link stop working. Only the inviting app may.
+         */
         post: operations["postInvitationExpire"];
         delete?: never;
         options?: never;
@@ -697,10 +835,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** GET /wallet/info plus invite_id and ext_id of the invitation this wallet accepted; expires it (repeatable). */
+        /**
+         * GET /wallet/info plus invite_id and ext_id of the invitation this wallet accepted; expires it (repeatable).
+         * @description What GET /wallet/info answers, plus the invite_id and ext_id of the invitation this wallet accepted, so the inviting app can link its records; the invitation is expired by the call (repeatable).
+         */
         get: operations["getWalletFinishInvite"];
         put?: never;
-        /** GET /wallet/info plus invite_id and ext_id of the invitation this wallet accepted; expires it (repeatable). */
+        /**
+         * GET /wallet/info plus invite_id and ext_id of the invitation this wallet accepted; expires it (repeatable).
+         * @description What GET /wallet/info answers, plus the invite_id and ext_id of the invitation this wallet accepted, so the inviting app can link its records; the invitation is expired by the call (repeatable).
+         */
         post: operations["postWalletFinishInvite"];
         delete?: never;
         options?: never;
@@ -715,7 +859,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** OAuth 2 authorization page (response_type code or token): sign in, prove a code, consent. */
+        /**
+         * OAuth 2 authorization page (response_type code or token): sign in, prove a code, consent.
+         * @description The OAuth 2.0 authorization page an app sends a browser to (response_type code or token): the person signs in, enters the code sent to them and consents to the scope; the browser then returns to redirect_uri with a code (or a token) and state.
+         */
         get: operations["getAuthorize"];
         put?: never;
         post?: never;
@@ -734,7 +881,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Authorization page: the sign-in form. */
+        /**
+         * Authorization page: the sign-in form.
+         * @description The sign-in form of the authorization page (login and password); answers the next page of the flow as HTML. Throttled per client address.
+         */
         post: operations["postAuthorizeSignin"];
         delete?: never;
         options?: never;
@@ -751,7 +901,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Authorization page: the code form. */
+        /**
+         * Authorization page: the code form.
+         * @description The code form of the authorization page: the code sent to the person's UID; answers the consent page as HTML.
+         */
         post: operations["postAuthorizeCode"];
         delete?: never;
         options?: never;
@@ -768,7 +921,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Authorization page: the consent form. */
+        /**
+         * Authorization page: the consent form.
+         * @description The consent form of the authorization page: allow redirects to redirect_uri with a code (or token) and state, deny with error=access_denied.
+         */
         post: operations["postAuthorizeConsent"];
         delete?: never;
         options?: never;
@@ -785,7 +941,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Exchanges an authorization code for an access token (app credentials by Basic or form). */
+        /**
+         * Exchanges an authorization code for an access token (app credentials by Basic or form).
+         * @description The OAuth 2.0 token endpoint: exchanges an authorization code for an access token. App credentials by Basic authentication or client_id and client_secret in the form; errors use the OAuth codes (invalid_grant, invalid_client ...).
+         */
         post: operations["postToken"];
         delete?: never;
         options?: never;
@@ -800,7 +959,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** OAuth 2 authorization server metadata (RFC 8414): endpoints, grant and response types, PKCE methods, scopes. */
+        /**
+         * OAuth 2 authorization server metadata (RFC 8414): endpoints, grant and response types, PKCE methods, scopes.
+         * @description OAuth 2 authorization server metadata (RFC 8414): the issuer, the authorization and token endpoints, the grant and response types, the PKCE methods (S256) and the scopes, so a client library configures itself from the issuer URL.
+         */
         get: operations["getWellKnownOauthAuthorizationServer"];
         put?: never;
         post?: never;
@@ -819,7 +981,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Sends a code to an email, or to each number a phone parses to in the given countries, to add it to the wallet. */
+        /**
+         * Sends a code to an email, or to each number a phone parses to in the given countries, to add it to the wallet.
+         * @description Sends a code to an email, or to each number a phone parses to in the given countries, to add it to the wallet. Answers the attempt id and secret to confirm with POST /wallet/add-uid-confirm. Throttled per address, app and client address.
+         */
         post: operations["postWalletAddUid"];
         delete?: never;
         options?: never;
@@ -836,7 +1001,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Confirms the added UID with its code; replace_uid is removed on success. */
+        /**
+         * Confirms the added UID with its code; replace_uid is removed on success.
+         * @description Confirms a UID being added with the code sent to it; replace_uid, when given, is removed in the same step. Answers the wallet's confirmed UIDs.
+         */
         post: operations["postWalletAddUidConfirm"];
         delete?: never;
         options?: never;
@@ -853,7 +1021,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Removes a confirmed UID while an email and a phone remain. */
+        /**
+         * Removes a confirmed UID while an email and a phone remain.
+         * @description Removes a confirmed UID from the wallet, as long as an email and a phone remain to sign in with.
+         */
         post: operations["postWalletRemoveUid"];
         delete?: never;
         options?: never;
@@ -870,7 +1041,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Changes the password (8 to 100 characters) given the current one. */
+        /**
+         * Changes the password (8 to 100 characters) given the current one.
+         * @description Changes the wallet's password (8 to 100 characters) given the current one; other sessions keep their tokens.
+         */
         post: operations["postWalletChangePassword"];
         delete?: never;
         options?: never;
@@ -887,7 +1061,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Generates a password for this device and access method (biometric unlock); only its hash is kept. */
+        /**
+         * Generates a password for this device and access method (biometric unlock); only its hash is kept.
+         * @description Generates a random password for this device and access method (biometric unlock, for example) and answers it once; only its hash is kept. The current password proves the person.
+         */
         post: operations["postWalletSetDevicePassword"];
         delete?: never;
         options?: never;
@@ -904,7 +1081,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Removes the device password of this device and access method. */
+        /**
+         * Removes the device password of this device and access method.
+         * @description Removes the device password of this device and access method; it no longer signs in.
+         */
         post: operations["postWalletRemoveDevicePassword"];
         delete?: never;
         options?: never;
@@ -921,7 +1101,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Changes the name: first_name and last_name (individual) or title and dba (business). */
+        /**
+         * Changes the name: first_name and last_name (individual) or title and dba (business).
+         * @description Changes the profile's name: first_name and last_name for an individual, title and dba for a business.
+         */
         post: operations["postWalletChangeName"];
         delete?: never;
         options?: never;
@@ -937,7 +1120,10 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Sets the profile image (PNG, JPEG or GIF, at least 250 px wide); square renditions of 24, 48 and 73 px. */
+        /**
+         * Sets the profile image (PNG, JPEG or GIF, at least 250 px wide); square renditions of 24, 48 and 73 px.
+         * @description Sets the profile picture from the request body (PNG, JPEG or GIF, at least 250 px wide). The server crops it square and keeps 24, 48 and 73 px renditions, served by GET /image/profile/{profileId}/{size}.
+         */
         put: operations["putWalletImage"];
         post?: never;
         delete?: never;
@@ -953,7 +1139,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A square profile image rendition (24, 48 or 73 px; 25 and 50 are deprecated aliases). */
+        /**
+         * A square profile image rendition (24, 48 or 73 px; 25 and 50 are deprecated aliases).
+         * @description A square rendition of a profile picture in PNG: 24, 48 or 73 px; 25 and 50, which old clients ask for, answer 24 and 48. v, the image version in the profile's picture URL, only tells caches apart. No credentials.
+         */
         get: operations["getProfileImage"];
         put?: never;
         post?: never;
@@ -970,7 +1159,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** What the wallet can send to a recipient, and how the app must present it. */
+        /**
+         * What the wallet can send to a recipient, and how the app must present it.
+         * @description Before sending: what the wallet holds that the recipient accepts, grouped by loop and currency, with the notes and limits the app must show. Does not move anything.
+         */
         get: operations["getWalletPresend"];
         put?: never;
         post?: never;
@@ -989,7 +1181,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Sends cash to a recipient UID (or an invitation, or a transfer waiting for a payment code). */
+        /**
+         * Sends cash to a recipient UID (or an invitation, or a transfer waiting for a payment code).
+         * @description Sends cash to a recipient UID. amounts names loop, currency and amount ('0-USD-10.00' is open loop US dollars); a UID without a wallet gets an invitation transfer that waits for them. dedup_id makes a retry answer the first transfer. Answers the TransferDetail; a refusal is 400 send_failed with send_errors naming each problem (insufficient_funds, cash_not_accepted ...).
+         */
         post: operations["postWalletSend"];
         delete?: never;
         options?: never;
@@ -1006,7 +1201,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Receives cash with a payment code the customer shows. */
+        /**
+         * Receives cash with a payment code the customer shows.
+         * @description A merchant receives cash with the payment code the customer shows: the code's waiting transfer releases amount (at most what it holds) to this wallet. Answers the TransferDetail.
+         */
         post: operations["postWalletReceive"];
         delete?: never;
         options?: never;
@@ -1023,7 +1221,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Accepts a waiting invitation transfer by the invitation code its message carried; the cash moves to this wallet. */
+        /**
+         * Accepts a waiting invitation transfer by the invitation code its message carried; the cash moves to this wallet.
+         * @description Accepts a waiting invitation transfer by the invitation code its message carried; the cash moves to this wallet. Answers the TransferDetail.
+         */
         post: operations["postWalletAcceptCode"];
         delete?: never;
         options?: never;
@@ -1038,7 +1239,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Finds people or businesses to send to; closest businesses first when latitude and longitude are given. */
+        /**
+         * Finds people or businesses to send to; closest businesses first when latitude and longitude are given.
+         * @description Finds people and businesses to send to by name or UID; with latitude and longitude, the closest located businesses come first. serial_numbers and filters narrow to recipients that accept given cash.
+         */
         get: operations["getWalletSearch"];
         put?: never;
         post?: never;
@@ -1055,7 +1259,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The profile's transfers, newest first by default; appdata.<name> filters. */
+        /**
+         * The profile's transfers, newest first by default; appdata.<name> filters.
+         * @description The profile's transfers, newest first by default (order by start or timestamp), paged by offset and limit; more says whether another page exists. appdata.<name> parameters keep transfers whose app data match.
+         */
         get: operations["getWalletHistory"];
         put?: never;
         post?: never;
@@ -1074,7 +1281,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Transfers changed after sync_ts (and transfer_id), oldest change first. */
+        /**
+         * Transfers changed after sync_ts (and transfer_id), oldest change first.
+         * @description For apps that keep a copy: transfers changed after sync_ts (and, at the same instant, after transfer_id), oldest change first. Call again with the last one's timestamp and id until none remain.
+         */
         post: operations["postWalletHistorySync"];
         delete?: never;
         options?: never;
@@ -1089,7 +1299,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** TransferDetail, for stakeholders only. */
+        /**
+         * TransferDetail, for stakeholders only.
+         * @description One transfer in full (TransferDetail): movements, state, payment codes and messages. Only its stakeholders (sender, recipient, their managers) may see it; to anyone else it does not exist.
+         */
         get: operations["getTransferByTransferId"];
         put?: never;
         post?: never;
@@ -1108,7 +1321,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Retracts a waiting transfer with a reason; manage_sent for the sender, manage_received for a recipient-initiated transfer. */
+        /**
+         * Retracts a waiting transfer with a reason; manage_sent for the sender, manage_received for a recipient-initiated transfer.
+         * @description Retracts a waiting transfer with a reason: the cash returns to the sender. Needs manage_sent for the sender, or manage_received for a transfer the recipient started. Answers the TransferDetail.
+         */
         post: operations["postTransferRetract"];
         delete?: never;
         options?: never;
@@ -1125,7 +1341,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Skips the payment code or the hold of a transfer the caller initiated. */
+        /**
+         * Skips the payment code or the hold of a transfer the caller initiated.
+         * @description Skips the payment code or the hold of a transfer the caller initiated, so it completes now. Answers the TransferDetail.
+         */
         post: operations["postTransferSkip"];
         delete?: never;
         options?: never;
@@ -1142,7 +1361,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Sets a new expiry (at most 10 years from now) on a transfer waiting for its payment code. */
+        /**
+         * Sets a new expiry (at most 10 years from now) on a transfer waiting for its payment code.
+         * @description Sets a new expiry, at most 10 years ahead, on a transfer waiting for its payment code. Answers the TransferDetail.
+         */
         post: operations["postTransferChangePaycodeExpiration"];
         delete?: never;
         options?: never;
@@ -1159,7 +1381,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** The invited recipient accepts an invitation transfer; the cash moves to their wallet. */
+        /**
+         * The invited recipient accepts an invitation transfer; the cash moves to their wallet.
+         * @description The invited recipient accepts an invitation transfer: the cash moves to their wallet. Answers the TransferDetail.
+         */
         post: operations["postTransferAccept"];
         delete?: never;
         options?: never;
@@ -1176,7 +1401,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** The invited recipient refuses an invitation transfer; the cash returns to the sender. */
+        /**
+         * The invited recipient refuses an invitation transfer; the cash returns to the sender.
+         * @description The invited recipient refuses an invitation transfer: the cash returns to the sender. Answers the TransferDetail.
+         */
         post: operations["postTransferRefuse"];
         delete?: never;
         options?: never;
@@ -1193,7 +1421,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Sends the invitation message of a waiting invitation transfer again. */
+        /**
+         * Sends the invitation message of a waiting invitation transfer again.
+         * @description Sends the invitation message of a waiting invitation transfer again, to the same address. Throttled per address, app and client address.
+         */
         post: operations["postTransferResend"];
         delete?: never;
         options?: never;
@@ -1208,7 +1439,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Deposit offers (with add and subtract fee options) for sending an amount to a registered bank account. */
+        /**
+         * Deposit offers (with add and subtract fee options) for sending an amount to a registered bank account.
+         * @description Before paying out to a registered bank account: the deposit offers for the amount, each with add-fee and subtract-fee options. Pass the chosen names to POST /wallet/account/{accountId}/send.
+         */
         get: operations["getWalletAccountPresend"];
         put?: never;
         post?: never;
@@ -1227,7 +1461,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Sends open loop cash to a registered bank account with a chosen offer and fee option. */
+        /**
+         * Sends open loop cash to a registered bank account with a chosen offer and fee option.
+         * @description Sends open loop cash to a registered bank account with the offer and fee option chosen from presend; dedup_id makes a retry answer the first transfer. Answers the TransferDetail.
+         */
         post: operations["postWalletAccountSend"];
         delete?: never;
         options?: never;
@@ -1244,7 +1481,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Sends open loop cash to any bank account. */
+        /**
+         * Sends open loop cash to any bank account.
+         * @description Sends open loop cash to any bank account (routing and account number) with the recipient's name; the fee is added. Answers the TransferDetail.
+         */
         post: operations["postWalletSendDfi"];
         delete?: never;
         options?: never;
@@ -1261,7 +1501,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Sends open loop cash to a bank account in another currency, optionally holding it first. */
+        /**
+         * Sends open loop cash to a bank account in another currency, optionally holding it first.
+         * @description Sends open loop cash to a bank account in another currency at the operator's exchange rate, optionally holding it hold_seconds first. Answers the TransferDetail.
+         */
         post: operations["postWalletSendFx"];
         delete?: never;
         options?: never;
@@ -1276,10 +1519,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The designated open loop issuer. */
+        /**
+         * The designated open loop issuer.
+         * @description The designated open loop issuer, or none. Operator key (the CLI drives it).
+         */
         get: operations["getAdminLedgerIssuer"];
         put?: never;
-        /** Designates the profile (with the issue_open_loop feature) that issues open loop cash for the operator. */
+        /**
+         * Designates the profile (with the issue_open_loop feature) that issues open loop cash for the operator.
+         * @description Designates the profile (it needs the issue_open_loop feature) that issues the operator's open loop cash. Operator key (the CLI drives it).
+         */
         post: operations["postAdminLedgerIssuer"];
         delete?: never;
         options?: never;
@@ -1296,7 +1545,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Issues open loop cash from the designated issuer to a profile (movements issue and grant). */
+        /**
+         * Issues open loop cash from the designated issuer to a profile (movements issue and grant).
+         * @description Issues open loop cash from the designated issuer to a profile: an issue movement then a grant, in one transfer. Operator key (the CLI drives it).
+         */
         post: operations["postAdminLedgerIssue"];
         delete?: never;
         options?: never;
@@ -1311,7 +1563,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Verifies the ledger: per loop and currency, issued = held + in flight + redeemed; every note accounted for; no negative balance. */
+        /**
+         * Verifies the ledger: per loop and currency, issued = held + in flight + redeemed; every note accounted for; no negative balance.
+         * @description Checks the whole ledger: per loop and currency, issued equals held plus in flight plus redeemed; every note is accounted for; no balance is negative. Answers the totals and any problems found. Operator key (the CLI drives it).
+         */
         get: operations["getAdminLedgerAudit"];
         put?: never;
         post?: never;
@@ -1328,7 +1583,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A profile's holdings (constant time from the balances table). */
+        /**
+         * A profile's holdings (constant time from the balances table).
+         * @description A profile's holdings per loop and currency, read from the balances table in constant time. Operator key (the CLI drives it).
+         */
         get: operations["getAdminLedgerHoldingsByProfileId"];
         put?: never;
         post?: never;
@@ -1345,10 +1603,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Lists registered bank (DFI) accounts, newest first; filter by owner. Account numbers show their last four digits only. */
+        /**
+         * Lists registered bank (DFI) accounts, newest first; filter by owner. Account numbers show their last four digits only.
+         * @description Lists registered bank (DFI) accounts, newest first; filter by owner. Account numbers show their last four digits only. Operator key (the CLI drives it).
+         */
         get: operations["getAdminLedgerAccounts"];
         put?: never;
-        /** Registers a bank (DFI) account to a profile. */
+        /**
+         * Registers a bank (DFI) account to a profile.
+         * @description Registers a bank (DFI) account to a profile, for payouts by POST /wallet/account/{accountId}/send. Operator key (the CLI drives it).
+         */
         post: operations["postAdminLedgerAccounts"];
         delete?: never;
         options?: never;
@@ -1363,10 +1627,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The exchange-rate table. */
+        /**
+         * The exchange-rate table.
+         * @description The exchange-rate table send-fx uses. Operator key (the CLI drives it).
+         */
         get: operations["getAdminLedgerFxRates"];
         put?: never;
-        /** Sets the exchange rate (dest units per source unit) send-fx uses. */
+        /**
+         * Sets the exchange rate (dest units per source unit) send-fx uses.
+         * @description Sets the exchange rate (destination units per source unit) that send-fx uses for a pair of currencies. Operator key (the CLI drives it).
+         */
         post: operations["postAdminLedgerFxRates"];
         delete?: never;
         options?: never;
@@ -1383,7 +1653,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Offers cash to a recipient in exchange for the cash named in expect_amounts; the offer waits in escrow until accepted, retracted or expired. */
+        /**
+         * Offers cash to a recipient in exchange for the cash named in expect_amounts; the offer waits in escrow until accepted, retracted or expired.
+         * @description Offers cash to a recipient in exchange for other cash (expect_amounts); the offered cash waits in escrow until the recipient accepts, the sender retracts, or accept_expire_seconds pass. Answers the TransferDetail.
+         */
         post: operations["postWalletTrade"];
         delete?: never;
         options?: never;
@@ -1400,7 +1673,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** The trade's recipient accepts: its expected cash goes to the sender and the offered cash to it, at once. */
+        /**
+         * The trade's recipient accepts: its expected cash goes to the sender and the offered cash to it, at once.
+         * @description The trade's recipient accepts: its expected cash goes to the sender and the offered cash comes to it, in one step. Answers the TransferDetail.
+         */
         post: operations["postTransferAcceptTrade"];
         delete?: never;
         options?: never;
@@ -1417,7 +1693,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Bills a customer for brand cash of a gl_design (merchants with the bill feature); the bill waits up to 14 days for payment. */
+        /**
+         * Bills a customer for brand cash of a gl_design (merchants with the bill feature); the bill waits up to 14 days for payment.
+         * @description A merchant with the bill feature bills a customer for brand cash of a gl_design: the bill waits up to 14 days, with reminders, for payment; paid, the brand cash issues to the customer. Answers the TransferDetail.
+         */
         post: operations["postDesignBill"];
         delete?: never;
         options?: never;
@@ -1434,7 +1713,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Issues brand cash of a gl_design to a recipient under a distribution plan (issuer or active distributor). */
+        /**
+         * Issues brand cash of a gl_design to a recipient under a distribution plan (issuer or active distributor).
+         * @description Issues brand cash of a gl_design to a recipient under a distribution plan; the caller is the issuer or an active distributor. Answers the TransferDetail.
+         */
         post: operations["postDesignSend"];
         delete?: never;
         options?: never;
@@ -1451,7 +1733,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Creates a cash design (gl_design needs the design_gl feature; open_design an open loop issuer). The new design has no image. */
+        /**
+         * Creates a cash design (gl_design needs the design_gl feature; open_design an open loop issuer). The new design has no image.
+         * @description Creates a cash design: a gl_design (brand cash; needs the design_gl feature) or an open_design (needs the open loop issuer). The design starts unpublished and without an image.
+         */
         post: operations["postDesignCreate"];
         delete?: never;
         options?: never;
@@ -1466,7 +1751,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Designs on which this profile was explicitly granted view_design. */
+        /**
+         * Designs on which this profile was explicitly granted view_design.
+         * @description The designs on which this profile was explicitly granted view_design (its own, and those of networks it joined).
+         */
         get: operations["getDesign"];
         put?: never;
         post?: never;
@@ -1483,15 +1771,24 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One design: everyone may view a published design; plans need edit_design, agreements view_design_network. */
+        /**
+         * One design: everyone may view a published design; plans need edit_design, agreements view_design_network.
+         * @description One CashDesign. Anyone may view a published design; its plans need edit_design, its agreements view_design_network.
+         */
         get: operations["getDesignByDesignId"];
         put?: never;
         post?: never;
-        /** Deletes an unpublished design (400 when published, 404 when already deleted). */
+        /**
+         * Deletes an unpublished design (400 when published, 404 when already deleted).
+         * @description Deletes an unpublished design; a published design cannot be deleted.
+         */
         delete: operations["deleteDesignByDesignId"];
         options?: never;
         head?: never;
-        /** Changes design fields; omitted fields stay, null or empty clears where the spec says so. */
+        /**
+         * Changes design fields; omitted fields stay, null or empty clears where the spec says so.
+         * @description Changes design fields; omitted fields stay, and null or empty clears those the spec lets clear. Answers the updated CashDesign.
+         */
         patch: operations["patchDesignByDesignId"];
         trace?: never;
     };
@@ -1504,7 +1801,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Creates a distribution plan; default terms: the redeemer gets open loop settlement equal to the brand cash it receives. */
+        /**
+         * Creates a distribution plan; default terms: the redeemer gets open loop settlement equal to the brand cash it receives.
+         * @description Creates a distribution plan on a design. Default terms: the redeemer gets open loop settlement equal to the brand cash it receives. Answers the updated CashDesign.
+         */
         post: operations["postDesignPlanCreate"];
         delete?: never;
         options?: never;
@@ -1522,11 +1822,17 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Deletes a plan; answers the updated CashDesign (404 when already deleted). */
+        /**
+         * Deletes a plan; answers the updated CashDesign (404 when already deleted).
+         * @description Deletes a distribution plan. Answers the updated CashDesign.
+         */
         delete: operations["deleteDesignPlanByPlanId"];
         options?: never;
         head?: never;
-        /** Changes a plan's title or recipients table; answers the updated CashDesign. */
+        /**
+         * Changes a plan's title or recipients table; answers the updated CashDesign.
+         * @description Changes a distribution plan's title or recipients table. Answers the updated CashDesign.
+         */
         patch: operations["patchDesignPlanByPlanId"];
         trace?: never;
     };
@@ -1539,7 +1845,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Adds a network agreement (inactive until its member activates it; active at once for the owner itself); the member is told by message. */
+        /**
+         * Adds a network agreement (inactive until its member activates it; active at once for the owner itself); the member is told by message.
+         * @description Adds a network agreement naming a member and its roles (redeemer, distributor, settler) with terms. It stays inactive until the member activates it (at once for the owner itself); the member is told by message.
+         */
         post: operations["postDesignAgreementAdd"];
         delete?: never;
         options?: never;
@@ -1556,7 +1865,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Removes agreements by id; removals the caller may not make are skipped silently. Answers the updated list. */
+        /**
+         * Removes agreements by id; removals the caller may not make are skipped silently. Answers the updated list.
+         * @description Removes agreements by id; ids the caller may not remove are skipped silently. Answers the remaining agreements.
+         */
         post: operations["postDesignAgreementRemove"];
         delete?: never;
         options?: never;
@@ -1573,7 +1885,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** The member named in the agreement activates it (after formally agreeing). */
+        /**
+         * The member named in the agreement activates it (after formally agreeing).
+         * @description The member named in an agreement activates it, after agreeing to its terms.
+         */
         post: operations["postDesignAgreementActivate"];
         delete?: never;
         options?: never;
@@ -1590,7 +1905,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** A network owner or the member deactivates the agreement. */
+        /**
+         * A network owner or the member deactivates the agreement.
+         * @description The network owner or the member deactivates an agreement; it can be activated again.
+         */
         post: operations["postDesignAgreementDeactivate"];
         delete?: never;
         options?: never;
@@ -1605,7 +1923,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Profiles with an active redeemer agreement (at most 100). */
+        /**
+         * Profiles with an active redeemer agreement (at most 100).
+         * @description The profiles with an active redeemer agreement on the design (at most 100): where its brand cash can be spent.
+         */
         get: operations["getDesignRedeemers"];
         put?: never;
         post?: never;
@@ -1622,7 +1943,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The wallet's linked payment cards. */
+        /**
+         * The wallet's linked payment cards.
+         * @description The payment cards linked to the wallet, with their state (active, suspended); never the full card number.
+         */
         get: operations["getWalletPaycardList"];
         put?: never;
         post?: never;
@@ -1641,7 +1965,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Links a payment card (number and 4-digit PIN); the card network may decline (linked false). */
+        /**
+         * Links a payment card (number and 4-digit PIN); the card network may decline (linked false).
+         * @description Links a payment card by number and 4-digit PIN. The simulated card network may decline it: linked false, nothing stored.
+         */
         post: operations["postWalletPaycardLink"];
         delete?: never;
         options?: never;
@@ -1658,7 +1985,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Deletes a linked card. */
+        /**
+         * Deletes a linked card.
+         * @description Deletes a linked card; it can no longer pay.
+         */
         post: operations["postWalletPaycardDelete"];
         delete?: never;
         options?: never;
@@ -1675,7 +2005,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Suspends a linked card. */
+        /**
+         * Suspends a linked card.
+         * @description Suspends a linked card; the network refuses its payments until it is unsuspended.
+         */
         post: operations["postWalletPaycardSuspend"];
         delete?: never;
         options?: never;
@@ -1692,7 +2025,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Unsuspends a linked card. */
+        /**
+         * Unsuspends a linked card.
+         * @description Unsuspends a suspended card: the card network accepts its payments again.
+         */
         post: operations["postWalletPaycardUnsuspend"];
         delete?: never;
         options?: never;
@@ -1709,7 +2045,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Sets a linked card's 4-digit PIN (kept only as a hash). */
+        /**
+         * Sets a linked card's 4-digit PIN (kept only as a hash).
+         * @description Sets a linked card's 4-digit PIN; only its hash is kept.
+         */
         post: operations["postWalletPaycardSetPin"];
         delete?: never;
         options?: never;
@@ -1726,7 +2065,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Operator: the simulated card network asks whether a card may pay (a suspended or deleted card may not). */
+        /**
+         * Operator: the simulated card network asks whether a card may pay (a suspended or deleted card may not).
+         * @description The simulated card network asks whether a card may pay: a suspended or deleted card may not. Operator key (the CLI drives it).
+         */
         post: operations["postAdminPaycardsAuthorize"];
         delete?: never;
         options?: never;
@@ -1743,7 +2085,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** The billed customer says payment was sent another way: reminders stop; the bill stays cancelable until paid. */
+        /**
+         * The billed customer says payment was sent another way: reminders stop; the bill stays cancelable until paid.
+         * @description The billed customer says the bill was paid another way (bank, amount, date): reminders stop, and the bill stays cancelable until its payment is recorded.
+         */
         post: operations["postTransferConfirmBill"];
         delete?: never;
         options?: never;
@@ -1760,7 +2105,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Operator: records a bill payment received outside Cashloop; the customer gets the brand cash. */
+        /**
+         * Operator: records a bill payment received outside Cashloop; the customer gets the brand cash.
+         * @description Records a bill payment received outside Cashloop; the brand cash issues to the customer. Operator key (the CLI drives it).
+         */
         post: operations["postAdminBillsPaid"];
         delete?: never;
         options?: never;
@@ -1775,7 +2123,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The designs whose campaign events the caller may read (those it may edit). */
+        /**
+         * The designs whose campaign events the caller may read (those it may edit).
+         * @description The designs whose campaign events the caller may read: those it may edit.
+         */
         get: operations["getCampaignList"];
         put?: never;
         post?: never;
@@ -1792,7 +2143,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Return and expire events of the caller's designs, newest first; pass next_cursor as cursor for the next page. */
+        /**
+         * Return and expire events of the caller's designs, newest first; pass next_cursor as cursor for the next page.
+         * @description Return and expiration events of the caller's designs, newest first; filter by design and event type, and pass next_cursor as cursor for the next page.
+         */
         get: operations["getCampaignEvents"];
         put?: never;
         post?: never;
@@ -1810,7 +2164,10 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Sets the design's image (PNG, JPEG or GIF, at least 540 px wide), cropped to 1080x608 with a 540x304 thumbnail; used when multiple_images is off and for denominations without their own. */
+        /**
+         * Sets the design's image (PNG, JPEG or GIF, at least 540 px wide), cropped to 1080x608 with a 540x304 thumbnail; used when multiple_images is off and for denominations without their own.
+         * @description Sets a design's image from the body (PNG, JPEG or GIF, at least 540 px wide), cropped to 1080x608 with a 540x304 thumbnail. Used when multiple_images is off, and for denominations without their own.
+         */
         put: operations["putDesignImage"];
         post?: never;
         delete?: never;
@@ -1827,7 +2184,10 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Sets one denomination's image (a decimal string in the design's currency); only when multiple_images is on. */
+        /**
+         * Sets one denomination's image (a decimal string in the design's currency); only when multiple_images is on.
+         * @description Sets the image of one denomination (a decimal amount in the design's currency); only when multiple_images is on.
+         */
         put: operations["putDesignImageByDenomination"];
         post?: never;
         delete?: never;
@@ -1843,9 +2203,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The URL of the design's icon in its style (null when it has none). */
+        /**
+         * The URL of the design's icon in its style (null when it has none).
+         * @description The URL of the design's icon in its chosen style, or null when it has none.
+         */
         get: operations["getDesignIcon"];
-        /** Sets the design icon (PNG, JPEG or GIF), fitted into 512x512 and a 128x128 thumbnail in both styles; X-Image-Style (fit or zoom, default zoom) sets the style. */
+        /**
+         * Sets the design icon (PNG, JPEG or GIF), fitted into 512x512 and a 128x128 thumbnail in both styles; X-Image-Style (fit or zoom, default zoom) sets the style.
+         * @description Sets the design icon (PNG, JPEG or GIF), fitted into 512x512 with a 128x128 thumbnail, in both styles; X-Image-Style (fit or zoom, default zoom) picks the one shown.
+         */
         put: operations["putDesignIcon"];
         post?: never;
         delete?: never;
@@ -1861,7 +2227,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The icon in both styles: thumbnail {zoom, fit} and full {zoom, fit} URLs; an empty object when the design has no icon. */
+        /**
+         * The icon in both styles: thumbnail {zoom, fit} and full {zoom, fit} URLs; an empty object when the design has no icon.
+         * @description The icon in both styles, thumbnail and full: {zoom, fit} URLs each, to choose a style; an empty object when the design has no icon.
+         */
         get: operations["getDesignIconPreviews"];
         put?: never;
         post?: never;
@@ -1878,7 +2247,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The bytes of a design image or icon rendition (full, thumbnail, full_zoom, full_fit, thumbnail_zoom, thumbnail_fit). A media id never changes its bytes. */
+        /**
+         * The bytes of a design image or icon rendition (full, thumbnail, full_zoom, full_fit, thumbnail_zoom, thumbnail_fit). A media id never changes its bytes.
+         * @description The bytes of a design image or icon rendition (full, thumbnail, full_zoom, full_fit, thumbnail_zoom, thumbnail_fit). A media id never changes its bytes, so the answer may be cached for good. No credentials.
+         */
         get: operations["getMediaDesignByRendition"];
         put?: never;
         post?: never;
@@ -1895,10 +2267,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Every live (not deleted) cash design, newest first. */
+        /**
+         * Every live (not deleted) cash design, newest first.
+         * @description Every live (not deleted) cash design, newest first. Operator key (the CLI drives it).
+         */
         get: operations["getAdminDesigns"];
         put?: never;
-        /** Creates a cash design for an issuer profile, as that profile would (gl_design needs its design_gl feature; open_design an open loop issuer). */
+        /**
+         * Creates a cash design for an issuer profile, as that profile would (gl_design needs its design_gl feature; open_design an open loop issuer).
+         * @description Creates a cash design for an issuer profile, with the same checks as the issuer's own POST /design/create (a gl_design needs the issuer's design_gl feature). Operator key (the CLI drives it: cashloop design create).
+         */
         post: operations["postAdminDesigns"];
         delete?: never;
         options?: never;
@@ -1913,7 +2291,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One cash design in full: plans and agreements included (deleted designs too). */
+        /**
+         * One cash design in full: plans and agreements included (deleted designs too).
+         * @description One cash design in full, plans and agreements included, deleted designs too. Operator key (the CLI drives it).
+         */
         get: operations["getAdminDesignsByDesignId"];
         put?: never;
         post?: never;
@@ -1930,10 +2311,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A design's network agreements that are not removed, oldest first. */
+        /**
+         * A design's network agreements that are not removed, oldest first.
+         * @description A design's network agreements that are not removed, oldest first. Operator key (the CLI drives it).
+         */
         get: operations["getAdminDesignsAgreements"];
         put?: never;
-        /** Adds a network agreement to a design, as its issuer would (inactive until its member activates it; the member is told by message). */
+        /**
+         * Adds a network agreement to a design, as its issuer would (inactive until its member activates it; the member is told by message).
+         * @description Adds a network agreement (redeemer, distributor, settler) to a design, as its issuer would; it stays inactive until its member activates it. Operator key (the CLI drives it: cashloop agreement add).
+         */
         post: operations["postAdminDesignsAgreements"];
         delete?: never;
         options?: never;
@@ -1950,7 +2337,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Creates a distribution plan on a design, as its issuer would (default terms: the redeemer gets open loop settlement equal to the brand cash it receives). */
+        /**
+         * Creates a distribution plan on a design, as its issuer would (default terms: the redeemer gets open loop settlement equal to the brand cash it receives).
+         * @description Creates a distribution plan on a design, as its issuer would; its default terms give a redeemer open loop settlement equal to the brand cash it receives. Answers the plan id. Operator key (the CLI drives it: cashloop plan create).
+         */
         post: operations["postAdminDesignsPlans"];
         delete?: never;
         options?: never;
@@ -1965,7 +2355,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The customer's brand cash this merchant redeems (its own designs and designs it has an active redeemer agreement for); needs the customer's pull consent. */
+        /**
+         * The customer's brand cash this merchant redeems (its own designs and designs it has an active redeemer agreement for); needs the customer's pull consent.
+         * @description At a merchant terminal: the customer's brand cash this merchant redeems (its own designs and those it has an active redeemer agreement for). Needs the customer's pull consent.
+         */
         get: operations["getPullRedeemable"];
         put?: never;
         post?: never;
@@ -1984,7 +2377,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Pulls brand cash from a consenting customer's wallet to the merchant; redeemed cash settles per its plan. The token's device is the POS device. */
+        /**
+         * Pulls brand cash from a consenting customer's wallet to the merchant; redeemed cash settles per its plan. The token's device is the POS device.
+         * @description Pulls brand cash from a consenting customer's wallet to the merchant, with any rest of the bill paid another way (non_service_amount). Redeemed cash settles per its plan; the token's device is the POS device in reports. Answers the TransferDetail.
+         */
         post: operations["postPullRedeem"];
         delete?: never;
         options?: never;
@@ -2001,7 +2397,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Lets a merchant pull brand cash from this wallet at its terminals (until revoked). */
+        /**
+         * Lets a merchant pull brand cash from this wallet at its terminals (until revoked).
+         * @description The customer lets a merchant pull brand cash from this wallet at its terminals, until revoked.
+         */
         post: operations["postWalletPullConsent"];
         delete?: never;
         options?: never;
@@ -2018,7 +2417,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Withdraws a merchant’s pull consent; its terminals can no longer pull from this wallet. */
+        /**
+         * Withdraws a merchant’s pull consent; its terminals can no longer pull from this wallet.
+         * @description The customer withdraws a merchant's pull consent; its terminals can no longer pull from this wallet.
+         */
         post: operations["postWalletPullConsentRevoke"];
         delete?: never;
         options?: never;
@@ -2033,7 +2435,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The merchants this wallet lets pull payments. */
+        /**
+         * The merchants this wallet lets pull payments.
+         * @description The merchants this wallet has let pull brand cash at their terminals, until each consent is revoked.
+         */
         get: operations["getWalletPullConsents"];
         put?: never;
         post?: never;
@@ -2050,7 +2455,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The sender's brand cash and whether the recipient accepts each loop (processor token of the sender). */
+        /**
+         * The sender's brand cash and whether the recipient accepts each loop (processor token of the sender).
+         * @description For a payment processor acting for a sender: the sender's brand cash and whether the recipient accepts each loop. Needs a processor token the sender granted.
+         */
         get: operations["getProcSendable"];
         put?: never;
         post?: never;
@@ -2067,7 +2475,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Deprecated alias of GET /proc/sendable. */
+        /**
+         * Deprecated alias of GET /proc/sendable.
+         * @description Deprecated alias of GET /proc/sendable, kept for old processors; answers the same.
+         */
         get: operations["getProcRedeemable"];
         put?: never;
         post?: never;
@@ -2086,7 +2497,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Sends brand cash for the sender that granted this processor token, to an accepting business or an individual; redeemed cash settles per its plan. */
+        /**
+         * Sends brand cash for the sender that granted this processor token, to an accepting business or an individual; redeemed cash settles per its plan.
+         * @description A payment processor sends brand cash for the sender that granted its token, to an accepting business or an individual; redeemed cash settles per its plan. Answers the TransferDetail.
+         */
         post: operations["postProcSend"];
         delete?: never;
         options?: never;
@@ -2103,7 +2517,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Deprecated alias of POST /proc/send. */
+        /**
+         * Deprecated alias of POST /proc/send.
+         * @description Deprecated alias of POST /proc/send, kept for old processors; does the same.
+         */
         post: operations["postProcRedeem"];
         delete?: never;
         options?: never;
@@ -2120,7 +2537,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Received-and-receivable report: one row per payment part received (redemptions, outside tender), with what settled and what is pending; csv streams CSV. */
+        /**
+         * Received-and-receivable report: one row per payment part received (redemptions, outside tender), with what settled and what is pending; csv streams CSV.
+         * @description The merchant's received-and-receivable report between two dates: one row per payment part received (redemptions, outside tender) with what settled and what is pending, filterable by POS device and settlement type. csv true streams CSV; JSON is refused past its row limit.
+         */
         post: operations["postWalletReportReceivable"];
         delete?: never;
         options?: never;
@@ -2137,7 +2557,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** A settler pays a batch of the design's pending settlements in open loop cash from its wallet; repeat until pending is 0. */
+        /**
+         * A settler pays a batch of the design's pending settlements in open loop cash from its wallet; repeat until pending is 0.
+         * @description A settler pays a batch (limit) of the design's pending settlements in open loop cash from its own wallet; repeat until pending is 0.
+         */
         post: operations["postDesignSettle"];
         delete?: never;
         options?: never;
@@ -2152,7 +2575,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** What the design's redemptions left pending, per currency. */
+        /**
+         * What the design's redemptions left pending, per currency.
+         * @description What the design's redemptions left pending, per currency, for its settlers.
+         */
         get: operations["getDesignSettlements"];
         put?: never;
         post?: never;
@@ -2171,7 +2597,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** The operator settles a batch of the design's pending settlements; the design's first active settler (else its issuer) pays. */
+        /**
+         * The operator settles a batch of the design's pending settlements; the design's first active settler (else its issuer) pays.
+         * @description The operator settles a batch of a design's pending settlements; the design's first active settler (else its issuer) pays. Operator key (the CLI drives it).
+         */
         post: operations["postAdminDesignsSettle"];
         delete?: never;
         options?: never;
@@ -2186,7 +2615,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The offers the caller manages (its own, and those paying in designs it may edit), with loop_links. */
+        /**
+         * The offers the caller manages (its own, and those paying in designs it may edit), with loop_links.
+         * @description The offers the caller manages (its own, and those paying in designs it may edit), each with loop_links.
+         */
         get: operations["getOfferList"];
         put?: never;
         post?: never;
@@ -2203,7 +2635,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Finds open offers by text, distance and filters; limit and offset count businesses; ordered by distance, else relevance, else title. */
+        /**
+         * Finds open offers by text, distance and filters; limit and offset count businesses; ordered by distance, else relevance, else title.
+         * @description Finds open offers by text, distance and filters; limit and offset count businesses. Ordered by distance when latitude and longitude are given, else by relevance, else by title. No credentials needed; a bearer token, when sent, must be valid and lets the viewer's own offers show.
+         */
         get: operations["getOfferFind"];
         put?: never;
         post?: never;
@@ -2222,7 +2657,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Creates an offer (our call; the spec has none): the business's own token, or edit_design on the paying design. */
+        /**
+         * Creates an offer (our call; the spec has none): the business's own token, or edit_design on the paying design.
+         * @description Creates an offer (a Cashloop call; the spec has none): a title, an amount paid to each acceptor, a quantity in stock and optional options, place and dates. Needs the business's own token, or edit_design on the design it pays in.
+         */
         post: operations["postOfferCreate"];
         delete?: never;
         options?: never;
@@ -2237,7 +2675,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The link in an offer confirmation email: confirms the email address and completes the waiting accept. */
+        /**
+         * The link in an offer confirmation email: confirms the email address and completes the waiting accept.
+         * @description The link in an offer confirmation email: confirms the email address and completes the accept that waited for it. No credentials: the code is the secret.
+         */
         get: operations["getOfferConfirmByCode"];
         put?: never;
         post?: never;
@@ -2254,7 +2695,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One offer (OfferDetail) and the loops it pays in; no permission needed. */
+        /**
+         * One offer (OfferDetail) and the loops it pays in; no permission needed.
+         * @description One offer (OfferDetail) and the loops it pays in. No credentials.
+         */
         get: operations["getOfferInfo"];
         put?: never;
         post?: never;
@@ -2277,7 +2721,10 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Edits an open offer; a new quantity moves the stock left by the same difference (never below zero). */
+        /**
+         * Edits an open offer; a new quantity moves the stock left by the same difference (never below zero).
+         * @description Edits an open offer; a new quantity moves the stock left by the same difference, never below zero.
+         */
         patch: operations["patchOfferByOfferId"];
         trace?: never;
     };
@@ -2290,7 +2737,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Closes an offer for good; waiting confirmations can still complete. */
+        /**
+         * Closes an offer for good; waiting confirmations can still complete.
+         * @description Closes an offer for good; confirmations already waiting can still complete.
+         */
         post: operations["postOfferClose"];
         delete?: never;
         options?: never;
@@ -2307,7 +2757,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Accepts an offer: the stock falls and the cash moves in one transaction; 503 with the canceled transfer when the business cannot pay. */
+        /**
+         * Accepts an offer: the stock falls and the cash moves in one transaction; 503 with the canceled transfer when the business cannot pay.
+         * @description Accepts an offer: the stock falls and the cash moves to the acceptor in one transaction. An offer that requires confirmation waits for the emailed link. When the business cannot pay, the answer is 503 transfer_failed with the canceled transfer.
+         */
         post: operations["postOfferAccept"];
         delete?: never;
         options?: never;
@@ -2324,7 +2777,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Signs a person up (public apps only), sets the 4-digit PIN, accepts the offer and answers a token with the signup_accept permissions. */
+        /**
+         * Signs a person up (public apps only), sets the 4-digit PIN, accepts the offer and answers a token with the signup_accept permissions.
+         * @description Signs a person up through a public app, sets their 4-digit PIN, accepts the offer and answers a token with the signup_accept permissions: an offer taken in one call.
+         */
         post: operations["postOfferSignupAccept"];
         delete?: never;
         options?: never;
@@ -2339,10 +2795,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Operators: offers, newest first, optionally of one business or in one state. */
+        /**
+         * Operators: offers, newest first, optionally of one business or in one state.
+         * @description Offers, newest first, optionally of one business or in one state. Operator key (the CLI drives it).
+         */
         get: operations["getAdminOffers"];
         put?: never;
-        /** Operators: creates an offer for a business (profile_id, or the issuer of design_id). */
+        /**
+         * Operators: creates an offer for a business (profile_id, or the issuer of design_id).
+         * @description Creates an offer for a business (profile_id, or the issuer of design_id); an individual cannot publish offers. Operator key (the CLI drives it).
+         */
         post: operations["postAdminOffers"];
         delete?: never;
         options?: never;
@@ -2357,7 +2819,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Operators: one offer. */
+        /**
+         * Operators: one offer.
+         * @description One offer in full. Operator key (the CLI drives it).
+         */
         get: operations["getAdminOffersByOfferId"];
         put?: never;
         post?: never;
@@ -2376,7 +2841,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Operators: closes an offer for good. */
+        /**
+         * Operators: closes an offer for good.
+         * @description Closes an offer for good; confirmations already waiting can still complete. Operator key (the CLI drives it).
+         */
         post: operations["postAdminOffersClose"];
         delete?: never;
         options?: never;
@@ -2391,10 +2859,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The profile's webhooks (secrets are never shown again). */
+        /**
+         * The profile's webhooks (secrets are never shown again).
+         * @description The webhooks of the profile the token acts for (the path's profile id must be its own); their signing secrets are never shown again.
+         */
         get: operations["getProfileWebhooks"];
         put?: never;
-        /** Registers a handler URL, optionally for some workflow types and states (pending, completed, canceled); answers its signing secret once. */
+        /**
+         * Registers a handler URL, optionally for some workflow types and states (pending, completed, canceled); answers its signing secret once.
+         * @description Registers a handler URL that receives a signed POST when a transfer of the profile changes state, optionally only for some workflow types and states (pending, completed, canceled). Answers the signing secret, this once.
+         */
         post: operations["postProfileWebhooks"];
         delete?: never;
         options?: never;
@@ -2409,11 +2883,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One webhook. */
+        /**
+         * One webhook.
+         * @description One webhook of the profile: its URL, workflow types and states, never its secret.
+         */
         get: operations["getProfileWebhookByWebhookId"];
         put?: never;
         post?: never;
-        /** Removes a webhook; deliveries not yet made are dropped. */
+        /**
+         * Removes a webhook; deliveries not yet made are dropped.
+         * @description Removes a webhook of the profile; no more deliveries are made to it, and those not yet made are dropped.
+         */
         delete: operations["deleteProfileWebhookByWebhookId"];
         options?: never;
         head?: never;
@@ -2429,7 +2909,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** A new signing secret (answered once); the previous one also signs for 24 hours. */
+        /**
+         * A new signing secret (answered once); the previous one also signs for 24 hours.
+         * @description A new signing secret, answered once; the previous secret also signs for 24 hours so handlers can switch.
+         */
         post: operations["postProfileWebhookRotate"];
         delete?: never;
         options?: never;
@@ -2444,7 +2927,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The webhook's deliveries, newest first: delivery id, transfer, attempts, delivered or failed, last error. */
+        /**
+         * The webhook's deliveries, newest first: delivery id, transfer, attempts, delivered or failed, last error.
+         * @description The webhook's deliveries, newest first: delivery id, transfer, attempts, delivered or failed, and the last error.
+         */
         get: operations["getProfileWebhookDeliveries"];
         put?: never;
         post?: never;
@@ -2461,10 +2947,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The profile's webhooks (secrets are never shown again). */
+        /**
+         * The profile's webhooks (secrets are never shown again).
+         * @description The webhooks of the profile with this UID; their secrets are never shown again. Operator key (the CLI drives it).
+         */
         get: operations["getAdminWebhooks"];
         put?: never;
-        /** Registers a handler URL, optionally for some workflow types and states (pending, completed, canceled); answers its signing secret once. */
+        /**
+         * Registers a handler URL, optionally for some workflow types and states (pending, completed, canceled); answers its signing secret once.
+         * @description Registers a handler URL for the profile with this UID, optionally for some workflow types and states; answers its signing secret once. Operator key (the CLI drives it).
+         */
         post: operations["postAdminWebhooks"];
         delete?: never;
         options?: never;
@@ -2479,11 +2971,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One webhook. */
+        /**
+         * One webhook.
+         * @description One webhook, by id, whichever profile owns it; never its secret. Operator key (the CLI drives it).
+         */
         get: operations["getAdminWebhookByWebhookId"];
         put?: never;
         post?: never;
-        /** Removes a webhook; deliveries not yet made are dropped. */
+        /**
+         * Removes a webhook; deliveries not yet made are dropped.
+         * @description Removes a webhook; deliveries not yet made are dropped. Operator key (the CLI drives it).
+         */
         delete: operations["deleteAdminWebhookByWebhookId"];
         options?: never;
         head?: never;
@@ -2499,7 +2997,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** A new signing secret (answered once); the previous one also signs for 24 hours. */
+        /**
+         * A new signing secret (answered once); the previous one also signs for 24 hours.
+         * @description A new signing secret, answered once; the previous one also signs for 24 hours. Operator key (the CLI drives it).
+         */
         post: operations["postAdminWebhookRotate"];
         delete?: never;
         options?: never;
@@ -2514,7 +3015,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The webhook's deliveries, newest first: delivery id, transfer, attempts, delivered or failed, last error. */
+        /**
+         * The webhook's deliveries, newest first: delivery id, transfer, attempts, delivered or failed, last error.
+         * @description The webhook's deliveries, newest first, with attempts and the last error. Operator key (the CLI drives it).
+         */
         get: operations["getAdminWebhookDeliveries"];
         put?: never;
         post?: never;
@@ -2531,10 +3035,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Gets or creates an ACH funding proxy: money arriving on its account number is issued by the issuer, passed through the distributor if named, and lands with the recipient (idempotent). */
+        /**
+         * Gets or creates an ACH funding proxy: money arriving on its account number is issued by the issuer, passed through the distributor if named, and lands with the recipient (idempotent).
+         * @description The same call as POST /fundproxy/get-ach, by query parameters: gets or creates the ACH funding proxy. Idempotent.
+         */
         get: operations["getFundproxyGetAch"];
         put?: never;
-        /** Gets or creates an ACH funding proxy: money arriving on its account number is issued by the issuer, passed through the distributor if named, and lands with the recipient (idempotent). */
+        /**
+         * Gets or creates an ACH funding proxy: money arriving on its account number is issued by the issuer, passed through the distributor if named, and lands with the recipient (idempotent).
+         * @description A server app gets, or creates the first time, an ACH funding proxy: an account number on which arriving money is issued by the issuer, passed through the distributor if one is named, and lands in the recipient's wallet. Idempotent.
+         */
         post: operations["postFundproxyGetAch"];
         delete?: never;
         options?: never;
@@ -2551,7 +3061,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** The simulated ACH rail: money arrives for a proxy's account number and becomes a receive_ach_confirm transfer (a repeated trace_number answers the first). */
+        /**
+         * The simulated ACH rail: money arrives for a proxy's account number and becomes a receive_ach_confirm transfer (a repeated trace_number answers the first).
+         * @description The simulated ACH rail: money arrives for a proxy's account number and becomes a receive_ach_confirm transfer; a repeated trace_number answers the first. Operator key (the CLI drives it).
+         */
         post: operations["postAdminFundproxyDeposit"];
         delete?: never;
         options?: never;
@@ -2566,8 +3079,31 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** This OpenAPI document; servers names the base URL it was served from. */
+        /**
+         * This OpenAPI document; servers names the base URL it was served from.
+         * @description The OpenAPI 3.1 document of every call, written at start-up from the same route declarations that validate requests. No credentials.
+         */
         get: operations["getOpenApiDocument"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/docs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * This document as a readable HTML reference (Swagger UI, served offline).
+         * @description An HTML page that renders /openapi.json with Swagger UI; its script and styles are served by this server under /docs/assets, so it works without the internet. No credentials.
+         */
+        get: operations["getApiReference"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2583,7 +3119,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Liveness: the process answers. */
+        /**
+         * Liveness: the process answers.
+         * @description Answers as long as the process runs, without touching the database. No credentials.
+         */
         get: operations["getHealth"];
         put?: never;
         post?: never;
@@ -2600,7 +3139,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readiness: the database (and Redis, when used) answer. */
+        /**
+         * Readiness: the database (and Redis, when used) answer.
+         * @description Ready when the database, and Redis when it is configured, answer; 503 while they do not. No credentials.
+         */
         get: operations["getReadiness"];
         put?: never;
         post?: never;
@@ -2617,7 +3159,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Prometheus metrics. */
+        /**
+         * Prometheus metrics (operator key).
+         * @description Request counts and durations per route, and the engine's own gauges, in the Prometheus text format. They tell who calls what, so the operator key is required, as on /admin.
+         */
         get: operations["getMetrics"];
         put?: never;
         post?: never;
@@ -3062,89 +3607,7 @@ export interface components {
             original: string;
         };
     };
-    responses: {
-        /** @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). */
-        BadRequest: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Error"];
-            };
-        };
-        /** @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). */
-        Unauthorized: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Error"];
-            };
-        };
-        /** @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). */
-        Forbidden: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Error"];
-            };
-        };
-        /** @description No such resource. */
-        NotFound: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Error"];
-            };
-        };
-        /** @description The resource is in a state that does not allow this. */
-        Conflict: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Error"];
-            };
-        };
-        /** @description The authentication attempt or invitation has expired or is unavailable. */
-        Gone: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Error"];
-            };
-        };
-        /** @description The request body is too large. */
-        PayloadTooLarge: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Error"];
-            };
-        };
-        /** @description The request body is not of an accepted media type. */
-        UnsupportedMediaType: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Error"];
-            };
-        };
-        /** @description The service is busy or a dependency is unavailable; try again. */
-        ServiceUnavailable: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Error"];
-            };
-        };
-    };
+    responses: never;
     parameters: never;
     requestBodies: never;
     headers: never;
@@ -3161,6 +3624,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "first_name": "Pat",
+                 *       "last_name": "Lee",
+                 *       "agreed_terms_and_privacy": true
+                 *     }
+                 */
                 "application/json": {
                     first_name: string;
                     last_name: string;
@@ -3212,12 +3682,85 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `app_not_found`): Basic app authentication is required. Or: The app credentials are not recognized.
+             *     - `invalid_token` (token_error `app_credentials_changed`): The app credentials are not valid.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `app_denied`: The app does not have the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postProfileAddBusiness: {
@@ -3229,6 +3772,26 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "business_name": "Corner Coffee",
+                 *       "business": {
+                 *         "line1": "1 Main St",
+                 *         "city": "Springfield",
+                 *         "state": "IL",
+                 *         "country": "US",
+                 *         "zip": "12345"
+                 *       },
+                 *       "mail": {
+                 *         "line1": "1 Main St",
+                 *         "city": "Springfield",
+                 *         "state": "IL",
+                 *         "country": "US",
+                 *         "zip": "12345"
+                 *       },
+                 *       "manager_uid": "pat@example.com"
+                 *     }
+                 */
                 "application/json": {
                     manager_uid?: string;
                     business_name: string;
@@ -3302,17 +3865,91 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: No profile with this UID on the app's site. Or: A business needs a managing personal profile (manager_uid). Or: No personal profile with this manager UID on the app's site.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `app_not_found`): Basic app authentication is required. Or: The app credentials are not recognized.
+             *     - `invalid_token` (token_error `app_credentials_changed`): The app credentials are not valid.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `app_denied`: The app does not have the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getProfileGetByUid: {
         parameters: {
             query: {
+                /** @example pat@example.com */
                 uid: string;
             };
             header?: never;
@@ -3332,9 +3969,46 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `app_not_found`): Basic app authentication is required. Or: The app credentials are not recognized.
+             *     - `invalid_token` (token_error `app_credentials_changed`): The app credentials are not valid.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `app_denied`: The app does not have the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postProfileToken: {
@@ -3346,6 +4020,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "uid": "pat@example.com"
+                 *     }
+                 */
                 "application/json": {
                     uid: string;
                     manager_uid?: string;
@@ -3374,12 +4053,86 @@ export interface operations {
                     "application/json": components["schemas"]["AccessTokenInfo"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: No profile with this UID on the app's site. Or: A business needs a managing personal profile (manager_uid). Or: No personal profile with this manager UID on the app's site.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `app_not_found`): Basic app authentication is required. Or: The app credentials are not recognized.
+             *     - `invalid_token` (token_error `app_credentials_changed`): The app credentials are not valid.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `app_denied`: The app does not have the permission this call needs.
+             *     - `not_manager`: The personal profile does not manage this profile.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getProfileFeatures: {
@@ -3387,6 +4140,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 profileId: string;
             };
             cookie?: never;
@@ -3404,10 +4158,60 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `app_not_found`): Basic app authentication is required. Or: The app credentials are not recognized.
+             *     - `invalid_token` (token_error `app_credentials_changed`): The app credentials are not valid.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `app_denied`: The app does not have the permission this call needs.
+             *     - `not_available`: The profile is not available.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such profile.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     patchProfileFeatures: {
@@ -3415,12 +4219,18 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 profileId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "bill": true
+                 *     }
+                 */
                 "application/json": {
                     design_gl?: boolean | string;
                     bill?: boolean | string;
@@ -3445,13 +4255,99 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `app_not_found`): Basic app authentication is required. Or: The app credentials are not recognized.
+             *     - `invalid_token` (token_error `app_credentials_changed`): The app credentials are not valid.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `app_denied`: The app does not have the permission this call needs.
+             *     - `not_available`: The profile is not available.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such profile.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getMe: {
@@ -3472,9 +4368,49 @@ export interface operations {
                     "application/json": components["schemas"]["MeProfile"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such profile.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getProfileByProfileId: {
@@ -3482,6 +4418,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 profileId: string;
             };
             cookie?: never;
@@ -3497,8 +4434,32 @@ export interface operations {
                     "application/json": components["schemas"]["Profile"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            404: components["responses"]["NotFound"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such profile.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getWalletInfo: {
@@ -3523,10 +4484,62 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such profile.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postWalletInfo: {
@@ -3538,6 +4551,7 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": Record<string, never>;
                 "application/x-www-form-urlencoded": Record<string, never>;
             };
@@ -3556,13 +4570,101 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such profile.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getTokenSelectable: {
@@ -3585,9 +4687,49 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getTokenSelectByProfileId: {
@@ -3595,6 +4737,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 profileId: string;
             };
             cookie?: never;
@@ -3610,10 +4753,63 @@ export interface operations {
                     "application/json": components["schemas"]["AccessTokenInfo"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             *     - `not_manager`: The personal profile does not manage this profile.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such endpoint.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postTokenRefresh: {
@@ -3625,6 +4821,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "password": "correct horse battery"
+                 *     }
+                 */
                 "application/json": {
                     password?: string;
                     pin?: string;
@@ -3645,11 +4846,78 @@ export interface operations {
                     "application/json": components["schemas"]["AccessTokenInfo"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: Give the password or the PIN.
+             *     - `incorrect_pin`: No PIN (device password) is set for this device; refresh with the password.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `incorrect_password`: The password is not correct.
+             *     - `incorrect_pin`: The PIN is not correct.
+             *     - `refresh_locked`: Too many failed refresh attempts; log out and sign in again.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postTokenLogout: {
@@ -3661,6 +4929,7 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": Record<string, never>;
                 "application/x-www-form-urlencoded": Record<string, never>;
             };
@@ -3675,11 +4944,74 @@ export interface operations {
                     "application/json": Record<string, never>;
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getAdminApps: {
@@ -3711,8 +5043,32 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `token_incorrect`): The operator key is required.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postAdminApps: {
@@ -3724,6 +5080,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Corner Coffee POS"
+                 *     }
+                 */
                 "application/json": {
                     name: string;
                     permissions?: string[] | string;
@@ -3764,11 +5125,71 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `token_incorrect`): The operator key is required.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getAdminAppsByClientId: {
@@ -3776,6 +5197,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example app-1 */
                 clientId: string;
             };
             cookie?: never;
@@ -3800,9 +5222,45 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `token_incorrect`): The operator key is required.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such app.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getAdminProfiles: {
@@ -3837,8 +5295,32 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `token_incorrect`): The operator key is required.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postAdminProfiles: {
@@ -3850,6 +5332,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "first_name": "Pat",
+                 *       "last_name": "Lee",
+                 *       "uid": "pat@example.com"
+                 *     }
+                 */
                 "application/json": {
                     first_name: string;
                     last_name: string;
@@ -3877,11 +5366,71 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: The UID is not an email address or a phone number. Or: The UID belongs to another profile.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `token_incorrect`): The operator key is required.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postAdminBusinesses: {
@@ -3893,6 +5442,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "manager_uid": "pat@example.com",
+                 *       "business_name": "Corner Coffee",
+                 *       "business": "coffee@example.com"
+                 *     }
+                 */
                 "application/json": {
                     manager_uid: string;
                     business_name: string;
@@ -3968,11 +5524,71 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: No personal profile with this manager UID on the app's site.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `token_incorrect`): The operator key is required.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getAdminProfilesByProfileId: {
@@ -3980,6 +5596,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 profileId: string;
             };
             cookie?: never;
@@ -4002,9 +5619,45 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `token_incorrect`): The operator key is required.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such profile.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     patchAdminProfilesByProfileId: {
@@ -4012,12 +5665,18 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 profileId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "support_paycode": true
+                 *     }
+                 */
                 "application/json": {
                     support_paycode?: boolean | string;
                     preferred_currency?: string | "";
@@ -4040,12 +5699,84 @@ export interface operations {
                     "application/json": components["schemas"]["Profile"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: The username belongs to another profile.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `token_incorrect`): The operator key is required.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such profile.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postAdminProfilesFeatures: {
@@ -4053,12 +5784,18 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 profileId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "feature": "bill"
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {string} */
                     feature: "design_gl" | "bill" | "pull_payment" | "issue_open_loop";
@@ -4081,12 +5818,84 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: No such profile feature.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `token_incorrect`): The operator key is required.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such profile.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     deleteAdminProfilesFeaturesByFeature: {
@@ -4094,13 +5903,16 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 profileId: string;
+                /** @example bill */
                 feature: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": Record<string, never>;
                 "application/x-www-form-urlencoded": Record<string, never>;
             };
@@ -4117,12 +5929,84 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: No such profile feature.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `token_incorrect`): The operator key is required.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such profile.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postAdminProfilesManagers: {
@@ -4130,12 +6014,18 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 profileId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "manager_uid": "pat@example.com"
+                 *     }
+                 */
                 "application/json": {
                     manager_uid: string;
                 };
@@ -4156,12 +6046,85 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: No personal profile with this manager UID on the app's site.
+             *     - `not_business`: Only a business profile has a location.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `token_incorrect`): The operator key is required.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such profile.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     putAdminProfilesLocation: {
@@ -4169,12 +6132,19 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 profileId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "latitude": 40.7128,
+                 *       "longitude": -74.006
+                 *     }
+                 */
                 "application/json": {
                     latitude: string | number;
                     longitude: string | number;
@@ -4195,12 +6165,85 @@ export interface operations {
                     "application/json": components["schemas"]["Profile"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             *     - `not_business`: Only a business profile has a location.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `token_incorrect`): The operator key is required.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such profile.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     deleteAdminProfilesLocation: {
@@ -4208,12 +6251,14 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 profileId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": Record<string, never>;
                 "application/x-www-form-urlencoded": Record<string, never>;
             };
@@ -4228,12 +6273,85 @@ export interface operations {
                     "application/json": components["schemas"]["Profile"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             *     - `not_business`: Only a business profile has a location.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `token_incorrect`): The operator key is required.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such profile.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postAdminProfilesWallet: {
@@ -4241,12 +6359,18 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 profileId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "action": "suspend"
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {string} */
                     action: "suspend" | "unsuspend" | "close";
@@ -4269,12 +6393,84 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: The wallet cannot make that change in its current state.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `token_incorrect`): The operator key is required.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such profile.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postAttemptSignup: {
@@ -4286,6 +6482,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "device_uuid": "device-1",
+                 *       "login": "pat@example.com",
+                 *       "client_id": "12345"
+                 *     }
+                 */
                 "application/json": {
                     client_id?: string;
                     device_name?: string;
@@ -4324,10 +6527,74 @@ export interface operations {
                     "application/json": components["schemas"]["AuthnResult"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: The client_id is not a known app. Or: That address belongs to another wallet.
+             *     - `captcha_required`: Excessive guessing was detected; solve the captcha and resubmit with g-recaptcha-response.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Too many requests; slow down and retry later. The error may be:
+             *
+             *     - `rate_limited`: Too many requests; try again after Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next call is allowed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postAttemptSignin: {
@@ -4339,6 +6606,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "device_uuid": "device-1",
+                 *       "login": "pat@example.com",
+                 *       "client_id": "12345",
+                 *       "password": "correct horse battery"
+                 *     }
+                 */
                 "application/json": {
                     client_id?: string;
                     device_name?: string;
@@ -4377,10 +6652,74 @@ export interface operations {
                     "application/json": components["schemas"]["AuthnResult"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: The client_id is not a known app. Or: That address belongs to another wallet.
+             *     - `captcha_required`: Excessive guessing was detected; solve the captcha and resubmit with g-recaptcha-response.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Too many requests; slow down and retry later. The error may be:
+             *
+             *     - `rate_limited`: Too many requests; try again after Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next call is allowed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postAttemptReset: {
@@ -4392,6 +6731,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "device_uuid": "device-1",
+                 *       "login": "pat@example.com",
+                 *       "client_id": "12345"
+                 *     }
+                 */
                 "application/json": {
                     client_id?: string;
                     device_name?: string;
@@ -4430,10 +6776,74 @@ export interface operations {
                     "application/json": components["schemas"]["AuthnResult"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: The client_id is not a known app. Or: That address belongs to another wallet.
+             *     - `captcha_required`: Excessive guessing was detected; solve the captcha and resubmit with g-recaptcha-response.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Too many requests; slow down and retry later. The error may be:
+             *
+             *     - `rate_limited`: Too many requests; try again after Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next call is allowed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postAttemptAccept: {
@@ -4445,6 +6855,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "device_uuid": "device-1",
+                 *       "login": "pat@example.com",
+                 *       "client_id": "12345",
+                 *       "invite_id": "inv1234567890"
+                 *     }
+                 */
                 "application/json": {
                     client_id?: string;
                     device_name?: string;
@@ -4483,11 +6901,87 @@ export interface operations {
                     "application/json": components["schemas"]["AuthnResult"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            410: components["responses"]["Gone"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: The client_id is not a known app. Or: That address belongs to another wallet.
+             *     - `captcha_required`: Excessive guessing was detected; solve the captcha and resubmit with g-recaptcha-response.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The authentication attempt or invitation has expired or is unavailable. The error may be:
+             *
+             *     - `unavailable`: The invitation has expired or is unavailable.
+             */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Too many requests; slow down and retry later. The error may be:
+             *
+             *     - `rate_limited`: Too many requests; try again after Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next call is allowed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postAttemptSigninClosed: {
@@ -4499,6 +6993,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "device_uuid": "device-1",
+                 *       "login": "pat@example.com"
+                 *     }
+                 */
                 "application/json": {
                     client_id?: string;
                     device_name?: string;
@@ -4537,11 +7037,88 @@ export interface operations {
                     "application/json": components["schemas"]["AuthnResult"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: The client_id is not a known app. Or: That address belongs to another wallet.
+             *     - `captcha_required`: Excessive guessing was detected; solve the captcha and resubmit with g-recaptcha-response.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `app_not_found`): Basic app authentication is required. Or: The app credentials are not recognized.
+             *     - `invalid_token` (token_error `app_credentials_changed`): The app credentials are not valid.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Too many requests; slow down and retry later. The error may be:
+             *
+             *     - `rate_limited`: Too many requests; try again after Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next call is allowed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postAttemptSignupClosed: {
@@ -4553,6 +7130,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "device_uuid": "device-1",
+                 *       "login": "pat@example.com"
+                 *     }
+                 */
                 "application/json": {
                     client_id?: string;
                     device_name?: string;
@@ -4591,11 +7174,88 @@ export interface operations {
                     "application/json": components["schemas"]["AuthnResult"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: The client_id is not a known app. Or: That address belongs to another wallet.
+             *     - `captcha_required`: Excessive guessing was detected; solve the captcha and resubmit with g-recaptcha-response.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `app_not_found`): Basic app authentication is required. Or: The app credentials are not recognized.
+             *     - `invalid_token` (token_error `app_credentials_changed`): The app credentials are not valid.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Too many requests; slow down and retry later. The error may be:
+             *
+             *     - `rate_limited`: Too many requests; try again after Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next call is allowed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postAttemptAuthUid: {
@@ -4603,12 +7263,19 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example aa1234567890 */
                 attemptId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "factor_id": "f1",
+                 *       "code": "123456"
+                 *     }
+                 */
                 "application/json": {
                     factor_id: string;
                     code: string;
@@ -4631,12 +7298,101 @@ export interface operations {
                     "application/json": components["schemas"]["AuthnResult"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            410: components["responses"]["Gone"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: The code is not correct.
+             *     - `captcha_required`: Excessive guessing was detected; solve the captcha and resubmit with g-recaptcha-response.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): The attempt secret is required.
+             *     - `invalid_token` (token_error `token_incorrect`): The attempt secret is not correct.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The authentication attempt or invitation has expired or is unavailable. The error may be:
+             *
+             *     - `unavailable`: The authentication attempt has expired or is unavailable; start again.
+             */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Too many requests; slow down and retry later. The error may be:
+             *
+             *     - `rate_limited`: Too many requests; try again after Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next call is allowed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postAttemptAuthPassword: {
@@ -4644,12 +7400,18 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example aa1234567890 */
                 attemptId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "password": "correct horse battery"
+                 *     }
+                 */
                 "application/json": {
                     password: string;
                     "g-recaptcha-response"?: string;
@@ -4670,12 +7432,101 @@ export interface operations {
                     "application/json": components["schemas"]["AuthnResult"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            410: components["responses"]["Gone"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: The login or the password is not correct.
+             *     - `captcha_required`: Excessive guessing was detected; solve the captcha and resubmit with g-recaptcha-response.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): The attempt secret is required.
+             *     - `invalid_token` (token_error `token_incorrect`): The attempt secret is not correct.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The authentication attempt or invitation has expired or is unavailable. The error may be:
+             *
+             *     - `unavailable`: The authentication attempt has expired or is unavailable; start again.
+             */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Too many requests; slow down and retry later. The error may be:
+             *
+             *     - `rate_limited`: Too many requests; try again after Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next call is allowed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postAttemptAddFactor: {
@@ -4683,12 +7534,18 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example aa1234567890 */
                 attemptId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "login": "+15555550123"
+                 *     }
+                 */
                 "application/json": {
                     login: string;
                     countries?: string[] | string;
@@ -4709,12 +7566,100 @@ export interface operations {
                     "application/json": components["schemas"]["AuthnResult"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            410: components["responses"]["Gone"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: That address belongs to another wallet.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): The attempt secret is required.
+             *     - `invalid_token` (token_error `token_incorrect`): The attempt secret is not correct.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The authentication attempt or invitation has expired or is unavailable. The error may be:
+             *
+             *     - `unavailable`: The authentication attempt has expired or is unavailable; start again.
+             */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Too many requests; slow down and retry later. The error may be:
+             *
+             *     - `rate_limited`: Too many requests; try again after Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next call is allowed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postAttemptSetSignupData: {
@@ -4722,12 +7667,19 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example aa1234567890 */
                 attemptId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "first_name": "Pat",
+                 *       "last_name": "Lee"
+                 *     }
+                 */
                 "application/json": {
                     first_name?: string;
                     last_name?: string;
@@ -4750,12 +7702,100 @@ export interface operations {
                     "application/json": components["schemas"]["AuthnResult"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            410: components["responses"]["Gone"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): The attempt secret is required.
+             *     - `invalid_token` (token_error `token_incorrect`): The attempt secret is not correct.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The authentication attempt or invitation has expired or is unavailable. The error may be:
+             *
+             *     - `unavailable`: The authentication attempt has expired or is unavailable; start again.
+             */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Too many requests; slow down and retry later. The error may be:
+             *
+             *     - `rate_limited`: Too many requests; try again after Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next call is allowed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postAttemptSignupFinish: {
@@ -4763,12 +7803,18 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example aa1234567890 */
                 attemptId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "agreed": true
+                 *     }
+                 */
                 "application/json": {
                     agreed: boolean | string;
                 };
@@ -4787,12 +7833,100 @@ export interface operations {
                     "application/json": components["schemas"]["AuthnResult"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            410: components["responses"]["Gone"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: Multi-factor authentication is not complete.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): The attempt secret is required.
+             *     - `invalid_token` (token_error `token_incorrect`): The attempt secret is not correct.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The authentication attempt or invitation has expired or is unavailable. The error may be:
+             *
+             *     - `unavailable`: The authentication attempt has expired or is unavailable; start again.
+             */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Too many requests; slow down and retry later. The error may be:
+             *
+             *     - `rate_limited`: Too many requests; try again after Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next call is allowed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postAttemptResetPassword: {
@@ -4800,12 +7934,18 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example aa1234567890 */
                 attemptId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "password": "correct horse battery"
+                 *     }
+                 */
                 "application/json": {
                     password: string;
                 };
@@ -4824,12 +7964,100 @@ export interface operations {
                     "application/json": components["schemas"]["AuthnResult"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            410: components["responses"]["Gone"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: Multi-factor authentication is not complete.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): The attempt secret is required.
+             *     - `invalid_token` (token_error `token_incorrect`): The attempt secret is not correct.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The authentication attempt or invitation has expired or is unavailable. The error may be:
+             *
+             *     - `unavailable`: The authentication attempt has expired or is unavailable; start again.
+             */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Too many requests; slow down and retry later. The error may be:
+             *
+             *     - `rate_limited`: Too many requests; try again after Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next call is allowed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postAttemptSetTrust: {
@@ -4837,12 +8065,18 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example aa1234567890 */
                 attemptId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "trust30": true
+                 *     }
+                 */
                 "application/json": {
                     trust30: boolean | string;
                     "g-recaptcha-response"?: string;
@@ -4863,12 +8097,100 @@ export interface operations {
                     "application/json": Record<string, never>;
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            410: components["responses"]["Gone"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): The attempt secret is required.
+             *     - `invalid_token` (token_error `token_incorrect`): The attempt secret is not correct.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The authentication attempt or invitation has expired or is unavailable. The error may be:
+             *
+             *     - `unavailable`: The authentication attempt has expired or is unavailable; start again.
+             */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Too many requests; slow down and retry later. The error may be:
+             *
+             *     - `rate_limited`: Too many requests; try again after Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next call is allowed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getAttemptRecaptchaInvisibleSitekey: {
@@ -4893,7 +8215,34 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Too many requests; slow down and retry later. The error may be:
+             *
+             *     - `rate_limited`: Too many requests; try again after Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next call is allowed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postInvitationInvite: {
@@ -4905,6 +8254,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "first_name": "Sam",
+                 *       "last_name": "Lee",
+                 *       "url_template": "https://app.example.com/join?invite=INVITE_ID&code=CODE",
+                 *       "sender_name": "Corner Coffee",
+                 *       "email": "sam@example.com"
+                 *     }
+                 */
                 "application/json": {
                     first_name: string;
                     last_name: string;
@@ -4951,11 +8309,87 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `app_not_found`): Basic app authentication is required. Or: The app credentials are not recognized.
+             *     - `invalid_token` (token_error `app_credentials_changed`): The app credentials are not valid.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Too many requests; slow down and retry later. The error may be:
+             *
+             *     - `rate_limited`: Too many requests; try again after Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next call is allowed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getInvitationByInviteId: {
@@ -4963,6 +8397,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example inv1234567890 */
                 inviteId: string;
             };
             cookie?: never;
@@ -4991,9 +8426,45 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            404: components["responses"]["NotFound"];
-            410: components["responses"]["Gone"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such endpoint.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The authentication attempt or invitation has expired or is unavailable. The error may be:
+             *
+             *     - `unavailable`: The invitation has expired or is unavailable.
+             */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postInvitationReinvite: {
@@ -5001,12 +8472,14 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example inv1234567890 */
                 inviteId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": {
                     first_name?: string;
                     last_name?: string;
@@ -5053,14 +8526,126 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            410: components["responses"]["Gone"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `app_not_found`): Basic app authentication is required. Or: The app credentials are not recognized.
+             *     - `invalid_token` (token_error `app_credentials_changed`): The app credentials are not valid.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `app_denied`: Only the app that sent the invitation may change it.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such endpoint.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The authentication attempt or invitation has expired or is unavailable. The error may be:
+             *
+             *     - `unavailable`: The invitation has expired or is unavailable.
+             */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Too many requests; slow down and retry later. The error may be:
+             *
+             *     - `rate_limited`: Too many requests; try again after Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next call is allowed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postInvitationExpire: {
@@ -5068,12 +8653,14 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example inv1234567890 */
                 inviteId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": Record<string, never>;
                 "application/x-www-form-urlencoded": Record<string, never>;
             };
@@ -5092,14 +8679,111 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            410: components["responses"]["Gone"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `app_not_found`): Basic app authentication is required. Or: The app credentials are not recognized.
+             *     - `invalid_token` (token_error `app_credentials_changed`): The app credentials are not valid.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `app_denied`: Only the app that sent the invitation may change it.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such endpoint.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The authentication attempt or invitation has expired or is unavailable. The error may be:
+             *
+             *     - `unavailable`: The invitation has expired or is unavailable.
+             */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getWalletFinishInvite: {
@@ -5126,9 +8810,49 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postWalletFinishInvite: {
@@ -5140,6 +8864,7 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": Record<string, never>;
                 "application/x-www-form-urlencoded": Record<string, never>;
             };
@@ -5160,21 +8885,102 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getAuthorize: {
         parameters: {
             query?: {
+                /** @example code */
                 response_type?: string;
+                /** @example 12345 */
                 client_id?: string;
+                /** @example https://app.example.com/callback */
                 redirect_uri?: string;
+                /** @example view_wallet */
                 scope?: string;
+                /** @example st-1 */
                 state?: string;
                 uuid?: string;
                 name?: string;
@@ -5206,7 +9012,34 @@ export interface operations {
                 };
                 content?: never;
             };
-            400: components["responses"]["BadRequest"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Too many requests; slow down and retry later. The error may be:
+             *
+             *     - `rate_limited`: Too many requests; try again after Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next call is allowed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postAuthorizeSignin: {
@@ -5218,6 +9051,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "flow": "f1",
+                 *       "login": "pat@example.com",
+                 *       "password": "correct horse battery"
+                 *     }
+                 */
                 "application/json": {
                     flow: string;
                     login: string;
@@ -5249,11 +9089,82 @@ export interface operations {
                 };
                 content?: never;
             };
-            400: components["responses"]["BadRequest"];
-            403: components["responses"]["Forbidden"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An HTML page: the form has expired or was not sent from this site; start again from the app. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Too many requests; slow down and retry later. The error may be:
+             *
+             *     - `rate_limited`: Too many requests; try again after Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next call is allowed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postAuthorizeCode: {
@@ -5265,6 +9176,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "flow": "f1",
+                 *       "code": "123456"
+                 *     }
+                 */
                 "application/json": {
                     flow: string;
                     code: string;
@@ -5294,11 +9211,82 @@ export interface operations {
                 };
                 content?: never;
             };
-            400: components["responses"]["BadRequest"];
-            403: components["responses"]["Forbidden"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An HTML page: the form has expired or was not sent from this site; start again from the app. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Too many requests; slow down and retry later. The error may be:
+             *
+             *     - `rate_limited`: Too many requests; try again after Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next call is allowed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postAuthorizeConsent: {
@@ -5310,6 +9298,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "flow": "f1",
+                 *       "decision": "allow"
+                 *     }
+                 */
                 "application/json": {
                     flow: string;
                     /** @enum {string} */
@@ -5341,11 +9335,82 @@ export interface operations {
                 };
                 content?: never;
             };
-            400: components["responses"]["BadRequest"];
-            403: components["responses"]["Forbidden"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An HTML page: the form has expired or was not sent from this site; start again from the app. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Too many requests; slow down and retry later. The error may be:
+             *
+             *     - `rate_limited`: Too many requests; try again after Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next call is allowed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postToken: {
@@ -5357,6 +9422,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "grant_type": "authorization_code",
+                 *       "code": "c0de",
+                 *       "redirect_uri": "https://app.example.com/callback"
+                 *     }
+                 */
                 "application/json": {
                     grant_type?: string;
                     code?: string;
@@ -5387,11 +9459,92 @@ export interface operations {
                     "application/json": components["schemas"]["AccessTokenInfo"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             *     - `invalid_request`: The request is missing a parameter or is malformed.
+             *     - `invalid_client`: The client credentials are not valid.
+             *     - `invalid_grant`: The authorization code is not valid.
+             *     - `unauthorized_client`: The app may not use this grant.
+             *     - `unsupported_grant_type`: Only the authorization_code grant is supported.
+             *     - `invalid_scope`: The scope is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_client`: The client credentials are not valid.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Too many requests; slow down and retry later. The error may be:
+             *
+             *     - `rate_limited`: Too many requests; try again after Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next call is allowed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getWellKnownOauthAuthorizationServer: {
@@ -5412,7 +9565,34 @@ export interface operations {
                     "application/json": components["schemas"]["OAuthServerMetadata"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Too many requests; slow down and retry later. The error may be:
+             *
+             *     - `rate_limited`: Too many requests; try again after Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next call is allowed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postWalletAddUid: {
@@ -5424,6 +9604,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "login": "pat@example.com"
+                 *     }
+                 */
                 "application/json": {
                     login: string;
                     /** @enum {string} */
@@ -5460,12 +9645,103 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: That address belongs to another wallet.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Too many requests; slow down and retry later. The error may be:
+             *
+             *     - `rate_limited`: Too many requests; try again after Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next call is allowed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postWalletAddUidConfirm: {
@@ -5477,6 +9753,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "attempt_id": "aa1234567890",
+                 *       "secret": "s3cret",
+                 *       "code": "123456"
+                 *     }
+                 */
                 "application/json": {
                     attempt_id: string;
                     secret: string;
@@ -5508,13 +9791,102 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            410: components["responses"]["Gone"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: The code is not correct. Or: That address belongs to another wallet.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             *     - `invalid_token` (token_error `token_incorrect`): The attempt secret is not correct.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The authentication attempt or invitation has expired or is unavailable. The error may be:
+             *
+             *     - `unavailable`: The authentication attempt has expired or is unavailable; start again.
+             */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postWalletRemoveUid: {
@@ -5526,6 +9898,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "uid": "pat@example.com"
+                 *     }
+                 */
                 "application/json": {
                     uid: string;
                 };
@@ -5548,12 +9925,88 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postWalletChangePassword: {
@@ -5565,6 +10018,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "current_password": "correct horse battery",
+                 *       "new_password": "staple battery horse"
+                 *     }
+                 */
                 "application/json": {
                     current_password: string;
                     new_password: string;
@@ -5587,12 +10046,89 @@ export interface operations {
                     "application/json": Record<string, never>;
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: The login or the password is not correct.
+             *     - `captcha_required`: Excessive guessing was detected; solve the captcha and resubmit with g-recaptcha-response.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postWalletSetDevicePassword: {
@@ -5604,6 +10140,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "current_password": "correct horse battery",
+                 *       "access_method": "fingerprint"
+                 *     }
+                 */
                 "application/json": {
                     current_password: string;
                     access_method: string;
@@ -5629,12 +10171,89 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: The login or the password is not correct.
+             *     - `captcha_required`: Excessive guessing was detected; solve the captcha and resubmit with g-recaptcha-response.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postWalletRemoveDevicePassword: {
@@ -5646,6 +10265,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "access_method": "fingerprint"
+                 *     }
+                 */
                 "application/json": {
                     access_method: string;
                 };
@@ -5666,12 +10290,88 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postWalletChangeName: {
@@ -5683,6 +10383,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "first_name": "Pat",
+                 *       "last_name": "Lee"
+                 *     }
+                 */
                 "application/json": {
                     first_name?: string;
                     last_name?: string;
@@ -5709,12 +10415,88 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     putWalletImage: {
@@ -5748,12 +10530,88 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getProfileImage: {
@@ -5763,7 +10621,9 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @example 1234567890 */
                 profileId: string;
+                /** @example 48 */
                 size: string;
             };
             cookie?: never;
@@ -5782,13 +10642,38 @@ export interface operations {
                     "image/webp": string;
                 };
             };
-            400: components["responses"]["BadRequest"];
-            404: components["responses"]["NotFound"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such endpoint.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getWalletPresend: {
         parameters: {
             query: {
+                /** @example sam@example.com */
                 recipient_uid: string;
                 sender_uid?: string;
                 serial_numbers?: string;
@@ -5818,9 +10703,49 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: No such profile.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postWalletSend: {
@@ -5832,6 +10757,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "recipient_uid": "sam@example.com",
+                 *       "amounts": "0-USD-10.00",
+                 *       "dedup_id": "order-1001"
+                 *     }
+                 */
                 "application/json": {
                     recipient_uid: string;
                     amounts: string;
@@ -5887,12 +10819,88 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: The cash could not be sent; see send_errors. Or: No such profile. Or: A distribution plan id is not a live plan of the design its loop names.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postWalletReceive: {
@@ -5904,6 +10912,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "paycode": "1234-5678-9012",
+                 *       "currency": "USD",
+                 *       "amount": "10.00"
+                 *     }
+                 */
                 "application/json": {
                     paycode: string;
                     currency: string;
@@ -5934,12 +10949,90 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: The cash could not be sent; see send_errors.
+             *     - `code_not_found`: No waiting payment code matches.
+             *     - `code_already_used`: The payment code was already used.
+             *     - `code_limited`: The payment code cannot release this amount.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postWalletAcceptCode: {
@@ -5951,6 +11044,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "code": "123456"
+                 *     }
+                 */
                 "application/json": {
                     code: string;
                 };
@@ -5972,17 +11070,95 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: No waiting invitation has this code. Or: The sender of an invitation cannot accept it. Or: The cash could not be sent; see send_errors.
+             *     - `not_waiting`: The transfer is not waiting.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getWalletSearch: {
         parameters: {
             query: {
+                /** @example corner */
                 q: string;
                 uid?: string;
                 limit?: number | string;
@@ -6043,9 +11219,49 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getWalletHistory: {
@@ -6074,9 +11290,49 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postWalletHistorySync: {
@@ -6088,6 +11344,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "sync_ts": "2026-11-01T00:00:00Z"
+                 *     }
+                 */
                 "application/json": {
                     sync_ts: string;
                     transfer_id?: string;
@@ -6118,12 +11379,88 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getTransferByTransferId: {
@@ -6131,6 +11468,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234-5678-9012 */
                 transferId: string;
             };
             cookie?: never;
@@ -6146,10 +11484,63 @@ export interface operations {
                     "application/json": components["schemas"]["TransferDetail"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             *     - `not_stakeholder`: No such transfer among the transfers this profile takes part in. Or: Only stakeholders of a transfer may see it.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such endpoint.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postTransferRetract: {
@@ -6157,12 +11548,18 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234-5678-9012 */
                 transferId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "reason": "Sent to the wrong person"
+                 *     }
+                 */
                 "application/json": {
                     reason: string;
                 };
@@ -6183,13 +11580,105 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: The reason is not valid for this transfer.
+             *     - `not_waiting`: The transfer is not waiting.
+             *     - `cannot_retract`: The transfer can no longer be retracted.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `not_stakeholder`: No such transfer among the transfers this profile takes part in.
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             *     - `not_initiator`: Only the profile that initiated the transfer may do this.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such endpoint.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postTransferSkip: {
@@ -6197,12 +11686,14 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234-5678-9012 */
                 transferId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": Record<string, never>;
                 "application/x-www-form-urlencoded": Record<string, never>;
             };
@@ -6219,13 +11710,104 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             *     - `not_waiting`: The transfer is not waiting.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             *     - `not_stakeholder`: No such transfer among the transfers this profile takes part in.
+             *     - `not_initiator`: Only the profile that initiated the transfer may do this.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such endpoint.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postTransferChangePaycodeExpiration: {
@@ -6233,12 +11815,19 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234-5678-9012 */
                 transferId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "paycode": "1234-5678-9012",
+                 *       "expire_seconds": 86400
+                 *     }
+                 */
                 "application/json": {
                     paycode: string;
                     expire_seconds: number | string;
@@ -6261,13 +11850,104 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: The payment code does not belong to this transfer.
+             *     - `not_waiting`: The transfer is not waiting.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             *     - `not_stakeholder`: No such transfer among the transfers this profile takes part in.
+             *     - `not_initiator`: Only the profile that initiated the transfer may do this.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such endpoint.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postTransferAccept: {
@@ -6275,12 +11955,14 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234-5678-9012 */
                 transferId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": Record<string, never>;
                 "application/x-www-form-urlencoded": Record<string, never>;
             };
@@ -6297,14 +11979,117 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: The cash could not be sent; see send_errors.
+             *     - `not_waiting`: The transfer is not waiting.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             *     - `not_stakeholder`: No such transfer among the transfers this profile takes part in.
+             *     - `not_recipient`: Only the invited recipient may do this.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such endpoint.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The resource is in a state that does not allow this. The error may be:
+             *
+             *     - `agreement_inactive`: The agreement this was made under is no longer active.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postTransferRefuse: {
@@ -6312,12 +12097,14 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234-5678-9012 */
                 transferId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": Record<string, never>;
                 "application/x-www-form-urlencoded": Record<string, never>;
             };
@@ -6334,13 +12121,104 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             *     - `not_waiting`: The transfer is not waiting.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             *     - `not_stakeholder`: No such transfer among the transfers this profile takes part in.
+             *     - `not_recipient`: Only the invited recipient may do this.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such endpoint.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postTransferResend: {
@@ -6348,12 +12226,14 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234-5678-9012 */
                 transferId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": Record<string, never>;
                 "application/x-www-form-urlencoded": Record<string, never>;
             };
@@ -6370,23 +12250,131 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             *     - `not_waiting`: The transfer is not waiting.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             *     - `not_stakeholder`: No such transfer among the transfers this profile takes part in.
+             *     - `not_initiator`: Only the profile that initiated the transfer may do this.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such endpoint.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Too many requests; slow down and retry later. The error may be:
+             *
+             *     - `rate_limited`: Too many requests; try again after Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next call is allowed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getWalletAccountPresend: {
         parameters: {
             query: {
+                /** @example 10.00 */
                 amount: string | number;
                 serial_numbers?: string;
             };
             header?: never;
             path: {
+                /** @example 1234567890 */
                 accountId: string;
             };
             cookie?: never;
@@ -6415,10 +12403,62 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: No such bank account on this profile. Or: The amount is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such endpoint.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postWalletAccountSend: {
@@ -6426,12 +12466,21 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 accountId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "amount": "10.00",
+                 *       "offer_name": "standard",
+                 *       "fee_option_name": "add",
+                 *       "dedup_id": "payout-1"
+                 *     }
+                 */
                 "application/json": {
                     amount: string | number;
                     offer_name: string;
@@ -6463,13 +12512,101 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: No such bank account on this profile. Or: No such deposit offer or fee option; call presend first. Or: The cash could not be sent; see send_errors. Or: The amount is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such endpoint.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postWalletSendDfi: {
@@ -6481,6 +12618,20 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "currency": "USD",
+                 *       "amount": "10.00",
+                 *       "fee": "0.50",
+                 *       "recipient_about": {
+                 *         "name": "Sam Lee"
+                 *       },
+                 *       "recipient_account": {
+                 *         "routing_number": "021000021",
+                 *         "account_number": "000123456789"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     currency: string;
                     amount: string | number;
@@ -6536,12 +12687,88 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: The cash could not be sent; see send_errors. Or: The amount is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postWalletSendFx: {
@@ -6553,6 +12780,23 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "currency": "USD",
+                 *       "amount": "10.00",
+                 *       "fee": "0.50",
+                 *       "recipient_about": {
+                 *         "name": "Sam Lee"
+                 *       },
+                 *       "recipient_account": {
+                 *         "routing_number": "021000021",
+                 *         "account_number": "000123456789"
+                 *       },
+                 *       "fx": {
+                 *         "currency": "EUR"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     currency: string;
                     amount: string | number;
@@ -6624,12 +12868,88 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: The cash could not be sent; see send_errors. Or: No exchange rate for this pair of currencies. Or: The amount is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getAdminLedgerIssuer: {
@@ -6652,8 +12972,32 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `token_incorrect`): The operator key is required.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postAdminLedgerIssuer: {
@@ -6665,6 +13009,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "uid": "pat@example.com"
+                 *     }
+                 */
                 "application/json": {
                     uid: string;
                 };
@@ -6685,11 +13034,71 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: No such profile. Or: The profile lacks the issue_open_loop feature.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `token_incorrect`): The operator key is required.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postAdminLedgerIssue: {
@@ -6701,6 +13110,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "to_uid": "pat@example.com",
+                 *       "amount": "100.00",
+                 *       "currency": "USD"
+                 *     }
+                 */
                 "application/json": {
                     to_uid: string;
                     amount: string | number;
@@ -6727,11 +13143,71 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: No open loop issuer is designated. Or: No such profile. Or: The cash could not be sent; see send_errors. Or: The amount is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `token_incorrect`): The operator key is required.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getAdminLedgerAudit: {
@@ -6771,8 +13247,32 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `token_incorrect`): The operator key is required.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getAdminLedgerHoldingsByProfileId: {
@@ -6780,6 +13280,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 profileId: string;
             };
             cookie?: never;
@@ -6797,9 +13298,45 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: No such profile.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `token_incorrect`): The operator key is required.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such endpoint.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getAdminLedgerAccounts: {
@@ -6835,8 +13372,32 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `token_incorrect`): The operator key is required.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postAdminLedgerAccounts: {
@@ -6848,6 +13409,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "routing_number": "021000021",
+                 *       "account_number": "000123456789",
+                 *       "uid": "pat@example.com",
+                 *       "holder_name": "Pat Lee"
+                 *     }
+                 */
                 "application/json": {
                     routing_number: string;
                     account_number: string;
@@ -6885,11 +13454,71 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: No such profile.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `token_incorrect`): The operator key is required.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getAdminLedgerFxRates: {
@@ -6916,8 +13545,32 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `token_incorrect`): The operator key is required.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postAdminLedgerFxRates: {
@@ -6929,6 +13582,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "source_currency": "USD",
+                 *       "dest_currency": "EUR",
+                 *       "rate": "0.92"
+                 *     }
+                 */
                 "application/json": {
                     source_currency: string;
                     dest_currency: string;
@@ -6957,11 +13617,71 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `token_incorrect`): The operator key is required.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postWalletTrade: {
@@ -6973,6 +13693,25 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "recipient_uid": "sam@example.com",
+                 *       "amounts": [
+                 *         {
+                 *           "loop_id": "0",
+                 *           "currency": "USD",
+                 *           "amount": "10.00"
+                 *         }
+                 *       ],
+                 *       "expect_amounts": [
+                 *         {
+                 *           "loop_id": "1234567890",
+                 *           "currency": "USD",
+                 *           "amount": "10.00"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     recipient_uid: string;
                     amounts: {
@@ -7017,12 +13756,88 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: The cash could not be sent; see send_errors. Or: No such profile. Or: A distribution plan id is not a live plan of the design its loop names.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postTransferAcceptTrade: {
@@ -7030,12 +13845,14 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234-5678-9012 */
                 transferId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": {
                     settler_uid?: string;
                     distribution_plan_ids?: {
@@ -7062,13 +13879,104 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: The cash could not be sent; see send_errors. Or: A distribution plan id is not a live plan of the design its loop names.
+             *     - `not_waiting`: The transfer is not waiting.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             *     - `not_stakeholder`: No such transfer among the transfers this profile takes part in.
+             *     - `not_recipient`: Only the invited recipient may do this.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such endpoint.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postDesignBill: {
@@ -7076,12 +13984,20 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 designId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "amount": "25.00",
+                 *       "distribution_plan_id": "2345678901",
+                 *       "sender_uid": "sam@example.com"
+                 *     }
+                 */
                 "application/json": {
                     amount: string | number;
                     distribution_plan_id: string;
@@ -7134,13 +14050,103 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: The cash could not be sent; see send_errors.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             *     - `forbidden`: This profile may not do this to the design.
+             *     - `feature_required`: The profile lacks the feature this design type needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such design (or it is not visible to this profile). Or: No such distribution plan on this design.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postDesignSend: {
@@ -7148,12 +14154,20 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 designId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "recipient_uid": "sam@example.com",
+                 *       "distribution_plan_id": "2345678901",
+                 *       "amount": "10.00"
+                 *     }
+                 */
                 "application/json": {
                     recipient_uid: string;
                     distribution_plan_id: string;
@@ -7200,13 +14214,102 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: The cash could not be sent; see send_errors.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             *     - `forbidden`: This profile may not do this to the design.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such design (or it is not visible to this profile). Or: No such distribution plan on this design.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postDesignCreate: {
@@ -7218,6 +14321,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "title": "Coffee card",
+                 *       "currency": "USD",
+                 *       "design_type": "gl_design"
+                 *     }
+                 */
                 "application/json": {
                     title: string;
                     currency: string;
@@ -7253,12 +14363,89 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             *     - `feature_required`: The profile lacks the feature this design type needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getDesign: {
@@ -7292,9 +14479,49 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getDesignByDesignId: {
@@ -7302,6 +14529,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 designId: string;
             };
             cookie?: never;
@@ -7328,9 +14556,49 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such design (or it is not visible to this profile).
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     deleteDesignByDesignId: {
@@ -7338,12 +14606,14 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 designId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": Record<string, never>;
                 "application/x-www-form-urlencoded": Record<string, never>;
             };
@@ -7358,13 +14628,103 @@ export interface operations {
                     "application/json": Record<string, never>;
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             *     - `published`: A published design cannot be deleted.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             *     - `forbidden`: This profile may not do this to the design.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such design (or it is not visible to this profile).
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     patchDesignByDesignId: {
@@ -7372,12 +14732,18 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 designId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "title": "Coffee card"
+                 *     }
+                 */
                 "application/json": {
                     title?: string;
                     description_html?: string | null;
@@ -7445,13 +14811,103 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             *     - `published`: A published design cannot be deleted.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             *     - `forbidden`: This profile may not do this to the design.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such design (or it is not visible to this profile).
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postDesignPlanCreate: {
@@ -7459,12 +14915,18 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 designId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "title": "Coffee card"
+                 *     }
+                 */
                 "application/json": {
                     title: string;
                 };
@@ -7485,13 +14947,102 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             *     - `forbidden`: This profile may not do this to the design.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such design (or it is not visible to this profile).
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     deleteDesignPlanByPlanId: {
@@ -7499,13 +15050,16 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 designId: string;
+                /** @example 1234567890 */
                 planId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": Record<string, never>;
                 "application/x-www-form-urlencoded": Record<string, never>;
             };
@@ -7531,13 +15085,102 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             *     - `forbidden`: This profile may not do this to the design.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such design (or it is not visible to this profile). Or: No such distribution plan on this design.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     patchDesignPlanByPlanId: {
@@ -7545,13 +15188,20 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 designId: string;
+                /** @example 1234567890 */
                 planId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "title": "Spring plan"
+                 *     }
+                 */
                 "application/json": {
                     title?: string;
                     recipients?: {
@@ -7595,13 +15245,102 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             *     - `forbidden`: This profile may not do this to the design.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such design (or it is not visible to this profile). Or: No such distribution plan on this design.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postDesignAgreementAdd: {
@@ -7609,12 +15348,20 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 designId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "uid": "pat@example.com",
+                 *       "terms_text": "Redeem at face value.",
+                 *       "redeemer": true
+                 *     }
+                 */
                 "application/json": {
                     uid: string;
                     redeemer?: boolean | string;
@@ -7662,13 +15409,102 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: The uid names no profile.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             *     - `forbidden`: This profile may not do this to the design.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such design (or it is not visible to this profile).
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postDesignAgreementRemove: {
@@ -7676,12 +15512,20 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 designId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "ids": [
+                 *         "1234567890"
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     ids: string[] | string;
                 };
@@ -7709,13 +15553,102 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             *     - `forbidden`: This profile may not do this to the design.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such design (or it is not visible to this profile).
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postDesignAgreementActivate: {
@@ -7723,13 +15656,16 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 designId: string;
+                /** @example 1234567890 */
                 agreementId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": Record<string, never>;
                 "application/x-www-form-urlencoded": Record<string, never>;
             };
@@ -7753,13 +15689,102 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             *     - `forbidden`: This profile may not do this to the design. Or: Only the member named in the agreement (or, to deactivate, a network owner) may do this.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such design (or it is not visible to this profile). Or: No such agreement on this design.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postDesignAgreementDeactivate: {
@@ -7767,13 +15792,16 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 designId: string;
+                /** @example 1234567890 */
                 agreementId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": Record<string, never>;
                 "application/x-www-form-urlencoded": Record<string, never>;
             };
@@ -7797,13 +15825,102 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             *     - `forbidden`: This profile may not do this to the design. Or: Only the member named in the agreement (or, to deactivate, a network owner) may do this.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such design (or it is not visible to this profile). Or: No such agreement on this design.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getDesignRedeemers: {
@@ -7811,6 +15928,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 designId: string;
             };
             cookie?: never;
@@ -7831,10 +15949,63 @@ export interface operations {
                     })[];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             *     - `forbidden`: This profile may not do this to the design.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such design (or it is not visible to this profile).
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getWalletPaycardList: {
@@ -7862,9 +16033,49 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postWalletPaycardLink: {
@@ -7876,6 +16087,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "pan": "4000001234567899",
+                 *       "pin": "1234"
+                 *     }
+                 */
                 "application/json": {
                     pan: string;
                     pin: string;
@@ -7898,12 +16115,88 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: The wallet links as many cards as it may.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postWalletPaycardDelete: {
@@ -7915,6 +16208,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "card_id": "card-1"
+                 *     }
+                 */
                 "application/json": {
                     card_id: string;
                 };
@@ -7933,12 +16231,88 @@ export interface operations {
                     "application/json": Record<string, never>;
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: No such card on this wallet. Or: The card was deleted.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postWalletPaycardSuspend: {
@@ -7950,6 +16324,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "card_id": "card-1"
+                 *     }
+                 */
                 "application/json": {
                     card_id: string;
                 };
@@ -7968,12 +16347,88 @@ export interface operations {
                     "application/json": Record<string, never>;
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: No such card on this wallet. Or: The card was deleted.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postWalletPaycardUnsuspend: {
@@ -7985,6 +16440,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "card_id": "card-1"
+                 *     }
+                 */
                 "application/json": {
                     card_id: string;
                 };
@@ -8003,12 +16463,88 @@ export interface operations {
                     "application/json": Record<string, never>;
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: No such card on this wallet. Or: The card was deleted.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postWalletPaycardSetPin: {
@@ -8020,6 +16556,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "card_id": "card-1",
+                 *       "pin": "1234"
+                 *     }
+                 */
                 "application/json": {
                     card_id: string;
                     pin: string;
@@ -8040,12 +16582,88 @@ export interface operations {
                     "application/json": Record<string, never>;
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: No such card on this wallet. Or: The card was deleted.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postAdminPaycardsAuthorize: {
@@ -8057,6 +16675,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "card_id": "card-1"
+                 *     }
+                 */
                 "application/json": {
                     card_id: string;
                 };
@@ -8078,11 +16701,71 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `token_incorrect`): The operator key is required.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postTransferConfirmBill: {
@@ -8090,12 +16773,14 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234-5678-9012 */
                 transferId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": {
                     declared_bank?: string;
                     declared_amount?: string | number;
@@ -8126,13 +16811,104 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             *     - `not_waiting`: The transfer is not waiting.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             *     - `not_stakeholder`: No such transfer among the transfers this profile takes part in.
+             *     - `not_recipient`: Only the invited recipient may do this.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such endpoint.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postAdminBillsPaid: {
@@ -8140,12 +16916,14 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234-5678-9012 */
                 transferId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": Record<string, never>;
                 "application/x-www-form-urlencoded": Record<string, never>;
             };
@@ -8168,13 +16946,112 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             *     - `not_waiting`: The transfer is not waiting.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `token_incorrect`): The operator key is required.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `not_stakeholder`: No such transfer among the transfers this profile takes part in.
+             *     - `not_recipient`: Only the invited recipient may do this.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such endpoint.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The resource is in a state that does not allow this. The error may be:
+             *
+             *     - `agreement_inactive`: The agreement this was made under is no longer active.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getCampaignList: {
@@ -8203,9 +17080,49 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getCampaignEvents: {
@@ -8246,9 +17163,49 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     putDesignImage: {
@@ -8256,6 +17213,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 designId: string;
             };
             cookie?: never;
@@ -8287,13 +17245,102 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             *     - `forbidden`: This profile may not do this to the design.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such design (or it is not visible to this profile).
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     putDesignImageByDenomination: {
@@ -8301,7 +17348,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 designId: string;
+                /** @example 10.00 */
                 denomination: string;
             };
             cookie?: never;
@@ -8333,13 +17382,102 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             *     - `forbidden`: This profile may not do this to the design.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such design (or it is not visible to this profile).
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getDesignIcon: {
@@ -8347,6 +17485,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 designId: string;
             };
             cookie?: never;
@@ -8364,10 +17503,63 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             *     - `forbidden`: This profile may not do this to the design.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such design (or it is not visible to this profile).
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     putDesignIcon: {
@@ -8375,6 +17567,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 designId: string;
             };
             cookie?: never;
@@ -8414,13 +17607,102 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             *     - `forbidden`: This profile may not do this to the design.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such design (or it is not visible to this profile).
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getDesignIconPreviews: {
@@ -8428,6 +17710,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 designId: string;
             };
             cookie?: never;
@@ -8452,10 +17735,63 @@ export interface operations {
                     } | Record<string, never>;
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             *     - `forbidden`: This profile may not do this to the design.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such design (or it is not visible to this profile).
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getMediaDesignByRendition: {
@@ -8463,7 +17799,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example m1234567890 */
                 mediaId: string;
+                /** @example thumbnail */
                 rendition: string;
             };
             cookie?: never;
@@ -8480,8 +17818,32 @@ export interface operations {
                     "image/jpeg": string;
                 };
             };
-            400: components["responses"]["BadRequest"];
-            404: components["responses"]["NotFound"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such endpoint.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getAdminDesigns: {
@@ -8513,8 +17875,32 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `token_incorrect`): The operator key is required.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postAdminDesigns: {
@@ -8526,6 +17912,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "issuer_id": "1234567890",
+                 *       "title": "Corner Coffee Gift Cash",
+                 *       "currency": "USD",
+                 *       "design_type": "gift"
+                 *     }
+                 */
                 "application/json": {
                     issuer_id: string;
                     title: string;
@@ -8561,12 +17955,85 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `token_incorrect`): The operator key is required.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `forbidden`: This profile may not do this to the design.
+             *     - `feature_required`: The profile lacks the feature this design type needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getAdminDesignsByDesignId: {
@@ -8574,6 +18041,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 designId: string;
             };
             cookie?: never;
@@ -8598,9 +18066,45 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `token_incorrect`): The operator key is required.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such design (or it is not visible to this profile).
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getAdminDesignsAgreements: {
@@ -8608,6 +18112,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 designId: string;
             };
             cookie?: never;
@@ -8632,9 +18137,45 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `token_incorrect`): The operator key is required.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such design (or it is not visible to this profile).
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postAdminDesignsAgreements: {
@@ -8642,12 +18183,20 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 designId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "uid": "bookshop@example.com",
+                 *       "redeemer": true,
+                 *       "terms_text": "Redeems at face value."
+                 *     }
+                 */
                 "application/json": {
                     uid: string;
                     redeemer?: boolean | string;
@@ -8693,12 +18242,84 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: The uid names no profile.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `token_incorrect`): The operator key is required.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such design (or it is not visible to this profile).
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postAdminDesignsPlans: {
@@ -8706,12 +18327,18 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 designId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "title": "Standard"
+                 *     }
+                 */
                 "application/json": {
                     title: string;
                 };
@@ -8732,17 +18359,90 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `token_incorrect`): The operator key is required.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such design (or it is not visible to this profile).
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getPullRedeemable: {
         parameters: {
             query: {
+                /** @example sam@example.com */
                 sender_uid: string;
                 serial_numbers?: string;
             };
@@ -8787,9 +18487,51 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: No such sender.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             *     - `feature_required`: Only a business with the pull_payment feature pulls payments.
+             *     - `pull_not_consented`: The customer has not let this merchant pull payments.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postPullRedeem: {
@@ -8801,6 +18543,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "sender_uid": "sam@example.com",
+                 *       "amounts": "1234567890-USD-5.00",
+                 *       "dedup_id": "sale-1001"
+                 *     }
+                 */
                 "application/json": {
                     sender_uid: string;
                     amounts?: string;
@@ -8842,13 +18591,103 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            409: components["responses"]["Conflict"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: No such sender. Or: The cash could not be sent; see send_errors.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             *     - `feature_required`: Only a business with the pull_payment feature pulls payments.
+             *     - `pull_not_consented`: The customer has not let this merchant pull payments.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The resource is in a state that does not allow this. The error may be:
+             *
+             *     - `dedup_id_reused`: This dedup_id already names another transfer of this caller (other parties or amounts).
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postWalletPullConsent: {
@@ -8860,6 +18699,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "merchant_uid": "shop@example.com"
+                 *     }
+                 */
                 "application/json": {
                     merchant_uid: string;
                 };
@@ -8881,12 +18725,88 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: No such sender.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postWalletPullConsentRevoke: {
@@ -8898,6 +18818,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "merchant_uid": "shop@example.com"
+                 *     }
+                 */
                 "application/json": {
                     merchant_uid: string;
                 };
@@ -8918,12 +18843,88 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: No such sender.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getWalletPullConsents: {
@@ -8949,15 +18950,57 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getProcSendable: {
         parameters: {
             query: {
+                /** @example 1234567890 */
                 sender_id: string;
+                /** @example 2345678901 */
                 recipient_id: string;
                 serial_numbers?: string;
             };
@@ -9002,15 +19045,58 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The recipient is not an accepting business or an individual. Or: No such sender.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs. Or: This call needs a processor token (offline and process_payment, authorization code grant).
+             *     - `not_granted`: The processor acts only for the sender that granted it this token.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getProcRedeemable: {
         parameters: {
             query: {
+                /** @example 1234567890 */
                 sender_id: string;
+                /** @example 2345678901 */
                 recipient_id: string;
                 serial_numbers?: string;
             };
@@ -9055,9 +19141,50 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The recipient is not an accepting business or an individual. Or: No such sender.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs. Or: This call needs a processor token (offline and process_payment, authorization code grant).
+             *     - `not_granted`: The processor acts only for the sender that granted it this token.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postProcSend: {
@@ -9069,6 +19196,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "sender_id": "1234567890",
+                 *       "recipient_id": "2345678901",
+                 *       "amounts": "1234567890-USD-5.00"
+                 *     }
+                 */
                 "application/json": {
                     sender_id: string;
                     recipient_id: string;
@@ -9112,13 +19246,102 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            409: components["responses"]["Conflict"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: The recipient is not an accepting business or an individual. Or: No such sender. Or: The cash could not be sent; see send_errors.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs. Or: This call needs a processor token (offline and process_payment, authorization code grant).
+             *     - `not_granted`: The processor acts only for the sender that granted it this token.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The resource is in a state that does not allow this. The error may be:
+             *
+             *     - `dedup_id_reused`: This dedup_id already names another transfer of this caller (other parties or amounts).
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postProcRedeem: {
@@ -9130,6 +19353,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "sender_id": "1234567890",
+                 *       "recipient_id": "2345678901",
+                 *       "amounts": "1234567890-USD-5.00"
+                 *     }
+                 */
                 "application/json": {
                     sender_id: string;
                     recipient_id: string;
@@ -9173,13 +19403,102 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            409: components["responses"]["Conflict"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: The recipient is not an accepting business or an individual. Or: No such sender. Or: The cash could not be sent; see send_errors.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs. Or: This call needs a processor token (offline and process_payment, authorization code grant).
+             *     - `not_granted`: The processor acts only for the sender that granted it this token.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The resource is in a state that does not allow this. The error may be:
+             *
+             *     - `dedup_id_reused`: This dedup_id already names another transfer of this caller (other parties or amounts).
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postWalletReportReceivable: {
@@ -9191,6 +19510,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "start_date": "2026-11-01",
+                 *       "end_date": "2026-11-30"
+                 *     }
+                 */
                 "application/json": {
                     start_date?: string;
                     end_date?: string;
@@ -9217,12 +19542,88 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: The report has too many rows for JSON; ask for csv: true or narrow the dates.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postDesignSettle: {
@@ -9230,12 +19631,14 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 designId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": {
                     limit?: number | string;
                 };
@@ -9263,13 +19666,102 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: The cash could not be sent; see send_errors.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             *     - `not_settler`: Only the issuer or a profile with an active settler agreement settles this design.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such design (or it is not visible to this profile).
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getDesignSettlements: {
@@ -9277,6 +19769,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 designId: string;
             };
             cookie?: never;
@@ -9298,10 +19791,63 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             *     - `not_settler`: Only the issuer or a profile with an active settler agreement settles this design.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such design (or it is not visible to this profile).
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postAdminDesignsSettle: {
@@ -9309,12 +19855,14 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 designId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": {
                     limit?: number | string;
                 };
@@ -9342,12 +19890,84 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: The design has no settler. Or: The cash could not be sent; see send_errors.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `token_incorrect`): The operator key is required.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such design (or it is not visible to this profile).
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getOfferList: {
@@ -9402,11 +20022,49 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getOfferFind: {
@@ -9479,11 +20137,35 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postOfferCreate: {
@@ -9495,6 +20177,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "title": "Free coffee",
+                 *       "amount": "3.00",
+                 *       "quantity": 100
+                 *     }
+                 */
                 "application/json": {
                     title: string;
                     description?: string;
@@ -9581,13 +20270,88 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `forbidden`: This profile may not do this to the offer.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getOfferConfirmByCode: {
@@ -9595,6 +20359,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example c0nf1rmc0de */
                 code: string;
             };
             cookie?: never;
@@ -9618,10 +20383,45 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No accept waits for this confirmation link (it may have been used or canceled).
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `transfer_failed`: The business could not pay; the answer carries the canceled transfer and the stock is returned.
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getOfferInfo: {
@@ -9629,6 +20429,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 offerId: string;
             };
             cookie?: never;
@@ -9678,10 +20479,32 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such offer.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     patchOfferByOfferId: {
@@ -9689,12 +20512,18 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 offerId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "title": "Free coffee"
+                 *     }
+                 */
                 "application/json": {
                     title?: string;
                     description?: string;
@@ -9775,13 +20604,102 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             *     - `closed`: The offer is closed.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `forbidden`: This profile may not do this to the offer.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such offer.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postOfferClose: {
@@ -9789,12 +20707,14 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 offerId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": Record<string, never>;
                 "application/x-www-form-urlencoded": Record<string, never>;
             };
@@ -9833,13 +20753,102 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             *     - `closed`: The offer is closed.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `forbidden`: This profile may not do this to the offer.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such offer.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postOfferAccept: {
@@ -9847,12 +20856,18 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 offerId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "option_id": "o1"
+                 *     }
+                 */
                 "application/json": {
                     option_id: string;
                     quantity?: number | string;
@@ -9899,13 +20914,106 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: A paycard option cannot be accepted through this call. Or: The cash could not be sent; see send_errors.
+             *     - `closed`: The offer is closed.
+             *     - `not_available`: The offer is not valid at this time (not started yet, or expired).
+             *     - `sold_out`: The offer has fewer units left than asked for.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             *     - `forbidden`: This profile may not do this to the offer.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such offer.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             *     - `transfer_failed`: The business could not pay; the answer carries the canceled transfer and the stock is returned.
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postOfferSignupAccept: {
@@ -9913,12 +21021,26 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 offerId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "option_id": "o1",
+                 *       "first_name": "Pat",
+                 *       "last_name": "Lee",
+                 *       "app_id": "12345",
+                 *       "pin": "1234",
+                 *       "device_name": "Pat phone",
+                 *       "device_uuid": "device-1",
+                 *       "agreed_terms_and_privacy": true,
+                 *       "email": "sam@example.com"
+                 *     }
+                 */
                 "application/json": {
                     option_id: string;
                     quantity?: number | string;
@@ -9981,12 +21103,88 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: app_id names no app.
+             *     - `closed`: The offer is closed.
+             *     - `not_available`: The offer is not valid at this time (not started yet, or expired).
+             *     - `sold_out`: The offer has fewer units left than asked for.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `app_denied`: signup_accept is open to public apps only.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such offer.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             *     - `transfer_failed`: The business could not pay; the answer carries the canceled transfer and the stock is returned.
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getAdminOffers: {
@@ -10036,11 +21234,32 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `token_incorrect`): The operator key is required.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postAdminOffers: {
@@ -10052,6 +21271,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "title": "Free coffee",
+                 *       "amount": "3.00",
+                 *       "quantity": 100,
+                 *       "profile_id": "1234567890"
+                 *     }
+                 */
                 "application/json": {
                     title: string;
                     description?: string;
@@ -10140,13 +21367,84 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `token_incorrect`): The operator key is required.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `forbidden`: This profile may not do this to the offer.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getAdminOffersByOfferId: {
@@ -10154,6 +21452,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 offerId: string;
             };
             cookie?: never;
@@ -10203,11 +21502,45 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `token_incorrect`): The operator key is required.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such offer.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postAdminOffersClose: {
@@ -10215,12 +21548,14 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 offerId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": Record<string, never>;
                 "application/x-www-form-urlencoded": Record<string, never>;
             };
@@ -10259,13 +21594,98 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             *     - `closed`: The offer is closed.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `token_incorrect`): The operator key is required.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `forbidden`: This profile may not do this to the offer.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such offer.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getProfileWebhooks: {
@@ -10273,6 +21693,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 profileId: string;
             };
             cookie?: never;
@@ -10300,10 +21721,62 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such webhook on this profile.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postProfileWebhooks: {
@@ -10311,12 +21784,18 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 profileId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "url": "https://shop.example.com/hooks/cashloop"
+                 *     }
+                 */
                 "application/json": {
                     url: string;
                     workflow_types?: string[];
@@ -10352,13 +21831,101 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: A profile registers at most 20 webhooks.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such webhook on this profile.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getProfileWebhookByWebhookId: {
@@ -10366,7 +21933,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 profileId: string;
+                /** @example 1234567890 */
                 webhookId: string;
             };
             cookie?: never;
@@ -10394,10 +21963,62 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such webhook on this profile.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     deleteProfileWebhookByWebhookId: {
@@ -10405,13 +22026,16 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 profileId: string;
+                /** @example 1234567890 */
                 webhookId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": Record<string, never>;
                 "application/x-www-form-urlencoded": Record<string, never>;
             };
@@ -10429,13 +22053,101 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such webhook on this profile.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postProfileWebhookRotate: {
@@ -10443,13 +22155,16 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 profileId: string;
+                /** @example 1234567890 */
                 webhookId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": Record<string, never>;
                 "application/x-www-form-urlencoded": Record<string, never>;
             };
@@ -10477,13 +22192,101 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such webhook on this profile.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getProfileWebhookDeliveries: {
@@ -10493,7 +22296,9 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @example 1234567890 */
                 profileId: string;
+                /** @example 1234567890 */
                 webhookId: string;
             };
             cookie?: never;
@@ -10521,15 +22326,68 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `missing_token`): An access token is required.
+             *     - `invalid_token` (token_error `token_not_recognized`): The access token is not recognized.
+             *     - `invalid_token` (token_error `token_expired_hard`): The access token has expired; authorize again.
+             *     - `invalid_token` (token_error `token_invalid`): The access token is no longer valid.
+             *     - `invalid_token` (token_error `token_expired_soft`): The access token has expired; refresh it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `insufficient_scope`: The access token does not carry the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such webhook on this profile.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getAdminWebhooks: {
         parameters: {
             query: {
+                /** @example pat@example.com */
                 uid: string;
             };
             header?: never;
@@ -10559,9 +22417,32 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `token_incorrect`): The operator key is required.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postAdminWebhooks: {
@@ -10573,6 +22454,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "uid": "shop@example.com",
+                 *       "url": "https://shop.example.com/hooks/cashloop"
+                 *     }
+                 */
                 "application/json": {
                     uid: string;
                     url: string;
@@ -10610,12 +22497,71 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed. Or: A profile registers at most 20 webhooks.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `token_incorrect`): The operator key is required.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getAdminWebhookByWebhookId: {
@@ -10623,6 +22569,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 webhookId: string;
             };
             cookie?: never;
@@ -10650,9 +22597,45 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `token_incorrect`): The operator key is required.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such webhook on this profile.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     deleteAdminWebhookByWebhookId: {
@@ -10660,12 +22643,14 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 webhookId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": Record<string, never>;
                 "application/x-www-form-urlencoded": Record<string, never>;
             };
@@ -10683,12 +22668,84 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `token_incorrect`): The operator key is required.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such webhook on this profile.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postAdminWebhookRotate: {
@@ -10696,12 +22753,14 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 webhookId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": Record<string, never>;
                 "application/x-www-form-urlencoded": Record<string, never>;
             };
@@ -10729,12 +22788,84 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `token_incorrect`): The operator key is required.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such webhook on this profile.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getAdminWebhookDeliveries: {
@@ -10744,6 +22875,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @example 1234567890 */
                 webhookId: string;
             };
             cookie?: never;
@@ -10771,17 +22903,56 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `token_incorrect`): The operator key is required.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such webhook on this profile.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getFundproxyGetAch: {
         parameters: {
             query: {
+                /** @example 021000021 */
                 routing_number: string;
+                /** @example username:corner-bank */
                 issuer_uid: string;
                 distributor_uid?: string;
+                /** @example username:pat */
                 recipient_uid: string;
             };
             header?: never;
@@ -10810,9 +22981,46 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `app_not_found`): Basic app authentication is required. Or: The app credentials are not recognized.
+             *     - `invalid_token` (token_error `app_credentials_changed`): The app credentials are not valid.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `app_denied`: The app does not have the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postFundproxyGetAch: {
@@ -10824,6 +23032,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "routing_number": "021000021",
+                 *       "issuer_uid": "username:corner-bank",
+                 *       "recipient_uid": "username:pat"
+                 *     }
+                 */
                 "application/json": {
                     routing_number: string;
                     issuer_uid: string;
@@ -10859,12 +23074,85 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `app_not_found`): Basic app authentication is required. Or: The app credentials are not recognized.
+             *     - `invalid_token` (token_error `app_credentials_changed`): The app credentials are not valid.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is valid but may not do this (insufficient_scope, app_denied, not_manager, ...). The error may be:
+             *
+             *     - `app_denied`: The app does not have the permission this call needs.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postAdminFundproxyDeposit: {
@@ -10876,6 +23164,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "account_number": "000123456789",
+                 *       "amount": "50.00",
+                 *       "trace_number": "021000020000001"
+                 *     }
+                 */
                 "application/json": {
                     account_number: string;
                     amount: string | number;
@@ -10911,13 +23206,98 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `token_incorrect`): The operator key is required.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No funding proxy has this account number.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The resource is in a state that does not allow this. The error may be:
+             *
+             *     - `recipient_wallet_closed`: The proxy's recipient wallet is closed; the deposit is returned.
+             *     - `issuer_not_permitted`: The proxy's issuer no longer has issue_open_loop; the deposit is returned.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getOpenApiDocument: {
@@ -10936,6 +23316,26 @@ export interface operations {
                 };
                 content: {
                     "application/json": Record<string, never>;
+                };
+            };
+        };
+    };
+    getApiReference: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The HTML reference. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
                 };
             };
         };
@@ -11014,6 +23414,19 @@ export interface operations {
                 };
                 content: {
                     "text/plain": string;
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `token_incorrect`): The operator key is required.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
