@@ -145,6 +145,12 @@ export const paycodeExpirySecondsMax = Math.floor(paycodeExpiryMsMax / 1000);
 export const retractReasonCharsMax = 50;
 /** The amounts field (a list of up to amountsEntriesMax amounts) as text, in characters. */
 export const amountsFieldCharsMax = 2000;
+/**
+ * The largest amount any field may carry, and any product (price × quantity) may reach, in whole
+ * units of its currency: a trillion. With 4 decimals it is 10^16 minor units, a thousandth of a
+ * 64-bit column, so sums of many such amounts still fit.
+ */
+export const amountUnitsMax = 1_000_000_000_000;
 export const billPaymentWaitMs = 14 * 24 * 60 * 60 * 1000;
 
 // Designs

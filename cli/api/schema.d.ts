@@ -5607,16 +5607,16 @@ export interface operations {
                 "application/json": {
                     paycode: string;
                     currency: string;
-                    amount: string | number;
-                    total_due?: string | number;
-                    total_tax?: string | number;
+                    amount: string;
+                    total_due?: string;
+                    total_tax?: string;
                 };
                 "application/x-www-form-urlencoded": {
                     paycode: string;
                     currency: string;
-                    amount: string | number;
-                    total_due?: string | number;
-                    total_tax?: string | number;
+                    amount: string;
+                    total_due?: string;
+                    total_tax?: string;
                 };
             };
         };
@@ -6081,7 +6081,7 @@ export interface operations {
     getWalletAccountPresend: {
         parameters: {
             query: {
-                amount: string | number;
+                amount: string;
                 serial_numbers?: string;
             };
             header?: never;
@@ -6132,7 +6132,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    amount: string | number;
+                    amount: string;
                     offer_name: string;
                     /** @enum {string} */
                     fee_option_name: "add" | "subtract";
@@ -6140,7 +6140,7 @@ export interface operations {
                     dedup_id?: string;
                 };
                 "application/x-www-form-urlencoded": {
-                    amount: string | number;
+                    amount: string;
                     offer_name: string;
                     /** @enum {string} */
                     fee_option_name: "add" | "subtract";
@@ -6182,8 +6182,8 @@ export interface operations {
             content: {
                 "application/json": {
                     currency: string;
-                    amount: string | number;
-                    fee: string | number;
+                    amount: string;
+                    fee: string;
                     recipient_about: {
                         name: string;
                         email?: string;
@@ -6202,8 +6202,8 @@ export interface operations {
                 };
                 "application/x-www-form-urlencoded": {
                     currency: string;
-                    amount: string | number;
-                    fee: string | number;
+                    amount: string;
+                    fee: string;
                     recipient_about: {
                         name: string;
                         email?: string;
@@ -6254,8 +6254,8 @@ export interface operations {
             content: {
                 "application/json": {
                     currency: string;
-                    amount: string | number;
-                    fee: string | number;
+                    amount: string;
+                    fee: string;
                     recipient_about: {
                         name: string;
                         email?: string;
@@ -6273,7 +6273,7 @@ export interface operations {
                     dedup_id?: string;
                     fx: {
                         currency: string;
-                        amount?: string | number;
+                        amount?: string;
                         holder_uid?: string;
                         rate?: string;
                         quote_id?: string;
@@ -6282,8 +6282,8 @@ export interface operations {
                 };
                 "application/x-www-form-urlencoded": {
                     currency: string;
-                    amount: string | number;
-                    fee: string | number;
+                    amount: string;
+                    fee: string;
                     recipient_about: {
                         name: string;
                         email?: string;
@@ -6301,7 +6301,7 @@ export interface operations {
                     dedup_id?: string;
                     fx: {
                         currency: string;
-                        amount?: string | number;
+                        amount?: string;
                         holder_uid?: string;
                         rate?: string;
                         quote_id?: string;
@@ -6402,12 +6402,12 @@ export interface operations {
             content: {
                 "application/json": {
                     to_uid: string;
-                    amount: string | number;
+                    amount: string;
                     currency: string;
                 };
                 "application/x-www-form-urlencoded": {
                     to_uid: string;
-                    amount: string | number;
+                    amount: string;
                     currency: string;
                 };
             };
@@ -6677,12 +6677,12 @@ export interface operations {
                     amounts: {
                         loop_id: string;
                         currency: string;
-                        amount: string | number;
+                        amount: string;
                     }[];
                     expect_amounts: {
                         loop_id: string;
                         currency: string;
-                        amount: string | number;
+                        amount: string;
                     }[];
                     accept_expire_seconds?: number | string;
                     dedup_id?: string;
@@ -6692,12 +6692,12 @@ export interface operations {
                     amounts: {
                         loop_id: string;
                         currency: string;
-                        amount: string | number;
+                        amount: string;
                     }[];
                     expect_amounts: {
                         loop_id: string;
                         currency: string;
-                        amount: string | number;
+                        amount: string;
                     }[];
                     accept_expire_seconds?: number | string;
                     dedup_id?: string;
@@ -6782,7 +6782,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    amount: string | number;
+                    amount: string;
                     distribution_plan_id: string;
                     sender_uid?: string;
                     profile_creation_data?: {
@@ -6798,7 +6798,7 @@ export interface operations {
                     }[];
                 };
                 "application/x-www-form-urlencoded": {
-                    amount: string | number;
+                    amount: string;
                     distribution_plan_id: string;
                     sender_uid?: string;
                     profile_creation_data?: {
@@ -6856,7 +6856,7 @@ export interface operations {
                 "application/json": {
                     recipient_uid: string;
                     distribution_plan_id: string;
-                    amount: string | number;
+                    amount: string;
                     sender_uid?: string;
                     message?: string;
                     private?: boolean | string;
@@ -6869,7 +6869,7 @@ export interface operations {
                 "application/x-www-form-urlencoded": {
                     recipient_uid: string;
                     distribution_plan_id: string;
-                    amount: string | number;
+                    amount: string;
                     sender_uid?: string;
                     message?: string;
                     private?: boolean | string;
@@ -7083,7 +7083,7 @@ export interface operations {
                     multiple_images?: boolean | string;
                     waves?: boolean | string;
                     transferable?: boolean | string;
-                    max_per_wallet?: ("" | (string | number)) | null;
+                    max_per_wallet?: ("" | string) | null;
                     designer_id?: string | null;
                     featured_id?: string | null;
                     expire?: {
@@ -7105,7 +7105,7 @@ export interface operations {
                     multiple_images?: boolean | string;
                     waves?: boolean | string;
                     transferable?: boolean | string;
-                    max_per_wallet?: ("" | (string | number)) | null;
+                    max_per_wallet?: ("" | string) | null;
                     designer_id?: string | null;
                     featured_id?: string | null;
                     expire?: {
@@ -7797,12 +7797,12 @@ export interface operations {
             content: {
                 "application/json": {
                     declared_bank?: string;
-                    declared_amount?: string | number;
+                    declared_amount?: string;
                     declared_date?: string;
                 };
                 "application/x-www-form-urlencoded": {
                     declared_bank?: string;
-                    declared_amount?: string | number;
+                    declared_amount?: string;
                     declared_date?: string;
                 };
             };
@@ -8347,7 +8347,7 @@ export interface operations {
                 "application/json": {
                     sender_uid: string;
                     amounts?: string;
-                    non_service_amount?: string | number;
+                    non_service_amount?: string;
                     non_service_currency?: string;
                     serial_numbers?: string;
                     private?: boolean | string;
@@ -8357,7 +8357,7 @@ export interface operations {
                 "application/x-www-form-urlencoded": {
                     sender_uid: string;
                     amounts?: string;
-                    non_service_amount?: string | number;
+                    non_service_amount?: string;
                     non_service_currency?: string;
                     serial_numbers?: string;
                     private?: boolean | string;
@@ -8615,7 +8615,7 @@ export interface operations {
                     sender_id: string;
                     recipient_id: string;
                     amounts?: string;
-                    non_service_amount?: string | number;
+                    non_service_amount?: string;
                     non_service_currency?: string;
                     serial_numbers?: string;
                     private?: boolean | string;
@@ -8626,7 +8626,7 @@ export interface operations {
                     sender_id: string;
                     recipient_id: string;
                     amounts?: string;
-                    non_service_amount?: string | number;
+                    non_service_amount?: string;
                     non_service_currency?: string;
                     serial_numbers?: string;
                     private?: boolean | string;
@@ -8675,7 +8675,7 @@ export interface operations {
                     sender_id: string;
                     recipient_id: string;
                     amounts?: string;
-                    non_service_amount?: string | number;
+                    non_service_amount?: string;
                     non_service_currency?: string;
                     serial_numbers?: string;
                     private?: boolean | string;
@@ -8686,7 +8686,7 @@ export interface operations {
                     sender_id: string;
                     recipient_id: string;
                     amounts?: string;
-                    non_service_amount?: string | number;
+                    non_service_amount?: string;
                     non_service_currency?: string;
                     serial_numbers?: string;
                     private?: boolean | string;
@@ -9074,14 +9074,14 @@ export interface operations {
                 "application/json": {
                     title: string;
                     description?: string;
-                    amount: string | number;
+                    amount: string;
                     quantity: number | string;
                     show_limit?: number | string;
                     options?: {
                         option_id?: string;
                         /** @enum {string} */
                         payment_type: "free" | "funded" | "paycard" | "service";
-                        price?: string | number;
+                        price?: string;
                     }[];
                     banner?: string | null;
                     metadata_image?: string | null;
@@ -9099,14 +9099,14 @@ export interface operations {
                 "application/x-www-form-urlencoded": {
                     title: string;
                     description?: string;
-                    amount: string | number;
+                    amount: string;
                     quantity: number | string;
                     show_limit?: number | string;
                     options?: {
                         option_id?: string;
                         /** @enum {string} */
                         payment_type: "free" | "funded" | "paycard" | "service";
-                        price?: string | number;
+                        price?: string;
                     }[];
                     banner?: string | null;
                     metadata_image?: string | null;
@@ -9274,14 +9274,14 @@ export interface operations {
                 "application/json": {
                     title?: string;
                     description?: string;
-                    amount?: string | number;
+                    amount?: string;
                     quantity?: number | string;
                     show_limit?: number | string;
                     options?: {
                         option_id?: string;
                         /** @enum {string} */
                         payment_type: "free" | "funded" | "paycard" | "service";
-                        price?: string | number;
+                        price?: string;
                     }[];
                     banner?: string | null;
                     metadata_image?: string | null;
@@ -9296,14 +9296,14 @@ export interface operations {
                 "application/x-www-form-urlencoded": {
                     title?: string;
                     description?: string;
-                    amount?: string | number;
+                    amount?: string;
                     quantity?: number | string;
                     show_limit?: number | string;
                     options?: {
                         option_id?: string;
                         /** @enum {string} */
                         payment_type: "free" | "funded" | "paycard" | "service";
-                        price?: string | number;
+                        price?: string;
                     }[];
                     banner?: string | null;
                     metadata_image?: string | null;
@@ -9631,14 +9631,14 @@ export interface operations {
                 "application/json": {
                     title: string;
                     description?: string;
-                    amount: string | number;
+                    amount: string;
                     quantity: number | string;
                     show_limit?: number | string;
                     options?: {
                         option_id?: string;
                         /** @enum {string} */
                         payment_type: "free" | "funded" | "paycard" | "service";
-                        price?: string | number;
+                        price?: string;
                     }[];
                     banner?: string | null;
                     metadata_image?: string | null;
@@ -9657,14 +9657,14 @@ export interface operations {
                 "application/x-www-form-urlencoded": {
                     title: string;
                     description?: string;
-                    amount: string | number;
+                    amount: string;
                     quantity: number | string;
                     show_limit?: number | string;
                     options?: {
                         option_id?: string;
                         /** @enum {string} */
                         payment_type: "free" | "funded" | "paycard" | "service";
-                        price?: string | number;
+                        price?: string;
                     }[];
                     banner?: string | null;
                     metadata_image?: string | null;
@@ -10454,7 +10454,7 @@ export interface operations {
             content: {
                 "application/json": {
                     account_number: string;
-                    amount: string | number;
+                    amount: string;
                     /**
                      * @default USD
                      * @constant
@@ -10464,7 +10464,7 @@ export interface operations {
                 };
                 "application/x-www-form-urlencoded": {
                     account_number: string;
-                    amount: string | number;
+                    amount: string;
                     /**
                      * @default USD
                      * @constant
