@@ -144,10 +144,15 @@ async function startAccept(ctx: AuthnContext, unit: Unit<AuthnFailure>, { input,
   return opening({ inviteId, pending: issued.pending, revealed: [issued.revealed], signup });
 }
 
+/**
+ * A sign-up sends a code to the login whether or not a wallet has it, and answers alike: the
+ * wallet's id and name show only once the code is proven (resultOf), so the start call tells no
+ * one who is registered. For a registered login the code signs in (with the password after it).
+ */
 async function startSignup(ctx: AuthnContext, unit: Unit<AuthnFailure>, { login, profile, codes }: StartRequest): Promise<Opening> {
-  if (profile) return opening({});
-  const issued = issueCode(ctx, unit, login, 'authn-signup-nonexistent', takeCode(codes, login.type as FactorType));
-  return opening({ pending: issued.pending, revealed: [issued.revealed], signup: { firstName: '', lastName: '', passwordHash: null, nameChecked: false } });
+  const issued = issueCode(ctx, unit, login, profile ? 'authn-signup-existent' : 'authn-signup-nonexistent', takeCode(codes, login.type as FactorType));
+  const signup = profile ? null : { firstName: '', lastName: '', passwordHash: null, nameChecked: false };
+  return opening({ pending: issued.pending, revealed: [issued.revealed], signup });
 }
 
 /** reset and signin-closed: a code to the login; a login without a wallet gets a message without one. */
