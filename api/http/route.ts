@@ -33,6 +33,8 @@ export interface RouteContext<Input> {
   request: Request;
   response: Response;
   requestId: string;
+  /** The client address (the socket's, or X-Forwarded-For from a loopback proxy). */
+  clientAddress: string;
 }
 
 /** A response that is not a JSON object: a redirect, HTML, CSV or an image. */
@@ -279,6 +281,7 @@ export function mountRoutes(app: Express, engine: Engine, authenticators: Authen
         request,
         response,
         requestId: response.locals.requestId,
+        clientAddress,
       });
       // A raw response (the report's CSV) was written by the handler itself.
       if (result === undefined && response.headersSent) return;
