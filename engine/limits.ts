@@ -419,6 +419,22 @@ export const rateMessagesPerAddressMax = 30;
 /** Authentication calls (/aa/*, /oauth/*, /authorize) per client address. */
 export const rateAuthnCallsWindowSeconds = 60;
 export const rateAuthnCallsPerAddressMax = 120;
+/** POST /wallet/accept-code calls per token and per client address, in one window (issue 25). */
+export const rateAcceptCodeWindowSeconds = 60;
+export const rateAcceptCodePerTokenMax = 10;
+export const rateAcceptCodePerAddressMax = 30;
+/** Wrong invitation codes one token, or one wallet, may try in one window; then accept-code answers 429 until it ends. */
+export const acceptCodeFailuresWindowSeconds = 60 * 60;
+export const acceptCodeFailuresMax = 10;
+/** POST /o/<id>/signup_accept per client address and per offer, in one window (each makes a profile). */
+export const rateSignupAcceptWindowSeconds = 15 * 60;
+export const rateSignupAcceptPerAddressMax = 10;
+export const rateSignupAcceptPerOfferMax = 100;
+/** signup_accepts from one client address in the window before each further one needs a solved captcha. */
+export const signupAcceptCaptchaAfterCalls = 2;
+/** Image uploads (profile and design images, icons) per token, in one window. */
+export const rateImageUploadsWindowSeconds = 60;
+export const rateImageUploadsPerTokenMax = 10;
 
 // Webhooks (/p/<id>/webhooks, engine/webhooks).
 /** Webhooks one profile may register ("within reason"). */

@@ -103,12 +103,16 @@ export interface ThrottleContext<Input> {
 /** Authentication calls are throttled per client address on every route with these tags. */
 const authenticationTags = new Set(['authentication', 'oauth']);
 
+/** Answers 429 rate_limited with Retry-After. */
+export function rateLimited(response: Response, retryAfterSeconds: number): never {
+  response.setHeader('retry-after', String(retryAfterSeconds));
+  throw httpError(edgeErrors, 'rate_limited', { fields: { retry_after: retryAfterSeconds } });
+}
+
 async function throttle(engine: Engine, response: Response, keys: { bucket: RateBucket; key: string }[]): Promise<void> {
   if (keys.length === 0) return;
   const verdict = await engine.rateLimits.consume(keys);
-  if (verdict.ok) return;
-  response.setHeader('retry-after', String(verdict.retryAfterSeconds));
-  throw httpError(edgeErrors, 'rate_limited', { fields: { retry_after: verdict.retryAfterSeconds } });
+  if (!verdict.ok) rateLimited(response, verdict.retryAfterSeconds);
 }
 
 /**
