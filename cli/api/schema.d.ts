@@ -9526,6 +9526,7 @@ export interface operations {
                     device_uuid: string;
                     agreed_terms_and_privacy: boolean | string;
                     weekly_offers?: boolean | string;
+                    "g-recaptcha-response"?: string;
                 };
                 "application/x-www-form-urlencoded": {
                     option_id: string;
@@ -9542,6 +9543,7 @@ export interface operations {
                     device_uuid: string;
                     agreed_terms_and_privacy: boolean | string;
                     weekly_offers?: boolean | string;
+                    "g-recaptcha-response"?: string;
                 };
             };
         };
@@ -9578,6 +9580,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
