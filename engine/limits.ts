@@ -334,6 +334,12 @@ export const designImageThumbnailPx = Object.freeze({ width: 540, height: 304 })
 export const designIconThumbnailPx = 128;
 /** Decoded pixels an uploaded image (design or profile) may have: decompression bombs are refused before decoding. */
 export const imageInputPixelsMax = 40_000_000;
+/** Pixels times frames (an animated GIF's pages) an upload's header may promise; checked before decoding. */
+export const imageDecodeWorkPixelsMax = 40_000_000;
+/** One upload's decoding and resizing ends after this long (a 400), whatever the image, in seconds. */
+export const imageDecodeSecondsMax = 2;
+/** Uploads one process decodes at once; the rest wait their turn, so sends keep the other core. */
+export const imageDecodesInFlightMax = 1;
 /** Denominations with their own image on one design. */
 export const designImageDenominationsMax = 100;
 

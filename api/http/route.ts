@@ -127,6 +127,11 @@ export function messageThrottle(logins: (string | null | undefined)[], clientId:
   return keys;
 }
 
+/** Image uploads (each a decode) are throttled per token. */
+export function uploadThrottle({ token }: { token: TokenPrincipal | undefined }): { bucket: RateBucket; key: string }[] {
+  return [{ bucket: 'image_upload_token', key: token!.tokenId }];
+}
+
 export function defineRoute<Schema extends z.ZodType>(route: RouteDefinition<Schema>): RouteDefinition<Schema> {
   return route;
 }
