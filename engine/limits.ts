@@ -336,6 +336,8 @@ export const designIconThumbnailPx = 128;
 export const imageInputPixelsMax = 40_000_000;
 /** Pixels times frames (an animated GIF's pages) an upload's header may promise; checked before decoding. */
 export const imageDecodeWorkPixelsMax = 40_000_000;
+/** As imageDecodeWorkPixelsMax for GIF, whose decoding costs about 10 times a PNG's per pixel (a 6300×6300 GIF took 15 s). */
+export const gifDecodeWorkPixelsMax = 16_000_000;
 /** One upload's decoding and resizing ends after this long (a 400), whatever the image, in seconds. */
 export const imageDecodeSecondsMax = 2;
 /** Uploads one process decodes at once; the rest wait their turn, so sends keep the other core. */
@@ -345,6 +347,8 @@ export const designImageDenominationsMax = 100;
 
 // Point of sale (pull, processor, settlement, report).
 export const posMessageCharsMax = 1000;
+/** non_service_amount on /proc/send and /pull/redeem (the sale's part paid outside the service), in whole currency units. */
+export const nonServiceAmountUnitsMax = 1_000_000;
 /** pos_device filter on the receivable report, in characters. */
 export const posDeviceCharsMax = 60;
 /** start_date and end_date of a report (YYYY-MM-DD), in characters. */

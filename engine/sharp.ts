@@ -2,7 +2,7 @@
 // handles an image (most API processes most of the time) should not carry it, so it loads on first use.
 import type SharpConstructor from 'sharp';
 import type { Metadata } from 'sharp';
-import { imageDecodesInFlightMax, imageDecodeSecondsMax, imageDecodeWorkPixelsMax } from './limits.ts';
+import { gifDecodeWorkPixelsMax, imageDecodesInFlightMax, imageDecodeSecondsMax, imageDecodeWorkPixelsMax } from './limits.ts';
 
 let loaded: Promise<typeof SharpConstructor> | null = null;
 
@@ -15,10 +15,11 @@ export function loadSharp(): Promise<typeof SharpConstructor> {
   return loaded;
 }
 
-/** The work an image's header promises: pixels times frames. Past imageDecodeWorkPixelsMax, the upload's problem. */
+/** The work an image's header promises: pixels times frames. Past its bound (lower for GIF), the upload's problem. */
 export function decodeWorkProblem(metadata: Metadata): string | null {
   const work = (metadata.width ?? 0) * (metadata.pageHeight ?? metadata.height ?? 0) * Math.max(1, metadata.pages ?? 1);
-  return work > imageDecodeWorkPixelsMax ? `promises more than ${imageDecodeWorkPixelsMax} pixels times frames to decode` : null;
+  const bound = metadata.format === 'gif' ? gifDecodeWorkPixelsMax : imageDecodeWorkPixelsMax;
+  return work > bound ? `promises more than ${bound} pixels times frames to decode` : null;
 }
 
 /** Every decode stops after imageDecodeSecondsMax (sharp's timeout). */

@@ -13,6 +13,7 @@ import type { ProfileRecord } from '../profiles/service.ts';
 import { accepts, redeemedLoopsOf } from '../transfers/service.ts';
 import * as transferStore from '../transfers/store.ts';
 import type { PosContext } from './context.ts';
+import { invalid } from './errors.ts';
 import { parsePayment, type PaymentInput, type PaymentResult } from './fields.ts';
 import { writePayment, type PaymentWrite } from './write-payment.ts';
 
@@ -41,6 +42,9 @@ export async function pay(ctx: PosContext, kind: 'pull' | 'processor', parties: 
   const { sql, commands } = ctx.core;
   const parsed = parsePayment(input);
   if ('error' in parsed) return parsed;
+  // A merchant's report gets rows only from cash moved to it, or from a caller it authorised (its
+  // own pull): a processor acts for the sender, so its non_service_amount rides only on brand cash.
+  if (kind === 'processor' && !parsed.entries && parsed.serials === null) return invalid('amounts', 'a processor send moves brand cash: give amounts or serial_numbers');
   const { sender, recipient } = parties;
   let entries = parsed.entries;
   if (!entries && parsed.serials) {
