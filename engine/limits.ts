@@ -339,7 +339,7 @@ export const imageDecodeWorkPixelsMax = 40_000_000;
 /** As imageDecodeWorkPixelsMax for GIF, whose decoding costs about 10 times a PNG's per pixel (a 6300×6300 GIF took 15 s). */
 export const gifDecodeWorkPixelsMax = 16_000_000;
 /** One upload's decoding and resizing ends after this long (a 400), whatever the image, in seconds. */
-export const imageDecodeSecondsMax = 2;
+export const imageDecodeSecondsMax = 5;
 /** Uploads one process decodes at once; the rest wait their turn, so sends keep the other core. */
 export const imageDecodesInFlightMax = 1;
 /** Denominations with their own image on one design. */
