@@ -18,6 +18,7 @@ import { runEmbedded, type EmbeddedResult } from './phases/embedded.ts';
 import { runServer, type ServerResult } from './phases/server.ts';
 import { buildReport } from './phases/summary.ts';
 import { renderPosReport, runPosReport } from './phases/pos-report.ts';
+import { renderImageUploads, runImageUploads } from './phases/image-uploads.ts';
 
 export interface RunState {
   plan: BenchPlan;
@@ -67,8 +68,20 @@ async function posReportOnly(): Promise<void> {
   process.exitCode = result.csvMemoryOk && result.csvTimeOk ? 0 : 1;
 }
 
+/** `npm run bench -- --image-uploads`: only sends beside heavy image uploads (issue 25). */
+async function imageUploadsOnly(): Promise<void> {
+  const result = await runImageUploads(loadBenchEnvironment(), log);
+  const markdown = renderImageUploads(result);
+  const resultsDirectory = path.join(repositoryRoot, 'bench', 'results');
+  mkdirSync(resultsDirectory, { recursive: true });
+  writeFileSync(path.join(resultsDirectory, 'image-uploads.md'), markdown);
+  process.stdout.write(`\n${markdown}`);
+  process.exitCode = result.ok ? 0 : 1;
+}
+
 async function main(): Promise<void> {
   if (process.argv.includes('--pos-report')) return posReportOnly();
+  if (process.argv.includes('--image-uploads')) return imageUploadsOnly();
   const plan = planFor(process.argv.slice(2));
   const environment = loadBenchEnvironment();
   const state: RunState = { plan, environment, pgbench: null, httpCeiling: null, pglite: null, server: null, embedded: null, problems: [], unhandled: [], startedAt: new Date(), loadAverageStart: os.loadavg()[0], seconds: 0 };

@@ -152,6 +152,12 @@ export const paycodeExpirySecondsMax = Math.floor(paycodeExpiryMsMax / 1000);
 export const retractReasonCharsMax = 50;
 /** The amounts field (a list of up to amountsEntriesMax amounts) as text, in characters. */
 export const amountsFieldCharsMax = 2000;
+/**
+ * The largest amount any field may carry, and any product (price × quantity) may reach, in whole
+ * units of its currency: a trillion. With 4 decimals it is 10^16 minor units, a thousandth of a
+ * 64-bit column, so sums of many such amounts still fit.
+ */
+export const amountUnitsMax = 1_000_000_000_000;
 export const billPaymentWaitMs = 14 * 24 * 60 * 60 * 1000;
 
 // Designs
@@ -335,11 +341,21 @@ export const designImageThumbnailPx = Object.freeze({ width: 540, height: 304 })
 export const designIconThumbnailPx = 128;
 /** Decoded pixels an uploaded image (design or profile) may have: decompression bombs are refused before decoding. */
 export const imageInputPixelsMax = 40_000_000;
+/** Pixels times frames (an animated GIF's pages) an upload's header may promise; checked before decoding. */
+export const imageDecodeWorkPixelsMax = 40_000_000;
+/** As imageDecodeWorkPixelsMax for GIF, whose decoding costs about 10 times a PNG's per pixel (a 6300×6300 GIF took 15 s). */
+export const gifDecodeWorkPixelsMax = 16_000_000;
+/** One upload's decoding and resizing ends after this long (a 400), whatever the image, in seconds. */
+export const imageDecodeSecondsMax = 5;
+/** Uploads one process decodes at once; the rest wait their turn, so sends keep the other core. */
+export const imageDecodesInFlightMax = 1;
 /** Denominations with their own image on one design. */
 export const designImageDenominationsMax = 100;
 
 // Point of sale (pull, processor, settlement, report).
 export const posMessageCharsMax = 1000;
+/** non_service_amount on /proc/send and /pull/redeem (the sale's part paid outside the service), in whole currency units. */
+export const nonServiceAmountUnitsMax = 1_000_000;
 /** pos_device filter on the receivable report, in characters. */
 export const posDeviceCharsMax = 60;
 /** start_date and end_date of a report (YYYY-MM-DD), in characters. */
@@ -420,6 +436,22 @@ export const rateMessagesPerAddressMax = 30;
 /** Authentication calls (/aa/*, /oauth/*, /authorize) per client address. */
 export const rateAuthnCallsWindowSeconds = 60;
 export const rateAuthnCallsPerAddressMax = 120;
+/** POST /wallet/accept-code calls per token and per client address, in one window (issue 25). */
+export const rateAcceptCodeWindowSeconds = 60;
+export const rateAcceptCodePerTokenMax = 10;
+export const rateAcceptCodePerAddressMax = 30;
+/** Wrong invitation codes one token, or one wallet, may try in one window; then accept-code answers 429 until it ends. */
+export const acceptCodeFailuresWindowSeconds = 60 * 60;
+export const acceptCodeFailuresMax = 10;
+/** POST /o/<id>/signup_accept per client address and per offer, in one window (each makes a profile). */
+export const rateSignupAcceptWindowSeconds = 15 * 60;
+export const rateSignupAcceptPerAddressMax = 10;
+export const rateSignupAcceptPerOfferMax = 100;
+/** signup_accepts from one client address in the window before each further one needs a solved captcha. */
+export const signupAcceptCaptchaAfterCalls = 2;
+/** Image uploads (profile and design images, icons) per token, in one window. */
+export const rateImageUploadsWindowSeconds = 60;
+export const rateImageUploadsPerTokenMax = 10;
 
 // Webhooks (/p/<id>/webhooks, engine/webhooks).
 /** Webhooks one profile may register ("within reason"). */

@@ -1,5 +1,6 @@
 // Exact money: decimal strings on the wire, read once at the edge into a Decimal; bigint minor
 // units in a currency (Money) inside. Never a JS number.
+import { amountUnitsMax } from './limits.ts';
 
 /**
  * ISO 4217 minor-unit scales that differ from 2. Kept by hand because Intl (CLDR) gives display
@@ -17,7 +18,17 @@ const decimalPattern = /^(\d{1,18})(?:\.(\d{1,18}))?$/;
 
 export type Money = Readonly<{ currency: string; minor: bigint }>;
 
-export type MoneyParseError = 'invalid_currency' | 'invalid_amount' | 'too_precise' | 'not_positive';
+export type MoneyParseError = 'invalid_currency' | 'invalid_amount' | 'too_precise' | 'not_positive' | 'too_large';
+
+/** amountUnitsMax in minor units of a currency: the largest amount or product an amount may be. */
+export function amountMinorMax(currency: string): bigint {
+  return BigInt(amountUnitsMax) * 10n ** BigInt(currencyScale(currency));
+}
+
+/** Whether a decimal is at most amountUnitsMax (whatever its scale). */
+export function decimalWithinMax(decimal: Decimal): boolean {
+  return decimal.units <= BigInt(amountUnitsMax) * 10n ** BigInt(decimal.scale);
+}
 
 export function currencyScale(currency: string): number {
   return currencyScaleExceptions[currency] ?? 2;
@@ -70,6 +81,7 @@ export function formatDecimal(decimal: Decimal): string {
 /** The decimal as money of a currency: refused when the currency's minor unit cannot hold it exactly. */
 export function moneyOf(decimal: Decimal, currency: string): MoneyResult {
   if (!isCurrency(currency)) return { ok: false, error: 'invalid_currency' };
+  if (!decimalWithinMax(decimal)) return { ok: false, error: 'too_large' };
   const scale = currencyScale(currency);
   if (decimal.scale <= scale) return { ok: true, value: { currency, minor: decimal.units * 10n ** BigInt(scale - decimal.scale) } };
   // Digits past the minor unit are allowed only when they are zeros ("1.250" USD).

@@ -5,6 +5,16 @@ import type { Redis } from 'ioredis';
 import type { Logger } from './logger.ts';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import {
+  acceptCodeFailuresMax,
+  acceptCodeFailuresWindowSeconds,
+  rateAcceptCodePerAddressMax,
+  rateAcceptCodePerTokenMax,
+  rateAcceptCodeWindowSeconds,
+  rateImageUploadsPerTokenMax,
+  rateImageUploadsWindowSeconds,
+  rateSignupAcceptPerAddressMax,
+  rateSignupAcceptPerOfferMax,
+  rateSignupAcceptWindowSeconds,
   rateAuthnCallsPerAddressMax,
   rateAuthnCallsWindowSeconds,
   rateMessagesPerAddressMax,
@@ -13,13 +23,20 @@ import {
   rateMessagesWindowSeconds,
 } from './limits.ts';
 
-export type RateBucket = 'message_login' | 'message_app' | 'message_address' | 'authn_address';
+export type RateBucket =
+  | 'message_login' | 'message_app' | 'message_address' | 'authn_address'
+  | 'accept_code_token' | 'accept_code_address' | 'accept_code_failure'
+  | 'signup_accept_address' | 'signup_accept_offer' | 'image_upload_token';
 
 export type RateVerdict = { ok: true } | { ok: false; bucket: RateBucket; retryAfterSeconds: number };
 
 export interface RateLimits {
   /** Takes one point from each (bucket, key) in order; the first that is spent refuses, with its wait. */
   consume(keys: readonly { bucket: RateBucket; key: string }[]): Promise<RateVerdict>;
+  /** Whether any (bucket, key) is spent, taking nothing: the first spent one refuses, with its wait. */
+  check(keys: readonly { bucket: RateBucket; key: string }[]): Promise<RateVerdict>;
+  /** Points taken from a (bucket, key) in its current window. */
+  taken(bucket: RateBucket, key: string): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -28,6 +45,12 @@ const bucketLimits: Record<RateBucket, { points: number; durationSeconds: number
   message_app: { points: rateMessagesPerAppMax, durationSeconds: rateMessagesWindowSeconds },
   message_address: { points: rateMessagesPerAddressMax, durationSeconds: rateMessagesWindowSeconds },
   authn_address: { points: rateAuthnCallsPerAddressMax, durationSeconds: rateAuthnCallsWindowSeconds },
+  accept_code_token: { points: rateAcceptCodePerTokenMax, durationSeconds: rateAcceptCodeWindowSeconds },
+  accept_code_address: { points: rateAcceptCodePerAddressMax, durationSeconds: rateAcceptCodeWindowSeconds },
+  accept_code_failure: { points: acceptCodeFailuresMax, durationSeconds: acceptCodeFailuresWindowSeconds },
+  signup_accept_address: { points: rateSignupAcceptPerAddressMax, durationSeconds: rateSignupAcceptWindowSeconds },
+  signup_accept_offer: { points: rateSignupAcceptPerOfferMax, durationSeconds: rateSignupAcceptWindowSeconds },
+  image_upload_token: { points: rateImageUploadsPerTokenMax, durationSeconds: rateImageUploadsWindowSeconds },
 };
 
 /**
@@ -56,6 +79,17 @@ export function createRateLimits(options: { redis: Redis | null; keyPrefix: stri
         }
       }
       return { ok: true };
+    },
+    async check(keys) {
+      for (const { bucket, key } of keys) {
+        const limiter = limiters.get(bucket)!;
+        const state = await limiter.get(key);
+        if (state && state.consumedPoints >= limiter.points) return { ok: false, bucket, retryAfterSeconds: Math.max(1, Math.ceil(state.msBeforeNext / 1000)) };
+      }
+      return { ok: true };
+    },
+    async taken(bucket, key) {
+      return (await limiters.get(bucket)!.get(key))?.consumedPoints ?? 0;
     },
     async close() {
       if (redis) await redis.quit().catch(() => redis.disconnect());

@@ -76,19 +76,23 @@ test('sign up with email then phone reaches a token and a profile', async () => 
   assertRefused(again, 410, 'unavailable');
 });
 
-test('a sign-up started with a login that already has a wallet is steered into sign-in', async () => {
+test('a sign-up started with a login that already has a wallet answers as for a new login, then signs in after the code (issue 25 finding 9)', async () => {
   const { client } = server;
   const start = must(await client.post('/aa/signup', { client_id: app.clientId, device_uuid: 'phone-2', login: 'pat@example.com' }));
-  // Tree 1.3: a profile and no pending code -> sign-in (password).
-  assert.match(start.body.profile_id, /^\d{10}$/);
-  assert.is(start.body.factor_id, undefined);
-  assert.is(start.body.revealed_codes, undefined);
+  const fresh = must(await client.post('/aa/signup', { client_id: app.clientId, device_uuid: 'phone-2', login: 'nobody-yet@example.com' }));
+  const shape = (body: any) => ({ ...body, attempt_path: 'x', secret: 'x', factor_id: 'x', unauthenticated: Object.keys(body.unauthenticated), revealed_codes: body.revealed_codes?.length });
+  assert.equal(shape(start.body), { ...shape(fresh.body), unauthenticated: ['email:pat@example.com'] }, 'a registered and a new login answer alike');
+  assert.is(start.body.profile_id, null);
+  assert.is(start.body.profile_title, null);
   const auth = { attemptSecret: start.body.secret };
+  // The code proves the login: now the wallet shows, and tree 1.3 leads to the password.
+  const proven = must(await client.post(`${start.body.attempt_path}auth-uid`, { factor_id: start.body.factor_id, code: revealedCode(start) }, { auth }));
+  assert.match(proven.body.profile_id, /^\d{10}$/);
+  assert.is(proven.body.factor_id, undefined);
+  assert.is(proven.body.signup, null);
   const wrong = await client.post(`${start.body.attempt_path}auth-password`, { password: 'not the password' }, { auth });
   assertRefused(wrong, 400, 'invalid');
-  const signedIn = must(await client.post(`${start.body.attempt_path}auth-password`, { password: 'correct horse' }, { auth }));
-  assert.ok(signedIn.body.factor_id);
-  const done = must(await client.post(`${start.body.attempt_path}auth-uid`, { factor_id: signedIn.body.factor_id, code: revealedCode(signedIn) }, { auth }));
+  const done = must(await client.post(`${start.body.attempt_path}auth-password`, { password: 'correct horse' }, { auth }));
   assert.is(done.body.completed_mfa, true);
   assert.is(done.body.token.token_type, 'bearer');
 });

@@ -154,9 +154,16 @@ test('canceled by the merchant and by the customer, with the reasons of a recipi
 
 test('a customer created from profile_creation_data; the operator records a payment made outside', async () => {
   const waiting = await bill({ sender_uid: 'email:new.customer@example.com', profile_creation_data: { first_name: 'Nia', last_name: 'New', email: 'new.customer@example.com' } });
-  const found = await server.engine.services.profiles.findByUid(server.engine.sql, 'email:new.customer@example.com');
+  // Issue 25 finding 2: the email no one proved stays a claim: nothing finds the profile by it, and
+  // the owner's own sign-up starts a wallet of their own; the bill's request still goes to it.
+  assert.is(await server.engine.services.profiles.findByUid(server.engine.sql, 'email:new.customer@example.com'), null, 'the typed email is not confirmed');
+  const [created] = await server.engine.sql<{ sender_id: string; sender_uid: string }[]>`select sender_id, sender_uid from transfers where id = ${waiting.id}`;
+  assert.is(created.sender_uid, 'email:new.customer@example.com');
+  const found = await server.engine.services.profiles.get(server.engine.sql, created.sender_id);
   assert.ok(found, 'the customer profile was created');
-  assert.is(waiting.sender_info?.uid_value ?? found!.id, waiting.sender_info?.uid_value ?? found!.id);
+  assert.is(found!.site, (await server.engine.services.profiles.get(server.engine.sql, cafe.id))!.site, "the customer belongs to the merchant's site");
+  assert.equal(await server.engine.services.profiles.confirmedUids(server.engine.sql, found!.id), []);
+  assert.is(await billMessages('new.customer@example.com'), 1, 'the request went to the billed address');
   const cafeBefore = await usd(server, cafe.id);
   await issue(server, cafe.id, '30.00');
   const recorded = await server.client.post(`/admin/bills/${waiting.id}/paid`, {}, { auth: { operator: true } });

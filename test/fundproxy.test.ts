@@ -59,6 +59,25 @@ test('get-ach: app permission, credentials, routing number and parties are check
   assert.is(await count('fund_proxies'), 0);
 });
 
+test('get-ach finds parties on its own site only, with one answer for not found and not allowed (issue 25 finding 6)', async () => {
+  const otherSite = await createApp(server, { permissions: ['get_fund_proxy', 'create_profile'], name: 'Elsewhere', site: 'elsewhere' });
+  const valid = { routing_number: routing, issuer_uid: `service:${world.issuerId}`, recipient_uid: `service:${pat.id}` };
+  const answers = await Promise.all([
+    getAch(valid, otherSite),
+    getAch({ ...valid, issuer_uid: 'service:0000000000' }),
+    getAch({ ...valid, issuer_uid: `service:${pat.id}` }),
+  ]);
+  for (const refused of answers) {
+    assert.is(refused.status, 400, refused.text);
+    assert.equal(refused.body.invalid, answers[0].body.invalid, 'another site, no profile and not an issuer answer alike');
+  }
+  const elsewherePerson = await addIndividual(server, otherSite);
+  const recipientElsewhere = await getAch({ ...valid, recipient_uid: `service:${elsewherePerson}` });
+  assert.is(recipientElsewhere.status, 400, recipientElsewhere.text);
+  assert.equal(recipientElsewhere.body.invalid, { recipient_uid: answers[0].body.invalid.issuer_uid });
+  assert.is(await count('fund_proxies'), 0);
+});
+
 test('get-ach is idempotent over GET and POST; another appdata or distributor is another proxy', async () => {
   const body = { routing_number: routing, issuer_uid: `service:${world.issuerId}`, recipient_uid: `service:${pat.id}`, 'appdata.bank.customer': 'C-17' };
   const first = await getAch(body);

@@ -387,9 +387,11 @@ test('signup_accept: public apps only; creates the person, keeps a PIN hash usab
   assert.is(await countRows(server, 'profiles'), profilesBefore, 'a refusal inside the command rolls the new profile back');
   const poor = await business('Poor Bakery');
   const poorOffer = await offer(poor, { title: 'Empty promise' });
+  const profilesBeforeUnpaid = await countRows(server, 'profiles');
   const unpaid = await server.client.post(`/o/${poorOffer.id}/signup_accept`, { ...publicForm, device_uuid: 'device-poor' }, { form: true });
   assert.is(unpaid.status, 503, unpaid.text);
-  assert.is(unpaid.body.transfer.canceled, true);
+  assert.is(unpaid.body.error, 'transfer_failed');
+  assert.is(await countRows(server, 'profiles'), profilesBeforeUnpaid, 'a business that cannot pay leaves no profile behind (issue 25 finding 1)');
   const answer = await server.client.post(`/o/${created.id}/signup_accept`, publicForm, { form: true });
   assert.is(answer.status, 200, answer.text);
   assert.is(answer.body.confirming, false);

@@ -7,6 +7,7 @@
 // against them, with the audit balanced after each step.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { nonServiceAmountUnitsMax } from '../engine/limits.ts';
 import { userToken, type TestApp } from './foundation-helpers.ts';
 import { issue, ledgerWorld, usd } from './ledger-api-support.ts';
 import { ledgerFingerprint } from './ledger-support.ts';
@@ -291,6 +292,16 @@ test('processor: a processor token of the sender sends to an accepting business;
   assert.is(otherBrand.status, 400, otherBrand.text);
   const tooMuch = await api.post('/proc/send', { ...body, amounts: `${designId}-USD-999.00` }, processor);
   assert.is(tooMuch.status, 400, tooMuch.text);
+  // Issue 20 finding 5: a processor moving no cash writes nothing into the business's report, and non_service_amount is bounded.
+  const rowsBefore = await server.engine.sql`select count(*)::int as count from receivables where profile_id = ${books.id}`;
+  const reportOnly = await api.post('/proc/send', { sender_id: pat.id, recipient_id: books.id, non_service_amount: '99.99' }, processor);
+  assert.is(reportOnly.status, 400, reportOnly.text);
+  assert.ok(reportOnly.body.invalid?.amounts, reportOnly.text);
+  const pastBound = await api.post('/proc/send', { ...body, non_service_amount: `${nonServiceAmountUnitsMax}.01` }, processor);
+  assert.is(pastBound.status, 400, pastBound.text);
+  assert.ok(pastBound.body.invalid?.non_service_amount, pastBound.text);
+  const rowsAfter = await server.engine.sql`select count(*)::int as count from receivables where profile_id = ${books.id}`;
+  assert.is(rowsAfter[0].count, rowsBefore[0].count, 'no report row for a business that took no part');
   assert.equal(await ledgerFingerprint(server.engine), before, 'refused processor sends leave no trace');
 
   const sendable = await api.get('/proc/sendable', processor, { sender_id: pat.id, recipient_id: books.id });

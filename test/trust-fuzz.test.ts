@@ -1,4 +1,4 @@
-// Proves that malformed requests to every route of the OpenAPI document (undecodable bodies, bad percent-encoding, NUL and unpaired surrogates, broken images and content types), with and without valid credentials, never answer 5xx, change no table, and leave the server healthy.
+// Proves that malformed requests to every route of the OpenAPI document (undecodable bodies, bad percent-encoding, NUL and unpaired surrogates, broken images and content types), with and without valid credentials, never answer 5xx, change no table, and leave the server healthy; and that every amount field, given an amount at the maximum, past it, or as a JSON number, never answers 5xx and refuses the latter two naming the field (issue 25).
 import fc from 'fast-check';
 import sharp from 'sharp';
 import { test } from 'uvu';
@@ -9,6 +9,7 @@ import { issue, person, type LedgerWorld, type Person } from './ledger-api-suppo
 import { ledgerFingerprint } from './ledger-support.ts';
 import { userToken } from './foundation-helpers.ts';
 import { secretHash } from '../engine/ids.ts';
+import { amountUnitsMax } from '../engine/limits.ts';
 
 let server: TestServer;
 let world: LedgerWorld;
@@ -249,6 +250,51 @@ test('no malformed request to any route answers 5xx or changes any table, and th
   assert.ok(sent > 500, `only ${sent} requests sent`);
   assert.is(failures.length, 0, `${failures.length} answers were 5xx or ended the token (5xx classes: ${[...classes].join(', ')}):\n${failures.slice(0, 40).join('\n')}`);
   assert.fixture(after, before);
+});
+
+/** Fields that carry an amount (a decimal string), wherever a route takes one; `amounts` lists carry loop_id-currency-amount entries. */
+const amountFieldNames = new Set(['amount', 'price', 'fee', 'max_per_wallet', 'total_due', 'total_tax', 'declared_amount', 'non_service_amount']);
+
+function amountCases(field: string): { value: unknown; refused: boolean; label: string }[] {
+  const entry = (amount: string) => (field === 'amounts' ? `0-USD-${amount}` : amount);
+  const wrap = (value: unknown) => (field === 'options' ? [{ payment_type: 'service', price: value }] : value);
+  return [
+    { value: wrap(entry(String(amountUnitsMax))), refused: false, label: 'at the maximum' },
+    { value: wrap(entry(`${amountUnitsMax}.01`)), refused: true, label: 'just past the maximum' },
+    { value: wrap(entry('999999999999999999.99')), refused: true, label: 'past 64-bit minor units' },
+    ...(field === 'amounts' ? [] : [{ value: wrap(1234567890123456.78), refused: true, label: 'a JSON number' }]),
+  ];
+}
+
+test('every amount field at and past the maximum (and as a JSON number) never answers 5xx; past it is refused naming the field', async () => {
+  const document = (await server.client.get('/openapi.json')).body;
+  const token = await userToken(server, world.app, alice.id, { concurrent: true });
+  const failures: string[] = [];
+  let sent = 0;
+  for (const operation of operations(document)) {
+    if (operation.method === 'GET' || operation.binary) continue;
+    const fields = Object.keys(operation.fields).filter((name) => amountFieldNames.has(name) || name === 'amounts' || (name === 'options' && operation.path.startsWith('/o')));
+    for (const field of fields) {
+      for (const fuzz of amountCases(field)) {
+        const body: Record<string, unknown> = {};
+        for (const name of operation.required) body[name] = plausible(name, operation.fields[name]);
+        body[field] = fuzz.value;
+        const headers = { ...credentialHeader(operation.security, true, token), 'content-type': 'application/json' };
+        const response = await fetch(`${server.baseUrl}${fillPath(operation.path)}`, { method: operation.method, headers, body: JSON.stringify(body) });
+        const text = await response.text();
+        sent += 1;
+        const label = `${operation.method} ${operation.path} ${field} ${fuzz.label}: ${response.status} ${text.slice(0, 200)}`;
+        if (response.status >= 500) failures.push(label);
+        if (!fuzz.refused || response.status === 401 || response.status === 403) continue;
+        const named = field === 'amounts' ? response.status === 400 : response.status === 400 && Object.keys(JSON.parse(text).invalid ?? {}).some((key) => key === field || key.startsWith(`${field}.`));
+        if (!named) failures.push(`not refused naming the field: ${label}`);
+      }
+    }
+  }
+  assert.ok(sent > 40, `only ${sent} amount requests sent`);
+  assert.is(failures.length, 0, failures.slice(0, 40).join('\n'));
+  const ready = await server.client.get('/readyz');
+  assert.is(ready.status, 200);
 });
 
 test.run();

@@ -2,8 +2,8 @@
 // string), so booleans, integers and lists accept both shapes and come out typed.
 import { z } from 'zod';
 import { parseAmounts } from '../../engine/ledger/allocation.ts';
-import { amountsFieldCharsMax, deviceUuidCharsMax, latitudeDegreesMax, longitudeDegreesMax } from '../../engine/limits.ts';
-import { isCurrency, parseDecimal } from '../../engine/money.ts';
+import { amountsFieldCharsMax, amountUnitsMax, deviceUuidCharsMax, latitudeDegreesMax, longitudeDegreesMax } from '../../engine/limits.ts';
+import { decimalWithinMax, isCurrency, parseDecimal } from '../../engine/money.ts';
 import { parseDegrees } from '../../engine/profiles/location.ts';
 
 const trueWords = new Set(['true', '1', 'yes', 'on']);
@@ -27,13 +27,15 @@ export const stringList = z
 
 /**
  * A decimal amount, read here into an exact Decimal (never a JS number); the engine checks it
- * against the currency it is in, which the route may not know (a design's, an account's).
+ * against the currency it is in, which the route may not know (a design's, an account's). A JSON
+ * number is refused: its digits may already be lost (1234567890123456.78 arrives as …56.8).
  */
 export const amountField = z
-  .union([z.string(), z.number()])
-  .transform((value) => String(value).trim())
+  .string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be a decimal string such as "12.50", not a JSON number') })
+  .transform((value) => value.trim())
   .pipe(z.string().regex(/^\d{1,18}(\.\d{1,18})?$/, 'must be a decimal amount such as 12.50'))
-  .transform((text) => parseDecimal(text)!);
+  .transform((text) => parseDecimal(text)!)
+  .refine((decimal) => decimalWithinMax(decimal), `must be at most ${amountUnitsMax}`);
 
 /**
  * The `amounts` parameter (`loop_id-currency-amount` entries, space-separated), read here into

@@ -33,6 +33,8 @@ export interface RouteContext<Input> {
   request: Request;
   response: Response;
   requestId: string;
+  /** The client address (the socket's, or X-Forwarded-For from a loopback proxy). */
+  clientAddress: string;
 }
 
 /** A response that is not a JSON object: a redirect, HTML, CSV or an image. */
@@ -103,12 +105,16 @@ export interface ThrottleContext<Input> {
 /** Authentication calls are throttled per client address on every route with these tags. */
 export const authenticationTags = new Set(['authentication', 'oauth']);
 
+/** Answers 429 rate_limited with Retry-After. */
+export function rateLimited(response: Response, retryAfterSeconds: number): never {
+  response.setHeader('retry-after', String(retryAfterSeconds));
+  throw httpError(edgeErrors, 'rate_limited', { fields: { retry_after: retryAfterSeconds } });
+}
+
 async function throttle(engine: Engine, response: Response, keys: { bucket: RateBucket; key: string }[]): Promise<void> {
   if (keys.length === 0) return;
   const verdict = await engine.rateLimits.consume(keys);
-  if (verdict.ok) return;
-  response.setHeader('retry-after', String(verdict.retryAfterSeconds));
-  throw httpError(edgeErrors, 'rate_limited', { fields: { retry_after: verdict.retryAfterSeconds } });
+  if (!verdict.ok) rateLimited(response, verdict.retryAfterSeconds);
 }
 
 /**
@@ -121,6 +127,11 @@ export function messageThrottle(logins: (string | null | undefined)[], clientId:
   if (clientId) keys.push({ bucket: 'message_app', key: clientId });
   keys.push({ bucket: 'message_address', key: clientAddress });
   return keys;
+}
+
+/** Image uploads (each a decode) are throttled per token. */
+export function uploadThrottle({ token }: { token: TokenPrincipal | undefined }): { bucket: RateBucket; key: string }[] {
+  return [{ bucket: 'image_upload_token', key: token!.tokenId }];
 }
 
 export function defineRoute<Schema extends z.ZodType>(route: RouteDefinition<Schema>): RouteDefinition<Schema> {
@@ -282,6 +293,7 @@ export function mountRoutes(app: Express, engine: Engine, authenticators: Authen
         request,
         response,
         requestId: response.locals.requestId,
+        clientAddress,
       });
       // A raw response (the report's CSV) was written by the handler itself.
       if (result === undefined && response.headersSent) return;

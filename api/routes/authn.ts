@@ -2,7 +2,8 @@
 // signup-closed), the attempt calls authenticated by the attempt secret, and the captcha site key.
 import { z } from 'zod';
 import type { AuthnError, AuthnFailure } from '../../engine/authn/errors.ts';
-import type { StartInput } from '../../engine/authn/service.ts';
+import type { Response } from 'express';
+import type { MessageBudget, StartInput } from '../../engine/authn/service.ts';
 import {
   authnCodeCharsMax, authnFactorIdCharsMax, captchaResponseCharsMax, countriesMax, defaultCountries, deviceNameCharsMax, flowSubtypeCharsMax,
   idCharsMax, loginCharsMax, passwordFieldCharsMax, permissionNameCharsMax, permissionsMax, signupNameFieldCharsMax,
@@ -22,10 +23,20 @@ export const authnErrors = errorTable<AuthnError>({
   secret_mismatch: { status: 401, error: 'invalid_token', description: 'The attempt secret is not correct.', fields: { token_error: 'token_incorrect' } },
   not_ready: { status: 400, error: 'invalid', description: 'Multi-factor authentication is not complete.' },
   uid_taken: { status: 400, error: 'invalid', description: 'That address belongs to another wallet.' },
+  rate_limited: edgeErrors.rate_limited,
 });
 
-export function authnFailure(result: AuthnFailure): never {
+export function authnFailure(result: AuthnFailure, response?: Response): never {
+  if (result.retryAfterSeconds !== undefined) {
+    response?.setHeader('retry-after', String(result.retryAfterSeconds));
+    throw httpError(authnErrors, result.error, { fields: { retry_after: result.retryAfterSeconds } });
+  }
   throw httpError(authnErrors, result.error, { invalid: result.invalid, description: result.description });
+}
+
+/** The start call's message budget: per app and client address, and per login when the message goes to it. */
+function messageBudget(context: RouteContext<StartFields>, clientId: string): MessageBudget {
+  return async (toLogin) => context.engine.rateLimits.consume(messageThrottle(toLogin ? [context.input.login] : [], clientId, context.clientAddress));
 }
 
 const countryList = stringList.pipe(z.array(z.string().regex(/^[A-Z]{2}$/, 'must be two-letter uppercase country codes')).max(countriesMax));
@@ -65,8 +76,7 @@ function startRoute(intent: StartInput['intent'], summary: string): RouteDefinit
     caller: closed ? { kind: 'app' } : { kind: 'none' },
     input: startInput,
     response: authnResult,
-    errors: intent === 'accept' ? [410] : [],
-    throttle: ({ input, app, clientAddress }) => messageThrottle([input.login], closed ? app?.clientId : input.client_id, clientAddress),
+    errors: intent === 'accept' ? [410, 429] : [429],
     async handler(context) {
       const { input, engine, app } = context;
       const clientId = closed ? app!.clientId : input.client_id;
@@ -87,8 +97,9 @@ function startRoute(intent: StartInput['intent'], summary: string): RouteDefinit
         trust30: input.trust30,
         captcha: intent === 'signin' || intent === 'signin-closed' ? input['g-recaptcha-response'] : undefined,
         permissions: input.permissions ?? null,
+        messageBudget: messageBudget(context, clientId),
       });
-      return result.ok ? result.result : authnFailure(result);
+      return result.ok ? result.result : authnFailure(result, context.response);
     },
   });
 }

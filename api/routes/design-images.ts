@@ -5,7 +5,7 @@ import type { Request } from 'express';
 import { z } from 'zod';
 import { iconStyles, type IconStyle } from '../../engine/designs/images.ts';
 import { edgeErrors, httpError } from '../http/errors.ts';
-import { defineRoute, RawResponse, type RouteDefinition } from '../http/route.ts';
+import { defineRoute, RawResponse, uploadThrottle, type RouteDefinition } from '../http/route.ts';
 import { raise } from './designs.ts';
 import { designImageCacheSeconds } from '../../engine/limits.ts';
 
@@ -33,6 +33,8 @@ function imageRoute(path: string, summary: string) {
     caller: { kind: 'token', permission: 'edit_design' },
     input: empty,
     binaryBody: true,
+    throttle: uploadThrottle,
+    errors: [429],
     response: imageAnswer,
     async handler({ engine, token, params, request }) {
       const result = await engine.services.designImages.setImage(token!.profileId, params.designId, params.denomination ?? null, uploadOf(request));
@@ -57,6 +59,8 @@ export const designImageRoutes: RouteDefinition[] = [
     caller: { kind: 'token', permission: 'edit_design' },
     input: empty,
     binaryBody: true,
+    throttle: uploadThrottle,
+    errors: [429],
     response: z.object({ icon: z.object({ media_id: z.string(), style: z.enum(['fit', 'zoom']), url: z.string(), previews: previewsAnswer }) }),
     async handler({ engine, token, params, request }) {
       const style = (request.get('x-image-style') ?? 'zoom').trim().toLowerCase();

@@ -11,7 +11,7 @@ import {
 import { formatMinor } from '../../engine/money.ts';
 import { amountField, amountsField, boolField, boundedString, currencyField, intField, stringList } from '../http/fields.ts';
 import { edgeErrors, httpError } from '../http/errors.ts';
-import { defineRoute, type RouteDefinition } from '../http/route.ts';
+import { defineRoute, rateLimited, type RouteDefinition } from '../http/route.ts';
 import type { TokenPrincipal } from '../http/principals.ts';
 import { raise } from './ledger-errors.ts';
 
@@ -157,8 +157,16 @@ ledgerRoutes.push(
     caller: { kind: 'token', permission: 'receive_cash' },
     input: acceptCodeInput,
     response: transferAndProfileAnswer,
-    async handler({ engine, token, input }) {
+    errors: [429],
+    throttle: ({ token, clientAddress }) => [{ bucket: 'accept_code_token', key: token!.tokenId }, { bucket: 'accept_code_address', key: clientAddress }],
+    async handler({ engine, token, input, response }) {
+      // A wrong code names no invitation (the code is the lookup), so wrong codes are counted
+      // per token and per wallet; past the limit every code waits for the window to end.
+      const failureKeys = [{ bucket: 'accept_code_failure', key: `token:${token!.tokenId}` }, { bucket: 'accept_code_failure', key: `profile:${token!.profileId}` }] as const;
+      const locked = await engine.rateLimits.check(failureKeys);
+      if (!locked.ok) rateLimited(response, locked.retryAfterSeconds);
       const result = await engine.services.ledger.transfers.acceptCode({ callerId: token!.profileId, code: input.code });
+      if (!result.ok && result.error === 'invitation_code_not_found') await engine.rateLimits.consume(failureKeys);
       if (!result.ok) raise(result);
       return transferAndProfile(engine, token!, result.transferId);
     },

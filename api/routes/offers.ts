@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { OfferError, OfferFailure, TransferFailed } from '../../engine/offers/errors.ts';
 import { paymentTypes, type OfferCaller, type OfferResult } from '../../engine/offers/service.ts';
 import {
-  businessNameCharsMax, dedupIdCharsMax, designMessageRulesMax, deviceNameCharsMax, offerAcceptEmailCharsMax, offerDescriptionCharsMax,
+  businessNameCharsMax, captchaResponseCharsMax, signupAcceptCaptchaAfterCalls, dedupIdCharsMax, designMessageRulesMax, deviceNameCharsMax, offerAcceptEmailCharsMax, offerDescriptionCharsMax,
   offerFindDistanceMetresMax, offerFindIdsMax, offerFindLimitDefault, offerFindLimitMax, offerFindOffsetMax, offerFindTextCharsMax,
   offerOptionIdCharsMax, offerOptionsMax, offerQuantityMax, offerShowLimitMax, offerTitleCharsMax, offerUrlCharsMax,
 } from '../../engine/limits.ts';
@@ -14,7 +14,8 @@ import { edgeErrors, errorTable, httpError } from '../http/errors.ts';
 import {
   amountField, boolField, boundedString, currencyField, deviceUuidField, intField, latitudeField, longitudeField, requiredString, stringList, timestampField,
 } from '../http/fields.ts';
-import { defineRoute, type RouteContext, type RouteDefinition } from '../http/route.ts';
+import { defineRoute, rateLimited, type RouteContext, type RouteDefinition } from '../http/route.ts';
+import { authnErrors } from './authn.ts';
 import { personNameField } from './profiles.ts';
 
 export const offerErrors = errorTable<OfferError | 'transfer_failed'>({
@@ -33,11 +34,25 @@ export const offerErrors = errorTable<OfferError | 'transfer_failed'>({
 
 function raise(failure: OfferFailure | TransferFailed): never {
   if (failure.error === 'transfer_failed') {
-    throw httpError(offerErrors, 'transfer_failed', { description: failure.description, fields: { transfer: (failure as TransferFailed).transfer } });
+    const transfer = (failure as TransferFailed).transfer;
+    throw httpError(offerErrors, 'transfer_failed', { description: failure.description, fields: transfer ? { transfer } : {} });
   }
   const known = failure as OfferFailure;
   const invalid = known.invalid ? Object.fromEntries(Object.entries(known.invalid)) : undefined;
   throw httpError(offerErrors, known.error, { invalid, description: known.description });
+}
+
+/**
+ * Each signup_accept makes a profile, so it is throttled per client address and per offer (429 with
+ * Retry-After); past a couple of calls from one address, each further one needs a solved captcha.
+ */
+async function throttleSignupAccept({ engine, input, params, clientAddress, response }: RouteContext<z.output<typeof signupAcceptInput>>): Promise<void> {
+  const taken = await engine.rateLimits.taken('signup_accept_address', clientAddress);
+  if (taken >= Math.round(signupAcceptCaptchaAfterCalls * engine.config.rateLimitScale) && !(await engine.services.authn.captchaOk(input['g-recaptcha-response']))) {
+    throw httpError(authnErrors, 'captcha_required');
+  }
+  const verdict = await engine.rateLimits.consume([{ bucket: 'signup_accept_address', key: clientAddress }, { bucket: 'signup_accept_offer', key: params.offerId }]);
+  if (!verdict.ok) rateLimited(response, verdict.retryAfterSeconds);
 }
 
 function callerOf(context: RouteContext<unknown>): OfferCaller {
@@ -164,6 +179,7 @@ const signupAcceptInput = z
     device_uuid: deviceUuidField,
     agreed_terms_and_privacy: mustBeTrue,
     weekly_offers: boolField.optional(),
+    'g-recaptcha-response': boundedString(captchaResponseCharsMax).optional(),
   })
   .strict();
 
@@ -340,11 +356,12 @@ export const offerRoutes: RouteDefinition[] = [
     summary: 'Signs a person up (public apps only), sets the 4-digit PIN, accepts the offer and answers a token with the signup_accept permissions.',
     tags: ['offers'],
     caller: { kind: 'none' },
-    errors: [403, 404, 503],
+    errors: [403, 404, 429, 503],
     input: signupAcceptInput,
     response: acceptResponse.extend({ token: z.looseObject({ access_token: z.string(), scope: z.string() }).optional() }),
     async handler(context) {
       const { input } = context;
+      await throttleSignupAccept(context);
       const result = await context.engine.services.offers.signupAccept({
         clientId: input.app_id, offerId: context.params.offerId, optionId: input.option_id, quantity: input.quantity ?? 1, referrerId: input.referrer_id,
         private: input.private ?? true, email: input.email, firstName: input.first_name, lastName: input.last_name, businessName: input.business_name,

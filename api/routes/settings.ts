@@ -10,7 +10,7 @@ import {
 } from '../../engine/limits.ts';
 import { edgeErrors, httpError } from '../http/errors.ts';
 import { boundedString, stringList } from '../http/fields.ts';
-import { defineRoute, messageThrottle, RawResponse, type RouteDefinition } from '../http/route.ts';
+import { defineRoute, messageThrottle, RawResponse, uploadThrottle, type RouteDefinition } from '../http/route.ts';
 import { authnFailure } from './authn.ts';
 
 const caller = { kind: 'token', permission: 'change_settings' } as const;
@@ -153,6 +153,8 @@ export const settingsRoutes: RouteDefinition[] = [
     caller,
     input: z.object({}).strict(),
     binaryBody: true,
+    throttle: uploadThrottle,
+    errors: [429],
     response: imageUrls,
     async handler({ engine, token, request }) {
       const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);

@@ -5446,7 +5446,13 @@ export interface operations {
                  * @example {
                  *       "manager_uid": "pat@example.com",
                  *       "business_name": "Corner Coffee",
-                 *       "business": "coffee@example.com"
+                 *       "business": {
+                 *         "line1": "1 Main St",
+                 *         "city": "Springfield",
+                 *         "state": "IL",
+                 *         "country": "US",
+                 *         "zip": "12345"
+                 *       }
                  *     }
                  */
                 "application/json": {
@@ -10600,6 +10606,21 @@ export interface operations {
                 };
             };
             /**
+             * @description Too many requests; slow down and retry later. The error may be:
+             *
+             *     - `rate_limited`: Too many requests; try again after Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next call is allowed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
              * @description The service is busy or a dependency is unavailable; try again. The error may be:
              *
              *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
@@ -10922,16 +10943,16 @@ export interface operations {
                 "application/json": {
                     paycode: string;
                     currency: string;
-                    amount: string | number;
-                    total_due?: string | number;
-                    total_tax?: string | number;
+                    amount: string;
+                    total_due?: string;
+                    total_tax?: string;
                 };
                 "application/x-www-form-urlencoded": {
                     paycode: string;
                     currency: string;
-                    amount: string | number;
-                    total_due?: string | number;
-                    total_tax?: string | number;
+                    amount: string;
+                    total_due?: string;
+                    total_tax?: string;
                 };
             };
         };
@@ -11134,6 +11155,21 @@ export interface operations {
              */
             415: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Too many requests; slow down and retry later. The error may be:
+             *
+             *     - `rate_limited`: Too many requests; try again after Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next call is allowed. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12369,7 +12405,7 @@ export interface operations {
         parameters: {
             query: {
                 /** @example 10.00 */
-                amount: string | number;
+                amount: string;
                 serial_numbers?: string;
             };
             header?: never;
@@ -12482,7 +12518,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    amount: string | number;
+                    amount: string;
                     offer_name: string;
                     /** @enum {string} */
                     fee_option_name: "add" | "subtract";
@@ -12490,7 +12526,7 @@ export interface operations {
                     dedup_id?: string;
                 };
                 "application/x-www-form-urlencoded": {
-                    amount: string | number;
+                    amount: string;
                     offer_name: string;
                     /** @enum {string} */
                     fee_option_name: "add" | "subtract";
@@ -12634,8 +12670,8 @@ export interface operations {
                  */
                 "application/json": {
                     currency: string;
-                    amount: string | number;
-                    fee: string | number;
+                    amount: string;
+                    fee: string;
                     recipient_about: {
                         name: string;
                         email?: string;
@@ -12654,8 +12690,8 @@ export interface operations {
                 };
                 "application/x-www-form-urlencoded": {
                     currency: string;
-                    amount: string | number;
-                    fee: string | number;
+                    amount: string;
+                    fee: string;
                     recipient_about: {
                         name: string;
                         email?: string;
@@ -12799,8 +12835,8 @@ export interface operations {
                  */
                 "application/json": {
                     currency: string;
-                    amount: string | number;
-                    fee: string | number;
+                    amount: string;
+                    fee: string;
                     recipient_about: {
                         name: string;
                         email?: string;
@@ -12818,7 +12854,7 @@ export interface operations {
                     dedup_id?: string;
                     fx: {
                         currency: string;
-                        amount?: string | number;
+                        amount?: string;
                         holder_uid?: string;
                         rate?: string;
                         quote_id?: string;
@@ -12827,8 +12863,8 @@ export interface operations {
                 };
                 "application/x-www-form-urlencoded": {
                     currency: string;
-                    amount: string | number;
-                    fee: string | number;
+                    amount: string;
+                    fee: string;
                     recipient_about: {
                         name: string;
                         email?: string;
@@ -12846,7 +12882,7 @@ export interface operations {
                     dedup_id?: string;
                     fx: {
                         currency: string;
-                        amount?: string | number;
+                        amount?: string;
                         holder_uid?: string;
                         rate?: string;
                         quote_id?: string;
@@ -13119,12 +13155,12 @@ export interface operations {
                  */
                 "application/json": {
                     to_uid: string;
-                    amount: string | number;
+                    amount: string;
                     currency: string;
                 };
                 "application/x-www-form-urlencoded": {
                     to_uid: string;
-                    amount: string | number;
+                    amount: string;
                     currency: string;
                 };
             };
@@ -13717,12 +13753,12 @@ export interface operations {
                     amounts: {
                         loop_id: string;
                         currency: string;
-                        amount: string | number;
+                        amount: string;
                     }[];
                     expect_amounts: {
                         loop_id: string;
                         currency: string;
-                        amount: string | number;
+                        amount: string;
                     }[];
                     accept_expire_seconds?: number | string;
                     dedup_id?: string;
@@ -13732,12 +13768,12 @@ export interface operations {
                     amounts: {
                         loop_id: string;
                         currency: string;
-                        amount: string | number;
+                        amount: string;
                     }[];
                     expect_amounts: {
                         loop_id: string;
                         currency: string;
-                        amount: string | number;
+                        amount: string;
                     }[];
                     accept_expire_seconds?: number | string;
                     dedup_id?: string;
@@ -13999,7 +14035,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    amount: string | number;
+                    amount: string;
                     distribution_plan_id: string;
                     sender_uid?: string;
                     profile_creation_data?: {
@@ -14015,7 +14051,7 @@ export interface operations {
                     }[];
                 };
                 "application/x-www-form-urlencoded": {
-                    amount: string | number;
+                    amount: string;
                     distribution_plan_id: string;
                     sender_uid?: string;
                     profile_creation_data?: {
@@ -14171,7 +14207,7 @@ export interface operations {
                 "application/json": {
                     recipient_uid: string;
                     distribution_plan_id: string;
-                    amount: string | number;
+                    amount: string;
                     sender_uid?: string;
                     message?: string;
                     private?: boolean | string;
@@ -14184,7 +14220,7 @@ export interface operations {
                 "application/x-www-form-urlencoded": {
                     recipient_uid: string;
                     distribution_plan_id: string;
-                    amount: string | number;
+                    amount: string;
                     sender_uid?: string;
                     message?: string;
                     private?: boolean | string;
@@ -14750,7 +14786,7 @@ export interface operations {
                     multiple_images?: boolean | string;
                     waves?: boolean | string;
                     transferable?: boolean | string;
-                    max_per_wallet?: ("" | (string | number)) | null;
+                    max_per_wallet?: ("" | string) | null;
                     designer_id?: string | null;
                     featured_id?: string | null;
                     expire?: {
@@ -14772,7 +14808,7 @@ export interface operations {
                     multiple_images?: boolean | string;
                     waves?: boolean | string;
                     transferable?: boolean | string;
-                    max_per_wallet?: ("" | (string | number)) | null;
+                    max_per_wallet?: ("" | string) | null;
                     designer_id?: string | null;
                     featured_id?: string | null;
                     expire?: {
@@ -16783,12 +16819,12 @@ export interface operations {
                 /** @example {} */
                 "application/json": {
                     declared_bank?: string;
-                    declared_amount?: string | number;
+                    declared_amount?: string;
                     declared_date?: string;
                 };
                 "application/x-www-form-urlencoded": {
                     declared_bank?: string;
-                    declared_amount?: string | number;
+                    declared_amount?: string;
                     declared_date?: string;
                 };
             };
@@ -17329,6 +17365,21 @@ export interface operations {
                 };
             };
             /**
+             * @description Too many requests; slow down and retry later. The error may be:
+             *
+             *     - `rate_limited`: Too many requests; try again after Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next call is allowed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
              * @description The service is busy or a dependency is unavailable; try again. The error may be:
              *
              *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
@@ -17459,6 +17510,21 @@ export interface operations {
              */
             415: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Too many requests; slow down and retry later. The error may be:
+             *
+             *     - `rate_limited`: Too many requests; try again after Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next call is allowed. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17684,6 +17750,21 @@ export interface operations {
              */
             415: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Too many requests; slow down and retry later. The error may be:
+             *
+             *     - `rate_limited`: Too many requests; try again after Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next call is allowed. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17917,7 +17998,7 @@ export interface operations {
                  *       "issuer_id": "1234567890",
                  *       "title": "Corner Coffee Gift Cash",
                  *       "currency": "USD",
-                 *       "design_type": "gift"
+                 *       "design_type": "overlay_design"
                  *     }
                  */
                 "application/json": {
@@ -18553,7 +18634,7 @@ export interface operations {
                 "application/json": {
                     sender_uid: string;
                     amounts?: string;
-                    non_service_amount?: string | number;
+                    non_service_amount?: string;
                     non_service_currency?: string;
                     serial_numbers?: string;
                     private?: boolean | string;
@@ -18563,7 +18644,7 @@ export interface operations {
                 "application/x-www-form-urlencoded": {
                     sender_uid: string;
                     amounts?: string;
-                    non_service_amount?: string | number;
+                    non_service_amount?: string;
                     non_service_currency?: string;
                     serial_numbers?: string;
                     private?: boolean | string;
@@ -19207,7 +19288,7 @@ export interface operations {
                     sender_id: string;
                     recipient_id: string;
                     amounts?: string;
-                    non_service_amount?: string | number;
+                    non_service_amount?: string;
                     non_service_currency?: string;
                     serial_numbers?: string;
                     private?: boolean | string;
@@ -19218,7 +19299,7 @@ export interface operations {
                     sender_id: string;
                     recipient_id: string;
                     amounts?: string;
-                    non_service_amount?: string | number;
+                    non_service_amount?: string;
                     non_service_currency?: string;
                     serial_numbers?: string;
                     private?: boolean | string;
@@ -19364,7 +19445,7 @@ export interface operations {
                     sender_id: string;
                     recipient_id: string;
                     amounts?: string;
-                    non_service_amount?: string | number;
+                    non_service_amount?: string;
                     non_service_currency?: string;
                     serial_numbers?: string;
                     private?: boolean | string;
@@ -19375,7 +19456,7 @@ export interface operations {
                     sender_id: string;
                     recipient_id: string;
                     amounts?: string;
-                    non_service_amount?: string | number;
+                    non_service_amount?: string;
                     non_service_currency?: string;
                     serial_numbers?: string;
                     private?: boolean | string;
@@ -20187,14 +20268,14 @@ export interface operations {
                 "application/json": {
                     title: string;
                     description?: string;
-                    amount: string | number;
+                    amount: string;
                     quantity: number | string;
                     show_limit?: number | string;
                     options?: {
                         option_id?: string;
                         /** @enum {string} */
                         payment_type: "free" | "funded" | "paycard" | "service";
-                        price?: string | number;
+                        price?: string;
                     }[];
                     banner?: string | null;
                     metadata_image?: string | null;
@@ -20212,14 +20293,14 @@ export interface operations {
                 "application/x-www-form-urlencoded": {
                     title: string;
                     description?: string;
-                    amount: string | number;
+                    amount: string;
                     quantity: number | string;
                     show_limit?: number | string;
                     options?: {
                         option_id?: string;
                         /** @enum {string} */
                         payment_type: "free" | "funded" | "paycard" | "service";
-                        price?: string | number;
+                        price?: string;
                     }[];
                     banner?: string | null;
                     metadata_image?: string | null;
@@ -20527,14 +20608,14 @@ export interface operations {
                 "application/json": {
                     title?: string;
                     description?: string;
-                    amount?: string | number;
+                    amount?: string;
                     quantity?: number | string;
                     show_limit?: number | string;
                     options?: {
                         option_id?: string;
                         /** @enum {string} */
                         payment_type: "free" | "funded" | "paycard" | "service";
-                        price?: string | number;
+                        price?: string;
                     }[];
                     banner?: string | null;
                     metadata_image?: string | null;
@@ -20549,14 +20630,14 @@ export interface operations {
                 "application/x-www-form-urlencoded": {
                     title?: string;
                     description?: string;
-                    amount?: string | number;
+                    amount?: string;
                     quantity?: number | string;
                     show_limit?: number | string;
                     options?: {
                         option_id?: string;
                         /** @enum {string} */
                         payment_type: "free" | "funded" | "paycard" | "service";
-                        price?: string | number;
+                        price?: string;
                     }[];
                     banner?: string | null;
                     metadata_image?: string | null;
@@ -21056,6 +21137,7 @@ export interface operations {
                     device_uuid: string;
                     agreed_terms_and_privacy: boolean | string;
                     weekly_offers?: boolean | string;
+                    "g-recaptcha-response"?: string;
                 };
                 "application/x-www-form-urlencoded": {
                     option_id: string;
@@ -21072,6 +21154,7 @@ export interface operations {
                     device_uuid: string;
                     agreed_terms_and_privacy: boolean | string;
                     weekly_offers?: boolean | string;
+                    "g-recaptcha-response"?: string;
                 };
             };
         };
@@ -21165,6 +21248,17 @@ export interface operations {
              */
             415: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests; slow down and retry later. The error may be: */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next call is allowed. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21282,14 +21376,14 @@ export interface operations {
                 "application/json": {
                     title: string;
                     description?: string;
-                    amount: string | number;
+                    amount: string;
                     quantity: number | string;
                     show_limit?: number | string;
                     options?: {
                         option_id?: string;
                         /** @enum {string} */
                         payment_type: "free" | "funded" | "paycard" | "service";
-                        price?: string | number;
+                        price?: string;
                     }[];
                     banner?: string | null;
                     metadata_image?: string | null;
@@ -21308,14 +21402,14 @@ export interface operations {
                 "application/x-www-form-urlencoded": {
                     title: string;
                     description?: string;
-                    amount: string | number;
+                    amount: string;
                     quantity: number | string;
                     show_limit?: number | string;
                     options?: {
                         option_id?: string;
                         /** @enum {string} */
                         payment_type: "free" | "funded" | "paycard" | "service";
-                        price?: string | number;
+                        price?: string;
                     }[];
                     banner?: string | null;
                     metadata_image?: string | null;
@@ -23173,7 +23267,7 @@ export interface operations {
                  */
                 "application/json": {
                     account_number: string;
-                    amount: string | number;
+                    amount: string;
                     /**
                      * @default USD
                      * @constant
@@ -23183,7 +23277,7 @@ export interface operations {
                 };
                 "application/x-www-form-urlencoded": {
                     account_number: string;
-                    amount: string | number;
+                    amount: string;
                     /**
                      * @default USD
                      * @constant

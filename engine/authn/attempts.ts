@@ -99,12 +99,15 @@ export function resultOf(ctx: AuthnContext, id: string, context: AttemptContext,
   result.authenticated = Object.fromEntries(
     Object.entries(context.authenticated).map(([uid, factor]) => [uid, { original: factor.original, country: factor.country, strong: factor.strong, used_password: factor.usedPassword }]),
   );
-  // A withheld verdict hides whose wallet the login is until the code proves the caller.
-  const hidden = context.verdictWithheld === true && !context.completedMfa;
+  // A withheld verdict hides whose wallet the login is until the code proves the caller; so does a
+  // sign-up start, which answers a registered login as it answers a new one until a factor is proven.
+  const unprovenSignup = (context.intent === 'signup' || context.intent === 'signup-closed') && !context.passwordOk && Object.keys(context.authenticated).length === 0;
+  const hidden = (context.verdictWithheld === true && !context.completedMfa) || unprovenSignup;
   result.profile_id = hidden ? null : context.profileId;
   result.profile_title = hidden ? null : context.profileTitle;
-  result.signup = context.signup && !context.profileId
-    ? { first_name: context.signup.firstName, last_name: context.signup.lastName, has_password: context.signup.passwordHash !== null, name_checked: context.signup.nameChecked }
+  const signup = hidden && unprovenSignup && !context.signup ? { firstName: '', lastName: '', passwordHash: null, nameChecked: false } : context.signup;
+  result.signup = signup && (!context.profileId || hidden)
+    ? { first_name: signup.firstName, last_name: signup.lastName, has_password: signup.passwordHash !== null, name_checked: signup.nameChecked }
     : null;
   result.invite_id = context.inviteId;
   result.captcha_required = captchaRequired(context);

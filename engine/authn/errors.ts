@@ -8,13 +8,16 @@ export type AuthnError =
   | 'attempt_gone'
   | 'secret_mismatch'
   | 'not_ready'
-  | 'uid_taken';
+  | 'uid_taken'
+  | 'rate_limited';
 
 export interface AuthnFailure {
   ok: false;
   error: AuthnError;
   invalid?: Record<string, string>;
   description?: string;
+  /** rate_limited: seconds until the spent budget allows another message. */
+  retryAfterSeconds?: number;
 }
 
 export function failure(error: AuthnError, invalid?: Record<string, string>, description?: string): AuthnFailure {

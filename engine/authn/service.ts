@@ -46,7 +46,15 @@ export interface StartInput {
   permissions?: string[] | null;
   /** The /authorize pages run the attempt; no token is issued by it. */
   viaAuthorize?: boolean;
+  /**
+   * Takes one message from the caller's budgets (app, client address, and the login's when the
+   * message goes to the login typed), asked only when the start sends a message. Absent: no limit.
+   */
+  messageBudget?: MessageBudget;
 }
+
+/** The edge's rate limits as the start call sees them; `toLogin` counts against the login's budget too. */
+export type MessageBudget = (toLogin: boolean) => Promise<{ ok: true } | { ok: false; retryAfterSeconds: number }>;
 
 /** How an attempt call proves it belongs to the attempt: its secret, or the server's own flow. */
 export type AttemptCredential = { secret: string } | { internal: true };

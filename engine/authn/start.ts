@@ -67,7 +67,10 @@ export async function start(ctx: AuthnContext, input: StartInput): Promise<Authn
   const passwordAhead = input.intent === 'signin'
     ? await checkPasswordAhead(ctx.core.sql, await ctx.deps.profiles.findByUid(ctx.core.sql, parsed.uid), input.deviceUuid, input.password ?? '')
     : { matchedHash: null };
-  const [codes, decoy] = await Promise.all([makeCodes(await startCodeTypes(ctx, input, parsed, passwordAhead, captchaSolved)), decoyHash(ctx)]);
+  const types = await startCodeTypes(ctx, input, parsed, passwordAhead, captchaSolved);
+  const spent = await spendMessageBudget(input, types);
+  if (spent) return spent;
+  const [codes, decoy] = await Promise.all([makeCodes(types), decoyHash(ctx)]);
   return ctx.core.commands.run(`authn.start.${input.intent}`, lockRefs, async (unit: Unit<AuthnFailure>): Promise<AuthnOutcome> => {
     const profile = await ctx.deps.profiles.findByUid(unit.tx, parsed.uid);
     const request: StartRequest = { input, app, closedLoop, parsed, login: loginInfo(parsed), profile, captchaSolved, passwordAhead, codes, decoyHash: decoy };
@@ -90,6 +93,19 @@ async function startCodeTypes(ctx: AuthnContext, input: StartInput, parsed: Pars
   if (passwordAhead.matchedHash !== null) return everyFactorType;
   const guarded = !captchaSolved && codeTypes.has(parsed.type) && (await guardTripped(ctx.core.sql, `login:${parsed.uid}`, authnLoginCaptchaAfterFailures, ctx.core.clock.now()));
   return guarded ? everyFactorType : [];
+}
+
+/**
+ * Only a start that sends a message spends a budget, so malformed calls and wrong passwords spend
+ * none. A sign-in's code goes to the wallet's factor after the right password (or, under the
+ * guard, right or wrong alike), never at a stranger's request, so it spends the app's and the
+ * address's budgets but not the login's: strangers cannot make the owner's right password answer 429.
+ */
+async function spendMessageBudget(input: StartInput, types: readonly FactorType[]): Promise<AuthnFailure | null> {
+  if (!input.messageBudget || types.length === 0) return null;
+  const verdict = await input.messageBudget(input.intent !== 'signin');
+  if (verdict.ok) return null;
+  return { ...failure('rate_limited'), retryAfterSeconds: verdict.retryAfterSeconds };
 }
 
 function openIntent(ctx: AuthnContext, unit: Unit<AuthnFailure>, request: StartRequest): Promise<Opening | AuthnFailure> {
@@ -144,10 +160,15 @@ async function startAccept(ctx: AuthnContext, unit: Unit<AuthnFailure>, { input,
   return opening({ inviteId, pending: issued.pending, revealed: [issued.revealed], signup });
 }
 
+/**
+ * A sign-up sends a code to the login whether or not a wallet has it, and answers alike: the
+ * wallet's id and name show only once the code is proven (resultOf), so the start call tells no
+ * one who is registered. For a registered login the code signs in (with the password after it).
+ */
 async function startSignup(ctx: AuthnContext, unit: Unit<AuthnFailure>, { login, profile, codes }: StartRequest): Promise<Opening> {
-  if (profile) return opening({});
-  const issued = issueCode(ctx, unit, login, 'authn-signup-nonexistent', takeCode(codes, login.type as FactorType));
-  return opening({ pending: issued.pending, revealed: [issued.revealed], signup: { firstName: '', lastName: '', passwordHash: null, nameChecked: false } });
+  const issued = issueCode(ctx, unit, login, profile ? 'authn-signup-existent' : 'authn-signup-nonexistent', takeCode(codes, login.type as FactorType));
+  const signup = profile ? null : { firstName: '', lastName: '', passwordHash: null, nameChecked: false };
+  return opening({ pending: issued.pending, revealed: [issued.revealed], signup });
 }
 
 /** reset and signin-closed: a code to the login; a login without a wallet gets a message without one. */

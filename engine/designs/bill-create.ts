@@ -35,7 +35,7 @@ function billPaysOpenLoop(terms: IssueTerms, merchantId: string): boolean {
 }
 
 /** The customer: a profile named by sender_uid or by the email of profile_creation_data, or null to create one. */
-async function customerOf(ctx: CirculationContext, input: BillInput): Promise<{ id: string | null; problem: DesignFailure | null }> {
+async function customerOf(ctx: CirculationContext, input: BillInput, site: string): Promise<{ id: string | null; problem: DesignFailure | null }> {
   if (input.senderUid !== undefined) {
     const uid = canonicalUidOf(input.senderUid);
     const found = uid ? await ctx.profiles.findByUid(ctx.sql, uid) : null;
@@ -49,28 +49,34 @@ async function customerOf(ctx: CirculationContext, input: BillInput): Promise<{ 
     const uid = canonicalUidOf(data.email);
     if (!uid?.startsWith('email:')) return { id: null, problem: invalid('profile_creation_data.email', 'must be an email address') };
     const found = await ctx.profiles.findByUid(ctx.sql, uid);
-    if (found) return { id: found.id, problem: null };
+    if (found && found.site === site) return { id: found.id, problem: null };
   }
   return { id: null, problem: null };
 }
 
 /** The bill's command body: the dedup_id claimed, the customer created if new, the waiting bill transfer, its timers and the request email. */
-async function billIn(ctx: CirculationContext, unit: Unit<Duplicate>, input: BillInput, { design, plan, amount }: IssueTerms, customerId: string | null, merchantTitle: string | null) {
+async function billIn(ctx: CirculationContext, unit: Unit<Duplicate>, input: BillInput, { design, plan, amount }: IssueTerms, customerId: string | null, merchant: { title: string | null; site: string }) {
+  const { site } = merchant;
+  const merchantTitle = merchant.title;
   const at = unit.now;
   const transferId = await unit.newLongId('transfer');
   if (input.dedupId !== undefined) {
     const claimed = await transferStore.claimDedup(unit.tx, input.callerId, input.dedupId, transferId, at, new Date(at.getTime() - dedupWindowMs));
     if (!claimed) return unit.reject(duplicate());
   }
+  // A new customer belongs to the merchant's site, and the email the merchant typed stays a claim:
+  // no one proved it, so it confirms nothing (sign-up and /p/token never find the profile by it);
+  // the bill's requests go to it as the bill's sender UID.
+  let claimedUid: string | null = null;
   if (!customerId) {
     const data = input.profileCreationData!;
-    const email = data.email ? canonicalUidOf(data.email) : null;
-    customerId = (await ctx.profiles.createIndividualIn(unit, { firstName: data.first_name, lastName: data.last_name, site: 'default', confirmedUids: email ? [email] : [] })).profileId;
+    claimedUid = data.email ? canonicalUidOf(data.email) : null;
+    customerId = (await ctx.profiles.createIndividualIn(unit, { firstName: data.first_name, lastName: data.last_name, site, confirmedUids: [] })).profileId;
   }
   const snapshot = unit.create(transfer, transferId, { workflowType: 'bill', waitFor: 'bill', at: at.toISOString() });
   const agreementId = design.issuer_id === input.callerId ? null : await store.selectActiveAgreementId(unit.tx, design.id, input.callerId, 'distributor');
   const row: transferStore.NewTransfer = {
-    id: transferId, workflowType: 'bill', senderId: customerId, senderUid: `service:${customerId}`, recipientId: input.callerId, recipientUid: `service:${input.callerId}`,
+    id: transferId, workflowType: 'bill', senderId: customerId, senderUid: claimedUid ?? `service:${customerId}`, recipientId: input.callerId, recipientUid: `service:${input.callerId}`,
     senderPersonalId: customerId, recipientPersonalId: null, currency: design.currency, amount, at, state: stateFields(snapshot.value as TransferStateName), endAt: null,
     activityCount: snapshot.context.activityCount, private: input.private, message: input.message ?? null, messageSubject: null, appdata: input.appdata,
     details: {
@@ -98,11 +104,12 @@ export async function createBill(ctx: CirculationContext, input: BillInput): Pro
     const existing = await transferStore.selectDedup(ctx.sql, input.callerId, input.dedupId);
     if (existing) return { ok: true, transferId: existing, duplicate: true };
   }
-  const customer = await customerOf(ctx, input);
-  if (customer.problem) return customer.problem;
   const merchant = await ctx.profiles.get(ctx.sql, input.callerId);
+  if (!merchant) throw new Error(`the billing merchant ${input.callerId} does not exist`);
+  const customer = await customerOf(ctx, input, merchant.site);
+  if (customer.problem) return customer.problem;
   const locks = [{ kind: designKind.kind, id: terms.design.id }, { kind: 'wallet', id: input.callerId }];
-  const result = await ctx.commands.run('design.bill', locks, (unit: Unit<Duplicate>) => billIn(ctx, unit, input, terms, customer.id, merchant?.title ?? null));
+  const result = await ctx.commands.run('design.bill', locks, (unit: Unit<Duplicate>) => billIn(ctx, unit, input, terms, customer.id, { title: merchant.title ?? null, site: merchant.site }));
   if (!result.ok) {
     const again = await transferStore.selectDedup(ctx.sql, input.callerId, input.dedupId!);
     if (!again) throw new Error('dedup key vanished');

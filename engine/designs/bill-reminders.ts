@@ -14,7 +14,8 @@ export async function remindIn(ctx: CirculationContext, unit: Unit, row: transfe
   const [merchant, design, uids] = await Promise.all([
     ctx.profiles.get(unit.tx, row.recipient_id!), store.selectDesign(unit.tx, String(row.details.design_id)), ctx.profiles.confirmedUids(unit.tx, row.sender_id!),
   ]);
-  const email = uids.find((uid) => uid.startsWith('email:'));
+  // A customer the bill made has no confirmed email: the requests go to the address it was billed at.
+  const email = uids.find((uid) => uid.startsWith('email:')) ?? (row.sender_uid?.startsWith('email:') ? row.sender_uid : undefined);
   if (!email || !design) return;
   const content = billMessage({ merchantTitle: merchant?.title ?? 'A merchant', designTitle: design.title, amount: formatMinor(row.amount, row.currency), currency: row.currency, transferId: row.id, reminder });
   ctx.messages.queue(unit, { channel: 'email', to: email.slice('email:'.length), template: 'transfer-billpay-request', ...content });

@@ -1,7 +1,7 @@
 // Checking and rendering an uploaded image: PNG, JPEG or GIF whose bytes match the label, not a
 // decompression bomb, decodable to the end; rendered into fixed sizes (cropped or letterboxed).
 import type { Metadata } from 'sharp';
-import { loadSharp } from '../sharp.ts';
+import { decodeTimeout, decodeWorkProblem, isDecodeTimeout, loadSharp, withDecodeSlot } from '../sharp.ts';
 import { imageBodyBytesMax, imageInputPixelsMax } from '../limits.ts';
 import { invalid, type DesignFailure } from './errors.ts';
 import type { Rendition, RenditionName } from './media-store.ts';
@@ -41,6 +41,8 @@ export async function check(upload: ImageUpload): Promise<Checked | DesignFailur
   const height = (rotated ? metadata.width : metadata.height) ?? 0;
   if (width <= 0 || height <= 0) return invalid('image', 'has no size');
   if (width * height > imageInputPixelsMax) return invalid('image', `has more than ${imageInputPixelsMax} pixels`);
+  const work = decodeWorkProblem(metadata);
+  if (work) return invalid('image', work);
   return { format, width, height };
 }
 
@@ -48,17 +50,19 @@ export async function check(upload: ImageUpload): Promise<Checked | DesignFailur
 export async function render(bytes: Buffer, jobs: { rendition: RenditionName; width: number; height: number; fit: 'cover' | 'contain'; jpeg: boolean }[]): Promise<Rendition[] | DesignFailure> {
   const sharp = await loadSharp();
   try {
-    return await Promise.all(
+    return await withDecodeSlot(() => Promise.all(
       jobs.map(async (job) => {
         const pipeline = sharp(bytes, sharpOptions)
+          .timeout(decodeTimeout)
           .rotate()
           .resize(job.width, job.height, job.fit === 'cover' ? { fit: 'cover', position: 'attention' } : { fit: 'contain', background: { r: 0, g: 0, b: 0, alpha: 0 } });
         const output = job.jpeg ? pipeline.jpeg({ quality: 85 }) : pipeline.png();
         const contentType: Rendition['contentType'] = job.jpeg ? 'image/jpeg' : 'image/png';
         return { rendition: job.rendition, contentType, width: job.width, height: job.height, bytes: await output.toBuffer() };
       }),
-    );
-  } catch {
+    ));
+  } catch (error) {
+    if (isDecodeTimeout(error)) return invalid('image', `took longer than ${decodeTimeout.seconds} s to decode; send a smaller image`);
     return invalid('image', 'could not be decoded (truncated or corrupt)');
   }
 }

@@ -22,23 +22,26 @@ const json = (row: store.FundProxyRow): FundProxyJson => ({
   recipient_id: row.recipient_id, appdata: row.appdata, created: row.created_at.toISOString(),
 });
 
-/** A UID of type service or username naming a profile, or the field's error. */
-async function party(ctx: FundProxyContext, uid: string, field: string): Promise<ProfileRecord | FundProxyFailure> {
+/** One answer for a party that is not found, of another site, or not allowed: it tells nothing of who exists. */
+const unknownParty = 'names no profile of this app\'s site that may take this part';
+
+/** A UID of type service or username naming a profile of the app's site, or the field's error. */
+async function party(ctx: FundProxyContext, uid: string, field: string, site: string): Promise<ProfileRecord | FundProxyFailure> {
   const parsed = parseUid(uid);
   if (!parsed || (parsed.type !== 'service' && parsed.type !== 'username')) return invalid(field, 'must be a service:<id> or username:<name> UID');
   const profile = await ctx.profiles.findByUid(ctx.core.sql, parsed.uid);
-  return profile ?? invalid(field, 'no profile has this UID');
+  return profile && profile.site === site ? profile : invalid(field, unknownParty);
 }
 
 export async function getAch(ctx: FundProxyContext, input: Parameters<FundProxyService['getAch']>[0]): ReturnType<FundProxyService['getAch']> {
   if (!routingNumberValid(input.routingNumber)) return invalid('routing_number', 'must be a 9-digit ABA routing number');
   if (appdataChars(input.appdata) > appdataCharsMax) return invalid('appdata', `must total at most ${appdataCharsMax} characters`);
-  const issuer = await party(ctx, input.issuerUid, 'issuer_uid');
+  const issuer = await party(ctx, input.issuerUid, 'issuer_uid', input.appSite);
   if ('ok' in issuer) return issuer;
-  if (!(await ctx.profiles.hasFeature(ctx.core.sql, issuer.id, issueFeature))) return invalid('issuer_uid', 'this profile may not issue USD');
-  const distributor = input.distributorUid ? await party(ctx, input.distributorUid, 'distributor_uid') : null;
+  if (!(await ctx.profiles.hasFeature(ctx.core.sql, issuer.id, issueFeature))) return invalid('issuer_uid', unknownParty);
+  const distributor = input.distributorUid ? await party(ctx, input.distributorUid, 'distributor_uid', input.appSite) : null;
   if (distributor && 'ok' in distributor) return distributor;
-  const recipient = await party(ctx, input.recipientUid, 'recipient_uid');
+  const recipient = await party(ctx, input.recipientUid, 'recipient_uid', input.appSite);
   if ('ok' in recipient) return recipient;
   const row = await ctx.core.commands.run('fundproxy.get_ach', [{ kind: 'fund_proxy', id: recipient.id }], async (unit) =>
     store.insertOrSelectProxy(unit.tx, {

@@ -17,7 +17,7 @@ export { routingNumberValid } from './proxies.ts';
 export type FundProxyJson = Omit<FundProxyRow, 'app_id' | 'created_at'> & { created: string };
 
 export interface FundProxyService {
-  getAch(input: { appId: string; routingNumber: string; issuerUid: string; distributorUid?: string; recipientUid: string; appdata: Record<string, string> }): Promise<{ ok: true; proxy: FundProxyJson } | FundProxyFailure>;
+  getAch(input: { appId: string; appSite: string; routingNumber: string; issuerUid: string; distributorUid?: string; recipientUid: string; appdata: Record<string, string> }): Promise<{ ok: true; proxy: FundProxyJson } | FundProxyFailure>;
   /** ACH money arriving for an account: issued and delivered; a repeated trace number answers the first transfer. */
   deposit(input: { accountNumber: string; amount: Decimal; currency: string; traceNumber?: string }): Promise<{ ok: true; transferId: string; duplicate: boolean } | FundProxyFailure>;
 }

@@ -3,6 +3,7 @@
 
 export type CodeTemplate =
   | 'authn-signup-nonexistent'
+  | 'authn-signup-existent'
   | 'authn-signin-existent'
   | 'authn-signin-nonexistent'
   | 'authn-reset-existent'
@@ -13,6 +14,7 @@ export type CodeTemplate =
 
 const purposes: Record<CodeTemplate, string> = {
   'authn-signup-nonexistent': 'to create your wallet',
+  'authn-signup-existent': 'to sign in to the wallet you already have',
   'authn-signin-existent': 'to sign in to your wallet',
   'authn-signin-nonexistent': '',
   'authn-reset-existent': 'to reset your wallet password',

@@ -28,12 +28,13 @@ export function invalid(field: string, message: string): OfferFailure {
   return offerFailure('invalid', { invalid: { [field]: message } });
 }
 
-/** The offer's transfer could not complete (the business is short of cash): a 503 that carries the canceled transfer. */
+/** The offer's transfer could not complete (the business is short of cash): a 503 that carries the canceled transfer, if one was written. */
 export interface TransferFailed {
   ok: false;
   error: 'transfer_failed';
   description: string;
-  transfer: Record<string, unknown>;
+  /** Absent for a signup_accept: no profile is made, so there is no canceled transfer to show. */
+  transfer?: Record<string, unknown>;
 }
 
 /** Inside an accept's command: the business could not pay, so the accept rolls back and answers TransferFailed. */

@@ -1,7 +1,8 @@
 // The checks of an accept that need no lock, in a fixed order: the offer open and in its time,
 // the option, the quantity, the accepter and the email to confirm. The command re-checks under locks.
 import type * as designStore from '../designs/store.ts';
-import { appdataCharsMax } from '../limits.ts';
+import { amountUnitsMax, appdataCharsMax } from '../limits.ts';
+import { amountMinorMax } from '../money.ts';
 import { appdataChars } from '../transfers/service.ts';
 import type { OffersContext } from './context.ts';
 import { invalid, offerFailure, type OfferFailure } from './errors.ts';
@@ -32,6 +33,8 @@ export async function precheck(ctx: OffersContext, offerId: string, optionId: st
   if (option.payment_type === 'paycard') return offerFailure('paycard_not_supported');
   if (quantity > offer.show_limit) return invalid('quantity', `must be at most the offer's show_limit ${offer.show_limit}`);
   if (offer.remaining < quantity) return offerFailure('sold_out');
+  const largest = offer.amount > BigInt(option.price) ? offer.amount : BigInt(option.price);
+  if (largest * BigInt(quantity) > amountMinorMax(offer.currency)) return invalid('quantity', `times the offer's amount and price must be at most ${amountUnitsMax} ${offer.currency}`);
   return { ok: true, offer, option };
 }
 

@@ -10,7 +10,7 @@ import { acceptIn, answer } from './accept.ts';
 import type { OffersContext } from './context.ts';
 import { invalid, offerFailure, type OfferFailure } from './errors.ts';
 import { offerKind } from './machine.ts';
-import { failedTransfer, paying } from './payout.ts';
+import { paying } from './payout.ts';
 import { precheck } from './prepare.ts';
 import type { OfferOption, OfferRow } from './store.ts';
 import { signupAcceptPermissions, type AcceptInput, type AcceptRefusal, type SignupAcceptInput, type SignupAcceptResult } from './types.ts';
@@ -46,8 +46,7 @@ async function createPersonIn(ctx: OffersContext, unit: Unit, input: SignupAccep
 
 /**
  * Creates the person, keeps the PIN as a hash and accepts, all in one command, so a refused
- * accept leaves no profile behind. When the business cannot pay, the person is created alone
- * and the 503 carries the canceled transfer, as for an accept.
+ * accept leaves no profile behind; when the business cannot pay, neither (503 without a transfer).
  */
 export async function signupAccept(ctx: OffersContext, input: SignupAcceptInput): Promise<SignupAcceptResult> {
   const ready = await prepareSignup(ctx, input);
@@ -70,9 +69,9 @@ export async function signupAccept(ctx: OffersContext, input: SignupAcceptInput)
     const done = await acceptIn(ctx, unit, { input: acceptInput, offer, option, price, design, plan, confirmEmail }, code);
     return { ...done, profileId };
   });
+  // The business cannot pay: the whole command rolled back, so no profile is left without its offer.
   if (!outcome.ok && outcome.error === 'payout') {
-    const profileId = await ctx.commands.run('offer.signup', [{ kind: 'device', id: input.deviceUuid }], createIn);
-    return failedTransfer(ctx, offer, profileId, input.quantity, outcome.failure);
+    return { ok: false, error: 'transfer_failed', description: "The offer's transfer could not complete (the business cannot pay it now); no wallet was made." };
   }
   // A new profile's accept carries no dedup_id, so it is never a repeat.
   if (!outcome.ok && outcome.error === 'duplicate') throw new Error('a signup accept was refused as a repeat');

@@ -2,8 +2,8 @@
 // in a fixed order.
 import { openLoopId, parseSerialNumbers, type AmountEntry, type ParsedAmounts } from '../ledger/allocation.ts';
 import { sendFailure, type Failure } from '../ledger/errors.ts';
-import { appdataCharsMax } from '../limits.ts';
-import { positiveMoneyOf, type Decimal } from '../money.ts';
+import { appdataCharsMax, nonServiceAmountUnitsMax } from '../limits.ts';
+import { currencyScale, positiveMoneyOf, type Decimal } from '../money.ts';
 import { appdataChars, closedLoopRefusal } from '../transfers/service.ts';
 import { invalid, type PosFailure } from './errors.ts';
 
@@ -43,6 +43,9 @@ export function parsePayment(input: PaymentInput): Parsed | Failure | PosFailure
   if (input.nonServiceAmount !== undefined) {
     const parsed = positiveMoneyOf(input.nonServiceAmount, input.nonServiceCurrency);
     if (!parsed.ok) return invalid('non_service_amount', `must be a positive amount of ${input.nonServiceCurrency} (${parsed.error})`);
+    if (parsed.value.minor > BigInt(nonServiceAmountUnitsMax) * 10n ** BigInt(currencyScale(input.nonServiceCurrency))) {
+      return invalid('non_service_amount', `must be at most ${nonServiceAmountUnitsMax} ${input.nonServiceCurrency}`);
+    }
     nonService = { currency: input.nonServiceCurrency, minor: parsed.value.minor };
   }
   if (!entries && serials.value === null && !nonService) return invalid('amounts', 'give amounts, serial_numbers or non_service_amount');

@@ -13,6 +13,7 @@ import {
   authorityRefusal, capRefusalAfterMove, claimDedupIn, dedupRepeat, dedupWinner, holdingRefusal, lockBalancesIn, walletStatesRefusal, type DedupRequest,
 } from '../transfers/gate.ts';
 import type { PosContext } from './context.ts';
+import { invalid } from './errors.ts';
 import { parsePayment, type Parsed, type PaymentInput, type PaymentResult } from './fields.ts';
 import { writePayment, type PaymentWrite } from './write-payment.ts';
 
@@ -41,6 +42,9 @@ export async function pay(ctx: PosContext, kind: 'pull' | 'processor', parties: 
   const { sql, commands } = ctx.core;
   const parsed = parsePayment(input);
   if ('error' in parsed) return parsed;
+  // A merchant's report gets rows only from cash moved to it, or from a caller it authorised (its
+  // own pull): a processor acts for the sender, so its non_service_amount rides only on brand cash.
+  if (kind === 'processor' && !parsed.entries && parsed.serials === null) return invalid('amounts', 'a processor send moves brand cash: give amounts or serial_numbers');
   const { sender, recipient } = parties;
   const dedup = dedupRequestOf(kind, parties, input, parsed);
   // A repeat answers before the serial numbers are read: they have moved since the first request.

@@ -1,7 +1,7 @@
 // A wallet's profile image: checked, decoded into square PNG renditions kept in Postgres, served
 // by size, and named by versioned URLs.
 import type { Metadata } from 'sharp';
-import { loadSharp } from '../sharp.ts';
+import { decodeTimeout, decodeWorkProblem, isDecodeTimeout, loadSharp, withDecodeSlot } from '../sharp.ts';
 import { failure } from '../authn/errors.ts';
 import { imageBodyBytesMax, imageInputPixelsMax, profileImageRenditionsPx, profileImageWidthPxMin } from '../limits.ts';
 import type { Queryable } from '../storage/database.ts';
@@ -21,19 +21,19 @@ async function headerProblem(image: Buffer): Promise<SettingsOutcome | null> {
   }
   if (!['png', 'jpeg', 'gif'].includes(metadata.format ?? '')) return failure('invalid', { image: 'must be PNG, JPEG or GIF' });
   if ((metadata.width ?? 0) < profileImageWidthPxMin) return failure('invalid', { image: `must be at least ${profileImageWidthPxMin} px wide` });
-  return null;
+  const work = decodeWorkProblem(metadata);
+  return work ? failure('invalid', { image: work }) : null;
 }
 
-/** Every square rendition, or null when the pixels do not decode. */
-async function renditionsOf(image: Buffer): Promise<Rendition[] | null> {
+/** Every square rendition; 'corrupt' when the pixels do not decode, 'slow' past the time budget. */
+async function renditionsOf(image: Buffer): Promise<Rendition[] | 'corrupt' | 'slow'> {
   const sharp = await loadSharp();
+  const render = (size: number) => sharp(image, { animated: false, limitInputPixels: imageInputPixelsMax }).timeout(decodeTimeout).rotate().resize(size, size, { fit: 'cover', position: 'attention' }).png().toBuffer();
   // A header can read well while the pixels are truncated or corrupt: decoding is where that shows.
   try {
-    return await Promise.all(
-      profileImageRenditionsPx.map(async (size) => ({ size, bytes: await sharp(image, { animated: false, limitInputPixels: imageInputPixelsMax }).rotate().resize(size, size, { fit: 'cover', position: 'attention' }).png().toBuffer() })),
-    );
-  } catch {
-    return null;
+    return await withDecodeSlot(() => Promise.all(profileImageRenditionsPx.map(async (size) => ({ size, bytes: await render(size) }))));
+  } catch (error) {
+    return isDecodeTimeout(error) ? 'slow' : 'corrupt';
   }
 }
 
@@ -49,7 +49,8 @@ export async function setImage(ctx: SettingsContext, profileId: string, image: B
   const problem = await headerProblem(image);
   if (problem) return problem;
   const renditions = await renditionsOf(image);
-  if (!renditions) return failure('invalid', { image: 'is truncated or corrupt' });
+  if (renditions === 'corrupt') return failure('invalid', { image: 'is truncated or corrupt' });
+  if (renditions === 'slow') return failure('invalid', { image: `took longer than ${decodeTimeout.seconds} s to decode; send a smaller image` });
   const now = clock.now();
   await sql.begin(async (tx) => {
     for (const rendition of renditions) await store.upsertImage(tx, profileId, rendition.size, 'image/png', rendition.bytes, now);

@@ -62,7 +62,7 @@ export async function deliver(ctx: WebhooksContext, payload: DeliveryPayload, co
   if (body === undefined) return;
   const now = ctx.core.clock.now();
   const secrets = [hook.secret, ...(hook.previous_secret && hook.previous_secret_until && hook.previous_secret_until > now ? [hook.previous_secret] : [])];
-  // The form and scheme here; the addresses inside the request's own lookup (guardedLookup).
+  // The form, scheme and a literal address here; a name's addresses inside the request's own lookup (guardedLookup).
   const destination = checkUrl(hook.url, ctx.policy);
   if (!destination.ok) throw new Error(`webhook URL ${destination.reason}`);
   const status = await post(destination.url, body, { [signatureHeader]: sign(body, secrets, now), [deliveryHeader]: String(context.outboxId) }, ctx.policy);

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { checkDestination, guardedLookup, isPublicAddress } from './destination.ts';
+import { checkDestination, checkUrl, guardedLookup, isPublicAddress } from './destination.ts';
 
 const guarded = { guarded: true };
 const resolvesTo = (...addresses: string[]) => async () => addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
@@ -10,6 +10,18 @@ test('public unicast addresses pass; loopback, private, link-local, CGNAT, uniqu
   for (const address of ['127.0.0.1', '10.1.2.3', '172.16.0.1', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', 'fc00::1', 'fe80::1', '::ffff:127.0.0.1', '::ffff:10.0.0.1', '224.0.0.1', '255.255.255.255', 'not-an-ip']) {
     assert.not.ok(isPublicAddress(address), address);
   }
+});
+
+test('every IPv6 form is judged by the IPv4 address it embeds (issue 25 finding 7)', async () => {
+  const loopbackForms = [
+    '::7f00:1', '::127.0.0.1', '::ffff:7f00:1', '::ffff:0:7f00:1', '64:ff9b::7f00:1', '64:ff9b:1::a00:1', '2002:7f00:1::1', '2002:a00:1::',
+    '2001:0:7f00:1::1', '2001:0:4136:e378:8000:63bf:80ff:fffe', '2607:f8b0::200:5efe:7f00:1', '2607:f8b0::5efe:a9fe:a9fe', '::a9fe:a9fe', '::', '::1',
+  ];
+  for (const address of loopbackForms) assert.not.ok(isPublicAddress(address), address);
+  for (const address of ['::ffff:8.8.8.8', '2607:f8b0::200:5efe:808:808']) assert.ok(isPublicAddress(address), address);
+  for (const url of ['https://[::7f00:1]/x', 'https://[::ffff:0:a00:1]/x', 'https://[2002:7f00:1::1]/x']) assert.not.ok((await checkDestination(url, guarded)).ok, url);
+  assert.not.ok(checkUrl('https://[::7f00:1]/x', guarded).ok, 'a literal address is judged before each delivery too');
+  assert.not.ok((await checkDestination('https://sneaky.example/x', guarded, resolvesTo('::7f00:1'))).ok, 'a DNS answer in IPv4-compatible form');
 });
 
 test('sandbox accepts any http(s) URL; every policy refuses other schemes, credentials and non-URLs', async () => {

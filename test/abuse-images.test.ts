@@ -1,0 +1,50 @@
+// Proves image uploads cannot take the server's CPU (issue 25 finding 3): a 27 KB GIF that decodes to 6300×6300 pixels answers 400 naming image before any decoding (GIF's pixels times frames bound), a header promising more than imageDecodeWorkPixelsMax pixels times frames is refused before decoding (a decode past imageDecodeSecondsMax is the backstop), and uploads are throttled per token (429 with Retry-After). Limits at their production values (scale 1).
+import sharp from 'sharp';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { imageDecodeWorkPixelsMax, rateImageUploadsPerTokenMax } from '../engine/limits.ts';
+import { decodeWorkProblem } from '../engine/sharp.ts';
+import { addIndividual, createApp, userToken } from './foundation-helpers.ts';
+import { startTestServer, type TestServer, assertRefused } from './support/http.ts';
+
+let server: TestServer;
+let bearer: { bearer: string };
+let bomb: Buffer;
+test.before(async () => {
+  server = await startTestServer({ env: { CASHLOOP_RATE_LIMIT_SCALE: '1' } });
+  const app = await createApp(server);
+  const id = await addIndividual(server, app);
+  bearer = { bearer: await userToken(server, app, id, { concurrent: true }) };
+  bomb = await sharp({ create: { width: 6300, height: 6300, channels: 3, background: { r: 1, g: 2, b: 3 } } }).gif().toBuffer();
+});
+test.after(async () => server.close());
+
+const put = (body: Buffer, type = 'image/gif') => server.client.request('PUT', '/wallet/image', undefined, { auth: bearer, rawBody: body, headers: { 'content-type': type } });
+
+test('a small GIF that decodes to 40 megapixels is refused before decoding, with the field named', async () => {
+  assert.ok(bomb.length < 64 * 1024, `${bomb.length} bytes`);
+  const answer = await put(bomb);
+  assertRefused(answer, 400, 'invalid');
+  assert.match(answer.body.invalid.image, /pixels times frames to decode/);
+});
+
+test('pixels times frames past the bound are refused from the header alone', () => {
+  assert.is(decodeWorkProblem({ width: 2000, height: 2000, pages: 10 } as never), null);
+  assert.ok(decodeWorkProblem({ width: 2000, height: 2000, pages: Math.ceil(imageDecodeWorkPixelsMax / 4_000_000) + 1 } as never));
+  assert.ok(decodeWorkProblem({ width: 2000, height: 60_000, pageHeight: 2000, pages: 30 } as never), 'an animated strip counts each frame once');
+});
+
+test('uploads are throttled per token: past the limit, 429 with Retry-After', async () => {
+  const tiny = Buffer.from('not an image');
+  let limited = null;
+  for (let index = 0; index <= rateImageUploadsPerTokenMax && !limited; index++) {
+    const answer = await put(tiny, 'image/png');
+    if (answer.status === 429) limited = answer;
+    else assert.is(answer.status, 400, answer.text);
+  }
+  assert.ok(limited, 'no 429 within the limit plus one');
+  assertRefused(limited!, 429, 'rate_limited');
+  assert.ok(Number(limited!.headers.get('retry-after')) >= 1);
+});
+
+test.run();
