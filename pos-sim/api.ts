@@ -177,6 +177,8 @@ export function createPosClient(baseUrl: string, initialToken: string | null = n
   const client = cashloopClient({ baseUrl });
   const session: Session = { token: initialToken };
   return {
+    /** The API's base URL (the receive feed connects beside it, receive-feed.tsx). */
+    baseUrl,
     get token() {
       return session.token;
     },

@@ -7,6 +7,7 @@ import { EndOfDay } from './end-of-day.tsx';
 import { Paycode } from './paycode.tsx';
 import { Sale } from './sale.tsx';
 import { SignIn } from './sign-in.tsx';
+import { IncomingPayment, useReceiveFeed } from './receive-feed.tsx';
 import { message, useKeys } from './widgets.tsx';
 
 export type { AppOptions } from './options.ts';
@@ -47,6 +48,7 @@ export function App(props: { options: AppOptions }) {
     setScreen('menu');
   };
   const shared = { options, setError, busy: setBusy };
+  const feed = useReceiveFeed(options.client, merchant?.id ?? null);
   return (
     <Box flexDirection="column" width={80}>
       <Text bold color="blue">Cashloop POS{merchant ? ` - ${merchant.title.slice(0, 40)}` : ''}  device {options.deviceUuid.slice(0, 20)}</Text>
@@ -56,9 +58,10 @@ export function App(props: { options: AppOptions }) {
         {screen === 'sale' && merchant ? <Sale {...shared} merchantId={merchant.id} processor={false} onDone={back} /> : null}
         {screen === 'proc' && merchant ? <Sale {...shared} merchantId={merchant.id} processor onDone={back} /> : null}
         {screen === 'paycode' && merchant ? <Paycode {...shared} merchantId={merchant.id} onDone={back} /> : null}
-        {screen === 'report' ? <EndOfDay {...shared} onDone={back} /> : null}
+        {screen === 'report' ? <EndOfDay {...shared} onDone={back} refreshKey={feed.count} /> : null}
       </Box>
-      <Text color="red">{error ? `! ${error.slice(0, 76)}` : busy ? '' : ' '}</Text>
+      {/* The error line, or the receive feed's cue when there is no error. */}
+      {error ? <Text color="red">{`! ${error.slice(0, 76)}`}</Text> : <IncomingPayment feed={feed} />}
       <Text dimColor>{busy ? 'Working...' : 'Esc: menu  Ctrl+C: quit'}</Text>
     </Box>
   );

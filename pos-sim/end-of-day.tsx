@@ -21,7 +21,7 @@ export function reportTotals(rows: readonly ReportRow[]) {
   return totals;
 }
 
-export function EndOfDay(props: { options: AppOptions; onDone(): void; setError(text: string): void; busy(value: boolean): void }) {
+export function EndOfDay(props: { options: AppOptions; onDone(): void; setError(text: string): void; busy(value: boolean): void; refreshKey?: number }) {
   const { options } = props;
   const [rows, setRows] = useState<ReportRow[] | null>(null);
   const [saved, setSaved] = useState('');
@@ -29,7 +29,7 @@ export function EndOfDay(props: { options: AppOptions; onDone(): void; setError(
   useEffect(() => {
     props.busy(true);
     options.client.report({ startDate: day, endDate: day }).then((answer) => setRows(answer.report)).catch((error) => props.setError(message(error))).finally(() => props.busy(false));
-  }, []);
+  }, [props.refreshKey]); // A payment told by the receive feed reloads the report (live end of day).
   const exportCsv = () => {
     props.busy(true);
     options.client.reportCsv({ startDate: day, endDate: day })
