@@ -196,6 +196,29 @@ test('a logged-out token ends its subscription; a soft-expired token still subsc
   client.close();
 });
 
+test('a token past its hard expiry ends its subscription; a soft-expired one still subscribes', async () => {
+  const alice = await person(server, world);
+  const cafe = await shop(server, world);
+  await issue(server, alice.id, '5.00');
+  const principal = await server.engine.services.tokens.authenticate(cafe.token);
+  assert.ok(principal.ok);
+  if (!principal.ok) return;
+  const client = await connect('sockjs');
+  const { softExpiresAt, hardExpiresAt } = principal.principal;
+  // A soft-expired token subscribes (when this kind of token expires softly before it expires hard).
+  if (softExpiresAt < hardExpiresAt) server.clock.set(new Date(Math.min(softExpiresAt.getTime() + 1000, hardExpiresAt.getTime() - 1000)));
+  const reply = await client.request(feed(cafe.token, { subscribe: true }));
+  assert.is(reply.subscribed, true, JSON.stringify(reply));
+  server.clock.set(new Date(hardExpiresAt.getTime() + 1000));
+  const aliceAgain = await person(server, world);
+  await issue(server, aliceAgain.id, '1.00');
+  const sent = await server.client.post('/wallet/send', { recipient_uid: `service:${cafe.id}`, amounts: '0-USD-1.00' }, aliceAgain.auth);
+  assert.is(sent.status, 200, sent.text);
+  const ended = await client.next((message) => message.error_code !== undefined);
+  assert.equal({ code: ended.error_code, error: ended.error, subscribed: ended.subscribed }, { code: '401', error: 'token_expired_hard', subscribed: false });
+  client.close();
+});
+
 test('a reconnect with the last timestamp gets what it missed', async () => {
   const alice = await person(server, world);
   const cafe = await shop(server, world);
