@@ -12,6 +12,7 @@ import { randomSecret } from '../engine/ids.ts';
 import { operatorKeyBytes, shutdownGraceMs, startupConnectTimeoutMs, startupLockPollMs } from '../engine/limits.ts';
 import { authenticatorsFor } from './authenticators.ts';
 import { createApp } from './server.ts';
+import { attachBidirectional, type Bidirectional } from './feed/socket.ts';
 
 /** The operator key: CASHLOOP_OPERATOR_KEY, or one created at first start in DATA_DIR/operator-key (mode 0600). */
 export function operatorKeyFor(config: Config): { key: string; file: string | null } {
@@ -70,12 +71,13 @@ async function main(): Promise<void> {
     if (!ready) refuseToStart(`Redis does not answer at ${config.redisUrls.map(hostOf).join(', ')} (REDIS_URL); start it or fix REDIS_URL.`);
   }
   const operator = operatorKeyFor(config);
-  const app = createApp(engine, authenticatorsFor(engine, operator.key));
-  const server = createServer(app);
+  const authenticators = authenticatorsFor(engine, operator.key);
+  const server = createServer(createApp(engine, authenticators));
+  const bidirectional = attachBidirectional(server, engine, authenticators);
   await listenOrRefuse(server, config);
   engine.startBackground();
   logListening(engine, config, server.address() as AddressInfo, operator.file);
-  stopOnSignals(engine, server);
+  stopOnSignals(engine, server, bidirectional);
 }
 
 /** Listens on HOST:PORT, or refuses to start with one line saying why. */
@@ -110,7 +112,7 @@ function logListening(engine: Engine, config: Config, address: AddressInfo, oper
 }
 
 /** SIGINT and SIGTERM stop taking requests, finish those in flight (up to the grace period) and close the engine. */
-function stopOnSignals(engine: Engine, server: Server): void {
+function stopOnSignals(engine: Engine, server: Server, bidirectional: Bidirectional): void {
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
@@ -118,8 +120,10 @@ function stopOnSignals(engine: Engine, server: Server): void {
     engine.logger.info('shutting down', { signal });
     const forced = setTimeout(() => process.exit(1), shutdownGraceMs);
     forced.unref();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    bidirectional.close();
     server.closeAllConnections?.();
+    await closed;
     await engine.close();
     clearTimeout(forced);
     process.exit(0);

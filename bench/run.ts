@@ -3,7 +3,8 @@
 // express 5 + postgres.js serving one tpcb-like transaction per request; PGlite's single-row
 // update rate), then the API as a child process on a fresh database: P2P sends (uniform and hot
 // wallet, closed and open loop), history at 1,000 and 1,000,000 transfers, round trips of one
-// send, the ledger audit; then the embedded default (PGlite). Writes bench/results/latest.md.
+// send, the ledger audit; then the embedded default (PGlite); then the receive feed with 1,000
+// subscribers (`-- --receive-feed` runs only that). Writes bench/results/latest.md.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -19,6 +20,7 @@ import { runServer, type ServerResult } from './phases/server.ts';
 import { buildReport } from './phases/summary.ts';
 import { renderPosReport, runPosReport } from './phases/pos-report.ts';
 import { renderImageUploads, runImageUploads } from './phases/image-uploads.ts';
+import { renderReceiveFeed, runReceiveFeed } from './phases/receive-feed.ts';
 
 export interface RunState {
   plan: BenchPlan;
@@ -79,9 +81,21 @@ async function imageUploadsOnly(): Promise<void> {
   process.exitCode = result.ok ? 0 : 1;
 }
 
+/** `npm run bench -- --receive-feed`: only the receive feed with 1,000 subscribers (issue 27). */
+async function receiveFeedOnly(): Promise<void> {
+  const result = await runReceiveFeed(loadBenchEnvironment(), log);
+  const markdown = renderReceiveFeed(result);
+  const resultsDirectory = path.join(repositoryRoot, 'bench', 'results');
+  mkdirSync(resultsDirectory, { recursive: true });
+  writeFileSync(path.join(resultsDirectory, 'receive-feed.md'), markdown);
+  process.stdout.write(`\n${markdown}`);
+  process.exitCode = result.fanOutOk && result.sendsOk ? 0 : 1;
+}
+
 async function main(): Promise<void> {
   if (process.argv.includes('--pos-report')) return posReportOnly();
   if (process.argv.includes('--image-uploads')) return imageUploadsOnly();
+  if (process.argv.includes('--receive-feed')) return receiveFeedOnly();
   const plan = planFor(process.argv.slice(2));
   const environment = loadBenchEnvironment();
   const state: RunState = { plan, environment, pgbench: null, httpCeiling: null, pglite: null, server: null, embedded: null, problems: [], unhandled: [], startedAt: new Date(), loadAverageStart: os.loadavg()[0], seconds: 0 };
@@ -104,10 +118,11 @@ async function main(): Promise<void> {
   state.server = await phase(state, 'API on Postgres and Redis', () => runServer(plan, environment, log));
   state.embedded = await phase(state, 'API on embedded PGlite', () => runEmbedded(plan, log));
   const posReport = await phase(state, 'received-and-receivable report at 100,000 rows', () => runPosReport(environment, log));
+  const receiveFeed = plan.quick ? null : await phase(state, 'receive feed with 1,000 subscribers', () => runReceiveFeed(environment, log));
   state.seconds = (performance.now() - startedAt) / 1000;
 
   const report: Report = buildReport(state);
-  const markdown = renderMarkdown(report) + (posReport ? `\n${renderPosReport(posReport)}` : '');
+  const markdown = renderMarkdown(report) + (posReport ? `\n${renderPosReport(posReport)}` : '') + (receiveFeed ? `\n${renderReceiveFeed(receiveFeed)}` : '');
   const resultsDirectory = path.join(repositoryRoot, 'bench', 'results');
   mkdirSync(resultsDirectory, { recursive: true });
   writeFileSync(path.join(resultsDirectory, plan.quick ? 'latest-quick.md' : 'latest.md'), markdown);

@@ -1,5 +1,6 @@
 // The environment, parsed once by one schema and frozen. Nothing else reads process.env.
 import { z } from 'zod';
+import { feedIdleCloseMs } from './limits.ts';
 
 const redisUrlList = z
   .string()
@@ -32,6 +33,7 @@ const configSchema = z
     CASHLOOP_CHECK_RESPONSES: z.enum(['0', '1', 'false', 'true']).default('0'),
     CASHLOOP_RATE_LIMIT_SCALE: z.coerce.number().positive().max(1_000_000).default(1),
     CASHLOOP_WEBHOOK_ALLOW_PRIVATE: z.enum(['0', '1', 'false', 'true']).default('0'),
+    CASHLOOP_FEED_IDLE_MS: z.coerce.number().int().min(1).max(feedIdleCloseMs).default(feedIdleCloseMs),
   })
   .superRefine((config, context) => {
     if (Boolean(config.RECAPTCHA_SITE_KEY) !== Boolean(config.RECAPTCHA_SECRET)) {
@@ -73,6 +75,8 @@ export type Config = Readonly<{
   rateLimitScale: number;
   /** Webhook deliveries may go to loopback and private addresses over http (always so in sandbox). */
   webhookAllowPrivate: boolean;
+  /** A bidirectional connection without a feed subscription closes after this long idle (feedIdleCloseMs; tests shorten it). */
+  feedIdleMs: number;
 }>;
 
 export class ConfigError extends Error {}
@@ -108,6 +112,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     checkResponses: value.CASHLOOP_CHECK_RESPONSES === '1' || value.CASHLOOP_CHECK_RESPONSES === 'true',
     rateLimitScale: value.CASHLOOP_RATE_LIMIT_SCALE,
     webhookAllowPrivate: value.CASHLOOP_WEBHOOK_ALLOW_PRIVATE === '1' || value.CASHLOOP_WEBHOOK_ALLOW_PRIVATE === 'true',
+    feedIdleMs: value.CASHLOOP_FEED_IDLE_MS,
   });
 }
 

@@ -84,7 +84,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
   const commands = createCommandRunner({ sql, locks, clock, metrics, ids, onCommitted: (ids) => outbox.kick(ids) });
   const sweeper = createSweeper({ sql, commands, clock, logger, metrics });
   const core: Core = { config, clock, logger, metrics, database, sql, locks, commands, sweeper, outbox, ids };
-  const services = await createServices(core);
+  const services = await createServices(core, { redis: redlock?.clients[0] ?? null, keyPrefix });
 
   return {
     ...core,
@@ -103,6 +103,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       outbox.start(intervals.outboxIntervalMs ?? 1000);
     },
     async close() {
+      await services.feed.close();
       await sweeper.stop();
       await outbox.stop();
       await rateLimits.close();

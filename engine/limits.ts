@@ -482,3 +482,33 @@ export const webhookToleranceSeconds = 300;
 export const fundProxyAccountDigits = 12;
 /** An ACH trace number (the deposit's idempotency key). */
 export const fundProxyTraceCharsMax = 32;
+
+// The receive feed (/bd/sockjs, /wallet/receive-feed; engine/feed, api/feed).
+/** A connection without a feed subscription is closed after this long idle (supplement 4.11); config may shorten it in tests. */
+export const feedIdleCloseMs = 60_000;
+/** Feed subscriptions one access token may hold open at once (across its connections in one process). */
+export const feedSubscriptionsPerTokenMax = 5;
+/** Open bidirectional connections from one client address, per process (scaled by CASHLOOP_RATE_LIMIT_SCALE). */
+export const feedConnectionsPerAddressMax = 50;
+/** One request message, in characters. */
+export const feedRequestCharsMax = 4096;
+/** Receipts one /wallet/receive-feed reply lists (`limit`): default and most. */
+export const feedReceiptsListDefault = 20;
+export const feedReceiptsListMax = 100;
+/** A subscriber that has not taken this many messages yet (SockJS's send buffer) is dropped, not buffered further. */
+export const feedBacklogMessagesMax = 200;
+/** ...nor this many bytes waiting in its socket. */
+export const feedBacklogBytesMax = 1_048_576;
+/** While a process has subscribers, its relay claims due feed.receipt outbox rows this often. */
+export const feedRelayIntervalMs = 20;
+/** Outbox rows one relay run claims. */
+export const feedRelayBatchMax = 500;
+/** Receipts announced in one bus message (a Postgres NOTIFY payload holds under 8,000 bytes). */
+export const feedBusItemsMax = 60;
+/** Subscribed tokens are checked again this often (a token that expired or was logged out ends its subscription). */
+export const feedTokenCheckIntervalMs = 15_000;
+/**
+ * A catch-up (`after_timestamp`) also lists receipts this much older than the timestamp asked for: a
+ * receipt's timestamp is taken when its command starts and a command may commit up to its deadline later.
+ */
+export const feedCatchUpOverlapMs = 20_000;

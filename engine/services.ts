@@ -21,6 +21,8 @@ import { createOffersService, type OffersService } from './offers/service.ts';
 import { createPaycardsService, type PaycardsService } from './paycards/service.ts';
 import { createWebhooksService, type WebhooksService } from './webhooks/service.ts';
 import { createFundProxyService, type FundProxyService } from './fundproxy/service.ts';
+import { createFeedService, type FeedService } from './feed/service.ts';
+import type { Redis } from 'ioredis';
 
 export interface Services {
   core: Core;
@@ -46,9 +48,10 @@ export interface Services {
   pos: PosDomain;
   webhooks: WebhooksService;
   fundProxy: FundProxyService;
+  feed: FeedService;
 }
 
-export async function createServices(core: Core): Promise<Services> {
+export async function createServices(core: Core, shared: { redis: Redis | null; keyPrefix: string } = { redis: null, keyPrefix: 'cashloop:' }): Promise<Services> {
   const apps = createAppsService(core);
   const profiles = createProfilesService(core);
   const tokens = createTokensService(core, { profiles });
@@ -68,6 +71,6 @@ export async function createServices(core: Core): Promise<Services> {
   return {
     core, apps, profiles, profileAccess: createProfileAccessService(core, { profiles, tokens }), tokens, messages, invitations, authn, oauth, settings, ledger, designs, circulation, bills, campaigns: createCampaignsService(core), designImages,
     operatorLists, offers, pos, paycards: createPaycardsService(core), webhooks: createWebhooksService(core, { queries: ledger.queries }),
-    fundProxy: createFundProxyService(core, { profiles }),
+    fundProxy: createFundProxyService(core, { profiles }), feed: await createFeedService(core, { profiles, tokens, ...shared }),
   };
 }

@@ -180,6 +180,8 @@ export function createPosClient(baseUrl: string, initialToken: string | null = n
   const client = cashloopClient({ baseUrl });
   const session: Session = { token: initialToken, baseUrl };
   return {
+    /** The API's base URL (the receive feed connects beside it, receive-feed.tsx). */
+    baseUrl,
     get token() {
       return session.token;
     },

@@ -8,6 +8,7 @@ import { EndOfDay } from './end-of-day.tsx';
 import { Paycode } from './paycode.tsx';
 import { Sale } from './sale.tsx';
 import { SignIn } from './sign-in.tsx';
+import { IncomingPayment, useReceiveFeed } from './receive-feed.tsx';
 import { message, useKeys } from './widgets.tsx';
 
 export type { AppOptions } from './options.ts';
@@ -60,6 +61,7 @@ export function App(props: { options: AppOptions }) {
   const device = options.deviceUuid ? `device ${options.deviceUuid.slice(0, 36)}` : "device: the token's";
   // 79 columns, never 80: a line that fills the last column leaves some terminals' cursor pending a
   // wrap, and the next redraw then starts one column off (the first column looked garbled).
+  const feed = useReceiveFeed(options.client, merchant?.id ?? null);
   return (
     <Box flexDirection="column" width={79}>
       <Text bold color="blue" wrap="truncate">Cashloop POS{merchant ? ` - ${merchant.title.slice(0, 30)}` : ''}  {device}</Text>
@@ -69,9 +71,10 @@ export function App(props: { options: AppOptions }) {
         {screen === 'sale' && merchant ? <Sale {...shared} merchantId={merchant.id} processor={false} onDone={back} /> : null}
         {screen === 'proc' && merchant ? <Sale {...shared} merchantId={merchant.id} processor onDone={back} /> : null}
         {screen === 'paycode' && merchant ? <Paycode {...shared} merchantId={merchant.id} onDone={back} /> : null}
-        {screen === 'report' ? <EndOfDay {...shared} onDone={back} /> : null}
+        {screen === 'report' ? <EndOfDay {...shared} onDone={back} refreshKey={feed.count} /> : null}
       </Box>
-      <Text color="red">{error ? `! ${error}` : ' '}</Text>
+      {/* The error line, or the receive feed's cue when there is no error. */}
+      {error ? <Text color="red">{`! ${error.slice(0, 76)}`}</Text> : <IncomingPayment feed={feed} />}
       <Text dimColor>{busy ? 'Working...' : footerHint(screen)}</Text>
     </Box>
   );

@@ -41,7 +41,7 @@ function totalsLine(label: string, total: Totals): string {
   return `${label.padEnd(12)}${pad(String(total.count), 6)}${pad(fromMinor(total.received), 12)}${pad(fromMinor(total.funded), 12)}${pad(fromMinor(total.pending), 12)}${pad(fromMinor(total.settled), 12)}`;
 }
 
-export function EndOfDay(props: { options: AppOptions; onDone(): void; setError(text: string): void; busy(value: boolean): void }) {
+export function EndOfDay(props: { options: AppOptions; onDone(): void; setError(text: string): void; busy(value: boolean): void; refreshKey?: number }) {
   const { options } = props;
   const [rows, setRows] = useState<ReportRow[] | null>(null);
   const [saved, setSaved] = useState('');
@@ -49,7 +49,7 @@ export function EndOfDay(props: { options: AppOptions; onDone(): void; setError(
   useEffect(() => {
     props.busy(true);
     options.client.report({ startDate: day, endDate: day }).then((answer) => setRows(answer.report)).catch((error) => props.setError(message(error))).finally(() => props.busy(false));
-  }, []);
+  }, [props.refreshKey]); // A payment told by the receive feed reloads the report (live end of day).
   const exportCsv = () => {
     props.busy(true);
     options.client.reportCsv({ startDate: day, endDate: day })

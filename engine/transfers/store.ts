@@ -82,6 +82,20 @@ function queueWebhooks(
       returning 1)`;
 }
 
+/**
+ * A CTE that queues the receive feed's `feed.receipt` outbox row when this write completes a transfer
+ * with a recipient (engine/feed): announced after commit, like the webhooks. `recipient` selects the
+ * recipient from the rows as they were before the statement, so an update queues only on completion.
+ */
+function queueReceipt(tx: Queryable, change: { transferId: string; at: Date; recipient: ReturnType<Queryable> }) {
+  return tx`, fed as (
+      insert into outbox (kind, payload, created_at, next_attempt_at)
+      select 'feed.receipt', jsonb_build_object('profile_id', r.recipient_id, 'transfer_id', ${change.transferId}::text), ${change.at}, ${change.at}
+      from (${change.recipient}) as r(recipient_id)
+      where r.recipient_id is not null
+      returning 1)`;
+}
+
 /** Inserts a transfer and one view row per stakeholder, in one statement. */
 export async function insertTransfer(tx: Queryable, transfer: NewTransfer, views: { profileId: string; role: string }[]): Promise<void> {
   const rows = await tx<{ transfer_rows: bigint; view_rows: bigint }[]>`
@@ -101,6 +115,7 @@ export async function insertTransfer(tx: Queryable, transfer: NewTransfer, views
       from unnest(${views.map((view) => view.profileId)}::text[], ${views.map((view) => view.role)}::text[]) as v(profile_id, role)
       returning 1),
     ${queueWebhooks(tx, { transferId: transfer.id, workflowType: tx`${transfer.workflowType}::text`, state: transfer.state, activityCount: transfer.activityCount, at: transfer.at, profileIds: tx`select unnest(${views.map((view) => view.profileId)}::text[])` })}
+    ${transfer.state.completed ? queueReceipt(tx, { transferId: transfer.id, at: transfer.at, recipient: tx`select ${transfer.recipientId}::text` }) : tx``}
     select (select count(*) from inserted) as transfer_rows, (select count(*) from viewed) as view_rows`;
   if (rows[0].transfer_rows !== 1n || rows[0].view_rows !== BigInt(views.length)) throw new Error(`transfer ${transfer.id} insert touched unexpected rows`);
 }
@@ -160,6 +175,7 @@ export async function updateTransfer(tx: Queryable, id: string, change: Transfer
       transferId: id, workflowType: tx`(select workflow_type from transfers where id = ${id})`, state: change.state, activityCount: change.activityCount, at,
       profileIds: tx`select profile_id from transfer_views where transfer_id = ${id} union select unnest(${added.map((view) => view.profileId)}::text[])`,
     })}
+    ${change.state.completed ? queueReceipt(tx, { transferId: id, at, recipient: tx`select ${change.recipientId === undefined ? tx`recipient_id` : tx`${change.recipientId}::text`} from transfers where id = ${id} and not completed` }) : tx``}
     select (select count(*) from changed) as transfer_rows, (select count(*) from synced) as view_rows, (select count(*) from added) as added_rows`;
   if (rows[0].transfer_rows !== 1n) throw new Error(`transfer ${id} update touched ${rows[0].transfer_rows} rows`);
 }

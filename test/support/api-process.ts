@@ -4,6 +4,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { authenticatorsFor } from '../../api/authenticators.ts';
 import { createApp } from '../../api/server.ts';
+import { attachBidirectional } from '../../api/feed/socket.ts';
 import { loadConfig } from '../../engine/config.ts';
 import { createEngine } from '../../engine/engine.ts';
 import { createLogger } from '../../engine/logger.ts';
@@ -11,10 +12,13 @@ import { createMetrics } from '../../engine/metrics.ts';
 
 const config = loadConfig({ CASHLOOP_RATE_LIMIT_SCALE: '1000', ...process.env, LOG_LEVEL: 'error', PORT: '0', CASHLOOP_CHECK_RESPONSES: '1' });
 const engine = await createEngine({ config, logger: createLogger('error', { silent: true }), metrics: createMetrics(), lockKeyPrefix: process.env.LOCK_KEY_PREFIX });
-const server = createServer(createApp(engine, authenticatorsFor(engine, config.operatorKey!)));
+const authenticators = authenticatorsFor(engine, config.operatorKey!);
+const server = createServer(createApp(engine, authenticators));
+const bidirectional = attachBidirectional(server, engine, authenticators);
 await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 process.stdout.write(`port ${(server.address() as AddressInfo).port}\n`);
 process.on('SIGTERM', () => {
+  bidirectional.close();
   server.close();
   void engine.close().then(() => process.exit(0));
 });

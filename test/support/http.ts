@@ -3,6 +3,7 @@
 import * as assert from 'uvu/assert';
 import { createServer, type Server } from 'node:http';
 import { createApp } from '../../api/server.ts';
+import { attachBidirectional } from '../../api/feed/socket.ts';
 import { authenticatorsFor } from '../../api/authenticators.ts';
 import { createTestEngine, listen, type TestEngine } from './harness.ts';
 
@@ -92,8 +93,9 @@ export interface TestServer extends TestEngine {
 /** A test engine (fresh database, manual clock) with the API listening on a free port. */
 export async function startTestServer(options: Parameters<typeof createTestEngine>[0] = {}): Promise<TestServer> {
   const harness = await createTestEngine(options);
-  const app = createApp(harness.engine, authenticatorsFor(harness.engine, testOperatorKey));
-  const server = createServer(app);
+  const authenticators = authenticatorsFor(harness.engine, testOperatorKey);
+  const server = createServer(createApp(harness.engine, authenticators));
+  const bidirectional = attachBidirectional(server, harness.engine, authenticators);
   const baseUrl = await listen(server);
   return {
     ...harness,
@@ -101,7 +103,9 @@ export async function startTestServer(options: Parameters<typeof createTestEngin
     baseUrl,
     server,
     async close() {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      bidirectional.close();
+      await closed;
       await harness.close();
     },
   };

@@ -1,0 +1,118 @@
+// The bidirectional API's transport: SockJS at /bd/sockjs on the API's own HTTP server (sockjs-client
+// connects unchanged; plain WebSocket clients use SockJS's raw endpoint /bd/sockjs/websocket). Each
+// connection answers its requests in order, holds its feed subscriptions, closes after the idle time
+// without one, and is dropped when it falls too far behind. Connections per client address are bounded.
+import type { Server } from 'node:http';
+import sockjs, { type Connection } from 'sockjs';
+import type { EdgeEngine } from '../../engine/engine.ts';
+import type { FeedEnd, FeedSink, ReceiptJson } from '../../engine/feed/service.ts';
+import { feedBacklogBytesMax, feedBacklogMessagesMax, feedConnectionsPerAddressMax } from '../../engine/limits.ts';
+import type { Authenticators } from '../http/principals.ts';
+import { errorMessage, parseMessage, receiveFeed, receiveFeedPath, type RequestOutcome } from './requests.ts';
+
+export const sockjsPrefix = '/bd/sockjs';
+
+/** What SockJS has not yet sent to a connection: its session's send buffer, and the bytes waiting in its socket. */
+function backlogOf(connection: Connection): { messages: number; bytes: number } {
+  const session = (connection as unknown as { _session?: { send_buffer?: unknown[]; recv?: { connection?: { writableLength?: number } } } })._session;
+  return { messages: session?.send_buffer?.length ?? 0, bytes: session?.recv?.connection?.writableLength ?? 0 };
+}
+
+/** Closes with a numeric code: SockJS passes it to the WebSocket close frame as is (its typings say string). */
+function closeWith(connection: Connection, code: number, reason: string): void {
+  (connection.close as unknown as (code: number, reason: string) => boolean).call(connection, code, reason);
+}
+
+function sinkFor(connection: Connection, onEnd: () => void): FeedSink {
+  return {
+    send(receipt: ReceiptJson) {
+      const backlog = backlogOf(connection);
+      if (backlog.messages >= feedBacklogMessagesMax || backlog.bytes >= feedBacklogBytesMax) return false;
+      connection.write(JSON.stringify({ path: receiveFeedPath, receipt }));
+      return true;
+    },
+    end(reason: FeedEnd) {
+      connection.write(JSON.stringify({ path: receiveFeedPath, subscribed: false, ...reason }));
+      if (reason.error === 'slow_consumer') closeWith(connection, 4008, 'slow consumer');
+      onEnd();
+    },
+  };
+}
+
+/** One connection: its requests in order, its subscriptions, its idle timer. */
+function serveConnection(engine: EdgeEngine, authenticators: Authenticators, connection: Connection): void {
+  const subscriptions = new Set<{ unsubscribe(): void }>();
+  let idleTimer: NodeJS.Timeout | null = null;
+  const armIdle = () => {
+    if (idleTimer) clearTimeout(idleTimer);
+    idleTimer = subscriptions.size > 0 ? null : setTimeout(() => closeWith(connection, 4000, 'idle'), engine.config.feedIdleMs);
+  };
+  let queue = Promise.resolve();
+  const answer = async (text: string): Promise<void> => {
+    const parsed = parseMessage(text);
+    if (!parsed.ok) return void connection.write(JSON.stringify(parsed.message));
+    const request = parsed.request;
+    if (request.path === '/ping') return void connection.write(JSON.stringify({ pong: 1, request_message: request }));
+    if (request.path !== receiveFeedPath) return void connection.write(JSON.stringify(errorMessage('404', 'path_not_found', { path: request.path, error_description: `No such path: ${request.path}.` })));
+    let held: RequestOutcome['subscription'];
+    const sink = sinkFor(connection, () => {
+      if (held) subscriptions.delete(held);
+      armIdle();
+    });
+    const outcome = await receiveFeed(engine, authenticators, request, sink);
+    held = outcome.subscription;
+    if (held) subscriptions.add(held);
+    connection.write(JSON.stringify(outcome.reply));
+  };
+  connection.on('data', (text: string) => {
+    queue = queue.then(() => answer(text)).catch((error) => {
+      engine.logger.error('feed request failed', { error });
+      connection.write(JSON.stringify(errorMessage('500', 'internal_error')));
+    }).finally(armIdle);
+  });
+  connection.on('close', () => {
+    if (idleTimer) clearTimeout(idleTimer);
+    for (const subscription of subscriptions) subscription.unsubscribe();
+    subscriptions.clear();
+  });
+  armIdle();
+}
+
+export interface Bidirectional {
+  /** Closes every open connection (their subscriptions end): before the HTTP server closes, which waits for them. */
+  close(): void;
+}
+
+/** Serves the bidirectional API on the server's port, beside the HTTP routes. */
+export function attachBidirectional(server: Server, engine: EdgeEngine, authenticators: Authenticators): Bidirectional {
+  const perAddress = new Map<string, number>();
+  const connections = new Set<Connection>();
+  const addressMax = Math.floor(feedConnectionsPerAddressMax * engine.config.rateLimitScale);
+  const socketServer = sockjs.createServer({ prefix: sockjsPrefix, log: () => {}, disconnect_delay: 5_000 });
+  socketServer.on('connection', (connection: Connection | null) => {
+    // SockJS hands over null for a connection that closed while opening.
+    if (!connection) return;
+    const address = connection.remoteAddress ?? 'unknown';
+    const open = perAddress.get(address) ?? 0;
+    if (open >= addressMax) {
+      connection.write(JSON.stringify(errorMessage('429', 'too_many_connections', { error_description: `At most ${addressMax} connections per client address.` })));
+      closeWith(connection, 4029, 'too many connections');
+      return;
+    }
+    perAddress.set(address, open + 1);
+    connections.add(connection);
+    connection.on('close', () => {
+      connections.delete(connection);
+      const left = (perAddress.get(address) ?? 1) - 1;
+      if (left === 0) perAddress.delete(address);
+      else perAddress.set(address, left);
+    });
+    serveConnection(engine, authenticators, connection);
+  });
+  socketServer.installHandlers(server);
+  return {
+    close() {
+      for (const connection of connections) closeWith(connection, 4001, 'server shutting down');
+    },
+  };
+}

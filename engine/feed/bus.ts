@@ -1,0 +1,102 @@
+// How a receipt committed in one process reaches the subscribers of every process: Redis pub/sub
+// when Redis is configured, Postgres LISTEN/NOTIFY on a Postgres server without it, and a plain
+// in-process call on the embedded PGlite (which serves one process and delivers no notifications
+// through its socket). The bus only announces; the receipts themselves are read from Postgres.
+import type { Redis } from 'ioredis';
+import { feedBusItemsMax } from '../limits.ts';
+import type { Logger } from '../logger.ts';
+import type { Database } from '../storage/database.ts';
+import type { Announcement } from './store.ts';
+
+export interface FeedBus {
+  kind: 'memory' | 'postgres' | 'redis';
+  /** Announces receipts to every process's listener (this one's too). */
+  publish(items: readonly Announcement[]): Promise<void>;
+  /** Starts listening; each announced batch reaches `handler`. */
+  listen(handler: (items: Announcement[]) => void): Promise<void>;
+  close(): Promise<void>;
+}
+
+const postgresChannel = 'cashloop_feed';
+
+/** The wire form of a batch: [[profile_id, transfer_id], ...], small enough for a NOTIFY payload. */
+function encode(items: readonly Announcement[]): string[] {
+  const chunks: string[] = [];
+  for (let start = 0; start < items.length; start += feedBusItemsMax) {
+    chunks.push(JSON.stringify(items.slice(start, start + feedBusItemsMax).map((item) => [item.profile_id, item.transfer_id])));
+  }
+  return chunks;
+}
+
+function decode(text: string, logger: Logger): Announcement[] {
+  try {
+    const pairs = JSON.parse(text) as [string, string][];
+    return pairs.map(([profileId, transferId]) => ({ profile_id: String(profileId), transfer_id: String(transferId) }));
+  } catch (error) {
+    logger.error('feed bus message is not a batch of receipts', { error });
+    return [];
+  }
+}
+
+function memoryBus(): FeedBus {
+  let listener: ((items: Announcement[]) => void) | null = null;
+  return {
+    kind: 'memory',
+    async publish(items) {
+      const copy = [...items];
+      if (listener && copy.length > 0) queueMicrotask(() => listener?.(copy));
+    },
+    async listen(handler) {
+      listener = handler;
+    },
+    async close() {
+      listener = null;
+    },
+  };
+}
+
+function postgresBus(database: Database, logger: Logger): FeedBus {
+  let unlisten: (() => Promise<void>) | null = null;
+  return {
+    kind: 'postgres',
+    async publish(items) {
+      for (const chunk of encode(items)) await database.sql.notify(postgresChannel, chunk);
+    },
+    async listen(handler) {
+      const listening = await database.sql.listen(postgresChannel, (payload) => handler(decode(payload, logger)));
+      unlisten = () => listening.unlisten();
+    },
+    async close() {
+      await unlisten?.().catch(() => {});
+      unlisten = null;
+    },
+  };
+}
+
+function redisBus(redis: Redis, channel: string, logger: Logger): FeedBus {
+  // A subscribed ioredis connection takes no other commands: the listener has its own.
+  const subscriber = redis.duplicate({ enableAutoPipelining: false, enableOfflineQueue: true });
+  subscriber.on('error', (error: Error) => logger.warn('feed bus (redis) error', { error: error.message }));
+  return {
+    kind: 'redis',
+    async publish(items) {
+      for (const chunk of encode(items)) await redis.publish(channel, chunk);
+    },
+    async listen(handler) {
+      subscriber.on('message', (from: string, text: string) => {
+        if (from === channel) handler(decode(text, logger));
+      });
+      await subscriber.subscribe(channel);
+    },
+    async close() {
+      subscriber.disconnect();
+    },
+  };
+}
+
+/** The bus for this deployment: Redis when configured, else Postgres's own notifications, else in-process. */
+export function createFeedBus(options: { database: Database; redis: Redis | null; keyPrefix: string; logger: Logger }): FeedBus {
+  if (options.redis) return redisBus(options.redis, `${options.keyPrefix}feed`, options.logger);
+  if (options.database.kind === 'postgres') return postgresBus(options.database, options.logger);
+  return memoryBus();
+}
