@@ -32,6 +32,7 @@ const configSchema = z
     CASHLOOP_CHECK_RESPONSES: z.enum(['0', '1', 'false', 'true']).default('0'),
     CASHLOOP_RATE_LIMIT_SCALE: z.coerce.number().positive().max(1_000_000).default(1),
     CASHLOOP_WEBHOOK_ALLOW_PRIVATE: z.enum(['0', '1', 'false', 'true']).default('0'),
+    CASHLOOP_PASSWORD_HASH_COST: z.enum(['standard', 'test']).default('standard'),
   })
   .superRefine((config, context) => {
     if (Boolean(config.RECAPTCHA_SITE_KEY) !== Boolean(config.RECAPTCHA_SECRET)) {
@@ -73,6 +74,11 @@ export type Config = Readonly<{
   rateLimitScale: number;
   /** Webhook deliveries may go to loopback and private addresses over http (always so in sandbox). */
   webhookAllowPrivate: boolean;
+  /**
+   * argon2's cost for new hashes: 'standard', or 'test' (cheap, for test suites; never in
+   * production mode, which always hashes at the standard cost). Verification reads the cost from the hash.
+   */
+  passwordHashCost: 'standard' | 'test';
 }>;
 
 export class ConfigError extends Error {}
@@ -108,6 +114,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     checkResponses: value.CASHLOOP_CHECK_RESPONSES === '1' || value.CASHLOOP_CHECK_RESPONSES === 'true',
     rateLimitScale: value.CASHLOOP_RATE_LIMIT_SCALE,
     webhookAllowPrivate: value.CASHLOOP_WEBHOOK_ALLOW_PRIVATE === '1' || value.CASHLOOP_WEBHOOK_ALLOW_PRIVATE === 'true',
+    passwordHashCost: value.CASHLOOP_MODE === 'production' ? 'standard' : value.CASHLOOP_PASSWORD_HASH_COST,
   });
 }
 

@@ -9,6 +9,7 @@ import { createRedlockLocks } from './locks/redlock.ts';
 import type { LockService } from './locks/lock.ts';
 import { openPglite, openPostgres, type Database } from './storage/database.ts';
 import { migrate } from './storage/migrate.ts';
+import { setPasswordHashCost } from './passwords.ts';
 import { idPermutationKeyBytes, readinessCheckTimeoutMs } from './limits.ts';
 import { createCommandRunner } from './actors/command.ts';
 import { createSweeper } from './actors/sweeper.ts';
@@ -60,6 +61,7 @@ export function redisKeyPrefix(databaseUrl: string | undefined): string {
 
 export async function createEngine(options: EngineOptions): Promise<Engine> {
   const { config } = options;
+  setPasswordHashCost(config.passwordHashCost);
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? createLogger(config.logLevel);
   const metrics = options.metrics ?? createMetrics({ defaultMetrics: true });

@@ -79,6 +79,8 @@ export async function createTestEngine(options: { clock?: ManualClock; env?: Rec
     CASHLOOP_CHECK_RESPONSES: '1',
     // Suites sign up many people from 127.0.0.1; the rate-limit tests set the scale back to 1.
     CASHLOOP_RATE_LIMIT_SCALE: '1000',
+    // Cheap argon2: engine/passwords.test.ts proves the standard cost once.
+    CASHLOOP_PASSWORD_HASH_COST: 'test',
     ...options.env,
   });
   const lockKeyPrefix = `cashloop-test:${randomBytes(4).toString('hex')}:`;

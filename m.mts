@@ -1,0 +1,15 @@
+import { PGlite } from '@electric-sql/pglite';
+import { openPglite } from '/work/wt/suite/engine/storage/database.ts';
+import { migrate } from '/work/wt/suite/engine/storage/migrate.ts';
+import { listMigrations } from '/work/wt/suite/engine/storage/migrate.ts';
+let t = Date.now();
+const p0 = await PGlite.create();
+console.log('plain create', Date.now() - t); t = Date.now();
+for (const m of listMigrations()) await p0.exec(m.text);
+console.log('migrate direct', Date.now() - t); t = Date.now();
+const dump = await p0.dumpDataDir('none');
+console.log('dump', Date.now() - t, dump.size); t = Date.now();
+const p1 = await PGlite.create({ loadDataDir: dump });
+console.log('load', Date.now() - t); t = Date.now();
+console.log((await p1.query('select count(*) from pg_tables')).rows);
+console.log(process.memoryUsage().rss/1e6);
