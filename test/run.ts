@@ -2,7 +2,8 @@
 // process group, one worker per core, printing each file's time as it finishes, the slowest files,
 // the total time, and last one line: "N passed, N failed".
 // Usage: npm test [-- <substring of file path>] [-t <substring of test name>]
-// Environment: CASHLOOP_TEST_WORKERS (default: one per core), CASHLOOP_TEST_FILE_TIMEOUT_S (default 300).
+// Environment: CASHLOOP_TEST_WORKERS (default: one per core), CASHLOOP_TEST_FILE_TIMEOUT_S (default 300),
+// CASHLOOP_TEST_FILES (comma-separated files to run instead of finding them; test/run.test.ts uses it).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -159,7 +160,8 @@ function printSummary(results: FileResult[], startedAt: number, nameFilter: stri
 
 async function main(): Promise<void> {
   const { fileFilter, nameFilter } = parseArguments(process.argv.slice(2));
-  const files = roots.flatMap(findTests).filter((file) => !fileFilter || file.includes(fileFilter)).sort();
+  const found = process.env.CASHLOOP_TEST_FILES ? process.env.CASHLOOP_TEST_FILES.split(',') : roots.flatMap(findTests);
+  const files = found.filter((file) => !fileFilter || file.includes(fileFilter)).sort();
   ensureTools();
   if (files.length > 0) prepareTemplates();
   const queue = [...files];
