@@ -2,6 +2,7 @@
 // page with runnable blocks runs, each in a fresh bash session, one after another against a single
 // server, in a shuffled order (CASHLOOP_DOCS_SEED replays one). Pages use their own emails and phone
 // numbers, and the server runs with CASHLOOP_RATE_LIMIT_SCALE as each page advises for a demo.
+// test-timeout: 1200
 import { test } from 'uvu';
 import { assertPageRuns, runnablePages, startPageServer } from './support/docs-pages.ts';
 
@@ -31,7 +32,9 @@ test(`every page runs against one server, one after another (CASHLOOP_DOCS_SEED=
   try {
     for (const page of order) {
       try {
+        const startedAt = Date.now();
         await assertPageRuns(page, server);
+        console.log(`  ${page} ran (${((Date.now() - startedAt) / 1000).toFixed(1)} s)`);
       } catch (error) {
         (error as Error).message = `order ${order.join(', ')} (CASHLOOP_DOCS_SEED=${seed}):\n${(error as Error).message}`;
         throw error;

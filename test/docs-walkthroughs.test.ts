@@ -4,6 +4,7 @@
 // Postgres, a fresh database). Pages run in parallel, one per core; test/docs-one-server.test.ts
 // runs them all against one server. Blocks fenced ```sh no-run are shown, not run
 // (docs/writing-docs.md). A page that drifts from the code fails with its name, block number and output.
+// test-timeout: 900
 import { availableParallelism } from 'node:os';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';

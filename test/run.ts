@@ -5,7 +5,7 @@
 // Environment: CASHLOOP_TEST_WORKERS (default: one per core), CASHLOOP_TEST_FILE_TIMEOUT_S (default 300),
 // CASHLOOP_TEST_FILES (comma-separated files to run instead of finding them; test/run.test.ts uses it).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 
@@ -69,8 +69,18 @@ function countResult(file: string, output: string, exitCode: number | null, dura
   return { file, passed, failed, skipped, output: clean, durationMs };
 }
 
+/**
+ * A file may raise its own timeout with a line `// test-timeout: <seconds>` in its first lines (the
+ * docs walkthroughs run many servers and pages); the runner's default is for everything else.
+ */
+function timeoutOf(file: string): number {
+  const declared = /^\/\/ test-timeout: (\d+)$/m.exec(readFileSync(file, 'utf8').slice(0, 2000));
+  return declared ? Math.max(fileTimeoutMs, Number(declared[1]) * 1000) : fileTimeoutMs;
+}
+
 function runFile(file: string, nameFilter: string | undefined): Promise<FileResult> {
   const startedAt = Date.now();
+  const timeoutMs = timeoutOf(file);
   return new Promise((resolve) => {
     const child = spawn(
       process.execPath,
@@ -95,9 +105,9 @@ function runFile(file: string, nameFilter: string | undefined): Promise<FileResu
     child.stdout!.on('data', (chunk) => (output += chunk));
     child.stderr!.on('data', (chunk) => (output += chunk));
     const timer = setTimeout(() => {
-      output += `\n[test runner] ${file} timed out after ${fileTimeoutMs / 1000} s; its process group was killed\n`;
+      output += `\n[test runner] ${file} timed out after ${timeoutMs / 1000} s; its process group was killed\n`;
       killGroup(child);
-    }, fileTimeoutMs);
+    }, timeoutMs);
     // On exit, not close: a server the file left running holds the pipes open until its group is killed.
     child.on('exit', (code, signal) => {
       exitCode = signal ? 1 : code;
@@ -161,7 +171,9 @@ function printSummary(results: FileResult[], startedAt: number, nameFilter: stri
 async function main(): Promise<void> {
   const { fileFilter, nameFilter } = parseArguments(process.argv.slice(2));
   const found = process.env.CASHLOOP_TEST_FILES ? process.env.CASHLOOP_TEST_FILES.split(',') : roots.flatMap(findTests);
-  const files = found.filter((file) => !fileFilter || file.includes(fileFilter)).sort();
+  // The files that declare a long timeout start first, so they do not run alone at the end.
+  const long = (file: string) => (timeoutOf(file) > fileTimeoutMs ? 0 : 1);
+  const files = found.filter((file) => !fileFilter || file.includes(fileFilter)).sort((left, right) => long(left) - long(right) || left.localeCompare(right));
   ensureTools();
   if (files.length > 0) prepareTemplates();
   const queue = [...files];
