@@ -39,11 +39,11 @@ export function runnableBlocks(markdown: string): ShellBlock[] {
   return blocks;
 }
 
-/** README.md and docs/*.md; CASHLOOP_DOCS_PAGE=<substring> narrows the run while writing a page. */
+/** README.md and docs/*.md; CASHLOOP_DOCS_PAGE=<substring>[,<substring>…] narrows the run while writing a page. */
 export function pages(): string[] {
   const docs = readdirSync(path.join(root, 'docs')).filter((name) => name.endsWith('.md')).sort().map((name) => `docs/${name}`);
-  const only = process.env.CASHLOOP_DOCS_PAGE;
-  return ['README.md', ...docs].filter((page) => !only || page.includes(only));
+  const only = process.env.CASHLOOP_DOCS_PAGE?.split(',');
+  return ['README.md', ...docs].filter((page) => !only || only.some((part) => page.includes(part)));
 }
 
 async function freePort(): Promise<number> {
