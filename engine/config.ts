@@ -34,6 +34,7 @@ const configSchema = z
     CASHLOOP_RATE_LIMIT_SCALE: z.coerce.number().positive().max(1_000_000).default(1),
     CASHLOOP_WEBHOOK_ALLOW_PRIVATE: z.enum(['0', '1', 'false', 'true']).default('0'),
     CASHLOOP_FEED_IDLE_MS: z.coerce.number().int().min(1).max(feedIdleCloseMs).default(feedIdleCloseMs),
+    CASHLOOP_PASSWORD_HASH_COST: z.enum(['standard', 'test']).default('standard'),
   })
   .superRefine((config, context) => {
     if (Boolean(config.RECAPTCHA_SITE_KEY) !== Boolean(config.RECAPTCHA_SECRET)) {
@@ -77,6 +78,11 @@ export type Config = Readonly<{
   webhookAllowPrivate: boolean;
   /** A bidirectional connection without a feed subscription closes after this long idle (feedIdleCloseMs; tests shorten it). */
   feedIdleMs: number;
+  /**
+   * argon2's cost for new hashes: 'standard', or 'test' (cheap, for test suites; never in
+   * production mode, which always hashes at the standard cost). Verification reads the cost from the hash.
+   */
+  passwordHashCost: 'standard' | 'test';
 }>;
 
 export class ConfigError extends Error {}
@@ -113,6 +119,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     rateLimitScale: value.CASHLOOP_RATE_LIMIT_SCALE,
     webhookAllowPrivate: value.CASHLOOP_WEBHOOK_ALLOW_PRIVATE === '1' || value.CASHLOOP_WEBHOOK_ALLOW_PRIVATE === 'true',
     feedIdleMs: value.CASHLOOP_FEED_IDLE_MS,
+    passwordHashCost: value.CASHLOOP_MODE === 'production' ? 'standard' : value.CASHLOOP_PASSWORD_HASH_COST,
   });
 }
 

@@ -9,6 +9,7 @@ import { createRedlockLocks } from './locks/redlock.ts';
 import type { LockService } from './locks/lock.ts';
 import { openPglite, openPostgres, type Database } from './storage/database.ts';
 import { migrate, type MigrationProgress } from './storage/migrate.ts';
+import { setPasswordHashCost } from './passwords.ts';
 import { idPermutationKeyBytes, readinessCheckTimeoutMs } from './limits.ts';
 import { createCommandRunner } from './actors/command.ts';
 import { createSweeper } from './actors/sweeper.ts';
@@ -68,6 +69,7 @@ function migrationLog(logger: Logger): MigrationProgress {
 
 export async function createEngine(options: EngineOptions): Promise<Engine> {
   const { config } = options;
+  setPasswordHashCost(config.passwordHashCost);
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? createLogger(config.logLevel);
   const metrics = options.metrics ?? createMetrics({ defaultMetrics: true });

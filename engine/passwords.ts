@@ -3,8 +3,17 @@
 import { hash, verify } from '@node-rs/argon2';
 import { currentCommand } from './actors/command.ts';
 
-// Argon2id with modest memory: strong enough for codes that also expire, fast enough for tests.
-const argonOptions = { memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
+// Argon2id with modest memory (OWASP's minimum): strong enough for codes that also expire.
+export const standardArgonOptions = { memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
+// Test suites hash thousands of codes: the cheapest cost argon2 allows (memory in KiB).
+export const testArgonOptions = { memoryCost: 64, timeCost: 1, parallelism: 1 } as const;
+
+let argonOptions: typeof standardArgonOptions | typeof testArgonOptions = standardArgonOptions;
+
+/** Chooses the cost of new hashes (config.passwordHashCost); hashes made before still verify. */
+export function setPasswordHashCost(cost: 'standard' | 'test'): void {
+  argonOptions = cost === 'test' ? testArgonOptions : standardArgonOptions;
+}
 
 let hashesInsideCommands = 0;
 let verificationsInsideCommands = 0;

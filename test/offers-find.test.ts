@@ -172,7 +172,8 @@ test('the bounding box covers the circle, wraps the antimeridian and spans all l
   assert.is(boundingBox(89.99, 0, 10_000).longitudeRanges, null);
 });
 
-test('at 100,000 offers, text and distance searches use their indexes and answer fast', async () => {
+// Whether they are fast is measured in bench/, as a ratio; this proves the plans that make them so.
+test('at 100,000 offers, text and distance searches use their indexes, and unselective searches stay bounded', async () => {
   const { sql } = server.engine;
   await sql`
     insert into offers (id, profile_id, created_by, currency, amount, title, description, show_limit, quantity, remaining, options, latitude, longitude,
@@ -193,23 +194,17 @@ test('at 100,000 offers, text and distance searches use their indexes and answer
   const nearPlan = await explainFind(sql, { ...base, point, maxDistanceMetres: 5000, box: boundingBox(30, -100, 5000) });
   assert.match(nearPlan, /offers_location/, nearPlan);
   assert.not.match(nearPlan, /Seq Scan on offers/, nearPlan);
-  const started = Date.now();
   const byText = await find({ text: 'word4242' });
   const near = await find({ latitude: '30', longitude: '-100', max_distance: '5000' });
-  const elapsed = Date.now() - started;
   assert.is(byText.status, 200);
   assert.ok(byText.body.offers.length > 0 && byText.body.offers.length <= 20);
   assert.is(near.status, 200);
-  assert.ok(elapsed < 3000, `two searches over 100,000 offers took ${elapsed} ms`);
   // Searches that match everything stay bounded: each business shows at most 50 offers.
-  const broadStarted = Date.now();
   const everything = await find({ limit: '100' });
   const nearest = await find({ latitude: '30', longitude: '-100' });
-  const broadElapsed = Date.now() - broadStarted;
   assert.is(everything.status, 200);
   assert.is(everything.body.offers.filter((row: any) => row.profile_id === pizzeria.id).length, 50);
   assert.is(nearest.body.offers.filter((row: any) => row.profile_id === pizzeria.id).length, 50);
-  assert.ok(broadElapsed < 8000, `two unselective searches over 100,000 offers took ${broadElapsed} ms`);
 });
 
 test.run();

@@ -289,7 +289,6 @@ async function assertPromisesKept(step: string): Promise<void> {
 }
 
 test('random brand cash operations keep the audit and the reserves balanced; rejected ones change nothing', async () => {
-  const startedAt = Date.now();
   let steps = 0;
   let rejected = 0;
   const kinds = new Set<string>();
@@ -332,7 +331,6 @@ test('random brand cash operations keep the audit and the reserves balanced; rej
   for (const kind of ['distribute', 'send', 'bill', 'settleBill', 'time', 'pull', 'settle', 'proc', 'editPlan', 'trade', 'retract']) assert.ok(kinds.has(kind), `some ${kind} succeeded`);
   assert.ok(closedLoopSales > 0, 'some sales were made with a closed-loop token');
   assert.ok(redemptionsChecked > 5, `checked ${redemptionsChecked} redemptions against their terms`);
-  assert.ok(Date.now() - startedAt < 90_000);
 });
 
 test.run();

@@ -113,7 +113,6 @@ async function checkInvariants(): Promise<void> {
 }
 
 test('random operations conserve money and rejected ones change nothing', async () => {
-  const startedAt = Date.now();
   let steps = 0;
   let rejected = 0;
   await fc.assert(
@@ -134,7 +133,6 @@ test('random operations conserve money and rejected ones change nothing', async 
   );
   assert.ok(steps > 50, `ran ${steps} steps`);
   assert.ok(rejected > 0, 'some operations were rejected');
-  assert.ok(Date.now() - startedAt < 60_000);
 });
 
 test.run();

@@ -21,7 +21,14 @@ export interface Database {
    */
   lookups: Sql;
   kind: 'postgres' | 'pglite';
+  /** PGlite only: its data directory as a tar, to start another PGlite from (test templates). */
+  dump?(): Promise<Blob>;
   close(): Promise<void>;
+}
+
+export interface PgliteOptions {
+  /** A data directory dumped by dump(): PGlite starts from it instead of running initdb. */
+  loadDataDir?: Blob;
 }
 
 const poolSizeMax = 10;
@@ -113,7 +120,7 @@ export async function openPostgres(url: string, poolSize = poolSizeMax): Promise
 }
 
 /** Opens PGlite. With no dataDir the database lives in memory (tests); otherwise on disk. */
-export async function openPglite(dataDir: string | undefined, logger?: Logger): Promise<Database> {
+export async function openPglite(dataDir: string | undefined, logger?: Logger, options: PgliteOptions = {}): Promise<Database> {
   const { PGlite } = await import('@electric-sql/pglite');
   const { PGLiteSocketServer } = await import('@electric-sql/pglite-socket');
   let location: string | undefined;
@@ -123,7 +130,7 @@ export async function openPglite(dataDir: string | undefined, logger?: Logger): 
     if (!existsSync(path.join(location, 'PG_VERSION'))) logger?.info(`creating the embedded database in ${location} (first start)`, { location });
     mkdirSync(location, { recursive: true });
   }
-  const pglite = await PGlite.create(location ? { dataDir: location } : {});
+  const pglite = await PGlite.create({ ...(location ? { dataDir: location } : {}), ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}) });
   const poolSize = 4;
   // PGlite serves one backend; the socket server multiplexes. It must accept the whole pool.
   const server = new PGLiteSocketServer({ db: pglite, host: '127.0.0.1', port: 0, maxConnections: poolSize + 4 });
@@ -138,6 +145,7 @@ export async function openPglite(dataDir: string | undefined, logger?: Logger): 
     // One backend serves every connection: a second pool would only queue behind the first.
     lookups: sql,
     kind: 'pglite',
+    dump: () => pglite.dumpDataDir('none'),
     close: closeOnce(async () => {
       await sql.end({ timeout: 5 });
       await server.stop();

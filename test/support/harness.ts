@@ -1,5 +1,7 @@
 // Test harness: each test file gets its own database (a fresh in-memory PGlite, or a new database
 // on the real Postgres at DATABASE_URL) and its own Redis key prefix, so runs never collide.
+// Databases start as copies of a migrated template (test/support/templates.ts): no initdb and no
+// migrations per test.
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
@@ -10,6 +12,7 @@ import { createEngine, type Engine } from '../../engine/engine.ts';
 import { createLogger } from '../../engine/logger.ts';
 import { createMetrics } from '../../engine/metrics.ts';
 import { openPglite, openPostgres, type Database } from '../../engine/storage/database.ts';
+import { pgliteTemplate, postgresTemplate } from './templates.ts';
 
 export const environmentConfig: Config = loadConfig();
 export const usesRealServices = Boolean(environmentConfig.databaseUrl);
@@ -27,15 +30,19 @@ function databaseUrlWithName(base: string, name: string): string {
   return url.toString();
 }
 
-/** A fresh, empty database for one test file. */
-export async function createTestDatabase(): Promise<TestDatabase> {
+/**
+ * A fresh database of its own: migrated (a copy of the run's template), or with `empty: true`
+ * without a single table (for tests of the migrations themselves).
+ */
+export async function createTestDatabase(options: { empty?: boolean } = {}): Promise<TestDatabase> {
   if (!environmentConfig.databaseUrl) {
-    const database = await openPglite(undefined);
+    const database = await openPglite(undefined, undefined, options.empty ? {} : { loadDataDir: await pgliteTemplate() });
     return { database, url: undefined, drop: () => database.close() };
   }
   const name = `cashloop_test_${randomBytes(6).toString('hex')}`;
+  const template = options.empty ? undefined : await postgresTemplate(environmentConfig.databaseUrl);
   const admin = postgres(environmentConfig.databaseUrl, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`create database ${name}`);
+  await admin.unsafe(template ? `create database ${name} template ${template}` : `create database ${name}`);
   const url = databaseUrlWithName(environmentConfig.databaseUrl, name);
   const database = await openPostgres(url);
   return {
@@ -72,6 +79,8 @@ export async function createTestEngine(options: { clock?: ManualClock; env?: Rec
     CASHLOOP_CHECK_RESPONSES: '1',
     // Suites sign up many people from 127.0.0.1; the rate-limit tests set the scale back to 1.
     CASHLOOP_RATE_LIMIT_SCALE: '1000',
+    // Cheap argon2: engine/passwords.test.ts proves the standard cost once.
+    CASHLOOP_PASSWORD_HASH_COST: 'test',
     ...options.env,
   });
   const lockKeyPrefix = `cashloop-test:${randomBytes(4).toString('hex')}:`;

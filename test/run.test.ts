@@ -1,0 +1,69 @@
+// Proves the test runner (test/run.ts) on fixture files: a file's spawned processes die with its
+// process group when it ends and when it times out; -t runs only the tests it names and counts the
+// rest as skipped; test.skip counts as skipped, not passed.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+
+const root = path.resolve(import.meta.dirname, '..');
+const fixtures = 'test/support/runner-fixtures';
+const scratch = mkdtempSync(path.join(tmpdir(), 'cashloop-runner-'));
+test.after(() => rmSync(scratch, { recursive: true, force: true }));
+
+function runRunner(files: string[], args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'test/run.ts', ...args], {
+      cwd: root,
+      env: { ...process.env, CASHLOOP_TEST_FILES: files.map((file) => `${fixtures}/${file}`).join(','), CASHLOOP_TEST_WORKERS: '2', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    child.on('close', (code) => resolve({ code, output }));
+  });
+}
+
+/** Processes whose command line holds the marker (a unique `sleep` argument). */
+function processesWith(marker: string): string[] {
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes(marker);
+      } catch {
+        return false;
+      }
+    });
+}
+
+test('a process a file leaves running is killed when the file ends; a timed-out file is killed with its whole group', async () => {
+  const orphanMarker = String(900_000 + Math.floor(Math.random() * 90_000));
+  const hangMarker = String(990_000 + Math.floor(Math.random() * 9_000));
+  const ended = await runRunner(['orphan.fixture.ts'], [], { FIXTURE_MARKER: orphanMarker, FIXTURE_SPAWNED: path.join(scratch, 'orphan') });
+  assert.ok(existsSync(path.join(scratch, 'orphan')), ended.output);
+  assert.match(ended.output, /1 passed, 0 failed/);
+  assert.equal(processesWith(orphanMarker), [], 'the orphan was killed');
+  // Long enough for the file to start on a loaded machine; it then hangs until the runner kills it.
+  const hung = await runRunner(['hang.fixture.ts'], [], { FIXTURE_MARKER: hangMarker, FIXTURE_SPAWNED: path.join(scratch, 'hang'), CASHLOOP_TEST_FILE_TIMEOUT_S: '30' });
+  assert.ok(existsSync(path.join(scratch, 'hang')), hung.output);
+  assert.is(hung.code, 1);
+  assert.match(hung.output, /timed out after 30 s; its process group was killed/);
+  assert.equal(processesWith(hangMarker), [], 'the hung file and its child were killed');
+});
+
+test('-t runs only the tests whose name contains it; the others and test.skip count as skipped', async () => {
+  const filtered = await runRunner(['names.fixture.ts'], ['-t', 'alpha']);
+  assert.is(filtered.code, 0, filtered.output);
+  assert.match(filtered.output, /\(1 passed, 2 skipped, 0 failed/);
+  const all = await runRunner(['names.fixture.ts'], []);
+  assert.match(all.output, /\(2 passed, 1 skipped, 0 failed/);
+  const none = await runRunner(['names.fixture.ts'], ['-t', 'no such test']);
+  assert.is(none.code, 1);
+  assert.match(none.output, /no test's name contains "no such test"/);
+});
+
+test.run();

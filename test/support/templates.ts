@@ -1,0 +1,112 @@
+// Migrated database templates: running initdb and every migration costs seconds per database
+// (tens of seconds on a loaded machine), so a run does it once and each test database starts from
+// a copy. PGlite: a dumped data directory (tar) for in-memory databases and an on-disk data
+// directory for spawned servers. Postgres: a migrated database that `create database … template`
+// copies. Templates are keyed by the migrations' text (and PGlite's version), so a changed
+// migration makes a new template; the first process to need one builds it, atomically (build
+// under a private name, then rename), so parallel files never see a half-built template.
+import { createHash, randomBytes } from 'node:crypto';
+import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import postgres from 'postgres';
+import { openPglite, openPostgres } from '../../engine/storage/database.ts';
+import { listMigrations, migrate } from '../../engine/storage/migrate.ts';
+
+const templatesDir = path.join(tmpdir(), 'cashloop-test-templates');
+
+function templateKey(): string {
+  const digest = createHash('sha256');
+  for (const migration of listMigrations()) digest.update(`${migration.name}\n${migration.text}\n`);
+  const pgliteVersion = JSON.parse(readFileSync(path.join(import.meta.dirname, '../../node_modules/@electric-sql/pglite/package.json'), 'utf8')).version;
+  digest.update(`pglite ${pgliteVersion}`);
+  return digest.digest('hex').slice(0, 16);
+}
+
+let key: string | undefined;
+const currentKey = () => (key ??= templateKey());
+const privateSuffix = () => `${process.pid}-${randomBytes(4).toString('hex')}`;
+
+async function buildPgliteTar(target: string): Promise<void> {
+  const database = await openPglite(undefined);
+  try {
+    await migrate(database.sql);
+    const tar = Buffer.from(await (await database.dump!()).arrayBuffer());
+    const building = `${target}.${privateSuffix()}`;
+    writeFileSync(building, tar);
+    renameSync(building, target);
+  } finally {
+    await database.close();
+  }
+}
+
+let pgliteTar: Promise<Blob> | undefined;
+
+/** The migrated PGlite data directory as a tar, built on first use by any process of the run. */
+export function pgliteTemplate(): Promise<Blob> {
+  return (pgliteTar ??= (async () => {
+    mkdirSync(templatesDir, { recursive: true });
+    const file = path.join(templatesDir, `pglite-${currentKey()}.tar`);
+    if (!existsSync(file)) await buildPgliteTar(file);
+    return new Blob([readFileSync(file)]);
+  })());
+}
+
+/** An on-disk migrated PGlite data directory (DATA_DIR layout: `<dir>/pglite`), built once. */
+async function pgliteTemplateDirectory(): Promise<string> {
+  const directory = path.join(templatesDir, `pglite-${currentKey()}-datadir`);
+  if (existsSync(directory)) return directory;
+  const building = `${directory}.${privateSuffix()}`;
+  const database = await openPglite(building, undefined, { loadDataDir: await pgliteTemplate() });
+  await database.close();
+  try {
+    renameSync(building, directory);
+  } catch {
+    // Another process renamed its copy first; either is the same template.
+    rmSync(building, { recursive: true, force: true });
+  }
+  return directory;
+}
+
+/**
+ * Fills DATA_DIR with a migrated embedded database, so a spawned server (api/main.ts) starts
+ * without initdb or migrations. The server still runs its migrations check, which finds nothing to do.
+ */
+export async function seedPgliteDataDir(dataDir: string): Promise<void> {
+  cpSync(path.join(await pgliteTemplateDirectory(), 'pglite'), path.join(dataDir, 'pglite'), { recursive: true });
+}
+
+/** The name of a migrated template database on the Postgres at adminUrl, built on first use. */
+export async function postgresTemplate(adminUrl: string): Promise<string> {
+  const name = `cashloop_template_${currentKey()}`;
+  const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
+  try {
+    const found = await admin`select 1 from pg_database where datname = ${name}`;
+    if (found.length > 0) return name;
+    const building = `cashloop_template_build_${privateSuffix().replace('-', '_')}`;
+    await admin.unsafe(`create database ${building}`);
+    const url = new URL(adminUrl);
+    url.pathname = `/${building}`;
+    const database = await openPostgres(url.toString(), 1);
+    try {
+      await migrate(database.sql);
+    } finally {
+      await database.close();
+    }
+    try {
+      await admin.unsafe(`alter database ${building} rename to ${name}`);
+    } catch {
+      // Another process built it first.
+      await admin.unsafe(`drop database if exists ${building} with (force)`);
+    }
+    return name;
+  } finally {
+    await admin.end();
+  }
+}
+
+/** Builds the templates a run needs before its files start (the runner calls this once). */
+export async function prepareTemplates(databaseUrl: string | undefined): Promise<void> {
+  if (databaseUrl) await postgresTemplate(databaseUrl);
+  else await pgliteTemplateDirectory();
+}
