@@ -60,7 +60,7 @@ export function redisKeyPrefix(databaseUrl: string | undefined): string {
 }
 
 /** A first start applies every migration: one log line before, and one per migration, so a long first start is not silent. */
-function migrationLog(logger: Logger): MigrationProgress {
+export function migrationLog(logger: { info(message: string, meta?: object): unknown }): MigrationProgress {
   return {
     starting: (pending, total) => logger.info(`applying ${pending} of ${total} database migrations (a first start takes a while)`, { pending, total }),
     applied: (migration, step, pending, elapsedMs) => logger.info(`migration ${step}/${pending} ${migration.name} applied`, { migration: migration.name, step, pending, elapsed_ms: elapsedMs }),

@@ -512,3 +512,6 @@ export const feedTokenCheckIntervalMs = 15_000;
  * receipt's timestamp is taken when its command starts and a command may commit up to its deadline later.
  */
 export const feedCatchUpOverlapMs = 20_000;
+
+/** How long start-up waits for the receive feed's Redis subscription before going on (a Redis that is down is then reported by the start-up check). */
+export const feedBusListenWaitMs = 3_000;

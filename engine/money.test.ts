@@ -5,7 +5,9 @@ import { formatDecimal, formatMinor, isCurrency, moneyOf, parseAmount, parseDeci
 
 test('parses decimal strings into minor units without floating point', () => {
   assert.equal(parseAmount('0.10', 'USD'), { ok: true, value: { currency: 'USD', minor: 10n } });
-  assert.equal(parseAmount('123456789012345678.99', 'USD'), { ok: true, value: { currency: 'USD', minor: 12345678901234567899n } });
+  assert.equal(parseAmount('999999999999.99', 'USD'), { ok: true, value: { currency: 'USD', minor: 99999999999999n } });
+  // Past the one maximum amount (amountUnitsMax) an amount is refused, never rounded.
+  assert.equal(parseAmount('123456789012345678.99', 'USD'), { ok: false, error: 'too_large' });
   assert.equal(parseAmount('5', 'JPY'), { ok: true, value: { currency: 'JPY', minor: 5n } });
   assert.equal(parseAmount('1.250', 'USD'), { ok: true, value: { currency: 'USD', minor: 125n } });
   assert.equal(parseAmount('1.234', 'BHD'), { ok: true, value: { currency: 'BHD', minor: 1234n } });

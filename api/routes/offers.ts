@@ -14,7 +14,7 @@ import { edgeErrors, errorTable, httpError } from '../http/errors.ts';
 import {
   amountField, boolField, boundedString, currencyField, deviceUuidField, intField, latitudeField, longitudeField, requiredString, stringList, timestampField,
 } from '../http/fields.ts';
-import { defineRoute, rateLimited, type RouteContext, type RouteDefinition } from '../http/route.ts';
+import { defineRoute, type RouteContext, type RouteDefinition } from '../http/route.ts';
 import { authnErrors } from './authn.ts';
 import { personNameField } from './profiles.ts';
 
@@ -43,16 +43,15 @@ function raise(failure: OfferFailure | TransferFailed): never {
 }
 
 /**
- * Each signup_accept makes a profile, so it is throttled per client address and per offer (429 with
- * Retry-After); past a couple of calls from one address, each further one needs a solved captcha.
+ * Each signup_accept makes a profile, so it is throttled per client address and per offer (the
+ * route's throttle: 429 with Retry-After); past a couple of calls from one address, each further one
+ * needs a solved captcha. The throttle has already counted this call when the captcha is asked.
  */
-async function throttleSignupAccept({ engine, input, params, clientAddress, response }: RouteContext<z.output<typeof signupAcceptInput>>): Promise<void> {
+async function captchaUnderExcess({ engine, input, clientAddress }: RouteContext<z.output<typeof signupAcceptInput>>): Promise<void> {
   const taken = await engine.rateLimits.taken('signup_accept_address', clientAddress);
-  if (taken >= Math.round(signupAcceptCaptchaAfterCalls * engine.config.rateLimitScale) && !(await engine.services.authn.captchaOk(input['g-recaptcha-response']))) {
+  if (taken > Math.round(signupAcceptCaptchaAfterCalls * engine.config.rateLimitScale) && !(await engine.services.authn.captchaOk(input['g-recaptcha-response']))) {
     throw httpError(authnErrors, 'captcha_required');
   }
-  const verdict = await engine.rateLimits.consume([{ bucket: 'signup_accept_address', key: clientAddress }, { bucket: 'signup_accept_offer', key: params.offerId }]);
-  if (!verdict.ok) rateLimited(response, verdict.retryAfterSeconds);
 }
 
 function callerOf(context: RouteContext<unknown>): OfferCaller {
@@ -356,12 +355,13 @@ export const offerRoutes: RouteDefinition[] = [
     summary: 'Signs a person up (public apps only), sets the 4-digit PIN, accepts the offer and answers a token with the signup_accept permissions.',
     tags: ['offers'],
     caller: { kind: 'none' },
-    errors: [403, 404, 429, 503],
+    errors: [403, 404, 503],
     input: signupAcceptInput,
+    throttle: ({ clientAddress, params }) => [{ bucket: 'signup_accept_address', key: clientAddress }, { bucket: 'signup_accept_offer', key: params.offerId }],
     response: acceptResponse.extend({ token: z.looseObject({ access_token: z.string(), scope: z.string() }).optional() }),
     async handler(context) {
       const { input } = context;
-      await throttleSignupAccept(context);
+      await captchaUnderExcess(context);
       const result = await context.engine.services.offers.signupAccept({
         clientId: input.app_id, offerId: context.params.offerId, optionId: input.option_id, quantity: input.quantity ?? 1, referrerId: input.referrer_id,
         private: input.private ?? true, email: input.email, firstName: input.first_name, lastName: input.last_name, businessName: input.business_name,

@@ -3,7 +3,7 @@
 // in-process call on the embedded PGlite (which serves one process and delivers no notifications
 // through its socket). The bus only announces; the receipts themselves are read from Postgres.
 import type { Redis } from 'ioredis';
-import { feedBusItemsMax } from '../limits.ts';
+import { feedBusItemsMax, feedBusListenWaitMs } from '../limits.ts';
 import type { Logger } from '../logger.ts';
 import type { Database } from '../storage/database.ts';
 import type { Announcement } from './store.ts';
@@ -74,8 +74,9 @@ function postgresBus(database: Database, logger: Logger): FeedBus {
 }
 
 function redisBus(redis: Redis, channel: string, logger: Logger): FeedBus {
-  // A subscribed ioredis connection takes no other commands: the listener has its own.
-  const subscriber = redis.duplicate({ enableAutoPipelining: false, enableOfflineQueue: true });
+  // A subscribed ioredis connection takes no other commands: the listener has its own, made when a
+  // process first listens (lazyConnect), so a start-up that stops early has no connection to keep it alive.
+  const subscriber = redis.duplicate({ enableAutoPipelining: false, enableOfflineQueue: true, lazyConnect: true, maxRetriesPerRequest: null });
   subscriber.on('error', (error: Error) => logger.warn('feed bus (redis) error', { error: error.message }));
   return {
     kind: 'redis',
@@ -86,7 +87,13 @@ function redisBus(redis: Redis, channel: string, logger: Logger): FeedBus {
       subscriber.on('message', (from: string, text: string) => {
         if (from === channel) handler(decode(text, logger));
       });
-      await subscriber.subscribe(channel);
+      // The subscription waits for Redis however long it is away (maxRetriesPerRequest: null); start-up
+      // waits for it at most feedBusListenWaitMs, so a Redis that is down is reported by the start-up
+      // check (api/main.ts) instead of hanging here.
+      const subscribed = subscriber.subscribe(channel).catch((error: Error) => logger.warn('feed bus (redis) could not subscribe', { error: error.message }));
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([subscribed, new Promise((resolve) => (timer = setTimeout(resolve, feedBusListenWaitMs)))]);
+      clearTimeout(timer);
     },
     async close() {
       subscriber.disconnect();
