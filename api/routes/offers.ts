@@ -3,6 +3,8 @@
 // /o/<id>/signup_accept); the confirmation link of an accept; the operator's admin calls.
 import { z } from 'zod';
 import type { OfferError, OfferFailure, TransferFailed } from '../../engine/offers/errors.ts';
+import type { Failure } from '../../engine/ledger/errors.ts';
+import { raise as raiseLedger } from './ledger-errors.ts';
 import { paymentTypes, type OfferCaller, type OfferResult } from '../../engine/offers/service.ts';
 import {
   businessNameCharsMax, dedupIdCharsMax, designMessageRulesMax, deviceNameCharsMax, offerAcceptEmailCharsMax, offerDescriptionCharsMax,
@@ -30,7 +32,8 @@ export const offerErrors = errorTable<OfferError>({
   app_not_public: { status: 403, error: 'app_denied', description: 'signup_accept is open to public apps only.' },
 });
 
-function raise(failure: OfferFailure | TransferFailed): never {
+function raise(failure: OfferFailure | TransferFailed | Failure): never {
+  if (failure.error === 'dedup_id_reused') raiseLedger(failure as Failure);
   if (failure.error === 'transfer_failed') {
     throw new HttpError(503, { error: 'transfer_failed', error_description: failure.description, transfer: (failure as TransferFailed).transfer });
   }
@@ -318,7 +321,7 @@ export const offerRoutes: RouteDefinition[] = [
     summary: 'Accepts an offer: the stock falls and the cash moves in one transaction; 503 with the canceled transfer when the business cannot pay.',
     tags: ['offers'],
     caller: { kind: 'token', permission: 'accept_offer' },
-    errors: [403, 404, 503],
+    errors: [403, 404, 409, 503],
     input: acceptInput,
     appdata: true,
     response: acceptResponse,

@@ -7,7 +7,7 @@ import type { Core } from '../core.ts';
 import { mixedCurrencies, sumPicks, type AmountEntry } from '../ledger/allocation.ts';
 import { balanceLockKey, escrowHolder, lockBalances, movementLines, moveNotes, pickFromWallet, recordMovements, releaseEscrow, walletHolder } from '../ledger/cash.ts';
 import { failure, sendFailure, type Duplicate, type Failure } from '../ledger/errors.ts';
-import { appdataCharsMax, dedupWindowMs } from '../limits.ts';
+import { appdataCharsMax } from '../limits.ts';
 import { formatDecimal, formatMinor, positiveMoneyOf, wellFormedDecimal, type Decimal } from '../money.ts';
 import type { ProfileRecord, ProfilesService } from '../profiles/service.ts';
 import { stateFields, transfer, type TransferStateName } from './machine.ts';
@@ -18,7 +18,7 @@ import type { TransfersService } from './service.ts';
 import { expiredReleaseProblem } from '../designs/expiry.ts';
 import { holdingRulesProblem } from '../designs/rules.ts';
 import { parseUid } from '../uids.ts';
-import { capRefusalAfterMove, holdingRefusal } from './gate.ts';
+import { capRefusalAfterMove, dedupRepeat, dedupWinner, holdingRefusal, type DedupRequest } from './gate.ts';
 import * as store from './store.ts';
 
 /** A trade entry as the edge read it. */
@@ -106,20 +106,22 @@ async function start(ctx: TradesContext, input: TradeInput): Promise<TradeResult
   const refused = closedLoopRefusal(offered.value, input.closedLoopOnly);
   if (refused) return refused;
   if (appdataChars(input.appdata) > appdataCharsMax) return sendFailure([{ code: 'appdata_too_long', field_name: 'appdata', info: { max: appdataCharsMax } }]);
-  if (input.dedupId !== undefined) {
-    const existing = await store.selectDedupRow(sql, input.senderId, input.dedupId);
-    if (existing && existing.created_at.getTime() >= core.clock.now().getTime() - dedupWindowMs) return { ok: true, transferId: existing.transfer_id };
-  }
   const resolved = await ctx.transfers.resolveRecipient(input.senderId, input.recipientUid, undefined);
+  // The sender owns the key; the recipient, the currency and the amount offered make the request.
+  const dedup: DedupRequest | null = input.dedupId === undefined ? null : {
+    ownerId: input.senderId, key: input.dedupId, senderId: input.senderId, recipientId: resolved.ok ? resolved.recipient.profile?.id : undefined,
+    currency: offered.value[0].currency, amount: offered.value.reduce((total, entry) => total + entry.minor, 0n),
+  };
+  const repeat = dedup ? await dedupRepeat(sql, dedup, core.clock.now()) : null;
+  if (repeat) return repeat.ok ? { ok: true, transferId: repeat.transferId } : repeat;
   if (!resolved.ok) return resolved;
   const recipient = resolved.recipient.profile;
   if (!recipient) return sendFailure([{ code: 'recipient_not_found', field_name: 'recipient_uid', info: { reason: 'a trade needs a recipient with a wallet' } }]);
   const offer: Offer = { input, offered: offered.value, recipient, senderUid: resolved.senderUid, recipientUid: resolved.recipient.uid };
   const result = await commands.run('transfer.trade', [{ kind: 'wallet', id: input.senderId }], (unit: Unit<Failure | Duplicate>) => startIn(unit, offer));
   if (!result.ok && result.error === 'duplicate') {
-    const existing = await store.selectDedup(sql, input.senderId, input.dedupId!);
-    if (!existing) throw new Error('dedup key vanished');
-    return { ok: true, transferId: existing };
+    const winner = await dedupWinner(sql, dedup!);
+    return winner.ok ? { ok: true, transferId: winner.transferId } : winner;
   }
   return result;
 }
