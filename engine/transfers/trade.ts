@@ -4,14 +4,15 @@
 // Retraction (sender) or the accept deadline (a durable timer) returns the escrow.
 import type { Unit } from '../actors/command.ts';
 import type { Core } from '../core.ts';
-import { mixedCurrencies, sumPicks, type AmountEntry } from '../ledger/allocation.ts';
+import { mixedCurrencies, sumPicks, type AmountEntry, type Pick } from '../ledger/allocation.ts';
 import { balanceLockKey, escrowHolder, lockBalances, movementLines, moveNotes, pickFromWallet, recordMovements, releaseEscrow, walletHolder } from '../ledger/cash.ts';
 import { failure, sendFailure, type Duplicate, type Failure } from '../ledger/errors.ts';
 import { appdataCharsMax } from '../limits.ts';
 import { formatDecimal, formatMinor, positiveMoneyOf, wellFormedDecimal, type Decimal } from '../money.ts';
 import type { ProfileRecord, ProfilesService } from '../profiles/service.ts';
 import { stateFields, transfer, type TransferStateName } from './machine.ts';
-import { accepts } from './acceptance.ts';
+import { accepts, redeemedLoopsOf } from './acceptance.ts';
+import { redeemArrivedIn } from '../designs/redemption.ts';
 import { claimSend } from './claim.ts';
 import { appdataChars, closedLoopRefusal } from './input-checks.ts';
 import type { TransfersService } from './service.ts';
@@ -193,9 +194,9 @@ async function accept(ctx: TradesContext, input: AcceptTradeInput): Promise<Trad
   if (!expected.ok) throw new Error(`trade ${row.id} stored expect_amounts it cannot pay`);
   const refused = closedLoopRefusal(expected.value, input.closedLoopOnly);
   if (refused) return refused;
-  const sender = await ctx.profiles.get(sql, row.sender_id!);
+  const [sender, accepter] = await Promise.all([ctx.profiles.get(sql, row.sender_id!), ctx.profiles.get(sql, input.callerId)]);
   const locks = [{ kind: 'wallet', id: input.callerId }, { kind: 'wallet', id: row.sender_id! }, { kind: 'transfer', id: row.id }];
-  const acceptance: Acceptance = { input, row, trade, expected: expected.value, sender, settlerId };
+  const acceptance: Acceptance = { input, row, trade, expected: expected.value, sender, accepter, settlerId };
   return commands.run('transfer.accept_trade', locks, (unit: Unit<Failure>) => acceptIn(ctx, unit, acceptance));
 }
 
@@ -206,6 +207,7 @@ interface Acceptance {
   trade: { expect_amounts: TradeEntry[] };
   expected: AmountEntry[];
   sender: ProfileRecord | null;
+  accepter: ProfileRecord | null;
   settlerId: string | null;
 }
 
@@ -238,8 +240,20 @@ async function acceptIn(ctx: TradesContext, unit: Unit<Failure>, acceptance: Acc
     ...movementLines(offered, 1, 'move', senderId, input.callerId),
     ...movementLines(paid.value, 2, 'move', input.callerId, senderId),
   ], at);
+  await redeemArrivalsIn(unit, row.id, [{ profile: sender, picks: paid.value }, { profile: acceptance.accepter, picks: offered }], 3);
   unit.cancelTimer(transfer, row.id, 'trade_expire');
   const acceptedTrade = { ...trade, settler_id: acceptance.settlerId, distribution_plan_ids: input.distributionPlanIds, paid: formatMinor(sumPicks(paid.value), expected[0].currency) };
   await ctx.transfers.applyIn(unit, row.id, { type: 'transfer.trade_accept', at: at.toISOString() }, { details: { trade: acceptedTrade } });
   return { ok: true as const, transferId: row.id };
+}
+
+/** Brand cash a trade brings to a redeemer of its design leaves circulation and settles in the same command (issue 21 item 3). */
+async function redeemArrivalsIn(unit: Unit<Failure>, transferId: string, arrivals: { profile: ProfileRecord | null; picks: readonly Pick[] }[], first: number): Promise<void> {
+  let number = first;
+  for (const { profile, picks } of arrivals) {
+    if (!profile) continue;
+    const redeemed = await redeemedLoopsOf(unit.tx, profile);
+    const designIds = [...new Set(picks.filter((pick) => redeemed.has(pick.loopId) && pick.issuerId !== profile.id).map((pick) => pick.loopId))];
+    if (designIds.length > 0) number = await redeemArrivedIn(unit, { transferId, redeemerId: profile.id, designIds, number });
+  }
 }
