@@ -4,6 +4,7 @@
 // nothing (the gate's one comparison). The audit balances after each.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { wellFormedDecimal } from '../engine/money.ts';
 import type { TestApp } from './foundation-helpers.ts';
 import { issue, ledgerWorld } from './ledger-api-support.ts';
 import { ledgerFingerprint } from './ledger-support.ts';
@@ -104,6 +105,23 @@ test('POST /o/<id>/accept: a dedup_id reused for another offer or quantity is re
   }
   assert.equal(await ledgerFingerprint(server.engine), before);
   await assertAudit('offer accept dedup');
+});
+
+test('/wallet/send to a payment-code business: a repeat after the terminal took less still answers the same transfer', async () => {
+  const shop = await business('Code Shop');
+  await server.engine.services.profiles.setFlags(server.engine.sql, shop.id, { supportPaycode: true });
+  const body = { recipient_uid: `service:${shop.id}`, amounts: '0-USD-4.00', dedup_id: 'code-1' };
+  const sent = await api.post('/wallet/send', body, cafe.auth);
+  assert.is(sent.status, 200, sent.text);
+  const code = sent.body.transfer.payment_codes[0].code as string;
+  const taken = await server.engine.services.ledger.transfers.receive({ recipientId: shop.id, paycode: code, currency: 'USD', amount: wellFormedDecimal('3.50') });
+  assert.ok(taken.ok);
+  const repeat = await api.post('/wallet/send', body, cafe.auth);
+  assert.is(repeat.status, 200, repeat.text);
+  assert.is(repeat.body.transfer.id, sent.body.transfer.id);
+  const other = await api.post('/wallet/send', { ...body, amounts: '0-USD-3.50' }, cafe.auth);
+  assert.is(other.status, 409, other.text);
+  await assertAudit('payment code dedup');
 });
 
 test.run();

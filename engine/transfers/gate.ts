@@ -87,9 +87,12 @@ export async function dedupWinner(db: Queryable, request: DedupRequest): Promise
 export async function compared(db: Queryable, request: DedupRequest, transferId: string): Promise<DedupAnswer> {
   const first = await store.selectTransfer(db, transferId);
   if (!first) throw new Error(`dedup key names a missing transfer ${transferId}`);
+  // A send's payment code may since have been taken for less: the amount asked is the code's.
+  const paycode = first.workflow_type === 'profile_to_profile' && request.amount ? await store.selectPaycodeByTransfer(db, transferId) : null;
+  const asked = paycode?.amount ?? first.amount;
   const same = (request.senderId === undefined || first.sender_id === request.senderId) && (request.recipientId === undefined || first.recipient_id === request.recipientId)
     && first.currency === request.currency
-    && (request.amount === undefined || (request.amount === null ? first.amount === 0n : first.amount === request.amount));
+    && (request.amount === undefined || (request.amount === null ? first.amount === 0n : asked === request.amount));
   return same ? { ok: true, transferId } : failure('dedup_id_reused', 'this dedup_id already names another transfer of this caller');
 }
 
