@@ -12,7 +12,7 @@ import { brandPermissions, brandWorld, type Actor, type Auth } from './support/b
 
 let server: TestServer;
 let app: TestApp;
-const { api, business, customer, assertAudit, brand } = brandWorld(() => ({ server, app }));
+const { api, business, customer, assertAudit, brand } = brandWorld(() => ({ server, app }), { businessPermissions: [...brandPermissions, 'manage_received'] });
 
 let cafe: Actor;
 let books: Actor;
@@ -205,6 +205,31 @@ test('issue 21 item 3: a payment-code sale at a redeemer redeems the brand cash 
   const rows = await server.engine.sql<{ received_amount: bigint }[]>`select received_amount from receivables where transfer_id = ${sent.body.transfer.id} and profile_id = ${books.id}`;
   assert.equal(rows.map((row) => row.received_amount), [1850n], 'the sale is a row of the redeemer\'s report');
   await assertAudit('payment code at a redeemer');
+});
+
+test('issue 21 item 3: brand cash a trade brings to a redeemer (either leg) is redeemed and reported in the same command', async () => {
+  const gift = await design('Gift trades', { agreements: [[books, { redeemer: true }]] });
+  const pat = await customer();
+  await give(gift, pat, '30.00');
+  await issue(server, books.id, '50.00');
+  const trade = (from: Actor, to: Actor, amounts: string, expected: string) => api.post('/wallet/trade', {
+    recipient_uid: `service:${to.id}`, amounts: [{ loop_id: amounts, currency: 'USD', amount: '10.00' }], expect_amounts: [{ loop_id: expected, currency: 'USD', amount: '10.00' }],
+  }, from.auth);
+  const paidLeg = await trade(books, pat, '0', gift.id);
+  assert.is(paidLeg.status, 200, paidLeg.text);
+  const escrowLeg = await trade(pat, books, gift.id, '0');
+  assert.is(escrowLeg.status, 200, escrowLeg.text);
+  for (const [offered, accepter] of [[paidLeg, pat], [escrowLeg, books]] as const) {
+    const accepted = await api.post(`/t/${offered.body.transfer.id}/accept-trade`, {}, accepter.auth);
+    assert.is(accepted.status, 200, accepted.text);
+    assert.is(await brand(books.id, gift.id), '0.00', 'the redeemer holds none of the brand cash');
+    const movements = await server.engine.sql<{ action: string }[]>`select action from movements where transfer_id = ${offered.body.transfer.id} order by number, line`;
+    assert.ok(movements.some((row) => row.action === 'redeem'), 'the brand cash was redeemed');
+    const rows = await server.engine.sql<{ received_amount: bigint }[]>`select received_amount from receivables where transfer_id = ${offered.body.transfer.id} and profile_id = ${books.id}`;
+    assert.equal(rows.map((row) => row.received_amount), [1000n], 'the sale is a row of the redeemer\'s report');
+  }
+  assert.is(await brand(pat.id, gift.id), '10.00');
+  await assertAudit('trades at a redeemer');
 });
 
 test.run();

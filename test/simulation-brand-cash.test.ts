@@ -4,7 +4,7 @@
 // the customer's consent; processor sends for the senders who granted the processor a token;
 // settlements by the settler; agreements activated and deactivated; bills created, paid and canceled; expiry under an advancing clock;
 // plans edited after distribution; trades that escrow brand cash past its expiry and are retracted;
-// the distributor's sales with a closed-loop token) keep the audit balanced after every step (per
+// the distributor's sales with a closed-loop token; payment-code sales at a redeemer) keep the audit balanced after every step (per
 // loop and currency issued = held + in flight + reserved + redeemed + expired, per design the
 // reserve equals what its brand cash needs), that after every step each redemption paid or owes
 // each party exactly what the terms at its distribution promised (an independent model of the
@@ -28,6 +28,9 @@ let distributor = '';
 let redeemer = '';
 let outsider = '';
 let settler = '';
+/** A redeemer that sells through payment codes (support_paycode): its terminal takes part of each code. */
+let shop = '';
+let paycodeSales = 0;
 const designIds: string[] = [];
 const planIds: string[][] = [];
 const agreementIds: string[] = [];
@@ -64,7 +67,8 @@ test.before(async () => {
   const { engine } = harness;
   await designateIssuer(engine);
   for (let index = 0; index < 4; index++) people.push(await individual(engine));
-  [merchant, distributor, redeemer, outsider, settler] = [await business(engine), await business(engine), await business(engine), await business(engine), await business(engine)];
+  [merchant, distributor, redeemer, outsider, settler, shop] = [await business(engine), await business(engine), await business(engine), await business(engine), await business(engine), await business(engine)];
+  await engine.services.profiles.setFlags(engine.sql, shop, { supportPaycode: true });
   for (const feature of ['design_gl', 'bill']) await engine.services.profiles.addFeature(engine.sql, merchant, feature);
   await engine.services.profiles.addFeature(engine.sql, redeemer, 'pull_payment');
   for (const profileId of [merchant, distributor, settler]) await fund(engine, profileId, '100000.00');
@@ -96,6 +100,9 @@ test.before(async () => {
       agreementIds.push(agreementId);
       await designs.changeAgreement({ profileId: member }, designId, agreementId, 'activate');
     }
+    const shopAgreement = await designs.addAgreement({ profileId: merchant }, designId, { uid: `service:${shop}`, redeemer: true, distributor: false, settler: false, termsText: 'Sim', termsLink: null });
+    assert.ok(shopAgreement.ok);
+    await designs.changeAgreement({ profileId: shop }, designId, String((shopAgreement as unknown as { agreement: { id: string } }).agreement.id), 'activate');
   }
 });
 test.after(async () => harness.close());
@@ -119,6 +126,7 @@ const operationArb = fc.oneof(
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('time' as const), hours: fc.integer({ min: 1, max: 60 }) }) },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('pull' as const), design: fc.nat(), from: fc.nat(), cents: centsArb }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('settle' as const), design: fc.nat() }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('paycode' as const), design: fc.nat(), from: fc.nat(), cents: centsArb, percent: fc.integer({ min: 1, max: 100 }) }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('proc' as const), design: fc.nat(), from: fc.nat(), cents: centsArb, to: fc.constantFrom('redeemer', 'issuer', 'outsider') }) },
 );
 type Operation = typeof operationArb extends fc.Arbitrary<infer T> ? T : never;
@@ -234,6 +242,23 @@ async function apply(operation: Operation): Promise<{ ok: boolean }> {
         amounts: parseAmounts(`${designIds[operation.design % designIds.length]}-USD-${dollars(operation.cents)}`), nonServiceCurrency: 'USD', private: true, appdata: {},
       });
     }
+    case 'paycode': {
+      // A payment-code sale at a redeemer (issue 21 item 3): the customer's send waits for the code,
+      // the shop's terminal takes part of it, and that part is redeemed and settled as it lands.
+      const [customer, designId] = [people[operation.from % people.length], designIds[operation.design % designIds.length]];
+      const cents = await affordable(customer, designId, operation.cents);
+      const sent = await ledger.transfers.send({
+        senderId: customer, recipientUid: `service:${shop}`, amounts: parseAmounts(`${designId}-USD-${dollars(cents)}`),
+        private: true, nonPayment: false, requireRecipientEmail: false, appdata: {}, senderPersonalId: null, withDetail: true,
+      });
+      if (!sent.ok) return sent;
+      const code = (sent.detail!.transfer.payment_codes as { code: string }[])[0].code;
+      const taken = Math.max(1, Math.floor((cents * operation.percent) / 100));
+      const received = await ledger.transfers.receive({ recipientId: shop, paycode: code, currency: 'USD', amount: wellFormedDecimal(dollars(taken)) });
+      assert.ok(received.ok, `the shop takes ${taken} of a ${cents} code: ${JSON.stringify(received, (_key, value) => (typeof value === 'bigint' ? String(value) : value))}`);
+      paycodeSales++;
+      return received;
+    }
     case 'settle':
       return harness.engine.services.pos.settlements.settle({ designId: designIds[operation.design % designIds.length], settlerId: null, limit: 50 });
     case 'time':
@@ -330,6 +355,9 @@ test('random brand cash operations keep the audit and the reserves balanced; rej
   assert.ok(rejected > 0, 'some operations were rejected');
   for (const kind of ['distribute', 'send', 'bill', 'settleBill', 'time', 'pull', 'settle', 'proc', 'editPlan', 'trade', 'retract']) assert.ok(kinds.has(kind), `some ${kind} succeeded`);
   assert.ok(closedLoopSales > 0, 'some sales were made with a closed-loop token');
+  assert.ok(paycodeSales > 0, 'some payment-code sales were made at a redeemer');
+  const [held] = await harness.engine.sql<{ count: number }[]>`select count(*)::int as count from notes where holder_kind = 'wallet' and holder_id = ${shop} and loop_id <> '0'`;
+  assert.is(held.count, 0, 'the shop never holds the brand cash it took: it was redeemed');
   assert.ok(redemptionsChecked > 5, `checked ${redemptionsChecked} redemptions against their terms`);
 });
 

@@ -90,6 +90,7 @@ export const ledgerRoutes: RouteDefinition[] = [
     summary: 'Sends cash to a recipient UID (or an invitation, or a transfer waiting for a payment code).',
     tags: ['wallet'],
     caller: { kind: 'token', permission: 'send_cash' },
+    errors: [409],
     input: sendInput,
     appdata: true,
     response: transferAndProfileAnswer,

@@ -3,6 +3,8 @@
 // /o/<id>/signup_accept); the confirmation link of an accept; the operator's admin calls.
 import { z } from 'zod';
 import type { OfferError, OfferFailure, TransferFailed } from '../../engine/offers/errors.ts';
+import type { Failure } from '../../engine/ledger/errors.ts';
+import { raise as raiseLedger } from './ledger-errors.ts';
 import { paymentTypes, type OfferCaller, type OfferResult } from '../../engine/offers/service.ts';
 import {
   businessNameCharsMax, captchaResponseCharsMax, signupAcceptCaptchaAfterCalls, dedupIdCharsMax, designMessageRulesMax, deviceNameCharsMax, offerAcceptEmailCharsMax, offerDescriptionCharsMax,
@@ -32,7 +34,8 @@ export const offerErrors = errorTable<OfferError | 'transfer_failed'>({
   transfer_failed: { status: 503, description: 'The business could not pay; the answer carries the canceled transfer and the stock is returned.' },
 });
 
-function raise(failure: OfferFailure | TransferFailed): never {
+function raise(failure: OfferFailure | TransferFailed | Failure): never {
+  if (failure.error === 'dedup_id_reused') raiseLedger(failure as Failure);
   if (failure.error === 'transfer_failed') {
     const transfer = (failure as TransferFailed).transfer;
     throw httpError(offerErrors, 'transfer_failed', { description: failure.description, fields: transfer ? { transfer } : {} });
@@ -333,7 +336,7 @@ export const offerRoutes: RouteDefinition[] = [
     summary: 'Accepts an offer: the stock falls and the cash moves in one transaction; 503 with the canceled transfer when the business cannot pay.',
     tags: ['offers'],
     caller: { kind: 'token', permission: 'accept_offer' },
-    errors: [403, 404, 503],
+    errors: [403, 404, 409, 503],
     input: acceptInput,
     appdata: true,
     response: acceptResponse,

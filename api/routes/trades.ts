@@ -43,6 +43,7 @@ export const tradeRoutes: RouteDefinition[] = [
     summary: 'Offers cash to a recipient in exchange for the cash named in expect_amounts; the offer waits in escrow until accepted, retracted or expired.',
     tags: ['wallet'],
     caller: { kind: 'token', permission: 'send_cash' },
+    errors: [409],
     input: tradeInput,
     appdata: true,
     response: transferDetailAnswer,

@@ -10883,6 +10883,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The resource is in a state that does not allow this. The error may be: */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /**
              * @description The request body is too large. The error may be:
              *
@@ -12604,6 +12613,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The resource is in a state that does not allow this. The error may be: */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /**
              * @description The request body is too large. The error may be:
              *
@@ -12759,6 +12777,15 @@ export interface operations {
              *     - `insufficient_scope`: The access token does not carry the permission this call needs.
              */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource is in a state that does not allow this. The error may be: */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12940,6 +12967,15 @@ export interface operations {
              *     - `insufficient_scope`: The access token does not carry the permission this call needs.
              */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource is in a state that does not allow this. The error may be: */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13835,6 +13871,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The resource is in a state that does not allow this. The error may be: */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /**
              * @description The request body is too large. The error may be:
              *
@@ -14144,6 +14189,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The resource is in a state that does not allow this. The error may be: */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /**
              * @description The request body is too large. The error may be:
              *
@@ -14300,6 +14354,15 @@ export interface operations {
              *     - `not_found`: No such design (or it is not visible to this profile). Or: No such distribution plan on this design.
              */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource is in a state that does not allow this. The error may be: */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -21055,6 +21118,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The resource is in a state that does not allow this. The error may be: */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /**
              * @description The request body is too large. The error may be:
              *
@@ -21254,7 +21326,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests; slow down and retry later. The error may be: */
+            /**
+             * @description Too many requests; slow down and retry later. The error may be:
+             *
+             *     - `rate_limited`: Too many requests; try again after Retry-After seconds.
+             */
             429: {
                 headers: {
                     /** @description Seconds to wait before the next call is allowed. */

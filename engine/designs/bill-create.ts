@@ -3,7 +3,7 @@
 import type { Unit } from '../actors/command.ts';
 import { openLoopId } from '../ledger/allocation.ts';
 import { duplicate, type Duplicate } from '../ledger/errors.ts';
-import { authorityRefusal } from '../transfers/gate.ts';
+import { authorityRefusal, dedupRepeat, dedupWinner, type DedupRequest } from '../transfers/gate.ts';
 import { billPaymentWaitMs, billReminderIntervalMs, dedupWindowMs } from '../limits.ts';
 import { canonicalUidOf, personNameProblem } from '../profiles/names.ts';
 import { stateFields, transfer, type TransferStateName } from '../transfers/machine.ts';
@@ -100,20 +100,21 @@ export async function createBill(ctx: CirculationContext, input: BillInput): Pro
   if ('error' in terms) return terms;
   const refused = authorityRefusal({ closedLoopOnly: input.closedLoopOnly === true }, billPaysOpenLoop(terms, input.callerId) ? [openLoopId] : [], 'distribution_plan_id');
   if (refused) return refused;
-  if (input.dedupId !== undefined) {
-    const existing = await transferStore.selectDedup(ctx.sql, input.callerId, input.dedupId);
-    if (existing) return { ok: true, transferId: existing, duplicate: true };
-  }
   const merchant = await ctx.profiles.get(ctx.sql, input.callerId);
   if (!merchant) throw new Error(`the billing merchant ${input.callerId} does not exist`);
   const customer = await customerOf(ctx, input, merchant.site);
+  // The merchant owns the key; the customer (when known already), the currency and the amount make the request.
+  const dedup: DedupRequest | null = input.dedupId === undefined ? null : {
+    ownerId: input.callerId, key: input.dedupId, senderId: customer.id ?? undefined, recipientId: input.callerId, currency: terms.design.currency, amount: terms.amount,
+  };
+  const repeat = dedup ? await dedupRepeat(ctx.sql, dedup, ctx.core.clock.now()) : null;
+  if (repeat) return repeat.ok ? { ...repeat, duplicate: true } : repeat;
   if (customer.problem) return customer.problem;
   const locks = [{ kind: designKind.kind, id: terms.design.id }, { kind: 'wallet', id: input.callerId }];
   const result = await ctx.commands.run('design.bill', locks, (unit: Unit<Duplicate>) => billIn(ctx, unit, input, terms, customer.id, { title: merchant.title ?? null, site: merchant.site }));
   if (!result.ok) {
-    const again = await transferStore.selectDedup(ctx.sql, input.callerId, input.dedupId!);
-    if (!again) throw new Error('dedup key vanished');
-    return { ok: true, transferId: again, duplicate: true };
+    const winner = await dedupWinner(ctx.sql, dedup!);
+    return winner.ok ? { ...winner, duplicate: true } : winner;
   }
   return result;
 }

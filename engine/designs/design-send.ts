@@ -7,6 +7,7 @@ import * as ledgerStore from '../ledger/store.ts';
 import { dedupWindowMs } from '../limits.ts';
 import { stateFields, transfer, type TransferStateName } from '../transfers/machine.ts';
 import * as transferStore from '../transfers/store.ts';
+import { dedupRepeat, dedupWinner, type DedupRequest } from '../transfers/gate.ts';
 import { issueTerms, type IssueTerms } from './access.ts';
 import type { DesignSendInput, DesignSendResult } from './circulation.ts';
 import type { CirculationContext } from './context.ts';
@@ -67,11 +68,12 @@ export async function send(ctx: CirculationContext, input: DesignSendInput): Pro
   const checked = await checkedSend(ctx, input);
   if ('error' in checked) return checked;
   const { design, plan, amount } = checked;
-  const [existing, resolved] = await Promise.all([
-    input.dedupId === undefined ? null : transferStore.selectDedup(ctx.sql, input.callerId, input.dedupId),
-    ctx.transfers.resolveRecipient(input.callerId, input.recipientUid, undefined),
-  ]);
-  if (existing) return { ok: true, transferId: existing, duplicate: true };
+  const resolved = await ctx.transfers.resolveRecipient(input.callerId, input.recipientUid, undefined);
+  const dedup: DedupRequest | null = input.dedupId === undefined ? null : {
+    ownerId: input.callerId, key: input.dedupId, senderId: input.callerId, recipientId: resolved.ok ? resolved.recipient.profile?.id : undefined, currency: design.currency, amount,
+  };
+  const repeat = dedup ? await dedupRepeat(ctx.sql, dedup, ctx.core.clock.now()) : null;
+  if (repeat) return repeat.ok ? { ...repeat, duplicate: true } : repeat;
   if (!resolved.ok) return resolved;
   const recipient = resolved.recipient.profile;
   if (!recipient) return sendFailure([{ code: 'recipient_not_found', field_name: 'recipient_uid', info: { reason: 'brand cash is sent to existing profiles only' } }]);
@@ -89,9 +91,8 @@ export async function send(ctx: CirculationContext, input: DesignSendInput): Pro
   const lockRefs = [{ kind: designKind.kind, id: design.id }, { kind: 'wallet', id: input.callerId }];
   const result = await ctx.commands.run('design.send', lockRefs, (unit: Unit<Duplicate | DesignFailure | Failure>) => sendIn(unit, input, checked, { profile: recipient, uid: resolved.recipient.uid }), { shared: { rows: balanceRowLocks, keys: balanceKeys } });
   if (!result.ok && result.error === 'duplicate') {
-    const again = await transferStore.selectDedup(ctx.sql, input.callerId, input.dedupId!);
-    if (!again) throw new Error('dedup key vanished');
-    return { ok: true, transferId: again, duplicate: true };
+    const winner = await dedupWinner(ctx.sql, dedup!);
+    return winner.ok ? { ...winner, duplicate: true } : winner;
   }
   return result;
 }

@@ -4,12 +4,13 @@
 import type { Unit } from '../actors/command.ts';
 import { designKind } from '../designs/machine.ts';
 import { randomSecret, secretHash } from '../ids.ts';
-import { duplicate } from '../ledger/errors.ts';
+import { duplicate, failure } from '../ledger/errors.ts';
 import * as ledgerStore from '../ledger/store.ts';
 import { offerConfirmCodeBytes } from '../limits.ts';
 import { formatMinor } from '../money.ts';
 import { wallet } from '../profiles/machine.ts';
 import { stateFields, transfer, type TransferStateName } from '../transfers/machine.ts';
+import { compared } from '../transfers/gate.ts';
 import * as transferStore from '../transfers/store.ts';
 import { requestConfirmationIn } from './confirmation.ts';
 import type { OffersContext } from './context.ts';
@@ -89,7 +90,7 @@ export async function acceptIn(ctx: OffersContext, unit: Unit<AcceptRefusal>, pr
 export async function accept(ctx: OffersContext, input: AcceptInput): Promise<AcceptResult> {
   if (input.dedupId !== undefined) {
     const existing = await store.selectAcceptanceByDedup(ctx.sql, input.accepterId, input.dedupId);
-    if (existing) return answer(ctx, input.accepterId, existing.transfer_id, existing.state === 'confirming');
+    if (existing) return repeatOf(ctx, input, existing);
   }
   const ready = await prepareAccept(ctx, input);
   if (!ready.ok) return ready;
@@ -102,8 +103,20 @@ export async function accept(ctx: OffersContext, input: AcceptInput): Promise<Ac
   if (outcome.error === 'duplicate') {
     const existing = await store.selectAcceptanceByDedup(ctx.sql, input.accepterId, input.dedupId!);
     if (!existing) throw new Error('dedup key vanished');
-    return answer(ctx, input.accepterId, existing.transfer_id, existing.state === 'confirming');
+    return repeatOf(ctx, input, existing);
   }
   if (outcome.error === 'payout') return failedTransfer(ctx, offer, input.accepterId, input.quantity, outcome.failure);
   return outcome;
+}
+
+/** A repeated dedup_id: the first accept when it is the same request (the same offer, and the gate's comparison), else 409. */
+async function repeatOf(ctx: OffersContext, input: AcceptInput, existing: store.AcceptanceRow): Promise<AcceptResult> {
+  const offer = existing.offer_id === input.offerId ? await store.selectOffer(ctx.sql, input.offerId) : null;
+  const request = offer && {
+    ownerId: input.accepterId, key: input.dedupId!, senderId: offer.profile_id, recipientId: input.accepterId, currency: offer.currency, amount: offer.amount * BigInt(input.quantity),
+  };
+  const same = request ? await compared(ctx.sql, request, existing.transfer_id) : null;
+  if (!same) return failure('dedup_id_reused', 'this dedup_id already names another accept of this profile');
+  if (!same.ok) return same;
+  return answer(ctx, input.accepterId, existing.transfer_id, existing.state === 'confirming');
 }

@@ -1,7 +1,7 @@
 // What the offers service takes and answers; service.ts re-exports all of it, so the routes and
 // the tests import these from there.
 import type { OfferFailure, PayoutRefused, TransferFailed } from './errors.ts';
-import type { Duplicate } from '../ledger/errors.ts';
+import type { Duplicate, Failure } from '../ledger/errors.ts';
 import type { Decimal } from '../money.ts';
 import type { FindInput } from './search.ts';
 import type { PaymentType } from './store.ts';
@@ -75,7 +75,8 @@ export interface AcceptInput {
 /** What an accept's command may reject with: a refusal, a repeated dedup_id, or a business that cannot pay. */
 export type AcceptRefusal = OfferFailure | Duplicate | PayoutRefused;
 
-export type AcceptResult = { ok: true; transfer: Json; confirming: boolean; profile: Json | null; accepterId: string } | OfferFailure | TransferFailed;
+/** A dedup_id reused for another request answers the ledger's 409 dedup_id_reused (the gate's comparison). */
+export type AcceptResult = { ok: true; transfer: Json; confirming: boolean; profile: Json | null; accepterId: string } | OfferFailure | TransferFailed | Failure;
 
 export interface SignupAcceptInput extends Omit<AcceptInput, 'accepterId' | 'dedupId' | 'messageRules' | 'appdata'> {
   clientId: string;

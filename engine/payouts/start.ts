@@ -7,11 +7,12 @@ import { openLoopId, sumPicks, type Pick } from '../ledger/allocation.ts';
 import { escrowHolder, pickFromWallet, walletHolder } from '../ledger/cash.ts';
 import { failure, sendFailure, type Duplicate, type Failure } from '../ledger/errors.ts';
 import * as ledgerStore from '../ledger/store.ts';
-import { appdataCharsMax, dedupWindowMs } from '../limits.ts';
+import { appdataCharsMax } from '../limits.ts';
 import { formatMinor } from '../money.ts';
 import { stateFields, transfer, type TransferStateName } from '../transfers/machine.ts';
 import { appdataChars } from '../transfers/service.ts';
 import { claimSend } from '../transfers/claim.ts';
+import { dedupRepeat, dedupWinner, type DedupRequest } from '../transfers/gate.ts';
 import * as transferStore from '../transfers/store.ts';
 import { redactAccountNumber, type AccountInput } from './accounts.ts';
 import type { PayoutsContext } from './context.ts';
@@ -53,17 +54,19 @@ interface Escrowed {
 export async function startPayout(ctx: PayoutsContext, input: PayoutSendInput, plan: PayoutPlan): Promise<PayoutResult> {
   const { sql, commands } = ctx.core;
   if (appdataChars(input.appdata) > appdataCharsMax) return sendFailure([{ code: 'appdata_too_long', field_name: 'appdata', info: { max: appdataCharsMax } }]);
-  if (input.dedupId !== undefined) {
-    const existing = await transferStore.selectDedupRow(sql, input.profileId, input.dedupId);
-    if (existing && existing.created_at.getTime() >= ctx.core.clock.now().getTime() - dedupWindowMs) return { ok: true, transferId: existing.transfer_id, duplicate: true };
-  }
+  // The sender owns the key; the account (when registered), the currency and the amount make the request.
+  const dedup: DedupRequest | null = input.dedupId === undefined ? null : {
+    ownerId: input.profileId, key: input.dedupId, senderId: input.profileId, recipientId: 'new' in plan.account ? undefined : plan.account.id,
+    currency: plan.currency, amount: plan.serials ? undefined : plan.sendAmount,
+  };
+  const repeat = dedup ? await dedupRepeat(sql, dedup, ctx.core.clock.now()) : null;
+  if (repeat) return repeat.ok ? { ...repeat, duplicate: true } : repeat;
   const feeRecipient = plan.fee > 0n ? await ctx.ledger.issuer(sql) : null;
   if (plan.fee > 0n && !feeRecipient) return failure('no_issuer', 'fees need a designated issuer profile to receive them');
   const result = await commands.run('payout.send', [{ kind: 'wallet', id: input.profileId }], (unit: Unit<Failure | Duplicate>) => escrowPayout(unit, input, plan, feeRecipient));
   if (!result.ok && result.error === 'duplicate') {
-    const existing = await transferStore.selectDedup(sql, input.profileId, input.dedupId!);
-    if (!existing) throw new Error('dedup key vanished');
-    return { ok: true, transferId: existing, duplicate: true };
+    const winner = await dedupWinner(sql, dedup!);
+    return winner.ok ? { ...winner, duplicate: true } : winner;
   }
   return result;
 }

@@ -79,7 +79,7 @@ function dedupRequestOf(kind: 'pull' | 'processor', parties: Parties, input: Pay
   const amount = parsed.entries ? parsed.entries.reduce((total, entry) => total + entry.minor, 0n) : null;
   const currency = parsed.entries?.[0].currency ?? parsed.nonService?.currency ?? '';
   // Serial numbers name notes, not an amount: the parties and the currency make the request.
-  return { ownerId: parties.dedupOwner, key: `${kind}:${input.dedupId}`, senderId: parties.sender.id, recipientId: parties.recipient.id, currency, amount: parsed.serials ? null : amount };
+  return { ownerId: parties.dedupOwner, key: `${kind}:${input.dedupId}`, senderId: parties.sender.id, recipientId: parties.recipient.id, currency, amount: parsed.serials ? undefined : amount };
 }
 
 /** The command body of a payment: the gate's rungs in order, then the payment's own writes. */

@@ -54,11 +54,13 @@ export function walletStatesRefusal(senderState: string | null, recipientState: 
 export interface DedupRequest {
   ownerId: string;
   key: string;
-  senderId: string;
-  recipientId: string | null;
+  /** The sender asked for; undefined when the request names no profile yet (a bill to a customer it creates). */
+  senderId: string | undefined;
+  /** The recipient asked for; undefined when the request names no profile yet (an invitation, a bill's new customer). */
+  recipientId: string | null | undefined;
   currency: string;
-  /** The amount asked for; null when the request names none (its transfer moved nothing). */
-  amount: bigint | null;
+  /** The amount asked for; null when the request names none (its transfer moved nothing); undefined when not known before the move (serial numbers). */
+  amount: bigint | null | undefined;
 }
 
 /** What a dedup key already answers: the first transfer, or a refusal when the request differs. */
@@ -78,11 +80,19 @@ export async function dedupWinner(db: Queryable, request: DedupRequest): Promise
   return compared(db, request, transferId);
 }
 
-async function compared(db: Queryable, request: DedupRequest, transferId: string): Promise<DedupAnswer> {
+/**
+ * Rung 3, the one comparison every path that takes a dedup_id uses: the first transfer answers a
+ * repeat of the same request (parties, currency, amount); any other request is refused.
+ */
+export async function compared(db: Queryable, request: DedupRequest, transferId: string): Promise<DedupAnswer> {
   const first = await store.selectTransfer(db, transferId);
   if (!first) throw new Error(`dedup key names a missing transfer ${transferId}`);
-  const same = first.sender_id === request.senderId && first.recipient_id === request.recipientId && first.currency === request.currency
-    && (request.amount === null ? first.amount === 0n : first.amount === request.amount);
+  // A send's payment code may since have been taken for less: the amount asked is the code's.
+  const paycode = first.workflow_type === 'profile_to_profile' && request.amount ? await store.selectPaycodeByTransfer(db, transferId) : null;
+  const asked = paycode?.amount ?? first.amount;
+  const same = (request.senderId === undefined || first.sender_id === request.senderId) && (request.recipientId === undefined || first.recipient_id === request.recipientId)
+    && first.currency === request.currency
+    && (request.amount === undefined || (request.amount === null ? first.amount === 0n : asked === request.amount));
   return same ? { ok: true, transferId } : failure('dedup_id_reused', 'this dedup_id already names another transfer of this caller');
 }
 

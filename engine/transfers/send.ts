@@ -11,7 +11,7 @@ import type { InvitationInvalid } from '../invitations/errors.ts';
 import type { ReadyCode } from '../passwords.ts';
 import { accepts, redeemedLoopsOf } from './acceptance.ts';
 import type { TransfersContext } from './context.ts';
-import { capRefusalAfterMove, holdingRefusal } from './gate.ts';
+import { capRefusalAfterMove, dedupRepeat, dedupWinner, holdingRefusal, type DedupRequest } from './gate.ts';
 import { appdataChars, closedLoopRefusal } from './input-checks.ts';
 import type { WaitFor } from './machine.ts';
 import { planSend, type SendLoaded } from './plan.ts';
@@ -85,10 +85,14 @@ export async function send(ctx: TransfersContext, input: SendInput): Promise<Sen
   }
   // The dedup key and the recipient are read together; a repeat answers before the recipient counts.
   const [existing, resolved] = await Promise.all([
-    input.dedupId === undefined ? null : findDuplicate(ctx, input.senderId, input.dedupId),
+    input.dedupId === undefined ? null : store.selectDedupRow(sql, input.senderId, input.dedupId),
     resolveRecipient(ctx, input.senderId, input.recipientUid, input.senderUid),
   ]);
-  if (existing) return { ok: true, transferId: existing, duplicate: true };
+  const dedup = dedupRequestOf(input, amounts.value, serials.value !== null, resolved.ok ? resolved.recipient.profile : null);
+  if (existing && dedup) {
+    const repeat = await dedupRepeat(sql, dedup, ctx.core.clock.now());
+    if (repeat) return repeat.ok ? { ...repeat, duplicate: true } : repeat;
+  }
   if (!resolved.ok) return resolved;
   const recipient = resolved.recipient.profile;
   const redeemed = await redeemedLoopsOf(sql, recipient);
@@ -110,11 +114,18 @@ export async function send(ctx: TransfersContext, input: SendInput): Promise<Sen
     return sendFailure([{ code: 'recipient_not_found', field_name: 'recipient_uid', info: { invalid: result.invalid ?? null } }]);
   }
   if (!result.ok && result.error === 'duplicate') {
-    const existing = await store.selectDedup(sql, input.senderId, input.dedupId!);
-    if (!existing) throw new Error('dedup key vanished');
-    return { ok: true, transferId: existing, duplicate: true };
+    const winner = await dedupWinner(sql, dedup!);
+    return winner.ok ? { ...winner, duplicate: true } : winner;
   }
   return result;
+}
+
+/** The send's dedup key, owned by the sender: the parties, the currency and the amount make the request. */
+function dedupRequestOf(input: SendInput, entries: readonly AmountEntry[], bySerials: boolean, recipient: ProfileRecord | null): DedupRequest | null {
+  if (input.dedupId === undefined) return null;
+  // Serial numbers name notes, not an amount; an invited recipient has no profile yet.
+  const amount = bySerials ? undefined : entries.reduce((total, entry) => total + entry.minor, 0n);
+  return { ownerId: input.senderId, key: input.dedupId, senderId: input.senderId, recipientId: recipient?.id, currency: entries[0].currency, amount };
 }
 
 /** What the transfer waits for: an invited recipient, a business's payment code, or nothing. */
@@ -123,12 +134,6 @@ async function waitForOf(ctx: TransfersContext, input: SendInput, recipient: Pro
   if (input.requireRecipientEmail && !(await ctx.profiles.confirmedUids(ctx.core.sql, recipient.id)).some((uid) => uid.startsWith('email:'))) return 'invite';
   if (!recipient.isIndividual && recipient.supportPaycode) return 'paycode';
   return 'none';
-}
-
-async function findDuplicate(ctx: TransfersContext, senderId: string, dedupId: string): Promise<string | null> {
-  const rows = await store.selectDedupRow(ctx.core.sql, senderId, dedupId);
-  if (!rows) return null;
-  return rows.created_at.getTime() >= ctx.core.clock.now().getTime() - dedupWindowMs ? rows.transfer_id : null;
 }
 
 /** The send's command body: load, plan, check the holding rules, write. */

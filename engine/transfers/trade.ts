@@ -4,21 +4,22 @@
 // Retraction (sender) or the accept deadline (a durable timer) returns the escrow.
 import type { Unit } from '../actors/command.ts';
 import type { Core } from '../core.ts';
-import { mixedCurrencies, sumPicks, type AmountEntry } from '../ledger/allocation.ts';
+import { mixedCurrencies, sumPicks, type AmountEntry, type Pick } from '../ledger/allocation.ts';
 import { balanceLockKey, escrowHolder, lockBalances, movementLines, moveNotes, pickFromWallet, recordMovements, releaseEscrow, walletHolder } from '../ledger/cash.ts';
 import { failure, sendFailure, type Duplicate, type Failure } from '../ledger/errors.ts';
-import { appdataCharsMax, dedupWindowMs } from '../limits.ts';
+import { appdataCharsMax } from '../limits.ts';
 import { formatDecimal, formatMinor, positiveMoneyOf, wellFormedDecimal, type Decimal } from '../money.ts';
 import type { ProfileRecord, ProfilesService } from '../profiles/service.ts';
 import { stateFields, transfer, type TransferStateName } from './machine.ts';
-import { accepts } from './acceptance.ts';
+import { accepts, redeemedLoopsOf } from './acceptance.ts';
+import { redeemArrivedIn } from '../designs/redemption.ts';
 import { claimSend } from './claim.ts';
 import { appdataChars, closedLoopRefusal } from './input-checks.ts';
 import type { TransfersService } from './service.ts';
 import { expiredReleaseProblem } from '../designs/expiry.ts';
 import { holdingRulesProblem } from '../designs/rules.ts';
 import { parseUid } from '../uids.ts';
-import { capRefusalAfterMove, holdingRefusal } from './gate.ts';
+import { capRefusalAfterMove, dedupRepeat, dedupWinner, holdingRefusal, type DedupRequest } from './gate.ts';
 import * as store from './store.ts';
 
 /** A trade entry as the edge read it. */
@@ -106,20 +107,22 @@ async function start(ctx: TradesContext, input: TradeInput): Promise<TradeResult
   const refused = closedLoopRefusal(offered.value, input.closedLoopOnly);
   if (refused) return refused;
   if (appdataChars(input.appdata) > appdataCharsMax) return sendFailure([{ code: 'appdata_too_long', field_name: 'appdata', info: { max: appdataCharsMax } }]);
-  if (input.dedupId !== undefined) {
-    const existing = await store.selectDedupRow(sql, input.senderId, input.dedupId);
-    if (existing && existing.created_at.getTime() >= core.clock.now().getTime() - dedupWindowMs) return { ok: true, transferId: existing.transfer_id };
-  }
   const resolved = await ctx.transfers.resolveRecipient(input.senderId, input.recipientUid, undefined);
+  // The sender owns the key; the recipient, the currency and the amount offered make the request.
+  const dedup: DedupRequest | null = input.dedupId === undefined ? null : {
+    ownerId: input.senderId, key: input.dedupId, senderId: input.senderId, recipientId: resolved.ok ? resolved.recipient.profile?.id : undefined,
+    currency: offered.value[0].currency, amount: offered.value.reduce((total, entry) => total + entry.minor, 0n),
+  };
+  const repeat = dedup ? await dedupRepeat(sql, dedup, core.clock.now()) : null;
+  if (repeat) return repeat.ok ? { ok: true, transferId: repeat.transferId } : repeat;
   if (!resolved.ok) return resolved;
   const recipient = resolved.recipient.profile;
   if (!recipient) return sendFailure([{ code: 'recipient_not_found', field_name: 'recipient_uid', info: { reason: 'a trade needs a recipient with a wallet' } }]);
   const offer: Offer = { input, offered: offered.value, recipient, senderUid: resolved.senderUid, recipientUid: resolved.recipient.uid };
   const result = await commands.run('transfer.trade', [{ kind: 'wallet', id: input.senderId }], (unit: Unit<Failure | Duplicate>) => startIn(unit, offer));
   if (!result.ok && result.error === 'duplicate') {
-    const existing = await store.selectDedup(sql, input.senderId, input.dedupId!);
-    if (!existing) throw new Error('dedup key vanished');
-    return { ok: true, transferId: existing };
+    const winner = await dedupWinner(sql, dedup!);
+    return winner.ok ? { ok: true, transferId: winner.transferId } : winner;
   }
   return result;
 }
@@ -191,9 +194,9 @@ async function accept(ctx: TradesContext, input: AcceptTradeInput): Promise<Trad
   if (!expected.ok) throw new Error(`trade ${row.id} stored expect_amounts it cannot pay`);
   const refused = closedLoopRefusal(expected.value, input.closedLoopOnly);
   if (refused) return refused;
-  const sender = await ctx.profiles.get(sql, row.sender_id!);
+  const [sender, accepter] = await Promise.all([ctx.profiles.get(sql, row.sender_id!), ctx.profiles.get(sql, input.callerId)]);
   const locks = [{ kind: 'wallet', id: input.callerId }, { kind: 'wallet', id: row.sender_id! }, { kind: 'transfer', id: row.id }];
-  const acceptance: Acceptance = { input, row, trade, expected: expected.value, sender, settlerId };
+  const acceptance: Acceptance = { input, row, trade, expected: expected.value, sender, accepter, settlerId };
   return commands.run('transfer.accept_trade', locks, (unit: Unit<Failure>) => acceptIn(ctx, unit, acceptance));
 }
 
@@ -204,6 +207,7 @@ interface Acceptance {
   trade: { expect_amounts: TradeEntry[] };
   expected: AmountEntry[];
   sender: ProfileRecord | null;
+  accepter: ProfileRecord | null;
   settlerId: string | null;
 }
 
@@ -236,8 +240,20 @@ async function acceptIn(ctx: TradesContext, unit: Unit<Failure>, acceptance: Acc
     ...movementLines(offered, 1, 'move', senderId, input.callerId),
     ...movementLines(paid.value, 2, 'move', input.callerId, senderId),
   ], at);
+  await redeemArrivalsIn(unit, row.id, [{ profile: sender, picks: paid.value }, { profile: acceptance.accepter, picks: offered }], 3);
   unit.cancelTimer(transfer, row.id, 'trade_expire');
   const acceptedTrade = { ...trade, settler_id: acceptance.settlerId, distribution_plan_ids: input.distributionPlanIds, paid: formatMinor(sumPicks(paid.value), expected[0].currency) };
   await ctx.transfers.applyIn(unit, row.id, { type: 'transfer.trade_accept', at: at.toISOString() }, { details: { trade: acceptedTrade } });
   return { ok: true as const, transferId: row.id };
+}
+
+/** Brand cash a trade brings to a redeemer of its design leaves circulation and settles in the same command (issue 21 item 3). */
+async function redeemArrivalsIn(unit: Unit<Failure>, transferId: string, arrivals: { profile: ProfileRecord | null; picks: readonly Pick[] }[], first: number): Promise<void> {
+  let number = first;
+  for (const { profile, picks } of arrivals) {
+    if (!profile) continue;
+    const redeemed = await redeemedLoopsOf(unit.tx, profile);
+    const designIds = [...new Set(picks.filter((pick) => redeemed.has(pick.loopId) && pick.issuerId !== profile.id).map((pick) => pick.loopId))];
+    if (designIds.length > 0) number = await redeemArrivedIn(unit, { transferId, redeemerId: profile.id, designIds, number });
+  }
 }

@@ -180,6 +180,10 @@ export function transferDetailJson(
   body.alarms = row.details.alarms ?? [];
   body.message = row.message ?? '';
   if (row.message_subject !== null) body.message_subject = row.message_subject;
-  for (const key of detailKeys) if (row.details[key] !== undefined) body[key] = row.details[key];
+  // A receipt without total_due or total_tax stores null for them: the TransferDetail omits them.
+  for (const key of detailKeys) {
+    const value = row.details[key];
+    if (value !== undefined && !(value === null && (key === 'total_due' || key === 'total_tax'))) body[key] = value;
+  }
   return body;
 }
