@@ -43,13 +43,18 @@ async function settle(): Promise<void> {
 }
 
 /** Waits for a frame showing text: each new frame is checked as it is drawn, up to the timeout. */
+/** A frame as the merchant reads it: colour and style codes dropped (ink colours when the environment lets it). */
+function plain(frame: string | undefined): string {
+  return (frame ?? '').replace(/\u001b\[[0-9;]*m/g, '');
+}
+
 async function waitFor(frame: () => string | undefined, text: string | RegExp, timeoutMs = 10_000): Promise<string> {
   const deadline = performance.now() + timeoutMs;
   for (;;) {
-    const now = frame() ?? '';
+    const now = plain(frame());
     if (typeof text === 'string' ? now.includes(text) : text.test(now)) {
       await settle();
-      return frame() ?? now;
+      return plain(frame()) || now;
     }
     if (performance.now() > deadline) throw new Error(`timed out waiting for ${text}; screen:\n${now}`);
     // The next frame may wait for the server: look again shortly.
