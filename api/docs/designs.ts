@@ -8,13 +8,13 @@ export const designDocs: OperationDocs = {
     description:
       "A merchant with the bill feature bills a customer for brand cash of a gl_design: the bill waits up to 14 days, with reminders, for payment; paid, the brand cash issues to the customer. Answers the TransferDetail.",
     example: { designId: '1234567890', amount: '25.00', distribution_plan_id: '2345678901', sender_uid: 'sam@example.com' },
-    errors: [...pick(designErrors, 'design_not_found', 'design_forbidden', 'feature_required', 'plan_not_found'), ...pick(ledgerErrors, 'send_failed')],
+    errors: [...pick(designErrors, 'design_not_found', 'design_forbidden', 'feature_required', 'plan_not_found'), ...pick(ledgerErrors, 'send_failed'), ...pick(ledgerErrors, 'dedup_id_reused')],
   },
   postDesignSend: {
     description:
       "Issues brand cash of a gl_design to a recipient under a distribution plan; the caller is the issuer or an active distributor. Answers the TransferDetail.",
     example: { designId: '1234567890', recipient_uid: 'sam@example.com', distribution_plan_id: '2345678901', amount: '10.00' },
-    errors: [...pick(designErrors, 'design_not_found', 'design_forbidden', 'plan_not_found'), ...pick(ledgerErrors, 'send_failed')],
+    errors: [...pick(designErrors, 'design_not_found', 'design_forbidden', 'plan_not_found'), ...pick(ledgerErrors, 'send_failed'), ...pick(ledgerErrors, 'dedup_id_reused')],
   },
   postDesignCreate: {
     description:

@@ -13,7 +13,7 @@ export const ledgerDocs: OperationDocs = {
     description:
       "Sends cash to a recipient UID. amounts names loop, currency and amount ('0-USD-10.00' is open loop US dollars); a UID without a wallet gets an invitation transfer that waits for them. dedup_id makes a retry answer the first transfer. Answers the TransferDetail; a refusal is 400 send_failed with send_errors naming each problem (insufficient_funds, cash_not_accepted ...).",
     example: { recipient_uid: 'sam@example.com', amounts: '0-USD-10.00', dedup_id: 'order-1001' },
-    errors: [...pick(ledgerErrors, 'send_failed', 'named_profile_not_found', 'named_plan_not_found')],
+    errors: [...pick(ledgerErrors, 'send_failed', 'named_profile_not_found', 'named_plan_not_found'), ...pick(ledgerErrors, 'dedup_id_reused')],
   },
   postWalletReceive: {
     description:

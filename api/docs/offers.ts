@@ -51,7 +51,7 @@ export const offerDocs: OperationDocs = {
     description:
       "Accepts an offer: the stock falls and the cash moves to the acceptor in one transaction. An offer that requires confirmation waits for the emailed link. When the business cannot pay, the answer is 503 transfer_failed with the canceled transfer.",
     example: { offerId: '1234567890', option_id: 'o1' },
-    errors: [...pick(offerErrors, 'offer_not_found', 'transfer_failed', 'offer_forbidden', 'offer_closed', 'offer_not_available', 'sold_out', 'paycard_not_supported'), ...pick(ledgerErrors, 'send_failed')],
+    errors: [...pick(offerErrors, 'offer_not_found', 'transfer_failed', 'offer_forbidden', 'offer_closed', 'offer_not_available', 'sold_out', 'paycard_not_supported'), ...pick(ledgerErrors, 'send_failed'), ...pick(ledgerErrors, 'dedup_id_reused')],
   },
   postOfferSignupAccept: {
     description:

@@ -7,7 +7,7 @@ export const tradeDocs: OperationDocs = {
     description:
       "Offers cash to a recipient in exchange for other cash (expect_amounts); the offered cash waits in escrow until the recipient accepts, the sender retracts, or accept_expire_seconds pass. Answers the TransferDetail.",
     example: { recipient_uid: 'sam@example.com', amounts: [{ loop_id: '0', currency: 'USD', amount: '10.00' }], expect_amounts: [{ loop_id: '1234567890', currency: 'USD', amount: '10.00' }] },
-    errors: [...pick(ledgerErrors, 'send_failed', 'named_profile_not_found', 'named_plan_not_found')],
+    errors: [...pick(ledgerErrors, 'send_failed', 'named_profile_not_found', 'named_plan_not_found'), ...pick(ledgerErrors, 'dedup_id_reused')],
   },
   postTransferAcceptTrade: {
     description:

@@ -10883,7 +10883,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The resource is in a state that does not allow this. The error may be: */
+            /**
+             * @description The resource is in a state that does not allow this. The error may be:
+             *
+             *     - `dedup_id_reused`: This dedup_id already names another transfer of this caller (other parties or amounts).
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -12613,7 +12617,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The resource is in a state that does not allow this. The error may be: */
+            /**
+             * @description The resource is in a state that does not allow this. The error may be:
+             *
+             *     - `dedup_id_reused`: This dedup_id already names another transfer of this caller (other parties or amounts).
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -12784,7 +12792,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The resource is in a state that does not allow this. The error may be: */
+            /**
+             * @description The resource is in a state that does not allow this. The error may be:
+             *
+             *     - `dedup_id_reused`: This dedup_id already names another transfer of this caller (other parties or amounts).
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -12974,7 +12986,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The resource is in a state that does not allow this. The error may be: */
+            /**
+             * @description The resource is in a state that does not allow this. The error may be:
+             *
+             *     - `dedup_id_reused`: This dedup_id already names another transfer of this caller (other parties or amounts).
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13871,7 +13887,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The resource is in a state that does not allow this. The error may be: */
+            /**
+             * @description The resource is in a state that does not allow this. The error may be:
+             *
+             *     - `dedup_id_reused`: This dedup_id already names another transfer of this caller (other parties or amounts).
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -14189,7 +14209,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The resource is in a state that does not allow this. The error may be: */
+            /**
+             * @description The resource is in a state that does not allow this. The error may be:
+             *
+             *     - `dedup_id_reused`: This dedup_id already names another transfer of this caller (other parties or amounts).
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -14361,7 +14385,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The resource is in a state that does not allow this. The error may be: */
+            /**
+             * @description The resource is in a state that does not allow this. The error may be:
+             *
+             *     - `dedup_id_reused`: This dedup_id already names another transfer of this caller (other parties or amounts).
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -21118,7 +21146,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The resource is in a state that does not allow this. The error may be: */
+            /**
+             * @description The resource is in a state that does not allow this. The error may be:
+             *
+             *     - `dedup_id_reused`: This dedup_id already names another transfer of this caller (other parties or amounts).
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
