@@ -515,3 +515,6 @@ export const feedCatchUpOverlapMs = 20_000;
 
 /** How long start-up waits for the receive feed's Redis subscription before going on (a Redis that is down is then reported by the start-up check). */
 export const feedBusListenWaitMs = 3_000;
+/** A receipt's announcement on the feed bus is retried this many times, from this first wait doubling (about 8 s in all). */
+export const feedAnnounceAttemptsMax = 6;
+export const feedAnnounceBackoffBaseMs = 250;

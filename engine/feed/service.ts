@@ -3,7 +3,7 @@
 // (api/feed); this service knows receipts, subscriptions and the bus.
 import type { Redis } from 'ioredis';
 import type { Core } from '../core.ts';
-import { feedCatchUpOverlapMs } from '../limits.ts';
+import { feedAnnounceAttemptsMax, feedAnnounceBackoffBaseMs, feedCatchUpOverlapMs } from '../limits.ts';
 import type { ProfilesService } from '../profiles/service.ts';
 import type { TokensService } from '../tokens/service.ts';
 import { createFeedBus, type FeedBus } from './bus.ts';
@@ -42,7 +42,9 @@ export async function createFeedService(core: Core, dependencies: { profiles: Pr
   const hub = createFeedHub(ctx);
   await hub.start();
   // Rows no relay claimed (no process had subscribers) are announced by the outbox's own poller.
-  core.outbox.register(feedEffectKind, (payload: store.Announcement) => bus.publish([payload]));
+  // An announcement is worth most at once: it is retried briefly (about 8 s), then parked, so an outage
+  // of the bus cannot hold it for minutes; a till that missed it catches up with after_timestamp.
+  core.outbox.register(feedEffectKind, (payload: store.Announcement) => bus.publish([payload]), { attemptsMax: feedAnnounceAttemptsMax, backoffBaseMs: feedAnnounceBackoffBaseMs });
   return {
     async receipts(profileId, query) {
       const after = query.after ? new Date(query.after.getTime() - feedCatchUpOverlapMs) : null;
