@@ -4,12 +4,11 @@
 // `cashloop agreement` commands are its clients.
 import { z } from 'zod';
 import type { EdgeEngine } from '../../engine/engine.ts';
-import { designTypes } from '../../engine/designs/service.ts';
-import { agreementTermsLinkCharsMax, agreementTermsTextCharsMax, designTitleCharsMax, idCharsMax, loginCharsMax, planTitleCharsMax } from '../../engine/limits.ts';
+import { idCharsMax, planTitleCharsMax } from '../../engine/limits.ts';
 import { httpError } from '../http/errors.ts';
-import { boolField, currencyField, requiredString } from '../http/fields.ts';
+import { requiredString } from '../http/fields.ts';
 import { defineRoute, type RouteDefinition } from '../http/route.ts';
-import { designErrors, raise } from './designs.ts';
+import { agreementAddInput, createInput, designErrors, raise } from './designs.ts';
 
 /** One design in full, or a 404: the operator sees every design, so a missing one is just missing. */
 async function designOf(engine: EdgeEngine, designId: string) {
@@ -19,26 +18,10 @@ async function designOf(engine: EdgeEngine, designId: string) {
 }
 
 const empty = z.object({}).strict();
-const createDesignInput = z
-  .object({
-    issuer_id: requiredString(idCharsMax),
-    title: requiredString(designTitleCharsMax),
-    currency: currencyField,
-    design_type: z.enum(designTypes),
-  })
-  .strict();
+// As the issuer's own calls (POST /design/create, POST /design/<id>/agreement/add), for the issuer the operator names.
+const createDesignInput = createInput.extend({ issuer_id: requiredString(idCharsMax) }).strict();
 const createPlanInput = z.object({ title: requiredString(planTitleCharsMax) }).strict();
-const addAgreementInput = z
-  .object({
-    uid: requiredString(loginCharsMax),
-    redeemer: boolField.optional(),
-    distributor: boolField.optional(),
-    settler: boolField.optional(),
-    terms_text: requiredString(agreementTermsTextCharsMax),
-    terms_link: z.url({ protocol: /^https?$/, error: 'must be an http or https URL' }).max(agreementTermsLinkCharsMax).optional(),
-  })
-  .strict()
-  .refine((input) => input.redeemer || input.distributor || input.settler, { message: 'name at least one role: redeemer, distributor or settler', path: ['redeemer'] });
+const addAgreementInput = agreementAddInput;
 const designAnswer = z.looseObject({ id: z.string(), title: z.string(), currency: z.string(), type: z.string(), issuer_id: z.string(), published: z.boolean() });
 const agreementAnswer = z.looseObject({ id: z.string(), member_id: z.string(), state: z.string() });
 

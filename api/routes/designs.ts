@@ -48,7 +48,7 @@ const designResponse = z.looseObject({
 });
 const agreementResponse = z.looseObject({ id: z.string(), member_id: z.string(), state: z.enum(['inactive', 'active', 'deactivated', 'removed']) });
 
-const createInput = z
+export const createInput = z
   .object({
     title: requiredString(designTitleCharsMax),
     currency: currencyField,
@@ -98,7 +98,7 @@ const planPatchInput = z
   })
   .strict();
 
-const agreementAddInput = z
+export const agreementAddInput = z
   .object({
     uid: requiredString(loginCharsMax),
     redeemer: boolField.optional(),

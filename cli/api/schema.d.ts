@@ -18093,18 +18093,18 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    issuer_id: string;
                     title: string;
                     currency: string;
                     /** @enum {string} */
                     design_type: "gl_design" | "open_design" | "overlay_design";
+                    issuer_id: string;
                 };
                 "application/x-www-form-urlencoded": {
-                    issuer_id: string;
                     title: string;
                     currency: string;
                     /** @enum {string} */
                     design_type: "gl_design" | "open_design" | "overlay_design";
+                    issuer_id: string;
                 };
             };
         };
