@@ -8,6 +8,8 @@ import { allocate, takeFirst, type AllocationOptions, type AmountEntry, type Not
 import * as store from './store.ts';
 import type { Holder, MovementLine } from './store.ts';
 
+export type { Holder, MovementLine };
+
 export const walletHolder = (profileId: string): Holder => ({ kind: 'wallet', id: profileId });
 export const escrowHolder = (transferId: string): Holder => ({ kind: 'transfer', id: transferId });
 
@@ -144,6 +146,8 @@ export function heldNotesOf(sql: Queryable, profileId: string, serials: bigint[]
 export const moveNotes = store.moveNotes;
 /** Inserts a transfer's movement lines. */
 export const recordMovements = store.insertMovements;
+/** Creates a new note in a wallet (issuance): the only way cash enters circulation, totals written with it. */
+export const issueNote = store.insertIssuedNote;
 /** The next free movement number of a transfer. */
 export const nextMovementNumber = store.nextMovementNumber;
 /** The movement rows lines become, as a read returns them. */

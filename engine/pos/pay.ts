@@ -3,19 +3,17 @@
 // locks; an answer (new or duplicate) is the transfer as the viewer sees it.
 import type { Unit } from '../actors/command.ts';
 import type { PosDevice } from '../designs/redemption.ts';
-import { openLoopId, type AmountEntry, type Pick } from '../ledger/allocation.ts';
-import { balanceLockKey, balanceRowLocks, heldNotesOf, pickFromWallet } from '../ledger/cash.ts';
+import { openLoopId, type AmountEntry } from '../ledger/allocation.ts';
+import { balanceLockKey, balanceRowLocks, heldNotesOf, movementLines, pickFromWallet, walletHolder } from '../ledger/cash.ts';
 import { sendFailure, type Duplicate, type Failure } from '../ledger/errors.ts';
 import { wallet } from '../profiles/machine.ts';
 import type { ProfileRecord } from '../profiles/service.ts';
 import { accepts, redeemedLoopsOf } from '../transfers/service.ts';
-import {
-  authorityRefusal, capRefusalAfterMove, claimDedupIn, dedupRepeat, dedupWinner, holdingRefusal, lockBalancesIn, walletStatesRefusal, type DedupRequest,
-} from '../transfers/gate.ts';
+import { dedupRepeat, dedupWinner, passGate, type DedupRequest } from '../transfers/gate.ts';
 import type { PosContext } from './context.ts';
 import { invalid } from './errors.ts';
 import { parsePayment, type Parsed, type PaymentInput, type PaymentResult } from './fields.ts';
-import { writePayment, type PaymentWrite } from './write-payment.ts';
+import { paymentTransfer, writePayment, type PaymentWrite } from './write-payment.ts';
 
 export interface Parties {
   sender: ProfileRecord;
@@ -82,30 +80,30 @@ function dedupRequestOf(kind: 'pull' | 'processor', parties: Parties, input: Pay
   return { ownerId: parties.dedupOwner, key: `${kind}:${input.dedupId}`, senderId: parties.sender.id, recipientId: parties.recipient.id, currency, amount: parsed.serials ? undefined : amount };
 }
 
-/** The command body of a payment: the gate's rungs in order, then the payment's own writes. */
+/** The command body of a payment: one movement through the gate, the payment's own writes after its move. */
 async function payIn(ctx: PosContext, unit: Unit<Failure | Duplicate>, payment: Payment) {
   const { sender, recipient, entries, dedup, redeemed } = payment;
-  const [transferId] = await Promise.all([unit.newLongId('transfer'), lockBalancesIn(unit.tx, [sender.id, recipient.id], [payment.currency])]);
-  if (dedup) await claimDedupIn(unit, dedup, transferId);
-  const [senderWallet, recipientState] = await Promise.all([unit.load(wallet, sender.id), ctx.profiles.walletState(unit.tx, recipient.id)]);
-  const walletsRefused = walletStatesRefusal(senderWallet?.value ?? null, recipientState);
-  if (walletsRefused) return unit.reject(walletsRefused);
-  let picks: Pick[] = [];
-  if (entries) {
-    const picked = await pickFromWallet(unit.tx, sender.id, entries, payment.parsed.serials, {
-      recipientId: recipient.id, accepts: (note) => accepts(note, recipient, redeemed), nonPayment: false, recipientIsIndividual: recipient.isIndividual, brandCashOnly: true, at: unit.now,
-    });
-    if (!picked.ok) return unit.reject(sendFailure(picked.errors));
-    picks = picked.value;
-  }
-  // A processor or a terminal carries closed loop rights only: brand cash moves, open loop never.
-  const rulesRecipient = { id: recipient.id, isIndividual: recipient.isIndividual };
-  const refused = authorityRefusal({ closedLoopOnly: true }, picks.map((pick) => pick.loopId), 'amounts')
-    ?? await holdingRefusal(unit.tx, picks, sender.id, rulesRecipient, redeemed);
-  if (refused) return unit.reject(refused);
-  await writePayment(unit, { ...payment, transferId, picks });
-  const overCap = await capRefusalAfterMove(unit.tx, picks, sender.id, rulesRecipient, redeemed);
-  if (overCap) return unit.reject(overCap);
+  const transferId = await unit.newLongId('transfer');
+  const passed = await passGate(unit, {
+    transferId,
+    balances: { profileIds: [sender.id, recipient.id], currencies: [payment.currency] },
+    // A processor or a terminal carries closed loop rights only: brand cash moves, open loop never.
+    authority: { closedLoopOnly: true, fieldName: 'amounts' },
+    wallets: { read: async () => ({ sender: (await unit.load(wallet, sender.id))?.value ?? null, recipient: await ctx.profiles.walletState(unit.tx, recipient.id) }) },
+    dedup: dedup ?? { off: 'no dedup_id given' },
+    cash: async () => {
+      if (!entries) return [];
+      const picked = await pickFromWallet(unit.tx, sender.id, entries, payment.parsed.serials, {
+        recipientId: recipient.id, accepts: (note) => accepts(note, recipient, redeemed), nonPayment: false, recipientIsIndividual: recipient.isIndividual, brandCashOnly: true, at: unit.now,
+      });
+      return picked.ok ? picked.value : sendFailure(picked.errors);
+    },
+    holding: { senderId: sender.id, recipient: { id: recipient.id, isIndividual: recipient.isIndividual }, redeemed },
+    transfer: paymentTransfer(payment),
+    move: { from: walletHolder(sender.id), to: walletHolder(recipient.id), lines: (picks) => movementLines(picks, 1, 'move', sender.id, recipient.id) },
+    after: (picks) => writePayment(unit, { ...payment, transferId, picks: [...picks] }),
+  });
+  if (!passed.ok) return unit.reject(passed);
   return { ok: true as const, transferId };
 }
 

@@ -1,13 +1,11 @@
-// What a payment writes inside its command: the transfer (already ended), the cash moved to the
-// recipient with what it redeems redeemed at once, and the report's receivable rows.
+// What a payment writes: the transfer the gate records for it (ended at once), and after the gate's
+// move, what the recipient redeems redeemed at once and the report's receivable rows.
 import type { Unit } from '../actors/command.ts';
 import { redeemArrivedIn, type PosDevice } from '../designs/redemption.ts';
-import { openLoopId, sumPicks, type Pick } from '../ledger/allocation.ts';
-import { movementLines } from '../ledger/cash.ts';
+import { openLoopId, type Pick } from '../ledger/allocation.ts';
 import { formatMinor } from '../money.ts';
 import type { ProfileRecord } from '../profiles/service.ts';
-import { stateFields, transfer, type TransferStateName } from '../transfers/machine.ts';
-import { moveBetweenWallets, recordTransfer } from '../transfers/gate.ts';
+import type { TransferRecord } from '../transfers/gate.ts';
 import type { PaymentInput, Parsed } from './fields.ts';
 import * as store from './store.ts';
 
@@ -31,7 +29,6 @@ interface Device {
 
 export async function writePayment(unit: Unit, payment: PaymentWrite): Promise<void> {
   const { transferId, recipient, parsed } = payment;
-  await insertPaymentTransfer(unit, payment);
   const receivables: store.NewReceivable[] = [];
   const device: Device = { posDeviceHolderId: payment.parties.posDevice?.holderId ?? null, posDeviceId: payment.parties.posDevice?.deviceId ?? null };
   if (payment.picks.length > 0) receivables.push(...(await moveCash(unit, payment, device)));
@@ -45,29 +42,26 @@ export async function writePayment(unit: Unit, payment: PaymentWrite): Promise<v
   await store.insertReceivables(unit.tx, receivables, unit.now);
 }
 
-async function insertPaymentTransfer(unit: Unit, payment: PaymentWrite): Promise<void> {
-  const { transferId, sender, recipient, picks, currency, parsed, input } = payment;
-  const at = unit.now;
-  const amount = sumPicks(picks);
+/** The payment's transfer as the gate records it: ended at once, its amount the cash picked. */
+export function paymentTransfer(payment: Omit<PaymentWrite, 'transferId' | 'picks'>): TransferRecord {
+  const { sender, recipient, currency, parsed, input } = payment;
   const workflowType = payment.kind === 'pull' ? 'pull_redeem' : 'proc_send';
-  const snapshot = unit.create(transfer, transferId, { workflowType, waitFor: 'none', at: at.toISOString() });
   const details: Record<string, unknown> = {};
   if (parsed.nonService) Object.assign(details, { non_service_amount: formatMinor(parsed.nonService.minor, parsed.nonService.currency), non_service_currency: parsed.nonService.currency });
   if (payment.parties.posDevice) details.pos_device = `${payment.parties.posDevice.holderId}.${payment.parties.posDevice.deviceId}`;
-  await recordTransfer(unit.tx, {
-    id: transferId, workflowType, senderId: sender.id, senderUid: `service:${sender.id}`, recipientId: recipient.id, recipientUid: `service:${recipient.id}`,
-    senderPersonalId: sender.isIndividual ? sender.id : null, recipientPersonalId: recipient.isIndividual ? recipient.id : payment.parties.personalId,
-    currency, amount, at, state: stateFields(snapshot.value as TransferStateName), endAt: at, activityCount: snapshot.context.activityCount,
-    private: input.private, message: input.message ?? null, messageSubject: null, appdata: input.appdata, details,
-  }, [{ profileId: sender.id, role: 'sender' }, { profileId: recipient.id, role: 'recipient' }]);
+  return {
+    ended: {
+      workflowType, senderId: sender.id, senderUid: `service:${sender.id}`, recipientId: recipient.id, recipientUid: `service:${recipient.id}`,
+      senderPersonalId: sender.isIndividual ? sender.id : null, recipientPersonalId: recipient.isIndividual ? recipient.id : payment.parties.personalId,
+      currency, private: input.private, message: input.message ?? null, messageSubject: null, appdata: input.appdata, details,
+    },
+    views: [{ profileId: sender.id, role: 'sender' }, { profileId: recipient.id, role: 'recipient' }],
+  };
 }
 
-/** Moves the picked cash, redeems what the recipient redeems, and answers the receivables of its own cash come home. */
+/** After the gate moved the picked cash: redeems what the recipient redeems, and answers the receivables of its own cash come home. */
 async function moveCash(unit: Unit, payment: PaymentWrite, device: Device): Promise<store.NewReceivable[]> {
-  const { transferId, sender, recipient, picks, currency } = payment;
-  const at = unit.now;
-  const lines = movementLines(picks, 1, 'move', sender.id, recipient.id);
-  await moveBetweenWallets(unit.tx, sender.id, recipient.id, picks, at, { transferId, lines });
+  const { transferId, recipient, picks, currency } = payment;
   const redeemedLoops = [...new Set(picks.filter((pick) => payment.redeemed.has(pick.loopId) && pick.issuerId !== recipient.id).map((pick) => pick.loopId))];
   if (redeemedLoops.length > 0) await redeemArrivedIn(unit, { transferId, redeemerId: recipient.id, designIds: redeemedLoops, number: 2, posDevice: payment.parties.posDevice });
   // The merchant's own brand cash comes home: it stays in circulation and settles nothing.

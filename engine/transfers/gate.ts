@@ -1,25 +1,30 @@
-// The gate: the one ladder a movement of cash between wallets climbs inside its command, rung by
-// rung in a fixed order, each refusal named (as TigerBeetle's create_transfer):
-//   0. balances: both wallets' balance rows locked in the one global order (profile, currency,
-//      loop) before anything else, so no two paths wait on each other in a cycle;
+// The gate: the one function every movement of cash passes inside its command, passGate. It climbs
+// one ladder, rung by rung in a fixed order, each refusal named (as TigerBeetle's create_transfer):
+//   0. balances: the balance rows of every wallet the movement touches, locked in the one global
+//      order (profile, currency, loop) before anything else, so no two paths wait in a cycle;
 //   1. authority: a closed-loop token (POST /p/token) never moves open loop cash, wherever it goes
 //      (a person, a reserve, a settlement, a bill, a retraction): open_loop_not_permitted;
 //   2. wallets: the sender's wallet is active, the recipient's is not closed;
 //   3. dedup: the key is claimed in the command, scoped to the caller that started the transfer; a
 //      repeat of the same request answers the first transfer, another request 409 dedup_id_reused;
+//   (the cash is picked here, under the locks; rung 1 is climbed again on the loops picked)
 //   4. holding rules before the move: transferable, max_per_wallet;
-//   5. the move, after the paired assertion (movement lines equal the picks per loop and currency);
+//   5. the transfer row from its actor's snapshot, then the move after the paired assertion
+//      (each movement's lines equal the picks per loop and currency);
 //   6. max_per_wallet again after the move, read on the recipient's balance row the move itself
 //      locked: a cap holds under any concurrency, and in a shared transaction too.
-// Paths call the rungs they need in this order; engine/pos/pay.ts climbs them all.
+// A path describes its movement (Movement) and turns a rung off only by saying why (Off); the gate
+// alone decides. The rung functions stay private, except those a path's checks outside its command
+// share (dedupRepeat, dedupWinner: a repeat answers before the command) and authorityRefusal for
+// cash a waiting transfer already holds (retraction, skip).
 import type { Unit } from '../actors/command.ts';
 import { holdingRulesProblem, type RulesRecipient } from '../designs/rules.ts';
 import { openLoopId, sumPicks, type Pick } from '../ledger/allocation.ts';
-import { lockWalletBalances, moveRecorded, walletHolder } from '../ledger/cash.ts';
+import { assertLinesMatchPicks, issueNote, lockWalletBalances, moveRecorded, recordMovements, type Holder, type MovementLine } from '../ledger/cash.ts';
 import { duplicate, failure, sendFailure, type Duplicate, type Failure } from '../ledger/errors.ts';
-import type { MovementLine } from '../ledger/store.ts';
 import { dedupWindowMs } from '../limits.ts';
 import type { Queryable, TransactionSql } from '../storage/database.ts';
+import { stateFields, transfer, type TransferStateName } from './machine.ts';
 import * as store from './store.ts';
 
 /** Which cash the caller may move: a closed-loop token, brand cash only. */
@@ -27,9 +32,92 @@ export interface Authority {
   closedLoopOnly: boolean;
 }
 
-/** Rung 0: the balances of every wallet the movement touches, in the one order. */
-export function lockBalancesIn(tx: TransactionSql, profileIds: readonly string[], currencies: readonly string[]): Promise<void> {
-  return lockWalletBalances(tx, profileIds, currencies);
+/** A rung the movement does not climb, and why: the gate reads it, a reader of the path sees it. */
+export interface Off {
+  off: string;
+}
+
+function isOff<T extends object>(rung: T | Off): rung is Off {
+  return 'off' in rung;
+}
+
+/** The transfer a movement records: ended now (the gate creates its actor), or a row the path's actor already started. */
+export type TransferRecord =
+  | { ended: Omit<store.NewTransfer, 'id' | 'at' | 'state' | 'endAt' | 'activityCount' | 'amount'> & { amount?: bigint }; views: { profileId: string; role: string }[] }
+  | { row: store.NewTransfer; views: { profileId: string; role: string }[] };
+
+/** A new note issued into a wallet: its loop, currency and amount are the movement's picks. */
+export interface Issue {
+  holderId: string;
+  loopId: string;
+  currency: string;
+  issuerId: string;
+  amount: bigint;
+  expiresAt: Date | null;
+  reserve?: bigint;
+  planId?: string | null;
+  distTransferId?: string | null;
+}
+
+/** Rung 5's move: notes from one holder to another, or a new note issued; each movement number's lines equal the picks. */
+export type Move =
+  | { from: Holder; to: Holder; lines: (picks: readonly Pick[]) => MovementLine[] }
+  | { issue: Issue; lines: MovementLine[] };
+
+/** Everything the gate needs to know about one movement of cash; every rung is on unless the path says why not. */
+export interface Movement {
+  transferId: string;
+  /** Rung 0: the wallets whose balances the movement changes, in the currencies it moves. */
+  balances: { profileIds: readonly string[]; currencies: readonly string[] } | Off;
+  /** Rung 1: the caller's authority; `loops`, the cash the path will move before it picks (a plan's open loop payments). */
+  authority: (Authority & { fieldName: string; loops?: readonly string[] }) | Off;
+  /** Rung 2: both wallets' states, read under the locks (null: no wallet). */
+  wallets: { read: () => Promise<{ sender: string | null; recipient: string | null }> } | Off;
+  /** Rung 3: the dedup key of the request. */
+  dedup: DedupRequest | Off;
+  /** The cash: picks the path knows already (escrow, due notes, a new note), or picked now under the locks. */
+  cash: readonly Pick[] | (() => Promise<Pick[] | Failure>);
+  /** Rungs 4 and 6: the holding rules of the recipient. */
+  holding: { senderId: string; recipient: RulesRecipient; redeemed: ReadonlySet<string> } | Off;
+  /** Rung 5: the transfer row. */
+  transfer: TransferRecord | Off;
+  /** Rung 5: the move. */
+  move: Move | Off;
+  /** The path's own writes after the move, before the cap is read again (redemption, receivables, the plan's split). */
+  after?: (picks: readonly Pick[]) => Promise<Failure | null | void>;
+}
+
+/** What passed the gate: the cash it moved. */
+export type Passed = { ok: true; picks: Pick[] };
+
+/**
+ * The one entry point: climbs the ladder for the movement inside the command. A refusal is
+ * answered, never thrown: the caller rejects it (unit.reject), which rolls back whatever the gate
+ * wrote (a cap refused after the move). Duplicate: the dedup key was taken by a concurrent request.
+ */
+export async function passGate(unit: Unit, movement: Movement): Promise<Passed | Failure | Duplicate> {
+  if (!isOff(movement.balances)) await lockWalletBalances(unit.tx, movement.balances.profileIds, movement.balances.currencies);
+  const authority = isOff(movement.authority) ? null : movement.authority;
+  const declared = authority?.loops ? authorityRefusal(authority, authority.loops, authority.fieldName) : null;
+  if (declared) return declared;
+  if (!isOff(movement.wallets)) {
+    const states = await movement.wallets.read();
+    const refused = walletStatesRefusal(states.sender, states.recipient);
+    if (refused) return refused;
+  }
+  if (!isOff(movement.dedup) && !(await claimDedup(unit.tx, movement.dedup, movement.transferId, unit.now))) return duplicate();
+  const cash = typeof movement.cash === 'function' ? await movement.cash() : [...movement.cash];
+  if (!Array.isArray(cash)) return cash;
+  const holding = isOff(movement.holding) ? null : movement.holding;
+  const refused = (authority ? authorityRefusal(authority, cash.map((pick) => pick.loopId), authority.fieldName) : null)
+    ?? (holding ? await holdingRefusal(unit.tx, cash, holding.senderId, holding.recipient, holding.redeemed) : null);
+  if (refused) return refused;
+  if (!isOff(movement.transfer)) await recordTransfer(unit, movement.transferId, movement.transfer, cash);
+  if (!isOff(movement.move)) await moveIn(unit.tx, movement.transferId, movement.move, cash, unit.now);
+  const afterRefused = movement.after ? await movement.after(cash) : null;
+  if (afterRefused) return afterRefused;
+  const overCap = holding ? await capRefusalAfterMove(unit.tx, cash, holding.senderId, holding.recipient, holding.redeemed) : null;
+  return overCap ?? { ok: true, picks: cash };
 }
 
 /** Rung 1: open loop cash moved by a closed-loop token is refused. */
@@ -96,10 +184,9 @@ export async function compared(db: Queryable, request: DedupRequest, transferId:
   return same ? { ok: true, transferId } : failure('dedup_id_reused', 'this dedup_id already names another transfer of this caller');
 }
 
-/** Rung 3, inside the command: claims the key for the new transfer or rejects as a duplicate. */
-export async function claimDedupIn(unit: Unit<Duplicate>, request: DedupRequest, transferId: string): Promise<void> {
-  const claimed = await store.claimDedup(unit.tx, request.ownerId, request.key, transferId, unit.now, new Date(unit.now.getTime() - dedupWindowMs));
-  if (!claimed) unit.reject(duplicate());
+/** Rung 3, inside the command: claims the key for the new transfer; false when a concurrent request holds it. */
+export function claimDedup(tx: Queryable, request: DedupRequest, transferId: string, now: Date): Promise<boolean> {
+  return store.claimDedup(tx, request.ownerId, request.key, transferId, now, new Date(now.getTime() - dedupWindowMs));
 }
 
 /** Rung 4: the holding rules of every brand cash loop picked, before the move. */
@@ -108,10 +195,25 @@ export async function holdingRefusal(tx: TransactionSql, picks: readonly Pick[],
   return problem ? sendFailure([problem]) : null;
 }
 
-/** Rung 5: moves the picks from one wallet to another, recording the movement after the paired assertion. */
-export function moveBetweenWallets(tx: TransactionSql, fromId: string, toId: string, picks: readonly Pick[], at: Date, recorded: { transferId: string; lines: readonly MovementLine[] }): Promise<void> {
-  if (recorded.lines.length > 0 && sumPicks(picks) === 0n) throw new Error('a movement with lines moves some cash');
-  return moveRecorded(tx, walletHolder(fromId), walletHolder(toId), picks, at, recorded);
+/** Rung 5: the transfer's row and its viewers, an ended transfer's state from its new actor's snapshot. */
+async function recordTransfer(unit: Unit, transferId: string, record: TransferRecord, picks: readonly Pick[]): Promise<void> {
+  if ('row' in record) return store.insertTransfer(unit.tx, record.row, record.views);
+  const at = unit.now;
+  const snapshot = unit.create(transfer, transferId, { workflowType: record.ended.workflowType, waitFor: 'none', at: at.toISOString() });
+  await store.insertTransfer(unit.tx, {
+    ...record.ended, id: transferId, amount: record.ended.amount ?? sumPicks(picks), at, state: stateFields(snapshot.value as TransferStateName), endAt: at,
+    activityCount: snapshot.context.activityCount,
+  }, record.views);
+}
+
+/** Rung 5: moves (or issues) the picks after the paired assertion, every movement number's lines against the picks. */
+async function moveIn(tx: TransactionSql, transferId: string, move: Move, picks: readonly Pick[], at: Date): Promise<void> {
+  const lines = 'issue' in move ? move.lines : move.lines(picks);
+  if (lines.length > 0 && sumPicks(picks) === 0n) throw new Error('a movement with lines moves some cash');
+  for (const number of new Set(lines.map((line) => line.number))) assertLinesMatchPicks(lines.filter((line) => line.number === number), picks);
+  if ('from' in move) return moveRecorded(tx, move.from, move.to, picks, at, { transferId, lines });
+  await issueNote(tx, move.issue, at);
+  await recordMovements(tx, transferId, lines, at);
 }
 
 /** Rung 6: max_per_wallet on what the recipient holds after the move (its balance row is locked by the move). */
@@ -121,5 +223,7 @@ export async function capRefusalAfterMove(tx: TransactionSql, picks: readonly Pi
   return problem ? sendFailure([problem]) : null;
 }
 
-/** Writes a new transfer's row and its viewers: the one way another domain records a transfer it moves cash for. */
-export const recordTransfer = store.insertTransfer;
+/** The picks of a new note (issuance): what the paired assertion holds the issue's lines to. */
+export function issuedPicks(issue: Issue): Pick[] {
+  return [{ serial: 0n, loopId: issue.loopId, currency: issue.currency, issuerId: issue.issuerId, amount: issue.amount, whole: true }];
+}
