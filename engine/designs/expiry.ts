@@ -4,11 +4,9 @@
 // that returns them. Until then allocation never picks a note past its expiry (engine/ledger/allocation.ts).
 import type { Unit } from '../actors/command.ts';
 import { walletHolder } from '../ledger/cash.ts';
-import type { Pick } from '../ledger/allocation.ts';
 import * as ledgerStore from '../ledger/store.ts';
 import { designExpiryBatchMax, escrowedExpiryRetryMs } from '../limits.ts';
-import { stateFields, transfer, type TransferStateName } from '../transfers/machine.ts';
-import * as transferStore from '../transfers/store.ts';
+import { passGate } from '../transfers/gate.ts';
 import { designKind } from './machine.ts';
 import { releaseReserve } from './reserve.ts';
 import * as store from './store.ts';
@@ -16,23 +14,34 @@ import type { SendError } from '../ledger/errors.ts';
 
 /** One holder's due notes of one design leave circulation in one `expire` transfer; their reserve goes to the issuer. */
 async function expireHolderIn(unit: Unit, design: store.DesignRow, holderId: string, notes: readonly store.DueNoteRow[]): Promise<void> {
-  const at = unit.now;
   const amount = notes.reduce((total, note) => total + note.amount, 0n);
   const reserve = notes.reduce((total, note) => total + note.reserve, 0n);
   const transferId = await unit.newLongId('transfer');
-  const snapshot = unit.create(transfer, transferId, { workflowType: 'expire', waitFor: 'none', at: at.toISOString() });
-  await transferStore.insertTransfer(unit.tx, {
-    id: transferId, workflowType: 'expire', senderId: holderId, senderUid: `service:${holderId}`, recipientId: design.issuer_id, recipientUid: `service:${design.issuer_id}`,
-    senderPersonalId: null, recipientPersonalId: null, currency: design.currency, amount, at, state: stateFields(snapshot.value as TransferStateName), endAt: at,
-    activityCount: snapshot.context.activityCount, private: true, message: null, messageSubject: null, appdata: {}, details: { design_id: design.id },
-  }, holderId === design.issuer_id ? [{ profileId: holderId, role: 'sender' }] : [{ profileId: holderId, role: 'sender' }, { profileId: design.issuer_id, role: 'recipient' }]);
-  const picks: Pick[] = notes.map((note) => ({ serial: note.serial, loopId: design.id, currency: note.currency, issuerId: note.issuer_id, amount: note.amount, whole: true }));
-  const line = { loopId: design.id, currency: design.currency, issuerId: design.issuer_id, amount };
-  await ledgerStore.moveNotes(unit.tx, walletHolder(holderId), { kind: 'expired', id: design.id }, picks, at, {
-    transferId, lines: [{ number: 1, action: 'expire', fromId: holderId, toId: design.issuer_id, ...line }],
+  const passed = await passGate(unit, {
+    transferId,
+    balances: { profileIds: [holderId, design.issuer_id], currencies: [design.currency] },
+    authority: { off: 'no caller: the sweeper moves cash by the design\'s expiry rule' },
+    wallets: { off: 'expiry is final: due notes leave a wallet whatever its state' },
+    dedup: { off: 'no request: one transfer per holder and sweep' },
+    cash: notes.map((note) => ({ serial: note.serial, loopId: design.id, currency: note.currency, issuerId: note.issuer_id, amount: note.amount, whole: true })),
+    holding: { off: 'the cash leaves circulation: no holder receives it' },
+    transfer: {
+      ended: {
+        workflowType: 'expire', senderId: holderId, senderUid: `service:${holderId}`, recipientId: design.issuer_id, recipientUid: `service:${design.issuer_id}`,
+        senderPersonalId: null, recipientPersonalId: null, currency: design.currency, private: true, message: null, messageSubject: null, appdata: {}, details: { design_id: design.id },
+      },
+      views: holderId === design.issuer_id ? [{ profileId: holderId, role: 'sender' }] : [{ profileId: holderId, role: 'sender' }, { profileId: design.issuer_id, role: 'recipient' }],
+    },
+    move: {
+      from: walletHolder(holderId), to: { kind: 'expired', id: design.id },
+      lines: () => [{ number: 1, action: 'expire', fromId: holderId, toId: design.issuer_id, loopId: design.id, currency: design.currency, issuerId: design.issuer_id, amount }],
+    },
+    after: async () => {
+      await ledgerStore.addExpired(unit.tx, design.id, design.currency, amount);
+      if (reserve > 0n) await releaseReserve(unit, design.id, design.currency, reserve, design.issuer_id, { transferId, number: 2, action: 'release' });
+    },
   });
-  await ledgerStore.addExpired(unit.tx, design.id, design.currency, amount);
-  if (reserve > 0n) await releaseReserve(unit, design.id, design.currency, reserve, design.issuer_id, { transferId, number: 2, action: 'release' });
+  if (!passed.ok) throw new Error(`expiry of design ${design.id} refused by the gate: ${passed.error}`);
 }
 
 function byHolder<T extends { holder_id: string }>(notes: readonly T[], key: (note: T) => string): Map<string, T[]> {

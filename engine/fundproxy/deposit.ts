@@ -3,12 +3,10 @@
 import type { Unit } from '../actors/command.ts';
 import { openLoopId } from '../ledger/allocation.ts';
 import { issueFeature } from '../ledger/service.ts';
-import * as ledgerStore from '../ledger/store.ts';
 import { fundProxyTraceCharsMax } from '../limits.ts';
 import { positiveMoneyOf } from '../money.ts';
 import { wallet } from '../profiles/machine.ts';
-import { stateFields, transfer, type TransferStateName } from '../transfers/machine.ts';
-import * as transferStore from '../transfers/store.ts';
+import { issuedPicks, passGate } from '../transfers/gate.ts';
 import { invalid, type FundProxyFailure } from './errors.ts';
 import type { FundProxyContext, FundProxyService } from './service.ts';
 import * as store from './store.ts';
@@ -32,38 +30,44 @@ function hopsOf(proxy: store.FundProxyRow, recipientId: string): { action: strin
     : [{ action: 'grant', fromId: proxy.issuer_id, toId: recipientId }];
 }
 
-async function writeDeposit(ctx: FundProxyContext, unit: Unit, proxy: store.FundProxyRow, minor: bigint, currency: string): Promise<string> {
+/** The deposit through the gate: open loop cash issued to the recipient, one transfer; a closed wallet takes nothing. */
+async function writeDeposit(ctx: FundProxyContext, unit: Unit<FundProxyFailure>, proxy: store.FundProxyRow, minor: bigint, currency: string): Promise<string> {
   const transferId = await unit.newLongId('transfer');
-  const at = unit.now;
-  const snapshot = unit.create(transfer, transferId, { workflowType: 'receive_ach_confirm', waitFor: 'none', at: at.toISOString() });
   const recipient = (await ctx.profiles.get(unit.tx, proxy.recipient_id))!;
-  await transferStore.insertTransfer(unit.tx, {
-    id: transferId, workflowType: 'receive_ach_confirm', senderId: proxy.issuer_id, senderUid: `service:${proxy.issuer_id}`, recipientId: recipient.id,
-    recipientUid: `service:${recipient.id}`, senderPersonalId: null, recipientPersonalId: recipient.isIndividual ? recipient.id : null, currency, amount: minor, at,
-    state: stateFields(snapshot.value as TransferStateName), endAt: at, activityCount: snapshot.context.activityCount, private: true, message: null, messageSubject: null,
-    appdata: proxy.appdata, details: { fund_proxy_id: proxy.id },
-  }, viewsOf(proxy));
-  await ledgerStore.insertIssuedNote(unit.tx, { holderId: recipient.id, loopId: openLoopId, currency, issuerId: proxy.issuer_id, amount: minor, expiresAt: null }, at);
+  const issue = { holderId: recipient.id, loopId: openLoopId, currency, issuerId: proxy.issuer_id, amount: minor, expiresAt: null };
   const line = { loopId: openLoopId, currency, issuerId: proxy.issuer_id, amount: minor };
-  await ledgerStore.insertMovements(unit.tx, transferId, [
-    { number: 1, action: 'issue', fromId: null, toId: proxy.issuer_id, ...line },
-    ...hopsOf(proxy, recipient.id).map((hop, index) => ({ number: index + 2, ...hop, ...line })),
-  ], at);
+  const passed = await passGate(unit, {
+    transferId,
+    balances: { profileIds: [recipient.id], currencies: [currency] },
+    authority: { off: 'no token: the rail deposits for the proxy\'s recipient, who asked for open loop cash' },
+    wallets: { read: async () => ({ recipient: (await unit.load(wallet, proxy.recipient_id))?.value ?? null }) },
+    dedup: { off: 'the trace number is claimed with the deposit (fund_proxy_deposits) in this command' },
+    cash: issuedPicks(issue),
+    holding: { off: 'open loop cash: the holding rules are brand cash rules' },
+    transfer: {
+      ended: {
+        workflowType: 'receive_ach_confirm', senderId: proxy.issuer_id, senderUid: `service:${proxy.issuer_id}`, recipientId: recipient.id,
+        recipientUid: `service:${recipient.id}`, senderPersonalId: null, recipientPersonalId: recipient.isIndividual ? recipient.id : null, currency,
+        private: true, message: null, messageSubject: null, appdata: proxy.appdata, details: { fund_proxy_id: proxy.id },
+      },
+      views: viewsOf(proxy),
+    },
+    move: { issue, lines: [{ number: 1, action: 'issue', fromId: null, toId: proxy.issuer_id, ...line }, ...hopsOf(proxy, recipient.id).map((hop, index) => ({ number: index + 2, ...hop, ...line }))] },
+  });
+  // The wallet rung is the only one on that refuses: a closed recipient wallet.
+  if (!passed.ok) return unit.reject({ ok: false, error: 'recipient_wallet_closed' });
   return transferId;
 }
 
 /**
- * What the world says to money arriving now: a closed wallet takes nothing (as a send to it is
- * refused), and an issuer that lost issue_open_loop since the proxy was made issues nothing. The
- * rail returns the deposit; nothing is written, so the same trace number can arrive again later.
+ * What the world says to money arriving now: an issuer that lost issue_open_loop since the proxy
+ * was made issues nothing (and the gate takes nothing into a closed wallet, as a send to it is
+ * refused). The rail returns the deposit; nothing is written, so the same trace number can arrive again later.
  */
 async function depositRefusal(ctx: FundProxyContext, unit: Unit, proxy: store.FundProxyRow): Promise<FundProxyFailure | null> {
-  const recipientWallet = await unit.load(wallet, proxy.recipient_id);
-  if (recipientWallet?.value === 'closed') return { ok: false, error: 'recipient_wallet_closed' };
   if (!(await ctx.profiles.hasFeature(unit.tx, proxy.issuer_id, issueFeature))) return { ok: false, error: 'issuer_not_permitted' };
   return null;
 }
-
 export async function deposit(ctx: FundProxyContext, input: Parameters<FundProxyService['deposit']>[0]): ReturnType<FundProxyService['deposit']> {
   if (input.currency !== 'USD') return invalid('currency', 'ACH moves USD only');
   const parsed = positiveMoneyOf(input.amount, input.currency);

@@ -4,8 +4,7 @@ import type { Unit } from '../actors/command.ts';
 import { positiveMoneyOf, type Decimal } from '../money.ts';
 import type { ProfileRecord } from '../profiles/service.ts';
 import type { Queryable } from '../storage/database.ts';
-import { stateFields, transfer, type TransferStateName } from '../transfers/machine.ts';
-import * as transferStore from '../transfers/store.ts';
+import { issuedPicks, passGate } from '../transfers/gate.ts';
 import { openLoopId } from './allocation.ts';
 import { failure, type Failure } from './errors.ts';
 import type { LedgerContext } from './service.ts';
@@ -29,28 +28,30 @@ export function issuer(ctx: LedgerContext, db: Queryable = ctx.core.sql): Promis
   return store.selectSetting(db, issuerSettingName);
 }
 
-/** The transfer, its note and its two movements, in the command's transaction. */
+/** The grant through the gate: the transfer, its note and its two movements, in the command's transaction. */
 async function writeIssue(unit: Unit, input: IssueInput, issuerId: string, holder: ProfileRecord, minor: bigint): Promise<{ ok: true; transferId: string; serial: string }> {
   const transferId = await unit.newLongId('transfer');
-  const at = unit.now;
-  const snapshot = unit.create(transfer, transferId, { workflowType: 'grant', waitFor: 'none', at: at.toISOString() });
-  await transferStore.insertTransfer(
-    unit.tx,
-    {
-      id: transferId, workflowType: 'grant', senderId: issuerId, senderUid: `service:${issuerId}`, recipientId: holder.id, recipientUid: `service:${holder.id}`,
-      senderPersonalId: null, recipientPersonalId: holder.isIndividual ? holder.id : null, currency: input.currency, amount: minor, at,
-      state: stateFields(snapshot.value as TransferStateName), endAt: at, activityCount: snapshot.context.activityCount,
-      private: true, message: null, messageSubject: null, appdata: {}, details: {},
-    },
-    holder.id === issuerId ? [{ profileId: holder.id, role: 'recipient' }] : [{ profileId: issuerId, role: 'sender' }, { profileId: holder.id, role: 'recipient' }],
-  );
-  const serial = await store.insertIssuedNote(unit.tx, { holderId: holder.id, loopId: openLoopId, currency: input.currency, issuerId, amount: minor, expiresAt: null }, at);
+  const issue = { holderId: holder.id, loopId: openLoopId, currency: input.currency, issuerId, amount: minor, expiresAt: null };
   const line = { loopId: openLoopId, currency: input.currency, issuerId, amount: minor };
-  await store.insertMovements(unit.tx, transferId, [
-    { number: 1, action: 'issue', fromId: null, toId: issuerId, ...line },
-    { number: 2, action: 'grant', fromId: issuerId, toId: holder.id, ...line },
-  ], at);
-  return { ok: true as const, transferId, serial: String(serial) };
+  const passed = await passGate(unit, {
+    transferId,
+    balances: { profileIds: [holder.id], currencies: [input.currency] },
+    authority: { off: 'the operator issues from the command line, with the issuer\'s issue_open_loop feature checked before' },
+    wallets: { off: 'the operator grants to any wallet, as an adjustment' },
+    dedup: { off: 'no dedup_id: each issue is a new grant' },
+    cash: issuedPicks(issue),
+    holding: { off: 'open loop cash: the holding rules are brand cash rules' },
+    transfer: {
+      ended: {
+        workflowType: 'grant', senderId: issuerId, senderUid: `service:${issuerId}`, recipientId: holder.id, recipientUid: `service:${holder.id}`,
+        senderPersonalId: null, recipientPersonalId: holder.isIndividual ? holder.id : null, currency: input.currency, private: true, message: null, messageSubject: null, appdata: {}, details: {},
+      },
+      views: holder.id === issuerId ? [{ profileId: holder.id, role: 'recipient' }] : [{ profileId: issuerId, role: 'sender' }, { profileId: holder.id, role: 'recipient' }],
+    },
+    move: { issue, lines: [{ number: 1, action: 'issue', fromId: null, toId: issuerId, ...line }, { number: 2, action: 'grant', fromId: issuerId, toId: holder.id, ...line }] },
+  });
+  if (!passed.ok) throw new Error(`a grant passes every rung it climbs: ${passed.error}`);
+  return { ok: true as const, transferId, serial: String(passed.serial) };
 }
 
 export async function issue(ctx: LedgerContext, input: IssueInput): Promise<{ ok: true; transferId: string; serial: string } | Failure> {

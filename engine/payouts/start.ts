@@ -6,14 +6,12 @@ import type { SnapshotOf } from '../actors/actor.ts';
 import { openLoopId, sumPicks, type Pick } from '../ledger/allocation.ts';
 import { escrowHolder, pickFromWallet, walletHolder } from '../ledger/cash.ts';
 import { failure, sendFailure, type Duplicate, type Failure } from '../ledger/errors.ts';
-import * as ledgerStore from '../ledger/store.ts';
 import { appdataCharsMax } from '../limits.ts';
 import { formatMinor } from '../money.ts';
 import { stateFields, transfer, type TransferStateName } from '../transfers/machine.ts';
 import { appdataChars } from '../transfers/service.ts';
-import { claimSend } from '../transfers/claim.ts';
-import { dedupRepeat, dedupWinner, type DedupRequest } from '../transfers/gate.ts';
-import * as transferStore from '../transfers/store.ts';
+import { dedupRepeat, dedupWinner, passGate, type DedupRequest, type TransferRecord } from '../transfers/gate.ts';
+import { wallet } from '../profiles/machine.ts';
 import { redactAccountNumber, type AccountInput } from './accounts.ts';
 import type { PayoutsContext } from './context.ts';
 import * as store from './store.ts';
@@ -63,7 +61,7 @@ export async function startPayout(ctx: PayoutsContext, input: PayoutSendInput, p
   if (repeat) return repeat.ok ? { ...repeat, duplicate: true } : repeat;
   const feeRecipient = plan.fee > 0n ? await ctx.ledger.issuer(sql) : null;
   if (plan.fee > 0n && !feeRecipient) return failure('no_issuer', 'fees need a designated issuer profile to receive them');
-  const result = await commands.run('payout.send', [{ kind: 'wallet', id: input.profileId }], (unit: Unit<Failure | Duplicate>) => escrowPayout(unit, input, plan, feeRecipient));
+  const result = await commands.run('payout.send', [{ kind: 'wallet', id: input.profileId }], (unit: Unit<Failure | Duplicate>) => escrowPayout(unit, input, plan, feeRecipient, dedup));
   if (!result.ok && result.error === 'duplicate') {
     const winner = await dedupWinner(sql, dedup!);
     return winner.ok ? { ...winner, duplicate: true } : winner;
@@ -71,22 +69,33 @@ export async function startPayout(ctx: PayoutsContext, input: PayoutSendInput, p
   return result;
 }
 
-/** The command body: every refusal rolls back what came before it. */
-async function escrowPayout(unit: Unit<Failure | Duplicate>, input: PayoutSendInput, plan: PayoutPlan, feeRecipient: string | null) {
+/** The command body: the cash into the transfer's escrow through the gate; every refusal rolls back what came before it. */
+async function escrowPayout(unit: Unit<Failure | Duplicate>, input: PayoutSendInput, plan: PayoutPlan, feeRecipient: string | null, dedup: DedupRequest | null) {
   const transferId = await unit.newLongId('transfer');
   const at = unit.now;
-  await claimSend(unit, input.profileId, input.dedupId, transferId);
-  const account = 'new' in plan.account ? await registerAdHoc(unit, input.profileId, plan.account.new) : plan.account;
-  const picked = await pickFromWallet(unit.tx, input.profileId, [{ loopId: openLoopId, currency: plan.currency, minor: plan.sendAmount }], plan.serials, {
-    recipientId: null, accepts: () => true, nonPayment: false, at: unit.now,
-  });
-  if (!picked.ok) return unit.reject(sendFailure(picked.errors));
-  await ledgerStore.moveNotes(unit.tx, walletHolder(input.profileId), escrowHolder(transferId), picked.value, at);
   const holdingUntil = plan.holdSeconds > 0 ? new Date(at.getTime() + plan.holdSeconds * 1000) : null;
-  const snapshot = unit.create(transfer, transferId, {
+  let account: store.DfiAccountRow | null = 'new' in plan.account ? null : plan.account;
+  const started = () => unit.create(transfer, transferId, {
     workflowType: plan.workflowType, waitFor: holdingUntil ? 'hold' : 'payout', at: at.toISOString(), holdingUntil: holdingUntil?.toISOString() ?? null,
   });
-  await insertPayoutTransfer(unit, input, plan, { transferId, at, account, picks: picked.value, feeRecipient, holdingUntil, snapshot });
+  const passed = await passGate(unit, {
+    transferId,
+    balances: { off: 'one wallet\'s balance: the move into escrow takes its row' },
+    authority: { off: 'the bank payout routes take a full token: a closed-loop token never reaches them' },
+    wallets: { read: async () => ({ sender: (await unit.load(wallet, input.profileId))?.value ?? null, recipient: null }) },
+    dedup: dedup ?? { off: 'no dedup_id given' },
+    cash: async () => {
+      if (!account) account = await registerAdHoc(unit, input.profileId, (plan.account as { new: AccountInput }).new);
+      const picked = await pickFromWallet(unit.tx, input.profileId, [{ loopId: openLoopId, currency: plan.currency, minor: plan.sendAmount }], plan.serials, {
+        recipientId: null, accepts: () => true, nonPayment: false, at: unit.now,
+      });
+      return picked.ok ? picked.value : sendFailure(picked.errors);
+    },
+    holding: { off: 'open loop cash to a bank account: the holding rules are brand cash rules' },
+    transfer: (picks) => payoutTransfer(input, plan, { transferId, at, account: account!, picks: [...picks], feeRecipient, holdingUntil, snapshot: started() }),
+    move: { from: walletHolder(input.profileId), to: escrowHolder(transferId), lines: { off: 'escrow: the movements are recorded when the bank send settles' } },
+  });
+  if (!passed.ok) return unit.reject(passed);
   if (holdingUntil) unit.schedule(transfer, transferId, 'hold_end', holdingUntil, { type: 'transfer.hold_end', at: holdingUntil.toISOString() });
   else unit.emit('payout.send', { transferId });
   return { ok: true as const, transferId, duplicate: false };
@@ -100,7 +109,8 @@ async function registerAdHoc(unit: Unit, profileId: string, fresh: AccountInput)
   return { id: accountId, profile_id: profileId, registered: false, rdfi_name: fresh.rdfiName, routing_number: fresh.routingNumber, account_number: fresh.accountNumber, ach_type: fresh.achType, currency: fresh.currency, alias: fresh.alias, holder_name: fresh.holderName, created_at: at };
 }
 
-async function insertPayoutTransfer(unit: Unit, input: PayoutSendInput, plan: PayoutPlan, escrowed: Escrowed): Promise<void> {
+/** The waiting payout transfer the gate records, its amount the cash picked. */
+function payoutTransfer(input: PayoutSendInput, plan: PayoutPlan, escrowed: Escrowed): TransferRecord {
   const { transferId, at, account, feeRecipient, holdingUntil, snapshot } = escrowed;
   const details: Record<string, unknown> = {
     ...plan.details,
@@ -112,10 +122,13 @@ async function insertPayoutTransfer(unit: Unit, input: PayoutSendInput, plan: Pa
   if (holdingUntil) Object.assign(details, { hold_seconds: plan.holdSeconds, holding_until: holdingUntil.toISOString() });
   const views = [{ profileId: input.profileId, role: 'sender' }];
   if (feeRecipient && feeRecipient !== input.profileId) views.push({ profileId: feeRecipient, role: 'fee_recipient' });
-  await transferStore.insertTransfer(unit.tx, {
-    id: transferId, workflowType: plan.workflowType, senderId: input.profileId, senderUid: `service:${input.profileId}`, recipientId: account.id,
-    recipientUid: `service:${account.id}`, senderPersonalId: input.personalProfileId, recipientPersonalId: null, currency: plan.currency,
-    amount: sumPicks(escrowed.picks), at, state: stateFields(snapshot.value as TransferStateName), endAt: null, activityCount: snapshot.context.activityCount,
-    private: true, message: null, messageSubject: null, appdata: input.appdata, details,
-  }, views);
+  return {
+    row: {
+      id: transferId, workflowType: plan.workflowType, senderId: input.profileId, senderUid: `service:${input.profileId}`, recipientId: account.id,
+      recipientUid: `service:${account.id}`, senderPersonalId: input.personalProfileId, recipientPersonalId: null, currency: plan.currency,
+      amount: sumPicks(escrowed.picks), at, state: stateFields(snapshot.value as TransferStateName), endAt: null, activityCount: snapshot.context.activityCount,
+      private: true, message: null, messageSubject: null, appdata: input.appdata, details,
+    },
+    views,
+  };
 }

@@ -6,8 +6,7 @@ import { openLoopId } from '../ledger/allocation.ts';
 import { balanceLockKey, movementLines, pickFromWallet, walletHolder } from '../ledger/cash.ts';
 import { sendFailure, type Failure } from '../ledger/errors.ts';
 import * as ledgerStore from '../ledger/store.ts';
-import { stateFields, transfer, type TransferStateName } from '../transfers/machine.ts';
-import * as transferStore from '../transfers/store.ts';
+import { passGate, type TransferRecord } from '../transfers/gate.ts';
 import { settlementKind } from './machine.ts';
 import * as store from './store.ts';
 
@@ -32,17 +31,26 @@ export async function settleBatch(unit: Unit<Failure>, design: Design, settlerId
   return { ok: true as const, settled: rows.length, total, transferIds };
 }
 
-/** Pays one recipient what it is owed in one `settle` transfer; answers the transfer id. */
+/** Pays one recipient what it is owed in one `settle` transfer through the gate; answers the transfer id. */
 async function settleRecipient(unit: Unit<Failure>, design: Design, settlerId: string, recipientId: string, owed: store.PendingSettlementRow[], amount: bigint): Promise<string> {
   const transferId = await unit.newLongId('transfer');
-  await insertSettleTransfer(unit, design, settlerId, recipientId, owed, amount, transferId);
-  if (recipientId !== settlerId) {
-    const picked = await pickFromWallet(unit.tx, settlerId, [{ loopId: openLoopId, currency: design.currency, minor: amount }], null, { recipientId, accepts: () => true, nonPayment: false, at: unit.now });
-    if (!picked.ok) return unit.reject(sendFailure(picked.errors));
-    await ledgerStore.moveNotes(unit.tx, walletHolder(settlerId), walletHolder(recipientId), picked.value, unit.now, {
-      transferId, lines: movementLines(picked.value, 1, 'settle', settlerId, recipientId),
-    });
-  }
+  const paid = recipientId !== settlerId;
+  const passed = await passGate(unit, {
+    transferId,
+    balances: { off: 'the batch locked the settler\'s and every recipient\'s balance in the one order before its first move' },
+    authority: { off: 'settle() refused a closed-loop token before the batch: a settlement always pays open loop cash' },
+    wallets: { off: 'a settlement pays what is owed already: neither wallet\'s state holds back a debt' },
+    dedup: { off: 'the pending rows are taken under the settle lock: each settles once' },
+    cash: async () => {
+      if (!paid) return [];
+      const picked = await pickFromWallet(unit.tx, settlerId, [{ loopId: openLoopId, currency: design.currency, minor: amount }], null, { recipientId, accepts: () => true, nonPayment: false, at: unit.now });
+      return picked.ok ? picked.value : sendFailure(picked.errors);
+    },
+    holding: { off: 'open loop cash: the holding rules are brand cash rules' },
+    transfer: settleTransfer(design, settlerId, recipientId, owed, amount),
+    move: paid ? { from: walletHolder(settlerId), to: walletHolder(recipientId), lines: (picks) => movementLines(picks, 1, 'settle', settlerId, recipientId) } : { off: 'the settler owes itself: nothing moves' },
+  });
+  if (!passed.ok) return unit.reject(passed);
   await store.markSettled(unit.tx, owed.map((row) => row.id), transferId, unit.now);
   for (const row of owed) {
     if (!(await unit.load(settlementKind, row.id))) throw new Error(`settlement ${row.id} has no actor`);
@@ -52,13 +60,13 @@ async function settleRecipient(unit: Unit<Failure>, design: Design, settlerId: s
   return transferId;
 }
 
-async function insertSettleTransfer(unit: Unit, design: Design, settlerId: string, recipientId: string, owed: store.PendingSettlementRow[], amount: bigint, transferId: string): Promise<void> {
-  const snapshot = unit.create(transfer, transferId, { workflowType: 'settle', waitFor: 'none', at: unit.now.toISOString() });
-  const views = recipientId === settlerId ? [{ profileId: settlerId, role: 'sender' }] : [{ profileId: settlerId, role: 'sender' }, { profileId: recipientId, role: 'recipient' }];
-  await transferStore.insertTransfer(unit.tx, {
-    id: transferId, workflowType: 'settle', senderId: settlerId, senderUid: `service:${settlerId}`, recipientId, recipientUid: `service:${recipientId}`,
-    senderPersonalId: null, recipientPersonalId: null, currency: design.currency, amount, at: unit.now, state: stateFields(snapshot.value as TransferStateName),
-    endAt: unit.now, activityCount: snapshot.context.activityCount, private: true, message: null, messageSubject: null, appdata: {},
-    details: { design_id: design.id, settlement_ids: owed.map((row) => row.id), redemption_transfer_ids: [...new Set(owed.map((row) => row.redemption_transfer_id))] },
-  }, views);
+function settleTransfer(design: Design, settlerId: string, recipientId: string, owed: store.PendingSettlementRow[], amount: bigint): TransferRecord {
+  return {
+    ended: {
+      workflowType: 'settle', senderId: settlerId, senderUid: `service:${settlerId}`, recipientId, recipientUid: `service:${recipientId}`,
+      senderPersonalId: null, recipientPersonalId: null, currency: design.currency, amount, private: true, message: null, messageSubject: null, appdata: {},
+      details: { design_id: design.id, settlement_ids: owed.map((row) => row.id), redemption_transfer_ids: [...new Set(owed.map((row) => row.redemption_transfer_id))] },
+    },
+    views: recipientId === settlerId ? [{ profileId: settlerId, role: 'sender' }] : [{ profileId: settlerId, role: 'sender' }, { profileId: recipientId, role: 'recipient' }],
+  };
 }

@@ -20,7 +20,7 @@
 import type { Unit } from '../actors/command.ts';
 import { holdingRulesProblem, type RulesRecipient } from '../designs/rules.ts';
 import { openLoopId, sumPicks, type Pick } from '../ledger/allocation.ts';
-import { assertLinesMatchPicks, issueNote, lockWalletBalances, moveRecorded, recordMovements, type Holder, type MovementLine } from '../ledger/cash.ts';
+import { assertLinesMatchPicks, issueNote, lockWalletBalances, moveNotes, moveRecorded, recordMovements, type Holder, type MovementLine } from '../ledger/cash.ts';
 import { duplicate, failure, sendFailure, type Duplicate, type Failure } from '../ledger/errors.ts';
 import { dedupWindowMs } from '../limits.ts';
 import type { Queryable, TransactionSql } from '../storage/database.ts';
@@ -59,9 +59,12 @@ export interface Issue {
   distTransferId?: string | null;
 }
 
-/** Rung 5's move: notes from one holder to another, or a new note issued; each movement number's lines equal the picks. */
+/**
+ * Rung 5's move: notes from one holder to another, or a new note issued; each movement number's
+ * lines equal the picks. Cash into a transfer's escrow records its movement when the escrow is released.
+ */
 export type Move =
-  | { from: Holder; to: Holder; lines: (picks: readonly Pick[]) => MovementLine[] }
+  | { from: Holder; to: Holder; lines: ((picks: readonly Pick[]) => MovementLine[]) | Off }
   | { issue: Issue; lines: MovementLine[] };
 
 /** Everything the gate needs to know about one movement of cash; every rung is on unless the path says why not. */
@@ -71,30 +74,32 @@ export interface Movement {
   balances: { profileIds: readonly string[]; currencies: readonly string[] } | Off;
   /** Rung 1: the caller's authority; `loops`, the cash the path will move before it picks (a plan's open loop payments). */
   authority: (Authority & { fieldName: string; loops?: readonly string[] }) | Off;
-  /** Rung 2: both wallets' states, read under the locks (null: no wallet). */
-  wallets: { read: () => Promise<{ sender: string | null; recipient: string | null }> } | Off;
+  /** Rung 2: both wallets' states, read under the locks (null: no wallet); `sender` absent when no wallet pays (issuance). */
+  wallets: { read: () => Promise<{ sender?: string | null; recipient: string | null }> } | Off;
   /** Rung 3: the dedup key of the request. */
   dedup: DedupRequest | Off;
   /** The cash: picks the path knows already (escrow, due notes, a new note), or picked now under the locks. */
   cash: readonly Pick[] | (() => Promise<Pick[] | Failure>);
   /** Rungs 4 and 6: the holding rules of the recipient. */
   holding: { senderId: string; recipient: RulesRecipient; redeemed: ReadonlySet<string> } | Off;
-  /** Rung 5: the transfer row. */
-  transfer: TransferRecord | Off;
+  /** Rung 5: the transfer row, or made from the picks (a waiting transfer whose amount is what was picked). */
+  transfer: TransferRecord | ((picks: readonly Pick[]) => TransferRecord) | Off;
   /** Rung 5: the move. */
   move: Move | Off;
   /** The path's own writes after the move, before the cap is read again (redemption, receivables, the plan's split). */
   after?: (picks: readonly Pick[]) => Promise<Failure | null | void>;
 }
 
-/** What passed the gate: the cash it moved. */
-export type Passed = { ok: true; picks: Pick[] };
+/** What passed the gate: the cash it moved, and an issued note's serial number. */
+export type Passed = { ok: true; picks: Pick[]; serial: bigint | null };
 
 /**
  * The one entry point: climbs the ladder for the movement inside the command. A refusal is
  * answered, never thrown: the caller rejects it (unit.reject), which rolls back whatever the gate
  * wrote (a cap refused after the move). Duplicate: the dedup key was taken by a concurrent request.
  */
+export function passGate(unit: Unit, movement: Movement & { dedup: Off }): Promise<Passed | Failure>;
+export function passGate(unit: Unit, movement: Movement): Promise<Passed | Failure | Duplicate>;
 export async function passGate(unit: Unit, movement: Movement): Promise<Passed | Failure | Duplicate> {
   if (!isOff(movement.balances)) await lockWalletBalances(unit.tx, movement.balances.profileIds, movement.balances.currencies);
   const authority = isOff(movement.authority) ? null : movement.authority;
@@ -102,7 +107,7 @@ export async function passGate(unit: Unit, movement: Movement): Promise<Passed |
   if (declared) return declared;
   if (!isOff(movement.wallets)) {
     const states = await movement.wallets.read();
-    const refused = walletStatesRefusal(states.sender, states.recipient);
+    const refused = 'sender' in states ? walletStatesRefusal(states.sender ?? null, states.recipient) : walletStatesRefusal('active', states.recipient);
     if (refused) return refused;
   }
   if (!isOff(movement.dedup) && !(await claimDedup(unit.tx, movement.dedup, movement.transferId, unit.now))) return duplicate();
@@ -112,12 +117,12 @@ export async function passGate(unit: Unit, movement: Movement): Promise<Passed |
   const refused = (authority ? authorityRefusal(authority, cash.map((pick) => pick.loopId), authority.fieldName) : null)
     ?? (holding ? await holdingRefusal(unit.tx, cash, holding.senderId, holding.recipient, holding.redeemed) : null);
   if (refused) return refused;
-  if (!isOff(movement.transfer)) await recordTransfer(unit, movement.transferId, movement.transfer, cash);
-  if (!isOff(movement.move)) await moveIn(unit.tx, movement.transferId, movement.move, cash, unit.now);
+  if (!isOff(movement.transfer)) await recordTransfer(unit, movement.transferId, typeof movement.transfer === 'function' ? movement.transfer(cash) : movement.transfer, cash);
+  const serial = isOff(movement.move) ? null : await moveIn(unit.tx, movement.transferId, movement.move, cash, unit.now);
   const afterRefused = movement.after ? await movement.after(cash) : null;
   if (afterRefused) return afterRefused;
   const overCap = holding ? await capRefusalAfterMove(unit.tx, cash, holding.senderId, holding.recipient, holding.redeemed) : null;
-  return overCap ?? { ok: true, picks: cash };
+  return overCap ?? { ok: true, picks: cash, serial };
 }
 
 /** Rung 1: open loop cash moved by a closed-loop token is refused. */
@@ -206,14 +211,22 @@ async function recordTransfer(unit: Unit, transferId: string, record: TransferRe
   }, record.views);
 }
 
-/** Rung 5: moves (or issues) the picks after the paired assertion, every movement number's lines against the picks. */
-async function moveIn(tx: TransactionSql, transferId: string, move: Move, picks: readonly Pick[], at: Date): Promise<void> {
-  const lines = 'issue' in move ? move.lines : move.lines(picks);
+/** Rung 5: moves (or issues) the picks after the paired assertion, every movement number's lines against the picks; answers an issued note's serial. */
+async function moveIn(tx: TransactionSql, transferId: string, move: Move, picks: readonly Pick[], at: Date): Promise<bigint | null> {
+  if ('from' in move && isOff(move.lines)) {
+    await moveNotes(tx, move.from, move.to, picks, at);
+    return null;
+  }
+  const lines = 'issue' in move ? move.lines : (move.lines as (picks: readonly Pick[]) => MovementLine[])(picks);
   if (lines.length > 0 && sumPicks(picks) === 0n) throw new Error('a movement with lines moves some cash');
   for (const number of new Set(lines.map((line) => line.number))) assertLinesMatchPicks(lines.filter((line) => line.number === number), picks);
-  if ('from' in move) return moveRecorded(tx, move.from, move.to, picks, at, { transferId, lines });
-  await issueNote(tx, move.issue, at);
+  if ('from' in move) {
+    await moveRecorded(tx, move.from, move.to, picks, at, { transferId, lines });
+    return null;
+  }
+  const serial = await issueNote(tx, move.issue, at);
   await recordMovements(tx, transferId, lines, at);
+  return serial;
 }
 
 /** Rung 6: max_per_wallet on what the recipient holds after the move (its balance row is locked by the move). */
