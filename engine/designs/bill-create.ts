@@ -2,9 +2,9 @@
 // the customer, or the data to create one, and the bill transfer waits for payment under its timers.
 import type { Unit } from '../actors/command.ts';
 import { openLoopId } from '../ledger/allocation.ts';
-import { duplicate, type Duplicate } from '../ledger/errors.ts';
-import { authorityRefusal, dedupRepeat, dedupWinner, type DedupRequest } from '../transfers/gate.ts';
-import { billPaymentWaitMs, billReminderIntervalMs, dedupWindowMs } from '../limits.ts';
+import type { Duplicate } from '../ledger/errors.ts';
+import { authorityRefusal, dedupRepeat, dedupWinner, passGate, type DedupRequest } from '../transfers/gate.ts';
+import { billPaymentWaitMs, billReminderIntervalMs } from '../limits.ts';
 import { canonicalUidOf, personNameProblem } from '../profiles/names.ts';
 import { stateFields, transfer, type TransferStateName } from '../transfers/machine.ts';
 import * as transferStore from '../transfers/store.ts';
@@ -55,15 +55,13 @@ async function customerOf(ctx: CirculationContext, input: BillInput, site: strin
 }
 
 /** The bill's command body: the dedup_id claimed, the customer created if new, the waiting bill transfer, its timers and the request email. */
-async function billIn(ctx: CirculationContext, unit: Unit<Duplicate>, input: BillInput, { design, plan, amount }: IssueTerms, customerId: string | null, merchant: { title: string | null; site: string }) {
+async function billIn(
+  ctx: CirculationContext, unit: Unit<Duplicate>, input: BillInput, { design, plan, amount }: IssueTerms, customerId: string | null, merchant: { title: string | null; site: string }, dedup: DedupRequest | null,
+) {
   const { site } = merchant;
   const merchantTitle = merchant.title;
   const at = unit.now;
   const transferId = await unit.newLongId('transfer');
-  if (input.dedupId !== undefined) {
-    const claimed = await transferStore.claimDedup(unit.tx, input.callerId, input.dedupId, transferId, at, new Date(at.getTime() - dedupWindowMs));
-    if (!claimed) return unit.reject(duplicate());
-  }
   // A new customer belongs to the merchant's site, and the email the merchant typed stays a claim:
   // no one proved it, so it confirms nothing (sign-up and /p/token never find the profile by it);
   // the bill's requests go to it as the bill's sender UID.
@@ -85,7 +83,19 @@ async function billIn(ctx: CirculationContext, unit: Unit<Duplicate>, input: Bil
       merchant_title: merchantTitle,
     },
   };
-  await transferStore.insertTransfer(unit.tx, row, [{ profileId: customerId, role: 'sender' }, { profileId: input.callerId, role: 'recipient' }]);
+  const passed = await passGate(unit, {
+    transferId,
+    balances: { off: 'a bill moves nothing until it is paid (bill-payment.ts, each leg through the gate)' },
+    authority: { off: 'createBill refused a closed-loop token whose bill would pay open loop cash, before the command' },
+    wallets: { off: 'nothing moves now: the payment reads the wallets' },
+    dedup: dedup ?? { off: 'no dedup_id given' },
+    cash: [],
+    holding: { off: 'nothing moves now: distributeIn holds the cap when the bill is paid' },
+    transfer: { row, views: [{ profileId: customerId, role: 'sender' }, { profileId: input.callerId, role: 'recipient' }] },
+    move: { off: 'a bill waits for its payment' },
+  });
+  // Only the dedup rung refuses here (every other is off): a concurrent request holds the key.
+  if (!passed.ok) return unit.reject(passed as Duplicate);
   const expiresAt = new Date(at.getTime() + billPaymentWaitMs);
   const remindAt = new Date(at.getTime() + billReminderIntervalMs);
   unit.schedule(transfer, transferId, 'bill_expire', expiresAt, { type: 'transfer.bill_expire', at: expiresAt.toISOString() });
@@ -111,7 +121,7 @@ export async function createBill(ctx: CirculationContext, input: BillInput): Pro
   if (repeat) return repeat.ok ? { ...repeat, duplicate: true } : repeat;
   if (customer.problem) return customer.problem;
   const locks = [{ kind: designKind.kind, id: terms.design.id }, { kind: 'wallet', id: input.callerId }];
-  const result = await ctx.commands.run('design.bill', locks, (unit: Unit<Duplicate>) => billIn(ctx, unit, input, terms, customer.id, { title: merchant.title ?? null, site: merchant.site }));
+  const result = await ctx.commands.run('design.bill', locks, (unit: Unit<Duplicate>) => billIn(ctx, unit, input, terms, customer.id, { title: merchant.title ?? null, site: merchant.site }, dedup));
   if (!result.ok) {
     const winner = await dedupWinner(ctx.sql, dedup!);
     return winner.ok ? { ...winner, duplicate: true } : winner;

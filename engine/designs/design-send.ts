@@ -1,13 +1,10 @@
 // A design send (POST /design/<id>/send): the issuer or an active distributor issues brand cash to
 // an existing profile under a plan, paying the plan's split in open loop cash, in one command.
 import type { Unit } from '../actors/command.ts';
-import { balanceLockKey, balanceRowLocks } from '../ledger/cash.ts';
-import { duplicate, sendFailure, type Duplicate, type Failure } from '../ledger/errors.ts';
-import * as ledgerStore from '../ledger/store.ts';
-import { dedupWindowMs } from '../limits.ts';
-import { stateFields, transfer, type TransferStateName } from '../transfers/machine.ts';
-import * as transferStore from '../transfers/store.ts';
-import { dedupRepeat, dedupWinner, type DedupRequest } from '../transfers/gate.ts';
+import { balanceLockKey, balanceOf, balanceRowLocks } from '../ledger/cash.ts';
+import { sendFailure, type Duplicate, type Failure } from '../ledger/errors.ts';
+import { wallet } from '../profiles/machine.ts';
+import { dedupRepeat, dedupWinner, passGate, type DedupRequest } from '../transfers/gate.ts';
 import { issueTerms, type IssueTerms } from './access.ts';
 import type { DesignSendInput, DesignSendResult } from './circulation.ts';
 import type { CirculationContext } from './context.ts';
@@ -35,32 +32,37 @@ function checkedSend(ctx: CirculationContext, input: DesignSendInput): Promise<I
   });
 }
 
-/** The send's command body: the dedup_id claimed, the recipient's max_per_wallet, the send_design transfer, then the distribution. */
-async function sendIn(unit: Unit<Duplicate | DesignFailure | Failure>, input: DesignSendInput, { design, plan, amount }: IssueTerms, { profile, uid }: SendTo) {
-  const at = unit.now;
+/** The send's command body: the recipient's max_per_wallet, then the send_design transfer through the gate, the distribution after it. */
+async function sendIn(ctx: CirculationContext, unit: Unit<Duplicate | DesignFailure | Failure>, input: DesignSendInput, terms: IssueTerms, { profile, uid }: SendTo, dedup: DedupRequest | null) {
+  const { design, plan, amount } = terms;
   const transferId = await unit.newLongId('transfer');
-  if (input.dedupId !== undefined) {
-    const claimed = await transferStore.claimDedup(unit.tx, input.callerId, input.dedupId, transferId, at, new Date(at.getTime() - dedupWindowMs));
-    if (!claimed) return unit.reject(duplicate());
+  if (design.max_per_wallet !== null && (await balanceOf(unit.tx, profile.id, design.id, design.currency)) + amount > design.max_per_wallet) {
+    return unit.reject(invalid('amount', `the recipient would hold more than this design's max_per_wallet`));
   }
-  if (design.max_per_wallet !== null) {
-    const held = await ledgerStore.selectBalance(unit.tx, profile.id, design.id, design.currency);
-    if (held + amount > design.max_per_wallet) return unit.reject(invalid('amount', `the recipient would hold more than this design's max_per_wallet`));
-  }
-  const snapshot = unit.create(transfer, transferId, { workflowType: 'send_design', waitFor: 'none', at: at.toISOString() });
   const views = [{ profileId: input.callerId, role: 'sender' }];
   if (profile.id !== input.callerId) views.push({ profileId: profile.id, role: 'recipient' });
-  await transferStore.insertTransfer(unit.tx, {
-    id: transferId, workflowType: 'send_design', senderId: input.callerId, senderUid: `service:${input.callerId}`, recipientId: profile.id,
-    recipientUid: uid, senderPersonalId: null, recipientPersonalId: profile.isIndividual ? profile.id : null,
-    currency: design.currency, amount, at, state: stateFields(snapshot.value as TransferStateName), endAt: at, activityCount: snapshot.context.activityCount,
-    private: input.private, message: input.message ?? null, messageSubject: null, appdata: input.appdata,
-    details: { design_id: design.id, distribution_plan_id: plan.id },
-  }, views);
-  const refused = await distributeIn(unit, {
-    design, plan, senderId: input.callerId, recipientId: profile.id, amount, transferId, number: 1, posDevice: input.posDevice, reserveOwed: input.closedLoopOnly === true,
+  const passed = await passGate(unit, {
+    transferId,
+    balances: { off: 'the command\'s shared locks took every balance the distribution changes, in the one order' },
+    authority: { off: 'send() refused a closed-loop token whose plan pays open loop cash now; the brand cash issued is its to move' },
+    wallets: { read: async () => ({ sender: (await unit.load(wallet, input.callerId))?.value ?? null, recipient: await ctx.profiles.walletState(unit.tx, profile.id) }) },
+    dedup: dedup ?? { off: 'no dedup_id given' },
+    cash: [],
+    holding: { off: 'issuance: distributeIn holds max_per_wallet before and after the issue; transferable binds holders, not the issuer\'s distribution' },
+    transfer: {
+      ended: {
+        workflowType: 'send_design', senderId: input.callerId, senderUid: `service:${input.callerId}`, recipientId: profile.id, recipientUid: uid, senderPersonalId: null,
+        recipientPersonalId: profile.isIndividual ? profile.id : null, currency: design.currency, amount, private: input.private, message: input.message ?? null, messageSubject: null,
+        appdata: input.appdata, details: { design_id: design.id, distribution_plan_id: plan.id },
+      },
+      views,
+    },
+    move: { off: 'distributeIn issues the brand cash and pays the plan\'s split, each hop recorded' },
+    after: () => distributeIn(unit, {
+      design, plan, senderId: input.callerId, recipientId: profile.id, amount, transferId, number: 1, posDevice: input.posDevice, reserveOwed: input.closedLoopOnly === true,
+    }),
   });
-  if (refused) return unit.reject(refused);
+  if (!passed.ok) return unit.reject(passed);
   return { ok: true as const, transferId, duplicate: false };
 }
 
@@ -89,7 +91,7 @@ export async function send(ctx: CirculationContext, input: DesignSendInput): Pro
   }
   const balanceKeys = [...new Set([input.callerId, recipient.id, design.issuer_id, ...split.fees.map((fee) => fee.recipientId)])].map((id) => balanceLockKey(id, design.currency));
   const lockRefs = [{ kind: designKind.kind, id: design.id }, { kind: 'wallet', id: input.callerId }];
-  const result = await ctx.commands.run('design.send', lockRefs, (unit: Unit<Duplicate | DesignFailure | Failure>) => sendIn(unit, input, checked, { profile: recipient, uid: resolved.recipient.uid }), { shared: { rows: balanceRowLocks, keys: balanceKeys } });
+  const result = await ctx.commands.run('design.send', lockRefs, (unit: Unit<Duplicate | DesignFailure | Failure>) => sendIn(ctx, unit, input, checked, { profile: recipient, uid: resolved.recipient.uid }, dedup), { shared: { rows: balanceRowLocks, keys: balanceKeys } });
   if (!result.ok && result.error === 'duplicate') {
     const winner = await dedupWinner(ctx.sql, dedup!);
     return winner.ok ? { ...winner, duplicate: true } : winner;

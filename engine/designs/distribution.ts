@@ -9,11 +9,13 @@
 // Design sends, bills and offers all issue through distributeIn; circulation.ts re-exports these.
 import type { Unit } from '../actors/command.ts';
 import { openLoopId } from '../ledger/allocation.ts';
-import { balanceOf, pickFromWallet, walletHolder } from '../ledger/cash.ts';
+import { balanceOf, movementLines, pickFromWallet, walletHolder } from '../ledger/cash.ts';
 import { sendFailure, type Failure } from '../ledger/errors.ts';
 import * as ledgerStore from '../ledger/store.ts';
 import { dayMs } from '../limits.ts';
 import * as posStore from '../pos/store.ts';
+import { wallet } from '../profiles/machine.ts';
+import { passGate } from '../transfers/gate.ts';
 import { designKind } from './machine.ts';
 import { publishDesignIn } from './publish.ts';
 import type { PosDevice } from './redemption.ts';
@@ -127,15 +129,25 @@ export async function distributeIn(
   return null;
 }
 
-/** Moves open loop cash from a wallet to a holder, one movement line per issuer of the notes. */
+/**
+ * Moves open loop cash from a wallet to a holder through the gate, one movement line per issuer of
+ * the notes: a leg of a transfer its path recorded (a plan's split, a bill's payment, an offer's price).
+ */
 export async function payIn(unit: Unit, fromId: string, to: ledgerStore.Holder, currency: string, amount: bigint, movement: { transferId: string; number: number; action: string; toId: string }): Promise<Failure | null> {
   if (amount === 0n) return null;
-  const picked = await pickFromWallet(unit.tx, fromId, [{ loopId: openLoopId, currency, minor: amount }], null, { recipientId: null, accepts: () => true, nonPayment: false, at: unit.now });
-  if (!picked.ok) return sendFailure(picked.errors);
-  const byIssuer = new Map<string, bigint>();
-  for (const pick of picked.value) byIssuer.set(pick.issuerId, (byIssuer.get(pick.issuerId) ?? 0n) + pick.amount);
-  const lines = [...byIssuer].map(([issuerId, part]) => ({ number: movement.number, action: movement.action, fromId, toId: movement.toId, loopId: openLoopId, currency, issuerId, amount: part }));
-  await ledgerStore.moveNotes(unit.tx, walletHolder(fromId), to, picked.value, unit.now, { transferId: movement.transferId, lines });
-  return null;
+  const passed = await passGate(unit, {
+    transferId: movement.transferId,
+    balances: { off: 'the path\'s command took every balance of its transfer in the one order before this leg' },
+    authority: { off: 'the path refused a closed-loop token before its command: these legs always pay open loop cash' },
+    wallets: { read: async () => ({ sender: (await unit.load(wallet, fromId))?.value ?? null, recipient: null }) },
+    dedup: { off: 'a later leg of a transfer: its path claimed the key with the transfer' },
+    cash: async () => {
+      const picked = await pickFromWallet(unit.tx, fromId, [{ loopId: openLoopId, currency, minor: amount }], null, { recipientId: null, accepts: () => true, nonPayment: false, at: unit.now });
+      return picked.ok ? picked.value : sendFailure(picked.errors);
+    },
+    holding: { off: 'open loop cash: the holding rules are brand cash rules' },
+    transfer: { off: 'a leg of a transfer its path recorded' },
+    move: { from: walletHolder(fromId), to, lines: (picks) => movementLines(picks, movement.number, movement.action, fromId, movement.toId) },
+  });
+  return passed.ok ? null : passed;
 }
-

@@ -10,8 +10,7 @@ import { offerConfirmCodeBytes } from '../limits.ts';
 import { formatMinor } from '../money.ts';
 import { wallet } from '../profiles/machine.ts';
 import { stateFields, transfer, type TransferStateName } from '../transfers/machine.ts';
-import { compared } from '../transfers/gate.ts';
-import * as transferStore from '../transfers/store.ts';
+import { compared, passGate } from '../transfers/gate.ts';
 import { requestConfirmationIn } from './confirmation.ts';
 import type { OffersContext } from './context.ts';
 import { invalid, offerFailure, payoutRefused } from './errors.ts';
@@ -44,10 +43,10 @@ async function takeStockIn(unit: Unit<AcceptRefusal>, { input, offer, design, pl
   if ((await store.takeStock(unit.tx, offer.id, input.quantity, unit.now)) === null) return unit.reject(offerFailure('sold_out'));
 }
 
-/** The purchase_offer transfer of an accept: waiting for the confirmation link, or done now. */
+/** The purchase_offer transfer of an accept through the gate: waiting for the confirmation link, or done now; its cash moves in payoutIn, leg by leg. */
 async function insertPurchaseIn(unit: Unit<AcceptRefusal>, { input, offer, option, price, confirmEmail }: PreparedAccept, transferId: string, code: string | null): Promise<void> {
   const created = unit.create(transfer, transferId, { workflowType: 'purchase_offer', waitFor: code ? 'invite' : 'none', at: unit.now.toISOString() });
-  await transferStore.insertTransfer(unit.tx, {
+  const row = {
     // A confirming transfer names the email to confirm, so only following the link (not
     // POST /t/<id>/accept, which needs the UID confirmed already) completes it.
     id: transferId, workflowType: 'purchase_offer', senderId: offer.profile_id, senderUid: `service:${offer.profile_id}`, recipientId: input.accepterId,
@@ -58,7 +57,19 @@ async function insertPurchaseIn(unit: Unit<AcceptRefusal>, { input, offer, optio
       offer_id: offer.id, offer_title: offer.title, option_id: option.option_id, payment_type: option.payment_type, quantity: input.quantity,
       referrer_id: input.referrerId ?? null, message_rules: input.messageRules ?? [], price: formatMinor(price * BigInt(input.quantity), offer.currency),
     },
-  }, [{ profileId: offer.profile_id, role: 'sender' }, { profileId: input.accepterId, role: 'recipient' }]);
+  };
+  const passed = await passGate(unit, {
+    transferId,
+    balances: { off: 'takeStockIn locked every balance of the accept in the one order' },
+    authority: { off: 'an accept is the accepter\'s own purchase: its legs pay as payoutIn says' },
+    wallets: { off: 'takeStockIn read both wallets under the locks, answered in the offer\'s own codes' },
+    dedup: { off: 'the acceptance row holds the dedup_id (unique per accepter), inserted in this command' },
+    cash: [],
+    holding: { off: 'the brand cash is issued by distributeIn, which holds the cap' },
+    transfer: { row, views: [{ profileId: offer.profile_id, role: 'sender' }, { profileId: input.accepterId, role: 'recipient' }] },
+    move: { off: 'payoutIn moves the cash after the record, each open loop leg through the gate' },
+  });
+  if (!passed.ok) throw new Error(`recording an accept's transfer is refused by no rung: ${passed.error}`);
 }
 
 /**

@@ -6,7 +6,7 @@ import * as designStore from '../designs/store.ts';
 import { balanceLockKey, walletHolder } from '../ledger/cash.ts';
 import type { Failure } from '../ledger/errors.ts';
 import { stateFields, transfer, type TransferStateName } from '../transfers/machine.ts';
-import * as transferStore from '../transfers/store.ts';
+import { passGate } from '../transfers/gate.ts';
 import type { OffersContext } from './context.ts';
 import type { TransferFailed } from './errors.ts';
 import { offerKind } from './machine.ts';
@@ -45,12 +45,26 @@ export async function failedTransfer(ctx: OffersContext, offer: OfferRow, accept
     const id = await unit.newLongId('transfer');
     unit.create(transfer, id, { workflowType: 'purchase_offer', waitFor: 'invite', at: unit.now.toISOString() });
     const canceled = unit.send(transfer, id, { type: 'transfer.retract', at: unit.now.toISOString(), reason: 'not_available' })!;
-    await transferStore.insertTransfer(unit.tx, {
-      id, workflowType: 'purchase_offer', senderId: offer.profile_id, senderUid: `service:${offer.profile_id}`, recipientId: accepterId, recipientUid: `service:${accepterId}`,
-      senderPersonalId: null, recipientPersonalId: accepterId, currency: offer.currency, amount: offer.amount * BigInt(quantity), at: unit.now,
-      state: stateFields(canceled.value as TransferStateName), endAt: unit.now, activityCount: canceled.context.activityCount, private: true,
-      message: null, messageSubject: null, appdata: {}, details: { offer_id: offer.id, quantity, reason: 'not_available' },
-    }, [{ profileId: offer.profile_id, role: 'sender' }, { profileId: accepterId, role: 'recipient' }]);
+    const passed = await passGate(unit, {
+      transferId: id,
+      balances: { off: 'nothing moves: the accept\'s cash could not' },
+      authority: { off: 'nothing moves' },
+      wallets: { off: 'nothing moves' },
+      dedup: { off: 'the failed accept took no acceptance row' },
+      cash: [],
+      holding: { off: 'nothing moves' },
+      transfer: {
+        row: {
+          id, workflowType: 'purchase_offer', senderId: offer.profile_id, senderUid: `service:${offer.profile_id}`, recipientId: accepterId, recipientUid: `service:${accepterId}`,
+          senderPersonalId: null, recipientPersonalId: accepterId, currency: offer.currency, amount: offer.amount * BigInt(quantity), at: unit.now,
+          state: stateFields(canceled.value as TransferStateName), endAt: unit.now, activityCount: canceled.context.activityCount, private: true,
+          message: null, messageSubject: null, appdata: {}, details: { offer_id: offer.id, quantity, reason: 'not_available' },
+        },
+        views: [{ profileId: offer.profile_id, role: 'sender' }, { profileId: accepterId, role: 'recipient' }],
+      },
+      move: { off: 'a canceled transfer records that nothing moved' },
+    });
+    if (!passed.ok) throw new Error(`recording a canceled accept is refused by no rung: ${passed.error}`);
     return id;
   });
   const detail = await ctx.ledger.queries.detail(accepterId, transferId);

@@ -5,7 +5,7 @@
 import type { Unit } from '../actors/command.ts';
 import type { Core } from '../core.ts';
 import { mixedCurrencies, sumPicks, type AmountEntry, type Pick } from '../ledger/allocation.ts';
-import { balanceLockKey, escrowHolder, lockBalances, movementLines, moveNotes, pickFromWallet, recordMovements, releaseEscrow, walletHolder } from '../ledger/cash.ts';
+import { balanceLockKey, escrowHolder, lockBalances, movementLines, pickFromWallet, recordMovements, releaseEscrow, walletHolder } from '../ledger/cash.ts';
 import { failure, sendFailure, type Duplicate, type Failure } from '../ledger/errors.ts';
 import { appdataCharsMax } from '../limits.ts';
 import { formatDecimal, formatMinor, positiveMoneyOf, wellFormedDecimal, type Decimal } from '../money.ts';
@@ -13,13 +13,13 @@ import type { ProfileRecord, ProfilesService } from '../profiles/service.ts';
 import { stateFields, transfer, type TransferStateName } from './machine.ts';
 import { accepts, redeemedLoopsOf } from './acceptance.ts';
 import { redeemArrivedIn } from '../designs/redemption.ts';
-import { claimSend } from './claim.ts';
+import { wallet } from '../profiles/machine.ts';
 import { appdataChars, closedLoopRefusal } from './input-checks.ts';
 import type { TransfersService } from './service.ts';
 import { expiredReleaseProblem } from '../designs/expiry.ts';
 import { holdingRulesProblem } from '../designs/rules.ts';
 import { parseUid } from '../uids.ts';
-import { capRefusalAfterMove, dedupRepeat, dedupWinner, holdingRefusal, type DedupRequest } from './gate.ts';
+import { dedupRepeat, dedupWinner, passGate, type DedupRequest } from './gate.ts';
 import * as store from './store.ts';
 
 /** A trade entry as the edge read it. */
@@ -119,7 +119,7 @@ async function start(ctx: TradesContext, input: TradeInput): Promise<TradeResult
   const recipient = resolved.recipient.profile;
   if (!recipient) return sendFailure([{ code: 'recipient_not_found', field_name: 'recipient_uid', info: { reason: 'a trade needs a recipient with a wallet' } }]);
   const offer: Offer = { input, offered: offered.value, recipient, senderUid: resolved.senderUid, recipientUid: resolved.recipient.uid };
-  const result = await commands.run('transfer.trade', [{ kind: 'wallet', id: input.senderId }], (unit: Unit<Failure | Duplicate>) => startIn(unit, offer));
+  const result = await commands.run('transfer.trade', [{ kind: 'wallet', id: input.senderId }], (unit: Unit<Failure | Duplicate>) => startIn(unit, offer, dedup));
   if (!result.ok && result.error === 'duplicate') {
     const winner = await dedupWinner(sql, dedup!);
     return winner.ok ? { ok: true, transferId: winner.transferId } : winner;
@@ -136,30 +136,45 @@ interface Offer {
   recipientUid: string;
 }
 
-/** Moves the offered cash into the trade's escrow and writes the waiting trade with its deadline. */
-async function startIn(unit: Unit<Failure | Duplicate>, offer: Offer): Promise<TradeResult> {
+/** Moves the offered cash into the trade's escrow through the gate and writes the waiting trade with its deadline. */
+async function startIn(unit: Unit<Failure | Duplicate>, offer: Offer, dedup: DedupRequest | null): Promise<TradeResult> {
   const { input, recipient } = offer;
   const transferId = await unit.newLongId('transfer');
   const at = unit.now;
-  await claimSend(unit, input.senderId, input.dedupId, transferId);
-  const picked = await pickFromWallet(unit.tx, input.senderId, offer.offered, null, {
-    recipientId: recipient.id, accepts: (note) => accepts(note, recipient), nonPayment: true, brandCashOnly: input.closedLoopOnly, at: unit.now,
-  });
-  if (!picked.ok) return unit.reject(sendFailure(picked.errors));
-  await moveNotes(unit.tx, walletHolder(input.senderId), escrowHolder(transferId), picked.value, at);
-  const snapshot = unit.create(transfer, transferId, { workflowType: 'trade', waitFor: 'trade', at: at.toISOString() });
   const expiresAt = new Date(at.getTime() + input.acceptExpireSeconds * 1000);
-  unit.schedule(transfer, transferId, 'trade_expire', expiresAt, { type: 'transfer.trade_expire', at: expiresAt.toISOString() });
-  await store.insertTransfer(unit.tx, {
-    id: transferId, workflowType: 'trade', senderId: input.senderId, senderUid: offer.senderUid, recipientId: recipient.id, recipientUid: offer.recipientUid,
-    senderPersonalId: input.senderPersonalId, recipientPersonalId: recipient.isIndividual ? recipient.id : null, currency: offer.offered[0].currency,
-    amount: sumPicks(picked.value), at, state: stateFields(snapshot.value as TransferStateName), endAt: null, activityCount: snapshot.context.activityCount,
-    private: true, message: null, messageSubject: null, appdata: input.appdata,
-    details: {
-      trade: { amounts: input.amounts.map(storedEntry), expect_amounts: input.expectAmounts.map(storedEntry) },
-      alarms: [{ name: 'alarm.expire_trade', timestamp: expiresAt.toISOString() }],
+  const passed = await passGate(unit, {
+    transferId,
+    balances: { off: 'one wallet\'s balance: the move into escrow takes its row' },
+    authority: { closedLoopOnly: input.closedLoopOnly === true, fieldName: 'amounts' },
+    wallets: { read: async () => ({ sender: (await unit.load(wallet, input.senderId))?.value ?? null, recipient: null }) },
+    dedup: dedup ?? { off: 'no dedup_id given' },
+    cash: async () => {
+      const picked = await pickFromWallet(unit.tx, input.senderId, offer.offered, null, {
+        recipientId: recipient.id, accepts: (note) => accepts(note, recipient), nonPayment: true, brandCashOnly: input.closedLoopOnly, at: unit.now,
+      });
+      return picked.ok ? picked.value : sendFailure(picked.errors);
     },
-  }, [{ profileId: input.senderId, role: 'sender' }, { profileId: recipient.id, role: 'recipient' }]);
+    holding: { off: 'into escrow: the holding rules are checked when the recipient accepts and the escrow is released' },
+    transfer: (picks) => {
+      const snapshot = unit.create(transfer, transferId, { workflowType: 'trade', waitFor: 'trade', at: at.toISOString() });
+      return {
+        row: {
+          id: transferId, workflowType: 'trade', senderId: input.senderId, senderUid: offer.senderUid, recipientId: recipient.id, recipientUid: offer.recipientUid,
+          senderPersonalId: input.senderPersonalId, recipientPersonalId: recipient.isIndividual ? recipient.id : null, currency: offer.offered[0].currency,
+          amount: sumPicks(picks), at, state: stateFields(snapshot.value as TransferStateName), endAt: null, activityCount: snapshot.context.activityCount,
+          private: true, message: null, messageSubject: null, appdata: input.appdata,
+          details: {
+            trade: { amounts: input.amounts.map(storedEntry), expect_amounts: input.expectAmounts.map(storedEntry) },
+            alarms: [{ name: 'alarm.expire_trade', timestamp: expiresAt.toISOString() }],
+          },
+        },
+        views: [{ profileId: input.senderId, role: 'sender' }, { profileId: recipient.id, role: 'recipient' }],
+      };
+    },
+    move: { from: walletHolder(input.senderId), to: escrowHolder(transferId), lines: { off: 'escrow: the movements are recorded when the trade is accepted' } },
+  });
+  if (!passed.ok) return unit.reject(passed);
+  unit.schedule(transfer, transferId, 'trade_expire', expiresAt, { type: 'transfer.trade_expire', at: expiresAt.toISOString() });
   return { ok: true as const, transferId };
 }
 
@@ -229,17 +244,20 @@ async function acceptIn(ctx: TradesContext, unit: Unit<Failure>, acceptance: Acc
   if (expired) return unit.reject(sendFailure([expired]));
   const offeredProblem = await holdingRulesProblem(unit.tx, offered, senderId, { id: input.callerId, isIndividual: true }, new Set(), true);
   if (offeredProblem) return unit.reject(sendFailure([offeredProblem]));
-  // The gate's holding rules on the paid leg too: before the move, and the cap again after it.
-  const senderRules = { id: senderId, isIndividual: sender?.isIndividual ?? true };
-  const paidRefused = await holdingRefusal(unit.tx, paid.value, input.callerId, senderRules, new Set());
-  if (paidRefused) return unit.reject(paidRefused);
-  await moveNotes(unit.tx, walletHolder(input.callerId), walletHolder(senderId), paid.value, at);
-  const overCap = await capRefusalAfterMove(unit.tx, paid.value, input.callerId, senderRules, new Set());
-  if (overCap) return unit.reject(overCap);
-  await recordMovements(unit.tx, row.id, [
-    ...movementLines(offered, 1, 'move', senderId, input.callerId),
-    ...movementLines(paid.value, 2, 'move', input.callerId, senderId),
-  ], at);
+  // The offered leg is recorded first (movement 1); the paid leg passes the gate as movement 2.
+  await recordMovements(unit.tx, row.id, movementLines(offered, 1, 'move', senderId, input.callerId), at);
+  const passed = await passGate(unit, {
+    transferId: row.id,
+    balances: { off: 'both wallets\' balances in every currency of the trade were locked above, before the escrow\'s release' },
+    authority: { closedLoopOnly: input.closedLoopOnly === true, fieldName: 'expect_amounts' },
+    wallets: { read: async () => ({ sender: (await unit.load(wallet, input.callerId))?.value ?? null, recipient: (await unit.load(wallet, senderId))?.value ?? null }) },
+    dedup: { off: 'accepting a waiting trade: the transfer exists, its state machine refuses a second accept' },
+    cash: paid.value,
+    holding: { senderId: input.callerId, recipient: { id: senderId, isIndividual: sender?.isIndividual ?? true }, redeemed: new Set() },
+    transfer: { off: 'the trade was recorded when it started' },
+    move: { from: walletHolder(input.callerId), to: walletHolder(senderId), lines: (picks) => movementLines(picks, 2, 'move', input.callerId, senderId) },
+  });
+  if (!passed.ok) return unit.reject(passed);
   await redeemArrivalsIn(unit, row.id, [{ profile: sender, picks: paid.value }, { profile: acceptance.accepter, picks: offered }], 3);
   unit.cancelTimer(transfer, row.id, 'trade_expire');
   const acceptedTrade = { ...trade, settler_id: acceptance.settlerId, distribution_plan_ids: input.distributionPlanIds, paid: formatMinor(sumPicks(paid.value), expected[0].currency) };
