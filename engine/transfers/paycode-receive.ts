@@ -2,7 +2,7 @@
 // from the transfer's escrow; within the correction period a resubmission changes the amount received.
 import type { Unit } from '../actors/command.ts';
 import { openLoopId, type Pick } from '../ledger/allocation.ts';
-import { balanceLockKey, lockBalances, movementLines, moveNotes, nextMovementNumber, pickFromWallet, recordMovements, releaseEscrow, walletHolder } from '../ledger/cash.ts';
+import { movementLines, nextMovementNumber, pickFromWallet, recordMovements, releaseEscrow, walletHolder } from '../ledger/cash.ts';
 import { failure, type Failure } from '../ledger/errors.ts';
 import { paycodeCorrectionMs } from '../limits.ts';
 import { formatDecimal, formatMinor, positiveMoneyOf, type Decimal } from '../money.ts';
@@ -11,7 +11,7 @@ import type { ProfileRecord } from '../profiles/service.ts';
 import { redeemArrivedIn } from '../designs/redemption.ts';
 import { accepts, redeemedLoopsOf } from './acceptance.ts';
 import { applyIn, loadIn } from './changes.ts';
-import { authorityRefusal } from './gate.ts';
+import { passGate } from './gate.ts';
 import type { TransfersContext } from './context.ts';
 import { transfer } from './machine.ts';
 import { paycodeMatches } from './paycode.ts';
@@ -112,17 +112,11 @@ async function correctIn(unit: Unit<Failure>, receipt: Receipt, received: bigint
   const { input, amount, found, recipient } = receipt;
   const number = await nextMovementNumber(unit.tx, found.transfer_id);
   if (amount > received) {
-    const picks = await moveBetweenWallets(unit, found.sender_id, found.recipient_id, input.currency, amount - received, recipient);
-    if (!picks) return unit.reject(failure('code_limited', 'the sender no longer holds enough cash'));
-    await recordMovements(unit.tx, found.transfer_id, movementLines(picks, number, 'move', found.sender_id, found.recipient_id), unit.now);
+    const picks = await correctionIn(unit, receipt, { fromId: found.sender_id, toId: found.recipient_id, amount: amount - received, number, action: 'move' });
     await redeemReceivedIn(unit, receipt, picks, number + 1);
     await reportImmediateIn(unit, receipt, found.transfer_id, picks, 1n);
   } else {
-    const picks = await moveBetweenWallets(unit, found.recipient_id, found.sender_id, input.currency, received - amount, null);
-    if (!picks) return unit.reject(failure('code_limited', 'the recipient no longer holds enough cash to refund'));
-    const refused = authorityRefusal({ closedLoopOnly: input.closedLoopOnly === true }, picks.map((pick) => pick.loopId), 'amount');
-    if (refused) return unit.reject(refused);
-    await recordMovements(unit.tx, found.transfer_id, movementLines(picks, number, 'refund', found.recipient_id, found.sender_id), unit.now);
+    const picks = await correctionIn(unit, receipt, { fromId: found.recipient_id, toId: found.sender_id, amount: received - amount, number, action: 'refund' });
     await reportImmediateIn(unit, receipt, found.transfer_id, picks, -1n);
   }
   await store.updatePaycode(unit.tx, found.transfer_id, { received: amount }, unit.now);
@@ -147,17 +141,29 @@ async function reportImmediateIn(unit: Unit, receipt: Receipt, transferId: strin
   await posStore.addImmediateReceivable(unit.tx, { profileId: recipient.id, transferId, currency: input.currency, delta: sign * openLoop, posDevice: input.posDevice ?? null }, unit.now);
 }
 
-/** Moves `amount` of the currency between two wallets inside a command (paycode corrections). */
-async function moveBetweenWallets(unit: Unit, fromId: string, toId: string, currency: string, amount: bigint, recipient: ProfileRecord | null): Promise<Pick[] | null> {
-  // Both balances in the one order every balance lock uses, before either changes.
-  await lockBalances(unit.tx, [balanceLockKey(fromId, currency), balanceLockKey(toId, currency)]);
-  const picked = await pickFromWallet(unit.tx, fromId, [{ loopId: 'any', currency, minor: amount }], null, {
-    recipientId: toId,
-    accepts: (note) => accepts(note, recipient),
-    nonPayment: recipient === null,
-    at: unit.now,
+/** A paycode correction's move through the gate: more to the recipient, or a refund to the sender. */
+async function correctionIn(unit: Unit<Failure>, receipt: Receipt, leg: { fromId: string; toId: string; amount: bigint; number: number; action: 'move' | 'refund' }): Promise<Pick[]> {
+  const { input, found, recipient, redeemed } = receipt;
+  const toRecipient = leg.action === 'move';
+  const passed = await passGate(unit, {
+    transferId: found.transfer_id,
+    balances: { profileIds: [leg.fromId, leg.toId], currencies: [input.currency] },
+    authority: toRecipient ? { off: 'the sender\'s own code: the recipient takes what the sender offered' } : { closedLoopOnly: input.closedLoopOnly === true, fieldName: 'amount' },
+    wallets: { off: 'a correction of a completed receipt within its period: the send and the receipt read the wallets' },
+    dedup: { off: 'the paycode itself: one transfer, corrected in place' },
+    cash: async () => {
+      const picked = await pickFromWallet(unit.tx, leg.fromId, [{ loopId: 'any', currency: input.currency, minor: leg.amount }], null, {
+        recipientId: leg.toId, accepts: (note) => accepts(note, toRecipient ? recipient : null), nonPayment: !toRecipient, at: unit.now,
+      });
+      if (picked.ok) return picked.value;
+      return failure('code_limited', toRecipient ? 'the sender no longer holds enough cash' : 'the recipient no longer holds enough cash to refund');
+    },
+    holding: toRecipient && recipient
+      ? { senderId: found.sender_id, recipient: { id: recipient.id, isIndividual: recipient.isIndividual }, redeemed }
+      : { off: 'a refund returns the sender\'s own cash' },
+    transfer: { off: 'the paycode\'s transfer, recorded by its send' },
+    move: { from: walletHolder(leg.fromId), to: walletHolder(leg.toId), lines: (picks) => movementLines(picks, leg.number, leg.action, leg.fromId, leg.toId) },
   });
-  if (!picked.ok) return null;
-  await moveNotes(unit.tx, walletHolder(fromId), walletHolder(toId), picked.value, unit.now);
-  return picked.value;
+  if (!passed.ok) return unit.reject(passed);
+  return passed.picks;
 }
