@@ -1,4 +1,6 @@
 // Named outcomes of design, plan and agreement calls; api/routes/design-errors.ts maps each once.
+import type { Refusal } from '../transfers/errors.ts';
+
 export type DesignError =
   | 'invalid'
   | 'design_not_found'
@@ -11,12 +13,8 @@ export type DesignError =
   | 'member_not_found'
   | 'expiry_in_past';
 
-export interface DesignFailure {
-  ok: false;
-  error: DesignError;
-  invalid?: Record<string, string>;
-  description?: string;
-}
+/** The one Refusal shape (engine/transfers/errors.ts) over this domain's codes. */
+export type DesignFailure = Refusal<DesignError>;
 
 export function designFailure(error: DesignError, extras: { invalid?: Record<string, string>; description?: string } = {}): DesignFailure {
   return { ok: false, error, ...extras };

@@ -1,7 +1,8 @@
 // Named outcomes of funding proxy calls; api/routes/fundproxy.ts maps each once.
+import type { Refusal } from '../transfers/errors.ts';
 export type FundProxyError = 'invalid' | 'proxy_account_not_found' | 'recipient_wallet_closed' | 'issuer_not_permitted';
 
-export type FundProxyFailure = { ok: false; error: FundProxyError; invalid?: Record<string, string>; description?: string };
+export type FundProxyFailure = Refusal<FundProxyError>;
 
 /** The failure naming one invalid field. */
 export const invalid = (field: string, message: string): FundProxyFailure => ({ ok: false, error: 'invalid', invalid: { [field]: message } });

@@ -1,4 +1,5 @@
 // Named outcomes of ledger and transfer calls. Each maps to HTTP once, in api/routes/ledger-errors.ts.
+import type { Refusal } from '../transfers/errors.ts';
 
 /** One entry of InvalidRequest.send_errors (supplement 7.1). */
 export interface SendError {
@@ -57,13 +58,14 @@ export type LedgerError =
   | 'agreement_inactive'
   | 'dedup_id_reused';
 
-export type Failure = { ok: false; error: LedgerError; sendErrors?: SendError[]; detail?: string };
+/** A ledger or transfer refusal: the one Refusal shape (engine/transfers/errors.ts) over the ledger's codes. */
+export type Failure = Refusal<LedgerError>;
 
 export function failure(error: LedgerError, detail?: string): Failure {
   return detail === undefined ? { ok: false, error } : { ok: false, error, detail };
 }
 
-export function sendFailure(sendErrors: SendError[]): Failure {
+export function sendFailure(sendErrors: SendError[]): Refusal<'send_failed'> {
   return { ok: false, error: 'send_failed', sendErrors };
 }
 

@@ -1,4 +1,5 @@
 // Named outcomes of offer calls; api/routes/offers.ts maps each once.
+import type { Refusal } from '../transfers/errors.ts';
 import type { Failure } from '../ledger/errors.ts';
 
 export type OfferError =
@@ -13,12 +14,8 @@ export type OfferError =
   | 'named_app_not_found'
   | 'app_not_public';
 
-export interface OfferFailure {
-  ok: false;
-  error: OfferError;
-  invalid?: Record<string, string>;
-  description?: string;
-}
+/** The one Refusal shape (engine/transfers/errors.ts) over this domain's codes. */
+export type OfferFailure = Refusal<OfferError>;
 
 export function offerFailure(error: OfferError, extras: { invalid?: Record<string, string>; description?: string } = {}): OfferFailure {
   return { ok: false, error, ...extras };

@@ -1,4 +1,5 @@
 // Named outcomes of point-of-sale calls (pull, processor, settlement, report); api/routes/pos-errors.ts maps each once.
+import type { Refusal } from '../transfers/errors.ts';
 export type PosError =
   | 'invalid'
   | 'pull_not_enabled'
@@ -12,12 +13,8 @@ export type PosError =
   | 'no_settler'
   | 'report_too_large';
 
-export interface PosFailure {
-  ok: false;
-  error: PosError;
-  invalid?: Record<string, string>;
-  description?: string;
-}
+/** The one Refusal shape (engine/transfers/errors.ts) over this domain's codes. */
+export type PosFailure = Refusal<PosError>;
 
 export function posFailure(error: PosError, extras: { invalid?: Record<string, string>; description?: string } = {}): PosFailure {
   return { ok: false, error, ...extras };

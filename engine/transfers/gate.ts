@@ -21,9 +21,10 @@ import type { Unit } from '../actors/command.ts';
 import { holdingRulesProblem, type RulesRecipient } from '../designs/rules.ts';
 import { openLoopId, sumPicks, type Pick } from '../ledger/allocation.ts';
 import { assertLinesMatchPicks, issueNote, lockWalletBalances, moveNotes, moveRecorded, recordMovements, type Holder, type MovementLine } from '../ledger/cash.ts';
-import { duplicate, failure, sendFailure, type Duplicate, type Failure } from '../ledger/errors.ts';
+import { duplicate, sendFailure, type Duplicate, type Failure } from '../ledger/errors.ts';
 import { dedupWindowMs } from '../limits.ts';
 import type { Queryable, TransactionSql } from '../storage/database.ts';
+import type { GateRefusal } from './errors.ts';
 import { stateFields, transfer, type TransferStateName } from './machine.ts';
 import * as store from './store.ts';
 
@@ -126,7 +127,7 @@ export async function passGate(unit: Unit, movement: Movement): Promise<Passed |
 }
 
 /** Rung 1: open loop cash moved by a closed-loop token is refused. */
-export function authorityRefusal(authority: Authority, loopIds: Iterable<string>, fieldName: string): Failure | null {
+export function authorityRefusal(authority: Authority, loopIds: Iterable<string>, fieldName: string): GateRefusal | null {
   if (!authority.closedLoopOnly) return null;
   for (const loopId of loopIds) {
     if (loopId === openLoopId) {
@@ -137,7 +138,7 @@ export function authorityRefusal(authority: Authority, loopIds: Iterable<string>
 }
 
 /** Rung 2: the sender's wallet is active and the recipient's is not closed. */
-export function walletStatesRefusal(senderState: string | null, recipientState: string | null): Failure | null {
+export function walletStatesRefusal(senderState: string | null, recipientState: string | null): GateRefusal | null {
   if (senderState !== 'active') return sendFailure([{ code: 'sender_wallet_not_active', field_name: 'sender_uid', info: { state: senderState } }]);
   if (recipientState === 'closed') return sendFailure([{ code: 'recipient_wallet_closed', field_name: 'recipient_uid', info: {} }]);
   return null;
@@ -157,7 +158,7 @@ export interface DedupRequest {
 }
 
 /** What a dedup key already answers: the first transfer, or a refusal when the request differs. */
-export type DedupAnswer = { ok: true; transferId: string } | Failure;
+export type DedupAnswer = { ok: true; transferId: string } | GateRefusal;
 
 /** Rung 3, outside the command: a live key's first transfer, compared with this request. */
 export async function dedupRepeat(db: Queryable, request: DedupRequest, now: Date): Promise<DedupAnswer | null> {
@@ -186,7 +187,7 @@ export async function compared(db: Queryable, request: DedupRequest, transferId:
   const same = (request.senderId === undefined || first.sender_id === request.senderId) && (request.recipientId === undefined || first.recipient_id === request.recipientId)
     && first.currency === request.currency
     && (request.amount === undefined || (request.amount === null ? first.amount === 0n : asked === request.amount));
-  return same ? { ok: true, transferId } : failure('dedup_id_reused', 'this dedup_id already names another transfer of this caller');
+  return same ? { ok: true, transferId } : { ok: false, error: 'dedup_id_reused', detail: 'this dedup_id already names another transfer of this caller' };
 }
 
 /** Rung 3, inside the command: claims the key for the new transfer; false when a concurrent request holds it. */
@@ -195,7 +196,7 @@ export function claimDedup(tx: Queryable, request: DedupRequest, transferId: str
 }
 
 /** Rung 4: the holding rules of every brand cash loop picked, before the move. */
-export async function holdingRefusal(tx: TransactionSql, picks: readonly Pick[], senderId: string, recipient: RulesRecipient, redeemed: ReadonlySet<string>): Promise<Failure | null> {
+export async function holdingRefusal(tx: TransactionSql, picks: readonly Pick[], senderId: string, recipient: RulesRecipient, redeemed: ReadonlySet<string>): Promise<GateRefusal | null> {
   const problem = await holdingRulesProblem(tx, picks, senderId, recipient, redeemed);
   return problem ? sendFailure([problem]) : null;
 }
@@ -230,7 +231,7 @@ async function moveIn(tx: TransactionSql, transferId: string, move: Move, picks:
 }
 
 /** Rung 6: max_per_wallet on what the recipient holds after the move (its balance row is locked by the move). */
-export async function capRefusalAfterMove(tx: TransactionSql, picks: readonly Pick[], senderId: string, recipient: RulesRecipient, redeemed: ReadonlySet<string>): Promise<Failure | null> {
+export async function capRefusalAfterMove(tx: TransactionSql, picks: readonly Pick[], senderId: string, recipient: RulesRecipient, redeemed: ReadonlySet<string>): Promise<GateRefusal | null> {
   if (recipient.id === null || !picks.some((pick) => pick.loopId !== openLoopId)) return null;
   const problem = await holdingRulesProblem(tx, picks, senderId, recipient, redeemed, true);
   return problem ? sendFailure([problem]) : null;
