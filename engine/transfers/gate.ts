@@ -87,6 +87,8 @@ export interface Movement {
   transfer: TransferRecord | ((picks: readonly Pick[]) => TransferRecord) | Off;
   /** Rung 5: the move. */
   move: Move | Off;
+  /** Reads sent with the transfer's row and the move, queued after them on the connection (a send's ProfileDetail). */
+  alongside?: () => Promise<void>;
   /** The path's own writes after the move, before the cap is read again (redemption, receivables, the plan's split). */
   after?: (picks: readonly Pick[]) => Promise<Failure | null | void>;
 }
@@ -118,11 +120,17 @@ export async function passGate(unit: Unit, movement: Movement): Promise<Passed |
   const refused = (authority ? authorityRefusal(authority, cash.map((pick) => pick.loopId), authority.fieldName) : null)
     ?? (holding ? await holdingRefusal(unit.tx, cash, holding.senderId, holding.recipient, holding.redeemed) : null);
   if (refused) return refused;
-  if (!isOff(movement.transfer)) await recordTransfer(unit, movement.transferId, typeof movement.transfer === 'function' ? movement.transfer(cash) : movement.transfer, cash);
-  const serial = isOff(movement.move) ? null : await moveIn(unit.tx, movement.transferId, movement.move, cash, unit.now);
+  // The row, the move and the reads alongside go out together: they run in this order on the connection.
+  const [, serial] = await Promise.all([
+    isOff(movement.transfer) ? null : recordTransfer(unit, movement.transferId, typeof movement.transfer === 'function' ? movement.transfer(cash) : movement.transfer, cash),
+    isOff(movement.move) ? null : moveIn(unit.tx, movement.transferId, movement.move, cash, unit.now),
+    movement.alongside?.(),
+  ]);
   const afterRefused = movement.after ? await movement.after(cash) : null;
   if (afterRefused) return afterRefused;
-  const overCap = holding ? await capRefusalAfterMove(unit.tx, cash, holding.senderId, holding.recipient, holding.redeemed) : null;
+  // The cap again where the cash now sits in the recipient's wallet (not in an escrow).
+  const credited = !isOff(movement.move) && ('issue' in movement.move || movement.move.to.kind === 'wallet');
+  const overCap = holding && credited ? await capRefusalAfterMove(unit.tx, cash, holding.senderId, holding.recipient, holding.redeemed) : null;
   return overCap ?? { ok: true, picks: cash, serial };
 }
 
@@ -191,12 +199,12 @@ export async function compared(db: Queryable, request: DedupRequest, transferId:
 }
 
 /** Rung 3, inside the command: claims the key for the new transfer; false when a concurrent request holds it. */
-export function claimDedup(tx: Queryable, request: DedupRequest, transferId: string, now: Date): Promise<boolean> {
+function claimDedup(tx: Queryable, request: DedupRequest, transferId: string, now: Date): Promise<boolean> {
   return store.claimDedup(tx, request.ownerId, request.key, transferId, now, new Date(now.getTime() - dedupWindowMs));
 }
 
 /** Rung 4: the holding rules of every brand cash loop picked, before the move. */
-export async function holdingRefusal(tx: TransactionSql, picks: readonly Pick[], senderId: string, recipient: RulesRecipient, redeemed: ReadonlySet<string>): Promise<GateRefusal | null> {
+async function holdingRefusal(tx: TransactionSql, picks: readonly Pick[], senderId: string, recipient: RulesRecipient, redeemed: ReadonlySet<string>): Promise<GateRefusal | null> {
   const problem = await holdingRulesProblem(tx, picks, senderId, recipient, redeemed);
   return problem ? sendFailure([problem]) : null;
 }
@@ -231,7 +239,7 @@ async function moveIn(tx: TransactionSql, transferId: string, move: Move, picks:
 }
 
 /** Rung 6: max_per_wallet on what the recipient holds after the move (its balance row is locked by the move). */
-export async function capRefusalAfterMove(tx: TransactionSql, picks: readonly Pick[], senderId: string, recipient: RulesRecipient, redeemed: ReadonlySet<string>): Promise<GateRefusal | null> {
+async function capRefusalAfterMove(tx: TransactionSql, picks: readonly Pick[], senderId: string, recipient: RulesRecipient, redeemed: ReadonlySet<string>): Promise<GateRefusal | null> {
   if (recipient.id === null || !picks.some((pick) => pick.loopId !== openLoopId)) return null;
   const problem = await holdingRulesProblem(tx, picks, senderId, recipient, redeemed, true);
   return problem ? sendFailure([problem]) : null;

@@ -1,11 +1,12 @@
 // The send's writes: performs a SendPlan inside the send's command, in the statement order and
 // round trips the hot path is measured with, and answers with the TransferDetail a read would give.
 import { displayInvitationCode } from '../invitations/codes.ts';
-import { assertLinesMatchPicks, movementRows, moveNotes } from '../ledger/cash.ts';
+import { movementRows } from '../ledger/cash.ts';
 import type { ReadyCode } from '../passwords.ts';
 import type { ProfileRecord } from '../profiles/service.ts';
 import { redeemArrivedIn } from '../designs/redemption.ts';
 import type { TransfersContext } from './context.ts';
+import { passGate, type Authority, type Movement, type Off } from './gate.ts';
 import { transfer } from './machine.ts';
 import { newPaycode } from './paycode.ts';
 import { rowWithState, type SendPlan } from './plan.ts';
@@ -15,7 +16,8 @@ import { insertedRow, partyFromProfile, steps, transferDetailJson, type PartyInf
 
 /** `invitationCode`: made before the command when the send may invite (the plan decides whether it does). */
 export async function writeSend(
-  ctx: TransfersContext, unit: SendUnit, plan: SendPlan, recipient: ProfileRecord | null, { withDetail, invitationCode }: { withDetail: boolean; invitationCode: ReadyCode | null },
+  ctx: TransfersContext, unit: SendUnit, plan: SendPlan, recipient: ProfileRecord | null,
+  { withDetail, invitationCode, ...gate }: { withDetail: boolean; invitationCode: ReadyCode | null; authority: Authority; holding: Exclude<Movement['holding'], Off> },
 ): Promise<SendResult> {
   const { id: transferId, senderId, at } = plan.row;
   const started = unit.create(transfer, transferId, plan.actor);
@@ -31,15 +33,23 @@ export async function writeSend(
     if (details.invitation_type === 'code_shared') details.invitation_code = displayInvitationCode(invitationCode.code);
   }
   const row = rowWithState(plan, started, details);
-  // The paired assertion: what the movement records is what the picks move.
-  if (plan.move.recorded) assertLinesMatchPicks(plan.move.recorded.lines, plan.picks);
-  // The writes and the sender's ProfileDetail go out in one round trip; the detail's reads are
-  // queued after the writes on the same connection, so its holdings are those after the send.
-  const [, , profileDetail] = await Promise.all([
-    store.insertTransfer(unit.tx, row, plan.views),
-    moveNotes(unit.tx, plan.move.from, plan.move.to, plan.picks, at, plan.move.recorded),
-    withDetail ? ctx.profiles.detail(unit.tx, senderId) : Promise.resolve(null),
-  ]);
+  // The gate: the send's own rungs ran in loadIn and planSend, in the statements the hot path is
+  // measured with; the rest here. The writes and the sender's ProfileDetail go out in one round
+  // trip; the detail's reads are queued after the writes, so its holdings are those after the send.
+  const read: { profileDetail: Record<string, unknown> | null } = { profileDetail: null };
+  const passed = await passGate(unit, {
+    transferId,
+    balances: { off: 'beginSend locked them in the statement that took the transfer\'s number' },
+    authority: { ...gate.authority, fieldName: 'amounts' },
+    wallets: { off: 'planSend refused them (walletStatesRefusal) on the states loadIn read under the locks' },
+    dedup: { off: 'loadIn claimed the key, pipelined with the pick' },
+    cash: plan.picks,
+    holding: gate.holding,
+    transfer: { row, views: plan.views },
+    move: { from: plan.move.from, to: plan.move.to, lines: plan.move.recorded ? () => [...plan.move.recorded!.lines] : { off: 'escrow: the movement is recorded when the recipient takes the cash' } },
+    alongside: withDetail ? async () => { read.profileDetail = await ctx.profiles.detail(unit.tx, senderId); } : undefined,
+  });
+  if (!passed.ok) return unit.reject(passed);
   // Brand cash that reaches a redeemer by agreement is redeemed and settled in this command.
   if (plan.redeem) await redeemArrivedIn(unit, { transferId, ...plan.redeem, number: 2 });
   let paycode: store.PaycodeRow | null = null;
@@ -52,6 +62,7 @@ export async function writeSend(
       created_at: at, modified_at: at, expires_at: expiresAt, used_at: null, state: 'active',
     };
   }
+  const profileDetail = read.profileDetail;
   if (!profileDetail) return { ok: true as const, transferId, duplicate: false };
   const detail = sentTransferDetail(ctx, row, plan, recipient, paycode, profileDetail);
   return { ok: true as const, transferId, duplicate: false, detail: { transfer: detail, profile: profileDetail } };

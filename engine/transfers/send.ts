@@ -11,7 +11,7 @@ import type { InvitationInvalid } from '../invitations/errors.ts';
 import type { ReadyCode } from '../passwords.ts';
 import { accepts, redeemedLoopsOf } from './acceptance.ts';
 import type { TransfersContext } from './context.ts';
-import { capRefusalAfterMove, dedupRepeat, dedupWinner, holdingRefusal, type DedupRequest } from './gate.ts';
+import { dedupRepeat, dedupWinner, type DedupRequest } from './gate.ts';
 import { appdataChars, closedLoopRefusal } from './input-checks.ts';
 import type { WaitFor } from './machine.ts';
 import { planSend, type SendLoaded } from './plan.ts';
@@ -136,7 +136,7 @@ async function waitForOf(ctx: TransfersContext, input: SendInput, recipient: Pro
   return 'none';
 }
 
-/** The send's command body: load, plan, check the holding rules, write. */
+/** The send's command body: load, plan, then the writes through the gate. */
 async function sendIn(ctx: TransfersContext, unit: SendUnit, prepared: PreparedSend): Promise<SendResult> {
   const { input, resolved, redeemed } = prepared;
   const recipient = resolved.recipient.profile;
@@ -144,18 +144,12 @@ async function sendIn(ctx: TransfersContext, unit: SendUnit, prepared: PreparedS
   const planned = planSend(loaded);
   if (!planned.ok) return unit.reject(planned);
   const { plan } = planned;
-  // The holding rules read the sender's and recipient's holdings: checked after the plan's own
-  // refusals and before anything is written.
   const rulesRecipient = { id: recipient?.id ?? null, isIndividual: recipient?.isIndividual ?? true };
-  const rulesRefused = await holdingRefusal(unit.tx, plan.picks, input.senderId, rulesRecipient, redeemed);
-  if (rulesRefused) return unit.reject(rulesRefused);
-  const written = await writeSend(ctx, unit, plan, recipient, { withDetail: input.withDetail === true, invitationCode: prepared.invitationCode });
-  // The cap again on what the recipient holds now: concurrent sends to one wallet cannot pass it together.
-  if (plan.move.to.kind === 'wallet') {
-    const overCap = await capRefusalAfterMove(unit.tx, plan.picks, input.senderId, rulesRecipient, redeemed);
-    if (overCap) return unit.reject(overCap);
-  }
-  return written;
+  return writeSend(ctx, unit, plan, recipient, {
+    withDetail: input.withDetail === true, invitationCode: prepared.invitationCode,
+    authority: { closedLoopOnly: input.closedLoopOnly === true },
+    holding: { senderId: input.senderId, recipient: rulesRecipient, redeemed },
+  });
 }
 
 /** Reads what the plan decides on, under the sender's lock; a repeated dedup key rejects here. */
