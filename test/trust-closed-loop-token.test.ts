@@ -94,4 +94,19 @@ test('presend for a closed-loop token lists brand cash only; a full token still 
   assert.is(sent.status, 200, sent.text);
 });
 
+
+test('a closed-loop token cannot pay open loop cash out to a bank account (send-dfi: no send_to_account), and nothing changes', async () => {
+  const alice = await person(server, world);
+  await issue(server, alice.id, '10.00');
+  const closed = await closedLoopToken(alice.id);
+  const before = await ledgerFingerprint(server.engine);
+  const sent = await server.client.post('/wallet/send-dfi', {
+    currency: 'USD', amount: '5.00', fee: '0', recipient_about: { name: 'Sam Doe' }, recipient_account: { routing_number: '011000015', account_number: '5555' },
+  }, closed);
+  // The route refuses first (403); the gate's authority rung would refuse it too (open_loop_not_permitted).
+  assert.is(sent.status, 403, sent.text);
+  assert.equal(await ledgerFingerprint(server.engine), before);
+  assert.is(await usd(server, alice.id), '10.00');
+});
+
 test.run();

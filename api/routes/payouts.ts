@@ -93,6 +93,7 @@ function bankSendOf(token: TokenPrincipal, input: z.output<typeof sendDfiInput>,
   return {
     profileId: token.profileId, personalProfileId: token.personalProfileId, currency: input.currency, amount: input.amount, fee: input.fee,
     account: accountOf(input.recipient_account, { defaultCurrency: accountCurrency, alias: '', holderName: input.recipient_about.name }), appdata, dedupId: input.dedup_id,
+    closedLoopOnly: token.closedLoopOnly,
   };
 }
 
@@ -134,7 +135,7 @@ export const payoutRoutes: RouteDefinition[] = [
     async handler({ engine, token, input, params, appdata }) {
       const result = await engine.services.ledger.payouts.sendToAccount({
         profileId: token!.profileId, personalProfileId: token!.personalProfileId, accountId: accountIdOf(params), amount: input.amount,
-        offerName: input.offer_name, feeOptionName: input.fee_option_name, serialNumbers: input.serial_numbers, appdata, dedupId: input.dedup_id,
+        offerName: input.offer_name, feeOptionName: input.fee_option_name, serialNumbers: input.serial_numbers, appdata, dedupId: input.dedup_id, closedLoopOnly: token!.closedLoopOnly,
       });
       if (!result.ok) raise(result);
       return transferAndProfile(engine, token!, result.transferId);

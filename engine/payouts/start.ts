@@ -21,6 +21,8 @@ export interface PayoutSendInput {
   personalProfileId: string | null;
   appdata: Record<string, string>;
   dedupId?: string;
+  /** A closed-loop token (POST /p/token): a bank payout moves open loop cash, which it may not. */
+  closedLoopOnly?: boolean;
 }
 
 export type PayoutResult = { ok: true; transferId: string; duplicate: boolean } | Failure;
@@ -81,7 +83,7 @@ async function escrowPayout(unit: Unit<Failure | Duplicate>, input: PayoutSendIn
   const passed = await passGate(unit, {
     transferId,
     balances: { off: 'one wallet\'s balance: the move into escrow takes its row' },
-    authority: { off: 'the bank payout routes take a full token: a closed-loop token never reaches them' },
+    authority: { closedLoopOnly: input.closedLoopOnly === true, fieldName: 'amount', loops: [openLoopId] },
     wallets: { read: async () => ({ sender: (await unit.load(wallet, input.profileId))?.value ?? null, recipient: null }) },
     dedup: dedup ?? { off: 'no dedup_id given' },
     cash: async () => {

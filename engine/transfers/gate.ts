@@ -14,9 +14,15 @@
 //   6. max_per_wallet again after the move, read on the recipient's balance row the move itself
 //      locked: a cap holds under any concurrency, and in a shared transaction too.
 // A path describes its movement (Movement) and turns a rung off only by saying why (Off); the gate
-// alone decides. The rung functions stay private, except those a path's checks outside its command
-// share (dedupRepeat, dedupWinner: a repeat answers before the command) and authorityRefusal for
-// cash a waiting transfer already holds (retraction, skip).
+// alone decides. Through it: pulls and processor sends, P2P sends, payment-code corrections, design
+// sends and a plan's open loop legs (bills' payments, offers' prices), bills, offer accepts, trades
+// (started, and the paid leg of an accept), bank payouts, settlements, expiry, issuance and
+// fund-proxy deposits (docs/architecture.md lists what each turns off). Not yet: releases from a
+// transfer's escrow (releaseEscrow), redemption, the reserve's release, distributeIn's brand note.
+// The rung functions stay private, except those the checks outside a command share (dedupRepeat,
+// dedupWinner, compared: a repeat answers before the command; walletStatesRefusal for a send's
+// plan) and authorityRefusal for cash a waiting transfer already holds (retraction, skip).
+// Refusals take the one shape Refusal<Code> (./errors.ts); the rungs' own are GateRefusal.
 import type { Unit } from '../actors/command.ts';
 import { holdingRulesProblem, type RulesRecipient } from '../designs/rules.ts';
 import { openLoopId, sumPicks, type Pick } from '../ledger/allocation.ts';
