@@ -69,6 +69,25 @@ export async function heldNotes(tx: TransactionSql, transferId: string): Promise
   return store.selectNotesForUpdate(tx, escrowHolder(transferId), null, null, sendNotesMax);
 }
 
+/** What a release of `amount` (or all) of the escrow's notes takes, oldest notes first; and whether some is left. */
+function escrowTaken(transferId: string, notes: readonly Note[], amount: bigint | null): { picks: Pick[]; rest: boolean } {
+  const total = notes.reduce((sum, note) => sum + note.amount, 0n);
+  const taken = amount === null ? total : amount;
+  if (taken > total) throw new Error(`escrow of ${transferId} holds ${total}, asked for ${taken}`);
+  return { picks: taken === 0n ? [] : takeFirst(notes, taken), rest: taken < total };
+}
+
+/** What a release of `amount` (or all) of a transfer's escrow takes (row-locked), and whether some is left for the sender. */
+export async function escrowPicks(tx: TransactionSql, transferId: string, amount: bigint | null): Promise<{ picks: Pick[]; rest: boolean }> {
+  return escrowTaken(transferId, await heldNotes(tx, transferId), amount);
+}
+
+/** Returns what is left in a transfer's escrow to its sender. */
+export async function returnEscrowRest(tx: TransactionSql, transferId: string, senderId: string, at: Date): Promise<void> {
+  const rest = await heldNotes(tx, transferId);
+  await store.moveNotes(tx, escrowHolder(transferId), walletHolder(senderId), rest.map((note) => ({ ...note, whole: true })), at);
+}
+
 /**
  * Releases a transfer's escrow: `amount` (or all) to `toProfileId`, the rest back to the sender.
  * Returns the picks that went to `toProfileId`.
@@ -78,15 +97,9 @@ export async function releaseEscrow(tx: TransactionSql, transferId: string, toPr
   // Both wallets' balances in the one order every balance lock uses, before the two moves.
   const currencies = [...new Set(notes.map((note) => note.currency))];
   await store.lockBalances(tx, currencies.flatMap((currency) => [balanceLockKey(toProfileId, currency), balanceLockKey(senderId, currency)]));
-  const total = notes.reduce((sum, note) => sum + note.amount, 0n);
-  const taken = amount === null ? total : amount;
-  if (taken > total) throw new Error(`escrow of ${transferId} holds ${total}, asked for ${taken}`);
-  const picks = taken === 0n ? [] : takeFirst(notes, taken);
+  const { picks, rest } = escrowTaken(transferId, notes, amount);
   await store.moveNotes(tx, escrowHolder(transferId), walletHolder(toProfileId), picks, at);
-  if (taken < total) {
-    const rest = await heldNotes(tx, transferId);
-    await store.moveNotes(tx, escrowHolder(transferId), walletHolder(senderId), rest.map((note) => ({ ...note, whole: true })), at);
-  }
+  if (rest) await returnEscrowRest(tx, transferId, senderId, at);
   return picks;
 }
 

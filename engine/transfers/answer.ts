@@ -1,14 +1,13 @@
 // What an invitation's recipient answers: accept (by the transfer, or by the invitation code it
 // was sent) moves the escrow to the accepting profile; refuse returns it to the sender.
 import type { Unit } from '../actors/command.ts';
-import { movementLines, releaseEscrow } from '../ledger/cash.ts';
+import { escrowHolder, escrowPicks, movementLines, walletHolder } from '../ledger/cash.ts';
 import { failure, sendFailure, type Failure } from '../ledger/errors.ts';
-import * as ledgerStore from '../ledger/store.ts';
 import { expiredReleaseProblem } from '../designs/expiry.ts';
-import { holdingRulesProblem } from '../designs/rules.ts';
 import { redeemedLoopsOf } from './acceptance.ts';
 import { applyIn, cancelIn, loadIn } from './changes.ts';
 import type { TransferResult, TransfersContext } from './context.ts';
+import { passGate } from './gate.ts';
 import { transfer } from './machine.ts';
 import * as store from './store.ts';
 
@@ -23,12 +22,23 @@ async function ownsRecipientUid(ctx: TransfersContext, callerId: string, row: st
 async function acceptInvitationIn(ctx: TransfersContext, unit: Unit<Failure>, row: store.TransferRow, callerId: string, callerIsIndividual: boolean): Promise<void> {
   const { state } = await loadIn(unit, row.id);
   if (state !== 'invite') return unit.reject(failure('not_waiting'));
-  const picks = await releaseEscrow(unit.tx, row.id, callerId, row.sender_id!, null, unit.now);
-  const expired = await expiredReleaseProblem(unit, picks);
-  if (expired) return unit.reject(sendFailure([expired]));
-  const rulesProblem = await holdingRulesProblem(unit.tx, picks, row.sender_id!, { id: callerId, isIndividual: callerIsIndividual }, await redeemedLoopsOf(unit.tx, await ctx.profiles.get(unit.tx, callerId)), true);
-  if (rulesProblem) return unit.reject(sendFailure([rulesProblem]));
-  await ledgerStore.insertMovements(unit.tx, row.id, movementLines(picks, 1, 'move', row.sender_id, callerId), unit.now);
+  const senderId = row.sender_id!;
+  const passed = await passGate(unit, {
+    transferId: row.id,
+    balances: { profileIds: [callerId, senderId], currencies: [row.currency] },
+    authority: { off: 'the cash was the sender\'s to send; accepting takes what was sent' },
+    wallets: { off: 'as before the gate: the invitation\'s acceptance reads no wallet state' },
+    dedup: { off: 'the waiting transfer exists: its state machine refuses a second accept' },
+    cash: async () => {
+      const { picks } = await escrowPicks(unit.tx, row.id, null);
+      const expired = await expiredReleaseProblem(unit, picks);
+      return expired ? sendFailure([expired]) : picks;
+    },
+    holding: { senderId, recipient: { id: callerId, isIndividual: callerIsIndividual }, redeemed: await redeemedLoopsOf(unit.tx, await ctx.profiles.get(unit.tx, callerId)) },
+    transfer: { off: 'the send recorded the transfer' },
+    move: { from: escrowHolder(row.id), to: walletHolder(callerId), lines: (picks) => movementLines(picks, 1, 'move', senderId, callerId) },
+  });
+  if (!passed.ok) return unit.reject(passed);
   unit.cancelTimer(transfer, row.id, 'invite_expire');
   await applyIn(unit, row.id, { type: 'transfer.invite_accept', at: unit.now.toISOString() }, {
     recipientId: callerId, recipientPersonalId: callerIsIndividual ? callerId : null,

@@ -2,7 +2,7 @@
 // from the transfer's escrow; within the correction period a resubmission changes the amount received.
 import type { Unit } from '../actors/command.ts';
 import { openLoopId, type Pick } from '../ledger/allocation.ts';
-import { movementLines, nextMovementNumber, pickFromWallet, recordMovements, releaseEscrow, walletHolder } from '../ledger/cash.ts';
+import { escrowHolder, escrowPicks, movementLines, nextMovementNumber, pickFromWallet, returnEscrowRest, walletHolder } from '../ledger/cash.ts';
 import { failure, type Failure } from '../ledger/errors.ts';
 import { paycodeCorrectionMs } from '../limits.ts';
 import { formatDecimal, formatMinor, positiveMoneyOf, type Decimal } from '../money.ts';
@@ -89,8 +89,7 @@ async function receiveIn(unit: Unit<Failure>, receipt: Receipt): Promise<Receive
   if (!paycode || !paycodeMatches(paycode, receipt.digest, receipt.code) || paycode.state === 'ended') return unit.reject(failure('code_not_found'));
   const details = { total_due: totalDue === null ? null : formatMinor(totalDue, input.currency), total_tax: input.totalTax ? formatDecimal(input.totalTax) : null };
   if (state === 'paycode') {
-    const picks = await releaseEscrow(unit.tx, found.transfer_id, found.recipient_id, found.sender_id, amount, unit.now);
-    await recordMovements(unit.tx, found.transfer_id, movementLines(picks, 1, 'move', found.sender_id, found.recipient_id), unit.now);
+    const picks = await receiptIn(unit, receipt);
     await redeemReceivedIn(unit, receipt, picks, 2);
     await reportImmediateIn(unit, receipt, found.transfer_id, picks, 1n);
     await store.updatePaycode(unit.tx, found.transfer_id, { state: 'used', received: amount, usedAt: unit.now }, unit.now);
@@ -139,6 +138,32 @@ async function reportImmediateIn(unit: Unit, receipt: Receipt, transferId: strin
   const openLoop = picks.filter((pick) => pick.loopId === openLoopId).reduce((total, pick) => total + pick.amount, 0n);
   if (!recipient || recipient.isIndividual || openLoop === 0n) return;
   await posStore.addImmediateReceivable(unit.tx, { profileId: recipient.id, transferId, currency: input.currency, delta: sign * openLoop, posDevice: input.posDevice ?? null }, unit.now);
+}
+
+/** A payment code's receipt through the gate: `amount` of the escrow to the recipient, the rest back to the sender. */
+async function receiptIn(unit: Unit<Failure>, receipt: Receipt): Promise<Pick[]> {
+  const { input, amount, found, recipient, redeemed } = receipt;
+  let rest = false;
+  const passed = await passGate(unit, {
+    transferId: found.transfer_id,
+    balances: { profileIds: [found.recipient_id, found.sender_id], currencies: [input.currency] },
+    authority: { off: 'the sender\'s own code: the recipient takes what the sender offered' },
+    wallets: { off: 'as before the gate: the send read them; a receipt reads no wallet state' },
+    dedup: { off: 'the paycode itself: one receipt, then corrections in place' },
+    cash: async () => {
+      const taken = await escrowPicks(unit.tx, found.transfer_id, amount);
+      rest = taken.rest;
+      return taken.picks;
+    },
+    holding: recipient ? { senderId: found.sender_id, recipient: { id: recipient.id, isIndividual: recipient.isIndividual }, redeemed } : { off: 'no recipient profile' },
+    transfer: { off: 'the paycode\'s transfer, recorded by its send' },
+    move: { from: escrowHolder(found.transfer_id), to: walletHolder(found.recipient_id), lines: (picks) => movementLines(picks, 1, 'move', found.sender_id, found.recipient_id) },
+    after: async () => {
+      if (rest) await returnEscrowRest(unit.tx, found.transfer_id, found.sender_id, unit.now);
+    },
+  });
+  if (!passed.ok) return unit.reject(passed);
+  return passed.picks;
 }
 
 /** A paycode correction's move through the gate: more to the recipient, or a refund to the sender. */
