@@ -14,12 +14,12 @@
 //   6. max_per_wallet again after the move, read on the recipient's balance row the move itself
 //      locked: a cap holds under any concurrency, and in a shared transaction too.
 // A path describes its movement (Movement) and turns a rung off only by saying why (Off); the gate
-// alone decides. Through it: pulls and processor sends, P2P sends, payment-code receipts and
+// alone decides. Through it: pulls and processor sends, P2P sends, payment-code receipts, skips and
 // corrections, accepted invitations, design sends and a plan's open loop legs (bills' payments,
-// offers' prices), bills, offer accepts, trades (started, and the paid leg of an accept), bank
+// offers' prices), bills, offer accepts, trades (started, and both legs of an accept), bank
 // payouts, settlements, expiry, issuance and fund-proxy deposits (docs/architecture.md lists what
-// each turns off). Not yet: the other escrow releases (releaseEscrow), redemption, the reserve's
-// release, distributeIn's brand note.
+// each turns off). Not yet: escrow returned to its sender and a payout's settlement
+// (releaseEscrow), redemption, the reserve's release, distributeIn's brand note.
 // The rung functions stay private, except those the checks outside a command share (dedupRepeat,
 // dedupWinner, compared: a repeat answers before the command; walletStatesRefusal for a send's
 // plan) and authorityRefusal for cash a waiting transfer already holds (retraction, skip).

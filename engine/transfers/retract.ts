@@ -1,10 +1,10 @@
 // What an initiator does to its waiting transfer: retract it (escrow back to the sender, with a
 // reason from the initiator's list), skip the wait (paycode or exchange hold), or resend the invitation.
 import type { Unit } from '../actors/command.ts';
-import { heldNotes, movementLines, recordMovements, releaseEscrow } from '../ledger/cash.ts';
+import { escrowHolder, escrowPicks, heldNotes, movementLines, walletHolder } from '../ledger/cash.ts';
 import { failure, type Failure } from '../ledger/errors.ts';
 import { applyIn, cancelIn, loadIn, sentByCaller } from './changes.ts';
-import { authorityRefusal } from './gate.ts';
+import { authorityRefusal, passGate } from './gate.ts';
 import type { TransferResult, TransfersContext } from './context.ts';
 import { transfer } from './machine.ts';
 import * as store from './store.ts';
@@ -58,16 +58,26 @@ export async function skip(ctx: TransfersContext, input: { callerId: string; tra
   return ctx.core.commands.run('transfer.skip', [{ kind: 'wallet', id: sent.row.sender_id! }, { kind: 'transfer', id: sent.row.id }], async (unit: Unit<Failure>) => {
     const refused = await escrowAuthorityRefusal(unit, sent.row.id, input.closedLoopOnly === true);
     if (refused) return unit.reject(refused);
-    return skipIn(unit, sent.row);
+    return skipIn(unit, sent.row, input.closedLoopOnly === true);
   });
 }
 
 /** Ends the wait: a paycode transfer completes to its recipient, an exchange hold goes to payout. */
-async function skipIn(unit: Unit<Failure>, row: store.TransferRow): Promise<TransferResult> {
+async function skipIn(unit: Unit<Failure>, row: store.TransferRow, closedLoopOnly: boolean): Promise<TransferResult> {
   const { state } = await loadIn(unit, row.id);
   if (state === 'paycode') {
-    const picks = await releaseEscrow(unit.tx, row.id, row.recipient_id!, row.sender_id!, null, unit.now);
-    await recordMovements(unit.tx, row.id, movementLines(picks, 1, 'move', row.sender_id, row.recipient_id!), unit.now);
+    const passed = await passGate(unit, {
+      transferId: row.id,
+      balances: { profileIds: [row.recipient_id!, row.sender_id!], currencies: [row.currency] },
+      authority: { closedLoopOnly, fieldName: 'transfer_id' },
+      wallets: { off: 'as before the gate: the send read them; skipping the wait reads no wallet state' },
+      dedup: { off: 'the waiting transfer exists: its state machine refuses a second skip' },
+      cash: async () => (await escrowPicks(unit.tx, row.id, null)).picks,
+      holding: { off: 'as before the gate: the send read the recipient\'s holding rules' },
+      transfer: { off: 'the send recorded the transfer' },
+      move: { from: escrowHolder(row.id), to: walletHolder(row.recipient_id!), lines: (picks) => movementLines(picks, 1, 'move', row.sender_id, row.recipient_id!) },
+    });
+    if (!passed.ok) return unit.reject(passed);
     await store.updatePaycode(unit.tx, row.id, { state: 'ended' }, unit.now);
     unit.cancelTimer(transfer, row.id, 'paycode_expire');
     await applyIn(unit, row.id, { type: 'transfer.skip', at: unit.now.toISOString() });

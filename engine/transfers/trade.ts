@@ -5,7 +5,7 @@
 import type { Unit } from '../actors/command.ts';
 import type { Core } from '../core.ts';
 import { mixedCurrencies, sumPicks, type AmountEntry, type Pick } from '../ledger/allocation.ts';
-import { balanceLockKey, escrowHolder, lockBalances, movementLines, pickFromWallet, recordMovements, releaseEscrow, walletHolder } from '../ledger/cash.ts';
+import { balanceLockKey, escrowHolder, escrowPicks, lockBalances, movementLines, pickFromWallet, walletHolder } from '../ledger/cash.ts';
 import { failure, sendFailure, type Duplicate, type Failure } from '../ledger/errors.ts';
 import { appdataCharsMax } from '../limits.ts';
 import { formatDecimal, formatMinor, positiveMoneyOf, wellFormedDecimal, type Decimal } from '../money.ts';
@@ -17,7 +17,6 @@ import { wallet } from '../profiles/machine.ts';
 import { appdataChars, closedLoopRefusal } from './input-checks.ts';
 import type { TransfersService } from './service.ts';
 import { expiredReleaseProblem } from '../designs/expiry.ts';
-import { holdingRulesProblem } from '../designs/rules.ts';
 import { parseUid } from '../uids.ts';
 import { dedupRepeat, dedupWinner, passGate, type DedupRequest } from './gate.ts';
 import * as store from './store.ts';
@@ -239,13 +238,24 @@ async function acceptIn(ctx: TradesContext, unit: Unit<Failure>, acceptance: Acc
     recipientId: senderId, accepts: (note) => accepts(note, sender), nonPayment: true, brandCashOnly: input.closedLoopOnly, at: unit.now,
   });
   if (!paid.ok) return unit.reject(sendFailure(paid.errors.map((error) => ({ ...error, field_name: 'expect_amounts' }))));
-  const offered = await releaseEscrow(unit.tx, row.id, input.callerId, senderId, null, at);
-  const expired = await expiredReleaseProblem(unit, offered);
-  if (expired) return unit.reject(sendFailure([expired]));
-  const offeredProblem = await holdingRulesProblem(unit.tx, offered, senderId, { id: input.callerId, isIndividual: true }, new Set(), true);
-  if (offeredProblem) return unit.reject(sendFailure([offeredProblem]));
-  // The offered leg is recorded first (movement 1); the paid leg passes the gate as movement 2.
-  await recordMovements(unit.tx, row.id, movementLines(offered, 1, 'move', senderId, input.callerId), at);
+  // The offered leg from the escrow (movement 1), then the paid leg (movement 2), each through the gate.
+  const offeredLeg = await passGate(unit, {
+    transferId: row.id,
+    balances: { off: 'both wallets\' balances in every currency of the trade were locked above' },
+    authority: { off: 'the sender\'s offered cash, moved into escrow by the sender\'s own start' },
+    wallets: { off: 'read once, on the paid leg' },
+    dedup: { off: 'accepting a waiting trade: its state machine refuses a second accept' },
+    cash: async () => {
+      const { picks } = await escrowPicks(unit.tx, row.id, null);
+      const expired = await expiredReleaseProblem(unit, picks);
+      return expired ? sendFailure([expired]) : picks;
+    },
+    holding: { senderId, recipient: { id: input.callerId, isIndividual: true }, redeemed: new Set() },
+    transfer: { off: 'the trade was recorded when it started' },
+    move: { from: escrowHolder(row.id), to: walletHolder(input.callerId), lines: (picks) => movementLines(picks, 1, 'move', senderId, input.callerId) },
+  });
+  if (!offeredLeg.ok) return unit.reject(offeredLeg);
+  const offered = offeredLeg.picks;
   const passed = await passGate(unit, {
     transferId: row.id,
     balances: { off: 'both wallets\' balances in every currency of the trade were locked above, before the escrow\'s release' },
