@@ -15,7 +15,7 @@ import * as ledgerStore from '../ledger/store.ts';
 import { dayMs } from '../limits.ts';
 import * as posStore from '../pos/store.ts';
 import { wallet } from '../profiles/machine.ts';
-import { passGate } from '../transfers/gate.ts';
+import { issuedPicks, passGate, type Issue } from '../transfers/gate.ts';
 import { designKind } from './machine.ts';
 import { publishDesignIn } from './publish.ts';
 import type { PosDevice } from './redemption.ts';
@@ -106,10 +106,10 @@ export async function distributeIn(
       return sendFailure([{ code: 'max_per_wallet', field_name: 'amount', info: { loop_id: design.id, reason: 'the recipient would hold more of this brand cash than a wallet may' } }]);
     }
   }
-  await ledgerStore.insertIssuedNote(unit.tx, {
+  await issueIn(unit, transferId, input.number, {
     holderId: input.recipientId, loopId: design.id, currency: design.currency, issuerId: design.issuer_id, amount, expiresAt, reserve: reserveFunded, planId: plan.id,
     distTransferId: transferId,
-  }, at);
+  });
   // The gate's last rung: the cap again on what the recipient holds now, on the row the issuance locked.
   if (design.max_per_wallet !== null && input.recipientId !== design.issuer_id && (await balanceOf(unit.tx, input.recipientId, design.id, design.currency)) > design.max_per_wallet) {
     return sendFailure([{ code: 'max_per_wallet', field_name: 'amount', info: { loop_id: design.id, reason: 'the recipient would hold more of this brand cash than a wallet may' } }]);
@@ -119,14 +119,32 @@ export async function distributeIn(
     dist_transfer_id: transferId, design_id: design.id, plan_id: plan.id, recipients: plan.recipients, distributor_id: input.senderId, currency: design.currency, amount,
     reserve_funded: reserveFunded, reserve_owed: split.reserve - reserveFunded,
   }, at);
-  const line = { loopId: design.id, currency: design.currency, issuerId: design.issuer_id, amount };
-  await ledgerStore.insertMovements(unit.tx, transferId, [
-    { number: input.number, action: 'issue', fromId: null, toId: design.issuer_id, ...line },
-    { number: input.number + 1, action: 'send_design', fromId: design.issuer_id, toId: input.recipientId, ...line },
-  ], at);
   await publishDesignIn(unit, design.id);
   if (expiresAt) unit.schedule(designKind, design.id, `expire:${expiresAt.toISOString()}`, expiresAt, { type: 'design.expire_due', at: expiresAt.toISOString() });
   return null;
+}
+
+/** The new brand cash note through the gate: movements `number` issue and `number` + 1 send_design, after the paired assertion. */
+async function issueIn(unit: Unit, transferId: string, number: number, issue: Issue): Promise<void> {
+  const line = { loopId: issue.loopId, currency: issue.currency, issuerId: issue.issuerId, amount: issue.amount };
+  const passed = await passGate(unit, {
+    transferId,
+    balances: { off: 'the path\'s command took every balance of its transfer in the one order' },
+    authority: { off: 'brand cash issued under a plan: the path refused a closed-loop token whose plan pays open loop cash now' },
+    wallets: { off: 'the path read them (design send, bill payment, offer accept)' },
+    dedup: { off: 'the path claimed the key with the transfer' },
+    cash: issuedPicks(issue),
+    holding: { off: 'distributeIn holds max_per_wallet before and after the issue (field amount); transferable binds holders, not the issuer\'s distribution' },
+    transfer: { off: 'the path recorded the transfer' },
+    move: {
+      issue,
+      lines: [
+        { number, action: 'issue', fromId: null, toId: issue.issuerId, ...line },
+        { number: number + 1, action: 'send_design', fromId: issue.issuerId, toId: issue.holderId, ...line },
+      ],
+    },
+  });
+  if (!passed.ok) throw new Error(`issuing brand cash is refused by no rung: ${passed.error}`);
 }
 
 /**

@@ -11,6 +11,7 @@ import type { Pick as LedgerPick } from '../ledger/allocation.ts';
 import { walletHolder } from '../ledger/cash.ts';
 import * as ledgerStore from '../ledger/store.ts';
 import { redeemOnArrivalNotesMax } from '../limits.ts';
+import { passGate } from '../transfers/gate.ts';
 import { settlementKind } from '../pos/machine.ts';
 import * as posStore from '../pos/store.ts';
 import { releaseReserve, percentagePpm, ppmWhole } from './reserve.ts';
@@ -119,9 +120,22 @@ export async function redeemArrivedIn(unit: Unit, input: RedeemInput): Promise<n
     const { currency, issuer_id: issuerId } = designNotes[0];
     const amount = designNotes.reduce((total, note) => total + note.amount, 0n);
     const picks: LedgerPick[] = designNotes.map((note) => ({ serial: note.serial, loopId: designId, currency, issuerId, amount: note.amount, whole: true }));
-    await ledgerStore.moveNotes(unit.tx, walletHolder(input.redeemerId), { kind: 'redeemed', id: input.transferId }, picks, unit.now, {
-      transferId: input.transferId, lines: [{ number, action: 'redeem', fromId: input.redeemerId, toId: issuerId, loopId: designId, currency, issuerId, amount }],
+    const redeemNumber = number;
+    const passed = await passGate(unit, {
+      transferId: input.transferId,
+      balances: { off: 'the command that brought the cash locked the redeemer\'s balance' },
+      authority: { off: 'brand cash leaving circulation at a redeemer by agreement: no open loop cash moves' },
+      wallets: { off: 'the command that brought the cash read them' },
+      dedup: { off: 'a later movement of a transfer its path recorded' },
+      cash: picks,
+      holding: { off: 'the cash leaves circulation: no holder receives it' },
+      transfer: { off: 'a later movement of a transfer its path recorded' },
+      move: {
+        from: walletHolder(input.redeemerId), to: { kind: 'redeemed', id: input.transferId },
+        lines: () => [{ number: redeemNumber, action: 'redeem', fromId: input.redeemerId, toId: issuerId, loopId: designId, currency, issuerId, amount }],
+      },
     });
+    if (!passed.ok) throw new Error(`a redemption is refused by no rung: ${passed.error}`);
     await ledgerStore.addRedeemed(unit.tx, designId, currency, amount);
     number += 1;
     for (const lot of lotsOf(designNotes)) {

@@ -2,9 +2,10 @@
 // wallets when brand cash is redeemed or expires.
 import type { Unit } from '../actors/command.ts';
 import { openLoopId, type Pick } from '../ledger/allocation.ts';
-import { walletHolder } from '../ledger/cash.ts';
+import { movementLines, walletHolder } from '../ledger/cash.ts';
 import * as ledgerStore from '../ledger/store.ts';
 import { reserveNotesMax } from '../limits.ts';
+import { passGate } from '../transfers/gate.ts';
 
 export const ppmWhole = 1_000_000n;
 
@@ -26,8 +27,16 @@ export async function releaseReserve(unit: Unit, designId: string, currency: str
     remaining -= part;
   }
   if (remaining > 0n) throw new Error(`design ${designId} reserve is short by ${remaining}`);
-  const byIssuer = new Map<string, bigint>();
-  for (const pick of picks) byIssuer.set(pick.issuerId, (byIssuer.get(pick.issuerId) ?? 0n) + pick.amount);
-  const lines = [...byIssuer].map(([issuerId, part]) => ({ number: movement.number, action: movement.action, fromId: null, toId, loopId: openLoopId, currency, issuerId, amount: part }));
-  await ledgerStore.moveNotes(unit.tx, { kind: 'reserve', id: designId }, walletHolder(toId), picks, unit.now, { transferId: movement.transferId, lines });
+  const passed = await passGate(unit, {
+    transferId: movement.transferId,
+    balances: { off: 'the command that releases it (redemption, settlement, expiry) locked the wallet\'s balance' },
+    authority: { off: 'the design\'s reserve pays what its rules owe: no caller moves it' },
+    wallets: { off: 'a release pays what is owed: the wallet\'s state does not hold back a debt' },
+    dedup: { off: 'a later movement of a transfer its path recorded' },
+    cash: picks,
+    holding: { off: 'open loop cash: the holding rules are brand cash rules' },
+    transfer: { off: 'a later movement of a transfer its path recorded' },
+    move: { from: { kind: 'reserve', id: designId }, to: walletHolder(toId), lines: (moved) => movementLines(moved, movement.number, movement.action, null, toId) },
+  });
+  if (!passed.ok) throw new Error(`a reserve's release is refused by no rung: ${passed.error}`);
 }

@@ -15,11 +15,11 @@
 //      locked: a cap holds under any concurrency, and in a shared transaction too.
 // A path describes its movement (Movement) and turns a rung off only by saying why (Off); the gate
 // alone decides. Through it: pulls and processor sends, P2P sends, payment-code receipts, skips and
-// corrections, accepted invitations, design sends and a plan's open loop legs (bills' payments,
-// offers' prices), bills, offer accepts, trades (started, and both legs of an accept), bank
-// payouts, settlements, expiry, issuance and fund-proxy deposits (docs/architecture.md lists what
-// each turns off). Not yet: escrow returned to its sender and a payout's settlement
-// (releaseEscrow), redemption, the reserve's release, distributeIn's brand note.
+// corrections, accepted invitations, design sends, a plan's open loop legs and its brand cash
+// issued (bills, offers), redemption and the reserve's release, bills, offer accepts, trades
+// (started, and both legs of an accept), bank payouts, settlements, expiry, issuance and
+// fund-proxy deposits (docs/architecture.md lists what each turns off). Not yet: escrow returned
+// to its sender and a payout's settlement (releaseEscrow, redeemEscrow).
 // The rung functions stay private, except those the checks outside a command share (dedupRepeat,
 // dedupWinner, compared: a repeat answers before the command; walletStatesRefusal for a send's
 // plan) and authorityRefusal for cash a waiting transfer already holds (retraction, skip).
