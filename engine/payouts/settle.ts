@@ -4,6 +4,7 @@ import type { Unit } from '../actors/command.ts';
 import { movementLines, redeemEscrow, releaseEscrow } from '../ledger/cash.ts';
 import * as ledgerStore from '../ledger/store.ts';
 import * as transferStore from '../transfers/store.ts';
+import { returnEscrowIn } from '../transfers/gate.ts';
 import { transfer } from '../transfers/machine.ts';
 import type { BankConnector } from './connector.ts';
 import type { PayoutsContext } from './context.ts';
@@ -43,7 +44,7 @@ async function settle(ctx: PayoutsContext, transferId: string, outcome: BankOutc
       await redeem(unit, transferId, row.sender_id!, payout);
       await ctx.transfers.applyIn(unit, transferId, { type: 'transfer.payout_succeeded', at: at.toISOString(), result: outcome.result }, { details: { dfi_result: outcome.result } });
     } else {
-      await releaseEscrow(unit.tx, transferId, row.sender_id!, row.sender_id!, 0n, at);
+      await returnEscrowIn(unit, transferId, row.sender_id!);
       await ctx.transfers.applyIn(unit, transferId, { type: 'transfer.payout_failed', at: at.toISOString(), error: outcome.error, message: outcome.message }, {
         details: { dfi_error: { error: outcome.error, message: outcome.message } },
       });

@@ -2,8 +2,8 @@
 // written, the cancel that returns a waiting transfer's escrow, and the sender's own transfer checked.
 import type { Unit } from '../actors/command.ts';
 import { expireLandedIn } from '../designs/expiry.ts';
-import { releaseEscrow } from '../ledger/cash.ts';
 import { failure, type Failure } from '../ledger/errors.ts';
+import { returnEscrowIn } from './gate.ts';
 import { stateFields, transfer, type TransferEvent, type TransferStateName } from './machine.ts';
 import * as store from './store.ts';
 import type { Queryable } from '../storage/database.ts';
@@ -36,7 +36,7 @@ export async function loadIn(unit: Unit<Failure>, transferId: string) {
 /** Ends a waiting transfer and returns its escrow to the sender. */
 export async function cancelIn(unit: Unit, transferId: string, senderId: string, event: TransferEvent): Promise<boolean> {
   if (!(await applyIn(unit, transferId, event))) return false;
-  await releaseEscrow(unit.tx, transferId, senderId, senderId, 0n, unit.now);
+  await returnEscrowIn(unit, transferId, senderId);
   // Brand cash whose expiry passed while it waited in escrow expires as it lands (expiry is final).
   await expireLandedIn(unit, senderId);
   const paycode = await store.selectPaycodeByTransfer(unit.tx, transferId);

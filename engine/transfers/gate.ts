@@ -17,9 +17,9 @@
 // alone decides. Through it: pulls and processor sends, P2P sends, payment-code receipts, skips and
 // corrections, accepted invitations, design sends, a plan's open loop legs and its brand cash
 // issued (bills, offers), redemption and the reserve's release, bills, offer accepts, trades
-// (started, and both legs of an accept), bank payouts, settlements, expiry, issuance and
-// fund-proxy deposits (docs/architecture.md lists what each turns off). Not yet: escrow returned
-// to its sender and a payout's settlement (releaseEscrow, redeemEscrow).
+// (started, and both legs of an accept), bank payouts, settlements, expiry, issuance, fund-proxy
+// deposits, and escrow returned to its sender (returnEscrowIn); docs/architecture.md lists what
+// each turns off. Not yet: a payout's settlement with the bank (redeemEscrow, releaseEscrow).
 // The rung functions stay private, except those the checks outside a command share (dedupRepeat,
 // dedupWinner, compared: a repeat answers before the command; walletStatesRefusal for a send's
 // plan) and authorityRefusal for cash a waiting transfer already holds (retraction, skip).
@@ -27,7 +27,9 @@
 import type { Unit } from '../actors/command.ts';
 import { holdingRulesProblem, type RulesRecipient } from '../designs/rules.ts';
 import { openLoopId, sumPicks, type Pick } from '../ledger/allocation.ts';
-import { assertLinesMatchPicks, issueNote, lockWalletBalances, moveNotes, moveRecorded, recordMovements, type Holder, type MovementLine } from '../ledger/cash.ts';
+import {
+  assertLinesMatchPicks, escrowHolder, heldNotes, issueNote, lockWalletBalances, moveNotes, moveRecorded, recordMovements, walletHolder, type Holder, type MovementLine,
+} from '../ledger/cash.ts';
 import { duplicate, sendFailure, type Duplicate, type Failure } from '../ledger/errors.ts';
 import { dedupWindowMs } from '../limits.ts';
 import type { Queryable, TransactionSql } from '../storage/database.ts';
@@ -69,7 +71,8 @@ export interface Issue {
 
 /**
  * Rung 5's move: notes from one holder to another, or a new note issued; each movement number's
- * lines equal the picks. Cash into a transfer's escrow records its movement when the escrow is released.
+ * lines equal the picks. Lines off: cash into a transfer's escrow records its movement when the
+ * escrow is released; escrow returned to its sender records none.
  */
 export type Move =
   | { from: Holder; to: Holder; lines: ((picks: readonly Pick[]) => MovementLine[]) | Off }
@@ -250,6 +253,24 @@ async function capRefusalAfterMove(tx: TransactionSql, picks: readonly Pick[], s
   if (recipient.id === null || !picks.some((pick) => pick.loopId !== openLoopId)) return null;
   const problem = await holdingRulesProblem(tx, picks, senderId, recipient, redeemed, true);
   return problem ? sendFailure([problem]) : null;
+}
+
+/** A waiting transfer's escrow back to its sender through the gate (retraction, cancellation, expiry of the wait, a failed payout). */
+export async function returnEscrowIn(unit: Unit, transferId: string, senderId: string): Promise<void> {
+  const held = await heldNotes(unit.tx, transferId);
+  if (held.length === 0) return;
+  const passed = await passGate(unit, {
+    transferId,
+    balances: { profileIds: [senderId], currencies: [...new Set(held.map((note) => note.currency))] },
+    authority: { off: 'the sender\'s own cash comes home (retract() climbed the authority rung on the escrow\'s loops first)' },
+    wallets: { off: 'cash comes home whatever the wallet\'s state' },
+    dedup: { off: 'the waiting transfer ends once: its state machine refuses a second end' },
+    cash: held.map((note) => ({ ...note, whole: true })),
+    holding: { off: 'the sender\'s own cash comes home' },
+    transfer: { off: 'the transfer was recorded when it started' },
+    move: { from: escrowHolder(transferId), to: walletHolder(senderId), lines: { off: 'a canceled transfer records no movement: the cash never left its sender' } },
+  });
+  if (!passed.ok) throw new Error(`returning an escrow is refused by no rung: ${passed.error}`);
 }
 
 /** The picks of a new note (issuance): what the paired assertion holds the issue's lines to. */
