@@ -3,14 +3,15 @@
 // after their expiry (a retracted trade, a canceled send) are expired as they land, in the command
 // that returns them. Until then allocation never picks a note past its expiry (engine/ledger/allocation.ts).
 import type { Unit } from '../actors/command.ts';
-import { walletHolder } from '../ledger/cash.ts';
+import type { Pick } from '../ledger/allocation.ts';
+import { escrowPicks, walletHolder } from '../ledger/cash.ts';
 import * as ledgerStore from '../ledger/store.ts';
 import { designExpiryBatchMax, escrowedExpiryRetryMs } from '../limits.ts';
 import { passGate } from '../transfers/gate.ts';
 import { designKind } from './machine.ts';
 import { releaseReserve } from './reserve.ts';
 import * as store from './store.ts';
-import type { SendError } from '../ledger/errors.ts';
+import { sendFailure, type Failure, type SendError } from '../ledger/errors.ts';
 
 /** One holder's due notes of one design leave circulation in one `expire` transfer; their reserve goes to the issuer. */
 async function expireHolderIn(unit: Unit, design: store.DesignRow, holderId: string, notes: readonly store.DueNoteRow[]): Promise<void> {
@@ -72,6 +73,13 @@ export async function expireDueIn(unit: Unit, designId: string): Promise<number>
 export async function expiredReleaseProblem(unit: Unit, picks: readonly { serial: bigint }[]): Promise<SendError | null> {
   if ((await store.countExpiredNotes(unit.tx, picks.map((pick) => pick.serial), unit.now)) === 0) return null;
   return { code: 'cash_expired', field_name: 'transfer_id', info: { reason: 'brand cash in this transfer expired while it waited; it goes back to the sender and out of circulation' } };
+}
+
+/** All of a transfer's escrow for its new holder (an accepted invitation or trade), refused when some of it expired while it waited. */
+export async function unexpiredEscrowPicks(unit: Unit, transferId: string): Promise<Pick[] | Failure> {
+  const { picks } = await escrowPicks(unit.tx, transferId, null);
+  const expired = await expiredReleaseProblem(unit, picks);
+  return expired ? sendFailure([expired]) : picks;
 }
 
 /** Inside the command that returned escrowed cash to a wallet: its brand cash past expiry leaves circulation now. */

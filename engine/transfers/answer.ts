@@ -1,9 +1,9 @@
 // What an invitation's recipient answers: accept (by the transfer, or by the invitation code it
 // was sent) moves the escrow to the accepting profile; refuse returns it to the sender.
 import type { Unit } from '../actors/command.ts';
-import { escrowHolder, escrowPicks, movementLines, walletHolder } from '../ledger/cash.ts';
-import { failure, sendFailure, type Failure } from '../ledger/errors.ts';
-import { expiredReleaseProblem } from '../designs/expiry.ts';
+import { escrowHolder, movementLines, walletHolder } from '../ledger/cash.ts';
+import { failure, type Failure } from '../ledger/errors.ts';
+import { unexpiredEscrowPicks } from '../designs/expiry.ts';
 import { redeemedLoopsOf } from './acceptance.ts';
 import { applyIn, cancelIn, loadIn } from './changes.ts';
 import type { TransferResult, TransfersContext } from './context.ts';
@@ -29,11 +29,7 @@ async function acceptInvitationIn(ctx: TransfersContext, unit: Unit<Failure>, ro
     authority: { off: 'the cash was the sender\'s to send; accepting takes what was sent' },
     wallets: { off: 'as before the gate: the invitation\'s acceptance reads no wallet state' },
     dedup: { off: 'the waiting transfer exists: its state machine refuses a second accept' },
-    cash: async () => {
-      const { picks } = await escrowPicks(unit.tx, row.id, null);
-      const expired = await expiredReleaseProblem(unit, picks);
-      return expired ? sendFailure([expired]) : picks;
-    },
+    cash: () => unexpiredEscrowPicks(unit, row.id),
     holding: { senderId, recipient: { id: callerId, isIndividual: callerIsIndividual }, redeemed: await redeemedLoopsOf(unit.tx, await ctx.profiles.get(unit.tx, callerId)) },
     transfer: { off: 'the send recorded the transfer' },
     move: { from: escrowHolder(row.id), to: walletHolder(callerId), lines: (picks) => movementLines(picks, 1, 'move', senderId, callerId) },

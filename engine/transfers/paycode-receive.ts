@@ -108,7 +108,7 @@ async function receiveIn(unit: Unit<Failure>, receipt: Receipt): Promise<Receive
 
 /** Moves the difference between the amount received before and now, and records the new amount. */
 async function correctIn(unit: Unit<Failure>, receipt: Receipt, received: bigint, details: Record<string, unknown>): Promise<void> {
-  const { input, amount, found, recipient } = receipt;
+  const { input, amount, found } = receipt;
   const number = await nextMovementNumber(unit.tx, found.transfer_id);
   if (amount > received) {
     const picks = await correctionIn(unit, receipt, { fromId: found.sender_id, toId: found.recipient_id, amount: amount - received, number, action: 'move' });

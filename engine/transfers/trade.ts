@@ -5,7 +5,7 @@
 import type { Unit } from '../actors/command.ts';
 import type { Core } from '../core.ts';
 import { mixedCurrencies, sumPicks, type AmountEntry, type Pick } from '../ledger/allocation.ts';
-import { balanceLockKey, escrowHolder, escrowPicks, lockBalances, movementLines, pickFromWallet, walletHolder } from '../ledger/cash.ts';
+import { balanceLockKey, escrowHolder, lockBalances, movementLines, pickFromWallet, walletHolder } from '../ledger/cash.ts';
 import { failure, sendFailure, type Duplicate, type Failure } from '../ledger/errors.ts';
 import { appdataCharsMax } from '../limits.ts';
 import { formatDecimal, formatMinor, positiveMoneyOf, wellFormedDecimal, type Decimal } from '../money.ts';
@@ -16,7 +16,7 @@ import { redeemArrivedIn } from '../designs/redemption.ts';
 import { wallet } from '../profiles/machine.ts';
 import { appdataChars, closedLoopRefusal } from './input-checks.ts';
 import type { TransfersService } from './service.ts';
-import { expiredReleaseProblem } from '../designs/expiry.ts';
+import { unexpiredEscrowPicks } from '../designs/expiry.ts';
 import { parseUid } from '../uids.ts';
 import { dedupRepeat, dedupWinner, passGate, type DedupRequest } from './gate.ts';
 import * as store from './store.ts';
@@ -245,11 +245,7 @@ async function acceptIn(ctx: TradesContext, unit: Unit<Failure>, acceptance: Acc
     authority: { off: 'the sender\'s offered cash, moved into escrow by the sender\'s own start' },
     wallets: { off: 'read once, on the paid leg' },
     dedup: { off: 'accepting a waiting trade: its state machine refuses a second accept' },
-    cash: async () => {
-      const { picks } = await escrowPicks(unit.tx, row.id, null);
-      const expired = await expiredReleaseProblem(unit, picks);
-      return expired ? sendFailure([expired]) : picks;
-    },
+    cash: () => unexpiredEscrowPicks(unit, row.id),
     holding: { senderId, recipient: { id: input.callerId, isIndividual: true }, redeemed: new Set() },
     transfer: { off: 'the trade was recorded when it started' },
     move: { from: escrowHolder(row.id), to: walletHolder(input.callerId), lines: (picks) => movementLines(picks, 1, 'move', senderId, input.callerId) },
