@@ -1,6 +1,7 @@
-// Cash operations inside a command's transaction: take cash from a wallet, hold it in a transfer's
-// escrow, release it, redeem it; each records its movements. No cash is created or destroyed here
-// except by issue() and redeem(), and both write the ledger totals in the same statement set.
+// Cash operations inside a command's transaction, the ledger's side of the gate
+// (engine/transfers/gate.ts): pick cash from a wallet or an escrow, move it, issue it, record it
+// redeemed. Cash is created only by issueNote and destroyed only by a move to the redeemed or
+// expired sink, each with its ledger totals (recordRedeemed, addExpired).
 import type { SharedRowLocks } from '../actors/command.ts';
 import { sendNotesFirstBatch, sendNotesMax } from '../limits.ts';
 import type { Queryable, TransactionSql } from '../storage/database.ts';
@@ -69,17 +70,13 @@ export async function heldNotes(tx: TransactionSql, transferId: string): Promise
   return store.selectNotesForUpdate(tx, escrowHolder(transferId), null, null, sendNotesMax);
 }
 
-/** What a release of `amount` (or all) of the escrow's notes takes, oldest notes first; and whether some is left. */
-function escrowTaken(transferId: string, notes: readonly Note[], amount: bigint | null): { picks: Pick[]; rest: boolean } {
+/** What a release of `amount` (or all) of a transfer's escrow takes (row-locked), oldest notes first, and whether some is left for the sender. */
+export async function escrowPicks(tx: TransactionSql, transferId: string, amount: bigint | null): Promise<{ picks: Pick[]; rest: boolean }> {
+  const notes = await heldNotes(tx, transferId);
   const total = notes.reduce((sum, note) => sum + note.amount, 0n);
   const taken = amount === null ? total : amount;
   if (taken > total) throw new Error(`escrow of ${transferId} holds ${total}, asked for ${taken}`);
   return { picks: taken === 0n ? [] : takeFirst(notes, taken), rest: taken < total };
-}
-
-/** What a release of `amount` (or all) of a transfer's escrow takes (row-locked), and whether some is left for the sender. */
-export async function escrowPicks(tx: TransactionSql, transferId: string, amount: bigint | null): Promise<{ picks: Pick[]; rest: boolean }> {
-  return escrowTaken(transferId, await heldNotes(tx, transferId), amount);
 }
 
 /** Returns what is left in a transfer's escrow to its sender. */
@@ -88,26 +85,8 @@ export async function returnEscrowRest(tx: TransactionSql, transferId: string, s
   await store.moveNotes(tx, escrowHolder(transferId), walletHolder(senderId), rest.map((note) => ({ ...note, whole: true })), at);
 }
 
-/**
- * Releases a transfer's escrow: `amount` (or all) to `toProfileId`, the rest back to the sender.
- * Returns the picks that went to `toProfileId`.
- */
-export async function releaseEscrow(tx: TransactionSql, transferId: string, toProfileId: string, senderId: string, amount: bigint | null, at: Date): Promise<Pick[]> {
-  const notes = await heldNotes(tx, transferId);
-  // Both wallets' balances in the one order every balance lock uses, before the two moves.
-  const currencies = [...new Set(notes.map((note) => note.currency))];
-  await store.lockBalances(tx, currencies.flatMap((currency) => [balanceLockKey(toProfileId, currency), balanceLockKey(senderId, currency)]));
-  const { picks, rest } = escrowTaken(transferId, notes, amount);
-  await store.moveNotes(tx, escrowHolder(transferId), walletHolder(toProfileId), picks, at);
-  if (rest) await returnEscrowRest(tx, transferId, senderId, at);
-  return picks;
-}
-
-/** Redeems `amount` of a transfer's escrow (a bank deposit): notes leave the system, the redeemed total grows. */
-export async function redeemEscrow(tx: TransactionSql, transferId: string, amount: bigint, at: Date): Promise<Pick[]> {
-  const notes = await heldNotes(tx, transferId);
-  const picks = takeFirst(notes, amount);
-  await store.moveNotes(tx, escrowHolder(transferId), { kind: 'redeemed', id: transferId }, picks, at);
+/** Redeemed cash leaves the system: the redeemed totals grow by the picks, per loop and currency. */
+export async function recordRedeemed(tx: TransactionSql, picks: readonly Pick[]): Promise<void> {
   const byLoop = new Map<string, { loopId: string; currency: string; amount: bigint }>();
   for (const pick of picks) {
     const key = `${pick.loopId}\u0000${pick.currency}`;
@@ -116,7 +95,6 @@ export async function redeemEscrow(tx: TransactionSql, transferId: string, amoun
     byLoop.set(key, entry);
   }
   for (const entry of byLoop.values()) await store.addRedeemed(tx, entry.loopId, entry.currency, entry.amount);
-  return picks;
 }
 
 /** Makes sure each profile has its open loop row in the currency (see store.anchorBalances); sends do it before their lock statement. */

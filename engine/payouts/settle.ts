@@ -1,10 +1,9 @@
 // The bank leg of a payout: the outbox sends the escrowed transfer to the connector, and its answer
 // either redeems the cash (a `deposit` movement, the fee to its recipient) or returns it to the sender.
 import type { Unit } from '../actors/command.ts';
-import { movementLines, redeemEscrow, releaseEscrow } from '../ledger/cash.ts';
-import * as ledgerStore from '../ledger/store.ts';
+import { escrowHolder, escrowPicks, movementLines, recordRedeemed, walletHolder } from '../ledger/cash.ts';
 import * as transferStore from '../transfers/store.ts';
-import { returnEscrowIn } from '../transfers/gate.ts';
+import { passGate, returnEscrowIn } from '../transfers/gate.ts';
 import { transfer } from '../transfers/machine.ts';
 import type { BankConnector } from './connector.ts';
 import type { PayoutsContext } from './context.ts';
@@ -41,7 +40,7 @@ async function settle(ctx: PayoutsContext, transferId: string, outcome: BankOutc
     if (!snapshot || snapshot.value !== 'payout') return;
     const at = unit.now;
     if (outcome.ok) {
-      await redeem(unit, transferId, row.sender_id!, payout);
+      await redeem(unit, transferId, row.sender_id!, payout, row.currency);
       await ctx.transfers.applyIn(unit, transferId, { type: 'transfer.payout_succeeded', at: at.toISOString(), result: outcome.result }, { details: { dfi_result: outcome.result } });
     } else {
       await returnEscrowIn(unit, transferId, row.sender_id!);
@@ -59,14 +58,31 @@ interface PayoutDetails {
   fee_recipient_id: string | null;
 }
 
-/** The deposit leaves the escrow as redeemed cash; the fee, if any, goes to its recipient. */
-async function redeem(unit: Unit, transferId: string, senderId: string, payout: PayoutDetails): Promise<void> {
-  const at = unit.now;
-  const picks = await redeemEscrow(unit.tx, transferId, BigInt(payout.deposit_minor), at);
-  const lines = movementLines(picks, 1, 'deposit', senderId, payout.account_id);
-  if (BigInt(payout.fee_minor) > 0n) {
-    const feePicks = await releaseEscrow(unit.tx, transferId, payout.fee_recipient_id!, senderId, null, at);
-    lines.push(...movementLines(feePicks, 2, 'move', senderId, payout.fee_recipient_id!));
-  }
-  await ledgerStore.insertMovements(unit.tx, transferId, lines, at);
+/** The deposit leaves the escrow as redeemed cash (movement 1), the fee, if any, goes to its recipient (movement 2); each through the gate. */
+async function redeem(unit: Unit, transferId: string, senderId: string, payout: PayoutDetails, currency: string): Promise<void> {
+  const leg = {
+    transferId,
+    authority: { off: 'the payout started under the caller\'s authority; the bank answered' },
+    wallets: { off: 'the bank answered: the cash left the wallet when the payout started' },
+    dedup: { off: 'the payout actor settles once' },
+    holding: { off: 'open loop cash: the holding rules are brand cash rules' },
+    transfer: { off: 'the payout was recorded when it started' },
+  };
+  const deposited = await passGate(unit, {
+    ...leg,
+    balances: { off: 'escrow to the redeemed sink: no wallet balance changes' },
+    cash: async () => (await escrowPicks(unit.tx, transferId, BigInt(payout.deposit_minor))).picks,
+    move: { from: escrowHolder(transferId), to: { kind: 'redeemed', id: transferId }, lines: (picks) => movementLines(picks, 1, 'deposit', senderId, payout.account_id) },
+    after: (picks) => recordRedeemed(unit.tx, picks),
+  });
+  if (!deposited.ok) throw new Error(`a payout's deposit is refused by no rung: ${deposited.error}`);
+  if (BigInt(payout.fee_minor) === 0n) return;
+  const feeRecipientId = payout.fee_recipient_id!;
+  const fee = await passGate(unit, {
+    ...leg,
+    balances: { profileIds: [feeRecipientId, senderId], currencies: [currency] },
+    cash: async () => (await escrowPicks(unit.tx, transferId, null)).picks,
+    move: { from: escrowHolder(transferId), to: walletHolder(feeRecipientId), lines: (picks) => movementLines(picks, 2, 'move', senderId, feeRecipientId) },
+  });
+  if (!fee.ok) throw new Error(`a payout's fee is refused by no rung: ${fee.error}`);
 }

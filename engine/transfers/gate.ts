@@ -17,9 +17,9 @@
 // alone decides. Through it: pulls and processor sends, P2P sends, payment-code receipts, skips and
 // corrections, accepted invitations, design sends, a plan's open loop legs and its brand cash
 // issued (bills, offers), redemption and the reserve's release, bills, offer accepts, trades
-// (started, and both legs of an accept), bank payouts, settlements, expiry, issuance, fund-proxy
-// deposits, and escrow returned to its sender (returnEscrowIn); docs/architecture.md lists what
-// each turns off. Not yet: a payout's settlement with the bank (redeemEscrow, releaseEscrow).
+// (started, and both legs of an accept), bank payouts and their settlement, settlements, expiry,
+// issuance, fund-proxy deposits, and escrow returned to its sender (returnEscrowIn);
+// docs/architecture.md lists what each turns off.
 // The rung functions stay private, except those the checks outside a command share (dedupRepeat,
 // dedupWinner, compared: a repeat answers before the command; walletStatesRefusal for a send's
 // plan) and authorityRefusal for cash a waiting transfer already holds (retraction, skip).
