@@ -367,9 +367,9 @@ export const settleBatchMax = 500;
 export const settleBatchDefault = 100;
 /** Batches one `cashloop settle` run pays before it stops (each batch is its own command). */
 export const settleBatchesPerRunMax = 10_000;
-/** Report rows a CSV export reads from the database per round trip. */
+/** Report rows a report reads from the database per round trip on PGlite (Postgres streams COPY). */
 export const reportCursorRows = 1000;
-/** Rows a JSON report answers with at most; CSV has no limit. */
+/** Rows a JSON report answers with at most (it streams, but a client parses it whole); CSV has no limit. */
 export const reportJsonRowsMax = 200_000;
 
 // --- First hour (issue 13): start-up, readiness and identifier keys ---
