@@ -131,6 +131,11 @@ export const historyOffsetMax = 1_000_000_000;
 export const historyAppdataFilterCharsMax = 128;
 export const syncLimitDefault = 1000;
 export const syncLimitMax = 1000;
+/**
+ * history_sync's `remain` is counted exactly up to this many transfers; above it, it is Postgres's
+ * estimate (never below this bound + 1), so a first sync of a long history costs no full count.
+ */
+export const syncRemainExactMax = 10_000;
 export const offersFindLimitDefault = 10;
 export const offersFindLimitMax = 100;
 export const redeemersListMax = 100;
