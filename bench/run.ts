@@ -67,7 +67,7 @@ async function posReportOnly(): Promise<void> {
   mkdirSync(resultsDirectory, { recursive: true });
   writeFileSync(path.join(resultsDirectory, 'pos-report.md'), markdown);
   process.stdout.write(`\n${markdown}`);
-  process.exitCode = result.csvMemoryOk && result.csvTimeOk ? 0 : 1;
+  process.exitCode = result.csvMemoryOk && result.csvTimeOk && result.jsonMemoryOk && result.jsonTimeOk ? 0 : 1;
 }
 
 /** `npm run bench -- --image-uploads`: only sends beside heavy image uploads (issue 25). */

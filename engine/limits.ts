@@ -131,6 +131,11 @@ export const historyOffsetMax = 1_000_000_000;
 export const historyAppdataFilterCharsMax = 128;
 export const syncLimitDefault = 1000;
 export const syncLimitMax = 1000;
+/**
+ * history_sync's `remain` is counted exactly up to this many transfers; above it, it is Postgres's
+ * estimate (never below this bound + 1), so a first sync of a long history costs no full count.
+ */
+export const syncRemainExactMax = 10_000;
 export const offersFindLimitDefault = 10;
 export const offersFindLimitMax = 100;
 export const redeemersListMax = 100;
@@ -367,9 +372,9 @@ export const settleBatchMax = 500;
 export const settleBatchDefault = 100;
 /** Batches one `cashloop settle` run pays before it stops (each batch is its own command). */
 export const settleBatchesPerRunMax = 10_000;
-/** Report rows a CSV export reads from the database per round trip. */
+/** Report rows a report reads from the database per round trip on PGlite (Postgres streams COPY). */
 export const reportCursorRows = 1000;
-/** Rows a JSON report answers with at most; CSV has no limit. */
+/** Rows a JSON report answers with at most (it streams, but a client parses it whole); CSV has no limit. */
 export const reportJsonRowsMax = 200_000;
 
 // --- First hour (issue 13): start-up, readiness and identifier keys ---

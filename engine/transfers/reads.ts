@@ -1,6 +1,7 @@
 // A stakeholder's reads of transfers: TransferDetail, the list shape of one transfer, history (offset
 // pages over the per-profile view index) and history_sync (keyset over (sync_ts, transfer_id)).
 import { failure, type Failure } from '../ledger/errors.ts';
+import { syncRemainExactMax } from '../limits.ts';
 import * as ledgerStore from '../ledger/store.ts';
 import type { Queryable } from '../storage/database.ts';
 import type { HistoryInput, QueriesContext, SyncInput, TransferQueries } from './queries.ts';
@@ -68,7 +69,7 @@ export async function sync(ctx: QueriesContext, input: SyncInput): ReturnType<Tr
   };
   if (input.countRemain) {
     const last = page[page.length - 1];
-    body.remain = last ? await store.countSync(sql, input.profileId, last.sync_ts, last.id) : 0;
+    body.remain = last ? await store.countSync(sql, input.profileId, last.sync_ts, last.id, syncRemainExactMax) : 0;
   }
   return body;
 }

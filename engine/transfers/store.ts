@@ -253,10 +253,32 @@ export async function selectSync(sql: Queryable, profileId: string, syncTs: Date
     order by v.sync_ts, v.transfer_id limit ${limit + 1}`;
 }
 
-export async function countSync(sql: Queryable, profileId: string, syncTs: Date, transferId: string | null): Promise<number> {
+/**
+ * How many of the profile's transfers sync after (syncTs, transferId): exact up to `exactMax`;
+ * above it, the planner's estimate of the same condition (no row read), at least exactMax + 1.
+ */
+export async function countSync(sql: Queryable, profileId: string, syncTs: Date, transferId: string | null, exactMax: number): Promise<number> {
   const after = transferId === null ? sql`sync_ts > ${syncTs}` : sql`(sync_ts, transfer_id) > (${syncTs}, ${transferId})`;
-  const rows = await sql<{ count: bigint }[]>`select count(*) as count from transfer_views where profile_id = ${profileId} and ${after}`;
-  return Number(rows[0].count);
+  const rows = await sql<{ count: number }[]>`
+    select count(*)::int as count from (select 1 from transfer_views where profile_id = ${profileId} and ${after} limit ${exactMax + 1}) counted`;
+  if (rows[0].count <= exactMax) return rows[0].count;
+  return Math.max(exactMax + 1, await estimateSync(sql, profileId, syncTs, transferId));
+}
+
+/** A SQL string literal of digits or an ISO time (EXPLAIN is sent as text; these were validated). */
+function plainLiteral(text: string): string {
+  if (!/^[0-9A-Za-z:.+-]+$/.test(text)) throw new Error(`not a plain literal: ${text}`);
+  return `'${text}'`;
+}
+
+async function estimateSync(sql: Queryable, profileId: string, syncTs: Date, transferId: string | null): Promise<number> {
+  const at = `${plainLiteral(syncTs.toISOString())}::timestamptz`;
+  const after = transferId === null ? `sync_ts > ${at}` : `(sync_ts, transfer_id) > (${at}, ${plainLiteral(transferId)})`;
+  const [row] = await sql.unsafe<{ 'QUERY PLAN': [{ Plan: { 'Plan Rows': number } }] }[]>(
+    `explain (format json) select 1 from transfer_views where profile_id = ${plainLiteral(profileId)} and ${after}`);
+  const plan = row['QUERY PLAN'];
+  const planned = (typeof plan === 'string' ? JSON.parse(plan) : plan)[0].Plan['Plan Rows'];
+  return Math.round(Number(planned));
 }
 
 export interface PaycodeRow {
