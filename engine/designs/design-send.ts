@@ -1,9 +1,8 @@
 // A design send (POST /design/<id>/send): the issuer or an active distributor issues brand cash to
 // an existing profile under a plan, paying the plan's split in open loop cash, in one command.
 import type { Unit } from '../actors/command.ts';
-import { balanceLockKey, balanceRowLocks } from '../ledger/cash.ts';
+import { balanceLockKey, balanceOf, balanceRowLocks } from '../ledger/cash.ts';
 import { duplicate, sendFailure, type Duplicate, type Failure } from '../ledger/errors.ts';
-import * as ledgerStore from '../ledger/store.ts';
 import { dedupWindowMs } from '../limits.ts';
 import { stateFields, transfer, type TransferStateName } from '../transfers/machine.ts';
 import * as transferStore from '../transfers/store.ts';
@@ -44,7 +43,7 @@ async function sendIn(unit: Unit<Duplicate | DesignFailure | Failure>, input: De
     if (!claimed) return unit.reject(duplicate());
   }
   if (design.max_per_wallet !== null) {
-    const held = await ledgerStore.selectBalance(unit.tx, profile.id, design.id, design.currency);
+    const held = await balanceOf(unit.tx, profile.id, design.id, design.currency);
     if (held + amount > design.max_per_wallet) return unit.reject(invalid('amount', `the recipient would hold more than this design's max_per_wallet`));
   }
   const snapshot = unit.create(transfer, transferId, { workflowType: 'send_design', waitFor: 'none', at: at.toISOString() });

@@ -8,8 +8,8 @@
 // Every part is a settlement row, and the redeemer's part a row of its received-and-receivable report.
 import type { Unit } from '../actors/command.ts';
 import type { Pick as LedgerPick } from '../ledger/allocation.ts';
-import { walletHolder } from '../ledger/cash.ts';
-import * as ledgerStore from '../ledger/store.ts';
+import { moveNotes, walletHolder } from '../ledger/cash.ts';
+import { countRedeemed } from '../ledger/supply.ts';
 import { redeemOnArrivalNotesMax } from '../limits.ts';
 import { settlementKind } from '../pos/machine.ts';
 import * as posStore from '../pos/store.ts';
@@ -119,10 +119,10 @@ export async function redeemArrivedIn(unit: Unit, input: RedeemInput): Promise<n
     const { currency, issuer_id: issuerId } = designNotes[0];
     const amount = designNotes.reduce((total, note) => total + note.amount, 0n);
     const picks: LedgerPick[] = designNotes.map((note) => ({ serial: note.serial, loopId: designId, currency, issuerId, amount: note.amount, whole: true }));
-    await ledgerStore.moveNotes(unit.tx, walletHolder(input.redeemerId), { kind: 'redeemed', id: input.transferId }, picks, unit.now, {
+    await moveNotes(unit.tx, walletHolder(input.redeemerId), { kind: 'redeemed', id: input.transferId }, picks, unit.now, {
       transferId: input.transferId, lines: [{ number, action: 'redeem', fromId: input.redeemerId, toId: issuerId, loopId: designId, currency, issuerId, amount }],
     });
-    await ledgerStore.addRedeemed(unit.tx, designId, currency, amount);
+    await countRedeemed(unit.tx, designId, currency, amount);
     number += 1;
     for (const lot of lotsOf(designNotes)) {
       const settled = await settleLotIn(unit, input, { designId, currency, lot, number }, settlements);

@@ -3,7 +3,8 @@
 import type { Unit } from '../actors/command.ts';
 import { openLoopId } from '../ledger/allocation.ts';
 import { issueFeature } from '../ledger/service.ts';
-import * as ledgerStore from '../ledger/store.ts';
+import { issueNote } from '../ledger/supply.ts';
+import { recordMovements } from '../ledger/cash.ts';
 import { fundProxyTraceCharsMax } from '../limits.ts';
 import { positiveMoneyOf } from '../money.ts';
 import { wallet } from '../profiles/machine.ts';
@@ -43,9 +44,9 @@ async function writeDeposit(ctx: FundProxyContext, unit: Unit, proxy: store.Fund
     state: stateFields(snapshot.value as TransferStateName), endAt: at, activityCount: snapshot.context.activityCount, private: true, message: null, messageSubject: null,
     appdata: proxy.appdata, details: { fund_proxy_id: proxy.id },
   }, viewsOf(proxy));
-  await ledgerStore.insertIssuedNote(unit.tx, { holderId: recipient.id, loopId: openLoopId, currency, issuerId: proxy.issuer_id, amount: minor, expiresAt: null }, at);
+  await issueNote(unit.tx, { holderId: recipient.id, loopId: openLoopId, currency, issuerId: proxy.issuer_id, amount: minor, expiresAt: null }, at);
   const line = { loopId: openLoopId, currency, issuerId: proxy.issuer_id, amount: minor };
-  await ledgerStore.insertMovements(unit.tx, transferId, [
+  await recordMovements(unit.tx, transferId, [
     { number: 1, action: 'issue', fromId: null, toId: proxy.issuer_id, ...line },
     ...hopsOf(proxy, recipient.id).map((hop, index) => ({ number: index + 2, ...hop, ...line })),
   ], at);

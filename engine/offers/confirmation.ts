@@ -4,7 +4,7 @@ import type { Unit } from '../actors/command.ts';
 import { designKind } from '../designs/machine.ts';
 import type * as designStore from '../designs/store.ts';
 import { secretHash } from '../ids.ts';
-import * as ledgerStore from '../ledger/store.ts';
+import { lockBalances } from '../ledger/cash.ts';
 import { offerConfirmExpireMs } from '../limits.ts';
 import { transfer } from '../transfers/machine.ts';
 import type { OffersContext } from './context.ts';
@@ -42,7 +42,7 @@ async function confirmedDetail(ctx: OffersContext, found: AcceptanceRow, offerId
 async function completeIn(
   ctx: OffersContext, unit: Unit<PayoutRefused>, found: AcceptanceRow, offer: OfferRow, design: designStore.DesignRow | null, plan: designStore.PlanRow | null,
 ): Promise<{ ok: true } | { ok: false; gone: true }> {
-  await ledgerStore.lockBalances(unit.tx, balanceKeys(offer, design, plan, found.accepter_id));
+  await lockBalances(unit.tx, balanceKeys(offer, design, plan, found.accepter_id));
   const row = await store.selectAcceptanceForUpdate(unit.tx, found.id);
   if (!row || row.state === 'canceled') return { ok: false as const, gone: true as const };
   if (row.state === 'completed') return { ok: true as const };

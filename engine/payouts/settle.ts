@@ -1,8 +1,7 @@
 // The bank leg of a payout: the outbox sends the escrowed transfer to the connector, and its answer
 // either redeems the cash (a `deposit` movement, the fee to its recipient) or returns it to the sender.
 import type { Unit } from '../actors/command.ts';
-import { movementLines, redeemEscrow, releaseEscrow } from '../ledger/cash.ts';
-import * as ledgerStore from '../ledger/store.ts';
+import { movementLines, recordMovements, redeemEscrow, releaseEscrow } from '../ledger/cash.ts';
 import * as transferStore from '../transfers/store.ts';
 import { transfer } from '../transfers/machine.ts';
 import type { BankConnector } from './connector.ts';
@@ -67,5 +66,5 @@ async function redeem(unit: Unit, transferId: string, senderId: string, payout: 
     const feePicks = await releaseEscrow(unit.tx, transferId, payout.fee_recipient_id!, senderId, null, at);
     lines.push(...movementLines(feePicks, 2, 'move', senderId, payout.fee_recipient_id!));
   }
-  await ledgerStore.insertMovements(unit.tx, transferId, lines, at);
+  await recordMovements(unit.tx, transferId, lines, at);
 }

@@ -4,9 +4,8 @@
 import type { Unit } from '../actors/command.ts';
 import type { SnapshotOf } from '../actors/actor.ts';
 import { openLoopId, sumPicks, type Pick } from '../ledger/allocation.ts';
-import { escrowHolder, pickFromWallet, walletHolder } from '../ledger/cash.ts';
+import { escrowHolder, moveNotes, pickFromWallet, walletHolder } from '../ledger/cash.ts';
 import { failure, sendFailure, type Duplicate, type Failure } from '../ledger/errors.ts';
-import * as ledgerStore from '../ledger/store.ts';
 import { appdataCharsMax } from '../limits.ts';
 import { formatMinor } from '../money.ts';
 import { stateFields, transfer, type TransferStateName } from '../transfers/machine.ts';
@@ -81,7 +80,7 @@ async function escrowPayout(unit: Unit<Failure | Duplicate>, input: PayoutSendIn
     recipientId: null, accepts: () => true, nonPayment: false, at: unit.now,
   });
   if (!picked.ok) return unit.reject(sendFailure(picked.errors));
-  await ledgerStore.moveNotes(unit.tx, walletHolder(input.profileId), escrowHolder(transferId), picked.value, at);
+  await moveNotes(unit.tx, walletHolder(input.profileId), escrowHolder(transferId), picked.value, at);
   const holdingUntil = plan.holdSeconds > 0 ? new Date(at.getTime() + plan.holdSeconds * 1000) : null;
   const snapshot = unit.create(transfer, transferId, {
     workflowType: plan.workflowType, waitFor: holdingUntil ? 'hold' : 'payout', at: at.toISOString(), holdingUntil: holdingUntil?.toISOString() ?? null,

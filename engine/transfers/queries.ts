@@ -2,9 +2,9 @@
 // send a recipient). TransferDetail, history and history_sync live in reads.ts.
 import type { Core } from '../core.ts';
 import { openLoopId, parseSerialNumbers, specificity, summarizeByLoop } from '../ledger/allocation.ts';
-import { walletHolder } from '../ledger/cash.ts';
+import { heldNotesOf } from '../ledger/cash.ts';
 import { sendFailure, type Failure } from '../ledger/errors.ts';
-import * as ledgerStore from '../ledger/store.ts';
+import { loopSummaryOf } from '../ledger/reads.ts';
 import { formatMinor } from '../money.ts';
 import type { ProfileRecord, ProfilesService } from '../profiles/service.ts';
 import type { Queryable } from '../storage/database.ts';
@@ -86,7 +86,7 @@ export async function presend(
   const serials = parseSerialNumbers(input.serialNumbers);
   if (!serials.ok) return sendFailure(serials.errors);
   const redeemed = await redeemedLoopsOf(sql, recipient);
-  const summary = serials.value === null ? await ledgerStore.selectLoopSummary(sql, input.senderId) : summarizeByLoop(await ledgerStore.selectNotes(sql, walletHolder(input.senderId), serials.value));
+  const summary = serials.value === null ? await loopSummaryOf(sql, input.senderId) : summarizeByLoop(await heldNotesOf(sql, input.senderId, serials.value));
   const looks = await selectLoopLooks(sql, summary.filter((row) => row.loop_id !== openLoopId).map((row) => row.loop_id));
   const loops = summary
     .filter((row) => !(input.closedLoopOnly && row.loop_id === openLoopId))
