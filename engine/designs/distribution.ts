@@ -14,7 +14,8 @@ import { sendFailure, type Failure } from '../ledger/errors.ts';
 import type { Holder } from '../ledger/types.ts';
 import { issueNote } from '../ledger/supply.ts';
 import { dayMs } from '../limits.ts';
-import * as posStore from '../pos/store.ts';
+import type { NewReceivable } from '../pos/types.ts';
+import { recordReceivables } from '../pos/records.ts';
 import { designKind } from './machine.ts';
 import { publishDesignIn } from './publish.ts';
 import type { PosDevice } from './redemption.ts';
@@ -83,7 +84,7 @@ export async function distributeIn(
   const payments: [Holder, bigint, string, string][] = [[{ kind: 'reserve', id: design.id }, reserveFunded, 'reserve', design.id]];
   for (const fee of split.fees) payments.push([walletHolder(fee.recipientId), fee.amount, 'fee', fee.recipientId]);
   if (design.issuer_id !== input.senderId) payments.push([walletHolder(design.issuer_id), split.proceeds, 'proceeds', design.issuer_id]);
-  const receivables: posStore.NewReceivable[] = [];
+  const receivables: NewReceivable[] = [];
   for (const [holder, paid, action, toId] of payments) {
     if (paid === 0n) continue;
     const refused = await payIn(unit, input.senderId, holder, design.currency, paid, { transferId, number, action, toId });
@@ -98,7 +99,7 @@ export async function distributeIn(
       });
     }
   }
-  await posStore.insertReceivables(unit.tx, receivables, at);
+  await recordReceivables(unit.tx, receivables, at);
   if (design.max_per_wallet !== null && input.recipientId !== design.issuer_id) {
     const held = await balanceOf(unit.tx, input.recipientId, design.id, design.currency);
     if (held + amount > design.max_per_wallet) {

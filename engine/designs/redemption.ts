@@ -12,7 +12,8 @@ import { moveNotes, walletHolder } from '../ledger/cash.ts';
 import { countRedeemed } from '../ledger/supply.ts';
 import { redeemOnArrivalNotesMax } from '../limits.ts';
 import { settlementKind } from '../pos/machine.ts';
-import * as posStore from '../pos/store.ts';
+import type { NewReceivable, NewSettlement } from '../pos/types.ts';
+import { recordReceivables, recordSettlements } from '../pos/records.ts';
 import { releaseReserve, percentagePpm, ppmWhole } from './reserve.ts';
 import * as store from './store.ts';
 import type { PlanRecipient } from './store.ts';
@@ -113,8 +114,8 @@ export async function redeemArrivedIn(unit: Unit, input: RedeemInput): Promise<n
   let number = input.number;
   const byDesign = new Map<string, ArrivedNote[]>();
   for (const note of notes) byDesign.set(note.loop_id, [...(byDesign.get(note.loop_id) ?? []), note]);
-  const settlements: posStore.NewSettlement[] = [];
-  const receivables: posStore.NewReceivable[] = [];
+  const settlements: NewSettlement[] = [];
+  const receivables: NewReceivable[] = [];
   for (const [designId, designNotes] of byDesign) {
     const { currency, issuer_id: issuerId } = designNotes[0];
     const amount = designNotes.reduce((total, note) => total + note.amount, 0n);
@@ -135,8 +136,8 @@ export async function redeemArrivedIn(unit: Unit, input: RedeemInput): Promise<n
       });
     }
   }
-  await posStore.insertSettlements(unit.tx, settlements, unit.now);
-  await posStore.insertReceivables(unit.tx, receivables, unit.now);
+  await recordSettlements(unit.tx, settlements, unit.now);
+  await recordReceivables(unit.tx, receivables, unit.now);
   return number;
 }
 
@@ -152,7 +153,7 @@ async function termsOf(unit: Unit, designId: string, lot: Lot): Promise<PlanReci
  * as pending settlement rows. Returns the redeemer's own funded and pending parts.
  */
 async function settleLotIn(
-  unit: Unit, input: RedeemInput, at: { designId: string; currency: string; lot: Lot; number: number }, settlements: posStore.NewSettlement[],
+  unit: Unit, input: RedeemInput, at: { designId: string; currency: string; lot: Lot; number: number }, settlements: NewSettlement[],
 ): Promise<{ number: number; funded: bigint; pending: bigint }> {
   const { designId, currency, lot } = at;
   let { number } = at;
