@@ -10,8 +10,7 @@ import { offerConfirmCodeBytes } from '../limits.ts';
 import { formatMinor } from '../money.ts';
 import { wallet } from '../profiles/machine.ts';
 import { stateFields, transfer, type TransferStateName } from '../transfers/machine.ts';
-import { compared } from '../transfers/gate.ts';
-import * as transferStore from '../transfers/store.ts';
+import { compared, recordTransfer } from '../transfers/gate.ts';
 import { requestConfirmationIn } from './confirmation.ts';
 import type { OffersContext } from './context.ts';
 import { invalid, offerFailure, payoutRefused } from './errors.ts';
@@ -47,7 +46,7 @@ async function takeStockIn(unit: Unit<AcceptRefusal>, { input, offer, design, pl
 /** The purchase_offer transfer of an accept: waiting for the confirmation link, or done now. */
 async function insertPurchaseIn(unit: Unit<AcceptRefusal>, { input, offer, option, price, confirmEmail }: PreparedAccept, transferId: string, code: string | null): Promise<void> {
   const created = unit.create(transfer, transferId, { workflowType: 'purchase_offer', waitFor: code ? 'invite' : 'none', at: unit.now.toISOString() });
-  await transferStore.insertTransfer(unit.tx, {
+  await recordTransfer(unit.tx, {
     // A confirming transfer names the email to confirm, so only following the link (not
     // POST /t/<id>/accept, which needs the UID confirmed already) completes it.
     id: transferId, workflowType: 'purchase_offer', senderId: offer.profile_id, senderUid: `service:${offer.profile_id}`, recipientId: input.accepterId,

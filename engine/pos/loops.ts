@@ -1,6 +1,6 @@
 // What a sender can pay a recipient with: the sender's brand cash summed per loop (all of it, or the
 // named serial numbers), most specific first, each marked with whether the recipient accepts it.
-import { selectLoopLooks } from '../designs/store.ts';
+import { loopLooks } from '../designs/queries.ts';
 import { mediaUrlOf } from '../designs/images.ts';
 import { openLoopId, parseSerialNumbers, specificity, summarizeByLoop } from '../ledger/allocation.ts';
 import { heldNotesOf } from '../ledger/cash.ts';
@@ -24,7 +24,7 @@ export async function loopsFor(ctx: PosContext, sender: ProfileRecord, recipient
     ? await loopSummaryOf(sql, sender.id)
     : summarizeByLoop(await heldNotesOf(sql, sender.id, serials.value));
   const brand = notes.filter((row) => row.loop_id !== openLoopId);
-  const looks = await selectLoopLooks(sql, brand.map((row) => row.loop_id));
+  const looks = await loopLooks(sql, brand.map((row) => row.loop_id));
   const loops = brand
     .map((row) => ({ row, accepted: accepts({ loopId: row.loop_id, issuerId: row.issuer_id } as never, recipient, redeemed) }))
     .filter((entry) => entry.accepted || !onlyAccepted)

@@ -9,7 +9,7 @@ import { formatMinor } from '../money.ts';
 import type { ProfileRecord, ProfilesService } from '../profiles/service.ts';
 import type { Queryable } from '../storage/database.ts';
 import type { TransfersService } from './service.ts';
-import { selectLoopLooks } from '../designs/store.ts';
+import { loopLooks } from '../designs/queries.ts';
 import { mediaUrlOf } from '../designs/images.ts';
 import { accepts, redeemedLoopsOf } from './acceptance.ts';
 import { createPaycodeSecrets, type PaycodeSecrets } from './paycode-secrets.ts';
@@ -87,7 +87,7 @@ export async function presend(
   if (!serials.ok) return sendFailure(serials.errors);
   const redeemed = await redeemedLoopsOf(sql, recipient);
   const summary = serials.value === null ? await loopSummaryOf(sql, input.senderId) : summarizeByLoop(await heldNotesOf(sql, input.senderId, serials.value));
-  const looks = await selectLoopLooks(sql, summary.filter((row) => row.loop_id !== openLoopId).map((row) => row.loop_id));
+  const looks = await loopLooks(sql, summary.filter((row) => row.loop_id !== openLoopId).map((row) => row.loop_id));
   const loops = summary
     .filter((row) => !(input.closedLoopOnly && row.loop_id === openLoopId))
     .map((row) => ({ row, accepted: accepts({ loopId: row.loop_id, issuerId: row.issuer_id } as never, recipient, redeemed) }))
