@@ -3,10 +3,9 @@
 import type { Unit } from '../actors/command.ts';
 import { balanceLockKey, balanceOf, balanceRowLocks } from '../ledger/cash.ts';
 import { duplicate, sendFailure, type Duplicate, type Failure } from '../ledger/errors.ts';
-import { dedupWindowMs } from '../limits.ts';
 import { stateFields, transfer, type TransferStateName } from '../transfers/machine.ts';
-import * as transferStore from '../transfers/store.ts';
-import { dedupRepeat, dedupWinner, type DedupRequest } from '../transfers/gate.ts';
+import { claimDedupKey } from '../transfers/rows.ts';
+import { dedupRepeat, dedupWinner, recordTransfer, type DedupRequest } from '../transfers/gate.ts';
 import { issueTerms, type IssueTerms } from './access.ts';
 import type { DesignSendInput, DesignSendResult } from './circulation.ts';
 import type { CirculationContext } from './context.ts';
@@ -39,7 +38,7 @@ async function sendIn(unit: Unit<Duplicate | DesignFailure | Failure>, input: De
   const at = unit.now;
   const transferId = await unit.newLongId('transfer');
   if (input.dedupId !== undefined) {
-    const claimed = await transferStore.claimDedup(unit.tx, input.callerId, input.dedupId, transferId, at, new Date(at.getTime() - dedupWindowMs));
+    const claimed = await claimDedupKey(unit.tx, input.callerId, input.dedupId, transferId, at);
     if (!claimed) return unit.reject(duplicate());
   }
   if (design.max_per_wallet !== null) {
@@ -49,7 +48,7 @@ async function sendIn(unit: Unit<Duplicate | DesignFailure | Failure>, input: De
   const snapshot = unit.create(transfer, transferId, { workflowType: 'send_design', waitFor: 'none', at: at.toISOString() });
   const views = [{ profileId: input.callerId, role: 'sender' }];
   if (profile.id !== input.callerId) views.push({ profileId: profile.id, role: 'recipient' });
-  await transferStore.insertTransfer(unit.tx, {
+  await recordTransfer(unit.tx, {
     id: transferId, workflowType: 'send_design', senderId: input.callerId, senderUid: `service:${input.callerId}`, recipientId: profile.id,
     recipientUid: uid, senderPersonalId: null, recipientPersonalId: profile.isIndividual ? profile.id : null,
     currency: design.currency, amount, at, state: stateFields(snapshot.value as TransferStateName), endAt: at, activityCount: snapshot.context.activityCount,

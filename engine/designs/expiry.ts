@@ -8,7 +8,7 @@ import type { Pick } from '../ledger/allocation.ts';
 import { countExpired } from '../ledger/supply.ts';
 import { designExpiryBatchMax, escrowedExpiryRetryMs } from '../limits.ts';
 import { stateFields, transfer, type TransferStateName } from '../transfers/machine.ts';
-import * as transferStore from '../transfers/store.ts';
+import { recordTransfer } from '../transfers/gate.ts';
 import { designKind } from './machine.ts';
 import { releaseReserve } from './reserve.ts';
 import * as store from './store.ts';
@@ -21,7 +21,7 @@ async function expireHolderIn(unit: Unit, design: store.DesignRow, holderId: str
   const reserve = notes.reduce((total, note) => total + note.reserve, 0n);
   const transferId = await unit.newLongId('transfer');
   const snapshot = unit.create(transfer, transferId, { workflowType: 'expire', waitFor: 'none', at: at.toISOString() });
-  await transferStore.insertTransfer(unit.tx, {
+  await recordTransfer(unit.tx, {
     id: transferId, workflowType: 'expire', senderId: holderId, senderUid: `service:${holderId}`, recipientId: design.issuer_id, recipientUid: `service:${design.issuer_id}`,
     senderPersonalId: null, recipientPersonalId: null, currency: design.currency, amount, at, state: stateFields(snapshot.value as TransferStateName), endAt: at,
     activityCount: snapshot.context.activityCount, private: true, message: null, messageSubject: null, appdata: {}, details: { design_id: design.id },

@@ -9,7 +9,7 @@ import { fundProxyTraceCharsMax } from '../limits.ts';
 import { positiveMoneyOf } from '../money.ts';
 import { wallet } from '../profiles/machine.ts';
 import { stateFields, transfer, type TransferStateName } from '../transfers/machine.ts';
-import * as transferStore from '../transfers/store.ts';
+import { recordTransfer } from '../transfers/gate.ts';
 import { invalid, type FundProxyFailure } from './errors.ts';
 import type { FundProxyContext, FundProxyService } from './service.ts';
 import * as store from './store.ts';
@@ -38,7 +38,7 @@ async function writeDeposit(ctx: FundProxyContext, unit: Unit, proxy: store.Fund
   const at = unit.now;
   const snapshot = unit.create(transfer, transferId, { workflowType: 'receive_ach_confirm', waitFor: 'none', at: at.toISOString() });
   const recipient = (await ctx.profiles.get(unit.tx, proxy.recipient_id))!;
-  await transferStore.insertTransfer(unit.tx, {
+  await recordTransfer(unit.tx, {
     id: transferId, workflowType: 'receive_ach_confirm', senderId: proxy.issuer_id, senderUid: `service:${proxy.issuer_id}`, recipientId: recipient.id,
     recipientUid: `service:${recipient.id}`, senderPersonalId: null, recipientPersonalId: recipient.isIndividual ? recipient.id : null, currency, amount: minor, at,
     state: stateFields(snapshot.value as TransferStateName), endAt: at, activityCount: snapshot.context.activityCount, private: true, message: null, messageSubject: null,

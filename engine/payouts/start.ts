@@ -11,8 +11,7 @@ import { formatMinor } from '../money.ts';
 import { stateFields, transfer, type TransferStateName } from '../transfers/machine.ts';
 import { appdataChars } from '../transfers/service.ts';
 import { claimSend } from '../transfers/claim.ts';
-import { dedupRepeat, dedupWinner, type DedupRequest } from '../transfers/gate.ts';
-import * as transferStore from '../transfers/store.ts';
+import { dedupRepeat, dedupWinner, recordTransfer, type DedupRequest } from '../transfers/gate.ts';
 import { redactAccountNumber, type AccountInput } from './accounts.ts';
 import type { PayoutsContext } from './context.ts';
 import * as store from './store.ts';
@@ -111,7 +110,7 @@ async function insertPayoutTransfer(unit: Unit, input: PayoutSendInput, plan: Pa
   if (holdingUntil) Object.assign(details, { hold_seconds: plan.holdSeconds, holding_until: holdingUntil.toISOString() });
   const views = [{ profileId: input.profileId, role: 'sender' }];
   if (feeRecipient && feeRecipient !== input.profileId) views.push({ profileId: feeRecipient, role: 'fee_recipient' });
-  await transferStore.insertTransfer(unit.tx, {
+  await recordTransfer(unit.tx, {
     id: transferId, workflowType: plan.workflowType, senderId: input.profileId, senderUid: `service:${input.profileId}`, recipientId: account.id,
     recipientUid: `service:${account.id}`, senderPersonalId: input.personalProfileId, recipientPersonalId: null, currency: plan.currency,
     amount: sumPicks(escrowed.picks), at, state: stateFields(snapshot.value as TransferStateName), endAt: null, activityCount: snapshot.context.activityCount,

@@ -6,7 +6,7 @@ import { openLoopId } from '../ledger/allocation.ts';
 import { balanceLockKey, lockBalances, movementLines, moveNotes, pickFromWallet, walletHolder } from '../ledger/cash.ts';
 import { sendFailure, type Failure } from '../ledger/errors.ts';
 import { stateFields, transfer, type TransferStateName } from '../transfers/machine.ts';
-import * as transferStore from '../transfers/store.ts';
+import { recordTransfer } from '../transfers/gate.ts';
 import { settlementKind } from './machine.ts';
 import * as store from './store.ts';
 
@@ -54,7 +54,7 @@ async function settleRecipient(unit: Unit<Failure>, design: Design, settlerId: s
 async function insertSettleTransfer(unit: Unit, design: Design, settlerId: string, recipientId: string, owed: store.PendingSettlementRow[], amount: bigint, transferId: string): Promise<void> {
   const snapshot = unit.create(transfer, transferId, { workflowType: 'settle', waitFor: 'none', at: unit.now.toISOString() });
   const views = recipientId === settlerId ? [{ profileId: settlerId, role: 'sender' }] : [{ profileId: settlerId, role: 'sender' }, { profileId: recipientId, role: 'recipient' }];
-  await transferStore.insertTransfer(unit.tx, {
+  await recordTransfer(unit.tx, {
     id: transferId, workflowType: 'settle', senderId: settlerId, senderUid: `service:${settlerId}`, recipientId, recipientUid: `service:${recipientId}`,
     senderPersonalId: null, recipientPersonalId: null, currency: design.currency, amount, at: unit.now, state: stateFields(snapshot.value as TransferStateName),
     endAt: unit.now, activityCount: snapshot.context.activityCount, private: true, message: null, messageSubject: null, appdata: {},
