@@ -3,11 +3,12 @@
 import type { Unit } from '../actors/command.ts';
 import { openLoopId } from '../ledger/allocation.ts';
 import { duplicate, type Duplicate } from '../ledger/errors.ts';
-import { authorityRefusal, dedupRepeat, dedupWinner, type DedupRequest } from '../transfers/gate.ts';
-import { billPaymentWaitMs, billReminderIntervalMs, dedupWindowMs } from '../limits.ts';
+import { authorityRefusal, dedupRepeat, dedupWinner, recordTransfer, type DedupRequest } from '../transfers/gate.ts';
+import { billPaymentWaitMs, billReminderIntervalMs } from '../limits.ts';
 import { canonicalUidOf, personNameProblem } from '../profiles/names.ts';
 import { stateFields, transfer, type TransferStateName } from '../transfers/machine.ts';
-import * as transferStore from '../transfers/store.ts';
+import { claimDedupKey, transferById } from '../transfers/rows.ts';
+import type { NewTransfer } from '../transfers/types.ts';
 import { issueTerms, type IssueTerms } from './access.ts';
 import { remindIn } from './bill-reminders.ts';
 import type { BillInput, BillResult } from './bills.ts';
@@ -61,7 +62,7 @@ async function billIn(ctx: CirculationContext, unit: Unit<Duplicate>, input: Bil
   const at = unit.now;
   const transferId = await unit.newLongId('transfer');
   if (input.dedupId !== undefined) {
-    const claimed = await transferStore.claimDedup(unit.tx, input.callerId, input.dedupId, transferId, at, new Date(at.getTime() - dedupWindowMs));
+    const claimed = await claimDedupKey(unit.tx, input.callerId, input.dedupId, transferId, at);
     if (!claimed) return unit.reject(duplicate());
   }
   // A new customer belongs to the merchant's site, and the email the merchant typed stays a claim:
@@ -75,7 +76,7 @@ async function billIn(ctx: CirculationContext, unit: Unit<Duplicate>, input: Bil
   }
   const snapshot = unit.create(transfer, transferId, { workflowType: 'bill', waitFor: 'bill', at: at.toISOString() });
   const agreementId = design.issuer_id === input.callerId ? null : await store.selectActiveAgreementId(unit.tx, design.id, input.callerId, 'distributor');
-  const row: transferStore.NewTransfer = {
+  const row: NewTransfer = {
     id: transferId, workflowType: 'bill', senderId: customerId, senderUid: claimedUid ?? `service:${customerId}`, recipientId: input.callerId, recipientUid: `service:${input.callerId}`,
     senderPersonalId: customerId, recipientPersonalId: null, currency: design.currency, amount, at, state: stateFields(snapshot.value as TransferStateName), endAt: null,
     activityCount: snapshot.context.activityCount, private: input.private, message: input.message ?? null, messageSubject: null, appdata: input.appdata,
@@ -85,12 +86,12 @@ async function billIn(ctx: CirculationContext, unit: Unit<Duplicate>, input: Bil
       merchant_title: merchantTitle,
     },
   };
-  await transferStore.insertTransfer(unit.tx, row, [{ profileId: customerId, role: 'sender' }, { profileId: input.callerId, role: 'recipient' }]);
+  await recordTransfer(unit.tx, row, [{ profileId: customerId, role: 'sender' }, { profileId: input.callerId, role: 'recipient' }]);
   const expiresAt = new Date(at.getTime() + billPaymentWaitMs);
   const remindAt = new Date(at.getTime() + billReminderIntervalMs);
   unit.schedule(transfer, transferId, 'bill_expire', expiresAt, { type: 'transfer.bill_expire', at: expiresAt.toISOString() });
   unit.schedule(transfer, transferId, 'bill_remind', remindAt, { type: 'transfer.bill_remind', at: remindAt.toISOString() });
-  const inserted = await transferStore.selectTransfer(unit.tx, transferId);
+  const inserted = await transferById(unit.tx, transferId);
   await remindIn(ctx, unit, inserted!, 0);
   return { ok: true as const, transferId, duplicate: false };
 }

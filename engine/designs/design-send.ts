@@ -1,13 +1,11 @@
 // A design send (POST /design/<id>/send): the issuer or an active distributor issues brand cash to
 // an existing profile under a plan, paying the plan's split in open loop cash, in one command.
 import type { Unit } from '../actors/command.ts';
-import { balanceLockKey, balanceRowLocks } from '../ledger/cash.ts';
+import { balanceLockKey, balanceOf, balanceRowLocks } from '../ledger/cash.ts';
 import { duplicate, sendFailure, type Duplicate, type Failure } from '../ledger/errors.ts';
-import * as ledgerStore from '../ledger/store.ts';
-import { dedupWindowMs } from '../limits.ts';
 import { stateFields, transfer, type TransferStateName } from '../transfers/machine.ts';
-import * as transferStore from '../transfers/store.ts';
-import { dedupRepeat, dedupWinner, type DedupRequest } from '../transfers/gate.ts';
+import { claimDedupKey } from '../transfers/rows.ts';
+import { dedupRepeat, dedupWinner, recordTransfer, type DedupRequest } from '../transfers/gate.ts';
 import { issueTerms, type IssueTerms } from './access.ts';
 import type { DesignSendInput, DesignSendResult } from './circulation.ts';
 import type { CirculationContext } from './context.ts';
@@ -40,17 +38,17 @@ async function sendIn(unit: Unit<Duplicate | DesignFailure | Failure>, input: De
   const at = unit.now;
   const transferId = await unit.newLongId('transfer');
   if (input.dedupId !== undefined) {
-    const claimed = await transferStore.claimDedup(unit.tx, input.callerId, input.dedupId, transferId, at, new Date(at.getTime() - dedupWindowMs));
+    const claimed = await claimDedupKey(unit.tx, input.callerId, input.dedupId, transferId, at);
     if (!claimed) return unit.reject(duplicate());
   }
   if (design.max_per_wallet !== null) {
-    const held = await ledgerStore.selectBalance(unit.tx, profile.id, design.id, design.currency);
+    const held = await balanceOf(unit.tx, profile.id, design.id, design.currency);
     if (held + amount > design.max_per_wallet) return unit.reject(invalid('amount', `the recipient would hold more than this design's max_per_wallet`));
   }
   const snapshot = unit.create(transfer, transferId, { workflowType: 'send_design', waitFor: 'none', at: at.toISOString() });
   const views = [{ profileId: input.callerId, role: 'sender' }];
   if (profile.id !== input.callerId) views.push({ profileId: profile.id, role: 'recipient' });
-  await transferStore.insertTransfer(unit.tx, {
+  await recordTransfer(unit.tx, {
     id: transferId, workflowType: 'send_design', senderId: input.callerId, senderUid: `service:${input.callerId}`, recipientId: profile.id,
     recipientUid: uid, senderPersonalId: null, recipientPersonalId: profile.isIndividual ? profile.id : null,
     currency: design.currency, amount, at, state: stateFields(snapshot.value as TransferStateName), endAt: at, activityCount: snapshot.context.activityCount,

@@ -9,11 +9,13 @@
 // Design sends, bills and offers all issue through distributeIn; circulation.ts re-exports these.
 import type { Unit } from '../actors/command.ts';
 import { openLoopId } from '../ledger/allocation.ts';
-import { balanceOf, pickFromWallet, walletHolder } from '../ledger/cash.ts';
+import { balanceOf, moveNotes, pickFromWallet, recordMovements, walletHolder } from '../ledger/cash.ts';
 import { sendFailure, type Failure } from '../ledger/errors.ts';
-import * as ledgerStore from '../ledger/store.ts';
+import type { Holder } from '../ledger/types.ts';
+import { issueNote } from '../ledger/supply.ts';
 import { dayMs } from '../limits.ts';
-import * as posStore from '../pos/store.ts';
+import type { NewReceivable } from '../pos/types.ts';
+import { recordReceivables } from '../pos/records.ts';
 import { designKind } from './machine.ts';
 import { publishDesignIn } from './publish.ts';
 import type { PosDevice } from './redemption.ts';
@@ -79,10 +81,10 @@ export async function distributeIn(
   const split = distributionSplit(amount, plan.recipients, design.id);
   const reserveFunded = input.reserveOwed ? 0n : split.reserve;
   let number = input.number + 2;
-  const payments: [ledgerStore.Holder, bigint, string, string][] = [[{ kind: 'reserve', id: design.id }, reserveFunded, 'reserve', design.id]];
+  const payments: [Holder, bigint, string, string][] = [[{ kind: 'reserve', id: design.id }, reserveFunded, 'reserve', design.id]];
   for (const fee of split.fees) payments.push([walletHolder(fee.recipientId), fee.amount, 'fee', fee.recipientId]);
   if (design.issuer_id !== input.senderId) payments.push([walletHolder(design.issuer_id), split.proceeds, 'proceeds', design.issuer_id]);
-  const receivables: posStore.NewReceivable[] = [];
+  const receivables: NewReceivable[] = [];
   for (const [holder, paid, action, toId] of payments) {
     if (paid === 0n) continue;
     const refused = await payIn(unit, input.senderId, holder, design.currency, paid, { transferId, number, action, toId });
@@ -97,14 +99,14 @@ export async function distributeIn(
       });
     }
   }
-  await posStore.insertReceivables(unit.tx, receivables, at);
+  await recordReceivables(unit.tx, receivables, at);
   if (design.max_per_wallet !== null && input.recipientId !== design.issuer_id) {
-    const held = await ledgerStore.selectBalance(unit.tx, input.recipientId, design.id, design.currency);
+    const held = await balanceOf(unit.tx, input.recipientId, design.id, design.currency);
     if (held + amount > design.max_per_wallet) {
       return sendFailure([{ code: 'max_per_wallet', field_name: 'amount', info: { loop_id: design.id, reason: 'the recipient would hold more of this brand cash than a wallet may' } }]);
     }
   }
-  await ledgerStore.insertIssuedNote(unit.tx, {
+  await issueNote(unit.tx, {
     holderId: input.recipientId, loopId: design.id, currency: design.currency, issuerId: design.issuer_id, amount, expiresAt, reserve: reserveFunded, planId: plan.id,
     distTransferId: transferId,
   }, at);
@@ -118,7 +120,7 @@ export async function distributeIn(
     reserve_funded: reserveFunded, reserve_owed: split.reserve - reserveFunded,
   }, at);
   const line = { loopId: design.id, currency: design.currency, issuerId: design.issuer_id, amount };
-  await ledgerStore.insertMovements(unit.tx, transferId, [
+  await recordMovements(unit.tx, transferId, [
     { number: input.number, action: 'issue', fromId: null, toId: design.issuer_id, ...line },
     { number: input.number + 1, action: 'send_design', fromId: design.issuer_id, toId: input.recipientId, ...line },
   ], at);
@@ -128,14 +130,14 @@ export async function distributeIn(
 }
 
 /** Moves open loop cash from a wallet to a holder, one movement line per issuer of the notes. */
-export async function payIn(unit: Unit, fromId: string, to: ledgerStore.Holder, currency: string, amount: bigint, movement: { transferId: string; number: number; action: string; toId: string }): Promise<Failure | null> {
+export async function payIn(unit: Unit, fromId: string, to: Holder, currency: string, amount: bigint, movement: { transferId: string; number: number; action: string; toId: string }): Promise<Failure | null> {
   if (amount === 0n) return null;
   const picked = await pickFromWallet(unit.tx, fromId, [{ loopId: openLoopId, currency, minor: amount }], null, { recipientId: null, accepts: () => true, nonPayment: false, at: unit.now });
   if (!picked.ok) return sendFailure(picked.errors);
   const byIssuer = new Map<string, bigint>();
   for (const pick of picked.value) byIssuer.set(pick.issuerId, (byIssuer.get(pick.issuerId) ?? 0n) + pick.amount);
   const lines = [...byIssuer].map(([issuerId, part]) => ({ number: movement.number, action: movement.action, fromId, toId: movement.toId, loopId: openLoopId, currency, issuerId, amount: part }));
-  await ledgerStore.moveNotes(unit.tx, walletHolder(fromId), to, picked.value, unit.now, { transferId: movement.transferId, lines });
+  await moveNotes(unit.tx, walletHolder(fromId), to, picked.value, unit.now, { transferId: movement.transferId, lines });
   return null;
 }
 

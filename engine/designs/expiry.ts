@@ -3,12 +3,12 @@
 // after their expiry (a retracted trade, a canceled send) are expired as they land, in the command
 // that returns them. Until then allocation never picks a note past its expiry (engine/ledger/allocation.ts).
 import type { Unit } from '../actors/command.ts';
-import { walletHolder } from '../ledger/cash.ts';
+import { moveNotes, walletHolder } from '../ledger/cash.ts';
 import type { Pick } from '../ledger/allocation.ts';
-import * as ledgerStore from '../ledger/store.ts';
+import { countExpired } from '../ledger/supply.ts';
 import { designExpiryBatchMax, escrowedExpiryRetryMs } from '../limits.ts';
 import { stateFields, transfer, type TransferStateName } from '../transfers/machine.ts';
-import * as transferStore from '../transfers/store.ts';
+import { recordTransfer } from '../transfers/gate.ts';
 import { designKind } from './machine.ts';
 import { releaseReserve } from './reserve.ts';
 import * as store from './store.ts';
@@ -21,17 +21,17 @@ async function expireHolderIn(unit: Unit, design: store.DesignRow, holderId: str
   const reserve = notes.reduce((total, note) => total + note.reserve, 0n);
   const transferId = await unit.newLongId('transfer');
   const snapshot = unit.create(transfer, transferId, { workflowType: 'expire', waitFor: 'none', at: at.toISOString() });
-  await transferStore.insertTransfer(unit.tx, {
+  await recordTransfer(unit.tx, {
     id: transferId, workflowType: 'expire', senderId: holderId, senderUid: `service:${holderId}`, recipientId: design.issuer_id, recipientUid: `service:${design.issuer_id}`,
     senderPersonalId: null, recipientPersonalId: null, currency: design.currency, amount, at, state: stateFields(snapshot.value as TransferStateName), endAt: at,
     activityCount: snapshot.context.activityCount, private: true, message: null, messageSubject: null, appdata: {}, details: { design_id: design.id },
   }, holderId === design.issuer_id ? [{ profileId: holderId, role: 'sender' }] : [{ profileId: holderId, role: 'sender' }, { profileId: design.issuer_id, role: 'recipient' }]);
   const picks: Pick[] = notes.map((note) => ({ serial: note.serial, loopId: design.id, currency: note.currency, issuerId: note.issuer_id, amount: note.amount, whole: true }));
   const line = { loopId: design.id, currency: design.currency, issuerId: design.issuer_id, amount };
-  await ledgerStore.moveNotes(unit.tx, walletHolder(holderId), { kind: 'expired', id: design.id }, picks, at, {
+  await moveNotes(unit.tx, walletHolder(holderId), { kind: 'expired', id: design.id }, picks, at, {
     transferId, lines: [{ number: 1, action: 'expire', fromId: holderId, toId: design.issuer_id, ...line }],
   });
-  await ledgerStore.addExpired(unit.tx, design.id, design.currency, amount);
+  await countExpired(unit.tx, design.id, design.currency, amount);
   if (reserve > 0n) await releaseReserve(unit, design.id, design.currency, reserve, design.issuer_id, { transferId, number: 2, action: 'release' });
 }
 

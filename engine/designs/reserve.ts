@@ -2,8 +2,8 @@
 // wallets when brand cash is redeemed or expires.
 import type { Unit } from '../actors/command.ts';
 import { openLoopId, type Pick } from '../ledger/allocation.ts';
-import { walletHolder } from '../ledger/cash.ts';
-import * as ledgerStore from '../ledger/store.ts';
+import { moveNotes, walletHolder } from '../ledger/cash.ts';
+import { reserveNotesForUpdate } from '../ledger/reads.ts';
 import { reserveNotesMax } from '../limits.ts';
 
 export const ppmWhole = 1_000_000n;
@@ -16,7 +16,7 @@ export function percentagePpm(percentage: string): bigint {
 
 /** Moves open loop cash out of a design's reserve to a wallet, recorded as one movement. */
 export async function releaseReserve(unit: Unit, designId: string, currency: string, amount: bigint, toId: string, movement: { transferId: string; number: number; action: string }): Promise<void> {
-  const notes = await ledgerStore.selectNotesForUpdate(unit.tx, { kind: 'reserve', id: designId }, currency, null, reserveNotesMax);
+  const notes = await reserveNotesForUpdate(unit.tx, designId, currency, reserveNotesMax);
   const picks: Pick[] = [];
   let remaining = amount;
   for (const note of notes) {
@@ -29,5 +29,5 @@ export async function releaseReserve(unit: Unit, designId: string, currency: str
   const byIssuer = new Map<string, bigint>();
   for (const pick of picks) byIssuer.set(pick.issuerId, (byIssuer.get(pick.issuerId) ?? 0n) + pick.amount);
   const lines = [...byIssuer].map(([issuerId, part]) => ({ number: movement.number, action: movement.action, fromId: null, toId, loopId: openLoopId, currency, issuerId, amount: part }));
-  await ledgerStore.moveNotes(unit.tx, { kind: 'reserve', id: designId }, walletHolder(toId), picks, unit.now, { transferId: movement.transferId, lines });
+  await moveNotes(unit.tx, { kind: 'reserve', id: designId }, walletHolder(toId), picks, unit.now, { transferId: movement.transferId, lines });
 }

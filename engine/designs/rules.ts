@@ -6,7 +6,7 @@
 import type { Pick } from '../ledger/allocation.ts';
 import { openLoopId } from '../ledger/allocation.ts';
 import type { SendError } from '../ledger/errors.ts';
-import * as ledgerStore from '../ledger/store.ts';
+import { balance } from '../ledger/holdings.ts';
 import { formatMinor } from '../money.ts';
 import type { Queryable } from '../storage/database.ts';
 import * as store from './store.ts';
@@ -29,7 +29,7 @@ export async function holdingRulesProblem(
     }
     if (rules.max_per_wallet === null || recipient.id === null || recipient.id === rules.issuer_id || redeemed.has(rules.id)) continue;
     const currency = picks.find((pick) => pick.loopId === rules.id)!.currency;
-    const held = await ledgerStore.selectBalance(db, recipient.id, rules.id, currency);
+    const held = await balance(db, recipient.id, rules.id, currency);
     if ((credited ? held : held + amounts.get(rules.id)!) > rules.max_per_wallet) {
       return { code: 'max_per_wallet', field_name: 'amounts', info: { loop_id: rules.id, max_per_wallet: formatMinor(rules.max_per_wallet, currency), reason: 'the recipient would hold more of this brand cash than a wallet may' } };
     }

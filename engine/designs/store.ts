@@ -1,55 +1,15 @@
 // SQL of cash designs, their explicit grants, distribution plans and network agreements
 // (migration 0400). The design and agreement actors hold state; these rows hold their fields.
-import type { MovementRow } from '../ledger/store.ts';
+import type { MovementRow } from '../ledger/types.ts';
 import type { Queryable, TransactionSql } from '../storage/database.ts';
+import type { DesignRow, PlanRecipient, PlanRow } from './types.ts';
 
-export interface DesignRow {
-  id: string;
-  issuer_id: string;
-  design_type: 'gl_design' | 'open_design' | 'overlay_design';
-  title: string;
-  currency: string;
-  description_html: string;
-  multiple_images: boolean;
-  waves: boolean;
-  transferable: boolean;
-  max_per_wallet: bigint | null;
-  designer_id: string | null;
-  featured_id: string | null;
-  expire_mode: 'absolute' | 'relative' | null;
-  expire_absolute: Date | null;
-  expire_relative_days: number | null;
-  email_freq: 'daily' | 'weekly' | 'weekly2' | 'monthly' | null;
-  generic_provider: boolean;
-  icon_media_id: string | null;
-  icon_style: 'fit' | 'zoom';
-  published_at: Date | null;
-  deleted_at: Date | null;
-  created_at: Date;
-  updated_at: Date;
-}
+export type { DesignRow, PlanRecipient, PlanRow } from './types.ts';
 
 /** The columns a PATCH may change. */
 export type DesignChanges = Partial<Pick<DesignRow,
   | 'title' | 'description_html' | 'multiple_images' | 'waves' | 'transferable' | 'max_per_wallet' | 'designer_id' | 'featured_id' | 'expire_mode'
   | 'expire_absolute' | 'expire_relative_days' | 'email_freq' | 'generic_provider' | 'icon_media_id' | 'icon_style'>>;
-
-export interface PlanRecipient {
-  percentage: string;
-  loop_id: string;
-  recipient_type: 'discount' | 'static' | 'redeemer';
-  recipient_id: string;
-}
-
-export interface PlanRow {
-  id: string;
-  design_id: string;
-  title: string;
-  recipients: PlanRecipient[];
-  deleted_at: Date | null;
-  created_at: Date;
-  updated_at: Date;
-}
 
 export interface AgreementRow {
   id: string;

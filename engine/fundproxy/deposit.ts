@@ -3,12 +3,13 @@
 import type { Unit } from '../actors/command.ts';
 import { openLoopId } from '../ledger/allocation.ts';
 import { issueFeature } from '../ledger/service.ts';
-import * as ledgerStore from '../ledger/store.ts';
+import { issueNote } from '../ledger/supply.ts';
+import { recordMovements } from '../ledger/cash.ts';
 import { fundProxyTraceCharsMax } from '../limits.ts';
 import { positiveMoneyOf } from '../money.ts';
 import { wallet } from '../profiles/machine.ts';
 import { stateFields, transfer, type TransferStateName } from '../transfers/machine.ts';
-import * as transferStore from '../transfers/store.ts';
+import { recordTransfer } from '../transfers/gate.ts';
 import { invalid, type FundProxyFailure } from './errors.ts';
 import type { FundProxyContext, FundProxyService } from './service.ts';
 import * as store from './store.ts';
@@ -37,15 +38,15 @@ async function writeDeposit(ctx: FundProxyContext, unit: Unit, proxy: store.Fund
   const at = unit.now;
   const snapshot = unit.create(transfer, transferId, { workflowType: 'receive_ach_confirm', waitFor: 'none', at: at.toISOString() });
   const recipient = (await ctx.profiles.get(unit.tx, proxy.recipient_id))!;
-  await transferStore.insertTransfer(unit.tx, {
+  await recordTransfer(unit.tx, {
     id: transferId, workflowType: 'receive_ach_confirm', senderId: proxy.issuer_id, senderUid: `service:${proxy.issuer_id}`, recipientId: recipient.id,
     recipientUid: `service:${recipient.id}`, senderPersonalId: null, recipientPersonalId: recipient.isIndividual ? recipient.id : null, currency, amount: minor, at,
     state: stateFields(snapshot.value as TransferStateName), endAt: at, activityCount: snapshot.context.activityCount, private: true, message: null, messageSubject: null,
     appdata: proxy.appdata, details: { fund_proxy_id: proxy.id },
   }, viewsOf(proxy));
-  await ledgerStore.insertIssuedNote(unit.tx, { holderId: recipient.id, loopId: openLoopId, currency, issuerId: proxy.issuer_id, amount: minor, expiresAt: null }, at);
+  await issueNote(unit.tx, { holderId: recipient.id, loopId: openLoopId, currency, issuerId: proxy.issuer_id, amount: minor, expiresAt: null }, at);
   const line = { loopId: openLoopId, currency, issuerId: proxy.issuer_id, amount: minor };
-  await ledgerStore.insertMovements(unit.tx, transferId, [
+  await recordMovements(unit.tx, transferId, [
     { number: 1, action: 'issue', fromId: null, toId: proxy.issuer_id, ...line },
     ...hopsOf(proxy, recipient.id).map((hop, index) => ({ number: index + 2, ...hop, ...line })),
   ], at);

@@ -5,7 +5,7 @@ import { positiveMoneyOf, type Decimal } from '../money.ts';
 import type { ProfileRecord } from '../profiles/service.ts';
 import type { Queryable } from '../storage/database.ts';
 import { stateFields, transfer, type TransferStateName } from '../transfers/machine.ts';
-import * as transferStore from '../transfers/store.ts';
+import { recordTransfer } from '../transfers/gate.ts';
 import { openLoopId } from './allocation.ts';
 import { failure, type Failure } from './errors.ts';
 import type { LedgerContext } from './service.ts';
@@ -34,7 +34,7 @@ async function writeIssue(unit: Unit, input: IssueInput, issuerId: string, holde
   const transferId = await unit.newLongId('transfer');
   const at = unit.now;
   const snapshot = unit.create(transfer, transferId, { workflowType: 'grant', waitFor: 'none', at: at.toISOString() });
-  await transferStore.insertTransfer(
+  await recordTransfer(
     unit.tx,
     {
       id: transferId, workflowType: 'grant', senderId: issuerId, senderUid: `service:${issuerId}`, recipientId: holder.id, recipientUid: `service:${holder.id}`,

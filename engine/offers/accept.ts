@@ -5,13 +5,12 @@ import type { Unit } from '../actors/command.ts';
 import { designKind } from '../designs/machine.ts';
 import { randomSecret, secretHash } from '../ids.ts';
 import { duplicate, failure } from '../ledger/errors.ts';
-import * as ledgerStore from '../ledger/store.ts';
+import { lockBalances } from '../ledger/cash.ts';
 import { offerConfirmCodeBytes } from '../limits.ts';
 import { formatMinor } from '../money.ts';
 import { wallet } from '../profiles/machine.ts';
 import { stateFields, transfer, type TransferStateName } from '../transfers/machine.ts';
-import { compared } from '../transfers/gate.ts';
-import * as transferStore from '../transfers/store.ts';
+import { compared, recordTransfer } from '../transfers/gate.ts';
 import { requestConfirmationIn } from './confirmation.ts';
 import type { OffersContext } from './context.ts';
 import { invalid, offerFailure, payoutRefused } from './errors.ts';
@@ -30,7 +29,7 @@ export async function answer(ctx: OffersContext, accepterId: string, transferId:
 
 /** Under the locks: the offer still open, both wallets active, within show_limit, then the stock taken. */
 async function takeStockIn(unit: Unit<AcceptRefusal>, { input, offer, design, plan }: PreparedAccept): Promise<void> {
-  await ledgerStore.lockBalances(unit.tx, balanceKeys(offer, design, plan, input.accepterId));
+  await lockBalances(unit.tx, balanceKeys(offer, design, plan, input.accepterId));
   const [snapshot, businessWallet, accepterWallet] = await Promise.all([
     unit.load(offerKind, offer.id), unit.load(wallet, offer.profile_id), unit.load(wallet, input.accepterId),
   ]);
@@ -47,7 +46,7 @@ async function takeStockIn(unit: Unit<AcceptRefusal>, { input, offer, design, pl
 /** The purchase_offer transfer of an accept: waiting for the confirmation link, or done now. */
 async function insertPurchaseIn(unit: Unit<AcceptRefusal>, { input, offer, option, price, confirmEmail }: PreparedAccept, transferId: string, code: string | null): Promise<void> {
   const created = unit.create(transfer, transferId, { workflowType: 'purchase_offer', waitFor: code ? 'invite' : 'none', at: unit.now.toISOString() });
-  await transferStore.insertTransfer(unit.tx, {
+  await recordTransfer(unit.tx, {
     // A confirming transfer names the email to confirm, so only following the link (not
     // POST /t/<id>/accept, which needs the UID confirmed already) completes it.
     id: transferId, workflowType: 'purchase_offer', senderId: offer.profile_id, senderUid: `service:${offer.profile_id}`, recipientId: input.accepterId,

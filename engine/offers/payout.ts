@@ -2,11 +2,12 @@
 // payout itself, and the canceled transfer answered when the business cannot pay.
 import type { Unit } from '../actors/command.ts';
 import { distributeIn, payIn } from '../designs/circulation.ts';
-import * as designStore from '../designs/store.ts';
+import type { DesignRow, PlanRow } from '../designs/types.ts';
+import { designById, planById } from '../designs/queries.ts';
 import { balanceLockKey, walletHolder } from '../ledger/cash.ts';
 import type { Failure } from '../ledger/errors.ts';
 import { stateFields, transfer, type TransferStateName } from '../transfers/machine.ts';
-import * as transferStore from '../transfers/store.ts';
+import { recordTransfer } from '../transfers/gate.ts';
 import type { OffersContext } from './context.ts';
 import type { TransferFailed } from './errors.ts';
 import { offerKind } from './machine.ts';
@@ -15,17 +16,17 @@ import type { OfferRow } from './store.ts';
 /** The design and live plan an offer pays brand cash through (both null for open loop cash). */
 export async function paying(ctx: OffersContext, offer: OfferRow) {
   if (!offer.design_id) return { design: null, plan: null };
-  const [design, plan] = await Promise.all([designStore.selectDesign(ctx.sql, offer.design_id), designStore.selectPlanAnyState(ctx.sql, offer.plan_id!)]);
+  const [design, plan] = await Promise.all([designById(ctx.sql, offer.design_id), planById(ctx.sql, offer.plan_id!)]);
   return { design, plan: plan && !plan.deleted_at ? plan : null };
 }
 
-export function balanceKeys(offer: OfferRow, design: designStore.DesignRow | null, plan: designStore.PlanRow | null, accepterId: string): string[] {
+export function balanceKeys(offer: OfferRow, design: DesignRow | null, plan: PlanRow | null, accepterId: string): string[] {
   const fees = design && plan ? plan.recipients.filter((row) => row.recipient_type === 'static' && row.loop_id !== design.id).map((row) => row.recipient_id) : [];
   return [...new Set([offer.profile_id, accepterId, ...fees])].sort().map((id) => balanceLockKey(id, offer.currency));
 }
 
 /** Moves the cash of an accept: the accepter's price (service options), then the payout. */
-export async function payoutIn(unit: Unit, offer: OfferRow, plan: designStore.PlanRow | null, design: designStore.DesignRow | null, accepterId: string, quantity: number, price: bigint, transferId: string): Promise<Failure | null> {
+export async function payoutIn(unit: Unit, offer: OfferRow, plan: PlanRow | null, design: DesignRow | null, accepterId: string, quantity: number, price: bigint, transferId: string): Promise<Failure | null> {
   let number = 1;
   const cost = price * BigInt(quantity);
   if (cost > 0n) {
@@ -45,7 +46,7 @@ export async function failedTransfer(ctx: OffersContext, offer: OfferRow, accept
     const id = await unit.newLongId('transfer');
     unit.create(transfer, id, { workflowType: 'purchase_offer', waitFor: 'invite', at: unit.now.toISOString() });
     const canceled = unit.send(transfer, id, { type: 'transfer.retract', at: unit.now.toISOString(), reason: 'not_available' })!;
-    await transferStore.insertTransfer(unit.tx, {
+    await recordTransfer(unit.tx, {
       id, workflowType: 'purchase_offer', senderId: offer.profile_id, senderUid: `service:${offer.profile_id}`, recipientId: accepterId, recipientUid: `service:${accepterId}`,
       senderPersonalId: null, recipientPersonalId: accepterId, currency: offer.currency, amount: offer.amount * BigInt(quantity), at: unit.now,
       state: stateFields(canceled.value as TransferStateName), endAt: unit.now, activityCount: canceled.context.activityCount, private: true,

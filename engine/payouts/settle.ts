@@ -1,9 +1,8 @@
 // The bank leg of a payout: the outbox sends the escrowed transfer to the connector, and its answer
 // either redeems the cash (a `deposit` movement, the fee to its recipient) or returns it to the sender.
 import type { Unit } from '../actors/command.ts';
-import { movementLines, redeemEscrow, releaseEscrow } from '../ledger/cash.ts';
-import * as ledgerStore from '../ledger/store.ts';
-import * as transferStore from '../transfers/store.ts';
+import { movementLines, recordMovements, redeemEscrow, releaseEscrow } from '../ledger/cash.ts';
+import { transferById } from '../transfers/rows.ts';
 import { transfer } from '../transfers/machine.ts';
 import type { BankConnector } from './connector.ts';
 import type { PayoutsContext } from './context.ts';
@@ -18,7 +17,7 @@ export function registerBankSend(ctx: PayoutsContext): void {
 
 async function sendToBank(ctx: PayoutsContext, transferId: string): Promise<void> {
   const { sql } = ctx.core;
-  const row = await transferStore.selectTransfer(sql, transferId);
+  const row = await transferById(sql, transferId);
   if (!row || row.next_activity !== 'send_to_dfi') return;
   const payout = row.details.payout as { account_id: string; dest_currency: string; dest_amount: string };
   const account = await store.selectAccount(sql, payout.account_id);
@@ -32,7 +31,7 @@ async function sendToBank(ctx: PayoutsContext, transferId: string): Promise<void
 
 /** Applies the bank's answer: redeem (and pay the fee) or return the cash to the sender. */
 async function settle(ctx: PayoutsContext, transferId: string, outcome: BankOutcome): Promise<void> {
-  const row = await transferStore.selectTransfer(ctx.core.sql, transferId);
+  const row = await transferById(ctx.core.sql, transferId);
   if (!row) throw new Error(`payout transfer ${transferId} is missing`);
   const payout = row.details.payout as PayoutDetails;
   await ctx.core.commands.run('payout.settle', [{ kind: 'wallet', id: row.sender_id! }, { kind: 'transfer', id: transferId }], async (unit: Unit) => {
@@ -67,5 +66,5 @@ async function redeem(unit: Unit, transferId: string, senderId: string, payout: 
     const feePicks = await releaseEscrow(unit.tx, transferId, payout.fee_recipient_id!, senderId, null, at);
     lines.push(...movementLines(feePicks, 2, 'move', senderId, payout.fee_recipient_id!));
   }
-  await ledgerStore.insertMovements(unit.tx, transferId, lines, at);
+  await recordMovements(unit.tx, transferId, lines, at);
 }

@@ -4,16 +4,14 @@
 import type { Unit } from '../actors/command.ts';
 import type { SnapshotOf } from '../actors/actor.ts';
 import { openLoopId, sumPicks, type Pick } from '../ledger/allocation.ts';
-import { escrowHolder, pickFromWallet, walletHolder } from '../ledger/cash.ts';
+import { escrowHolder, moveNotes, pickFromWallet, walletHolder } from '../ledger/cash.ts';
 import { failure, sendFailure, type Duplicate, type Failure } from '../ledger/errors.ts';
-import * as ledgerStore from '../ledger/store.ts';
 import { appdataCharsMax } from '../limits.ts';
 import { formatMinor } from '../money.ts';
 import { stateFields, transfer, type TransferStateName } from '../transfers/machine.ts';
 import { appdataChars } from '../transfers/service.ts';
 import { claimSend } from '../transfers/claim.ts';
-import { dedupRepeat, dedupWinner, type DedupRequest } from '../transfers/gate.ts';
-import * as transferStore from '../transfers/store.ts';
+import { dedupRepeat, dedupWinner, recordTransfer, type DedupRequest } from '../transfers/gate.ts';
 import { redactAccountNumber, type AccountInput } from './accounts.ts';
 import type { PayoutsContext } from './context.ts';
 import * as store from './store.ts';
@@ -81,7 +79,7 @@ async function escrowPayout(unit: Unit<Failure | Duplicate>, input: PayoutSendIn
     recipientId: null, accepts: () => true, nonPayment: false, at: unit.now,
   });
   if (!picked.ok) return unit.reject(sendFailure(picked.errors));
-  await ledgerStore.moveNotes(unit.tx, walletHolder(input.profileId), escrowHolder(transferId), picked.value, at);
+  await moveNotes(unit.tx, walletHolder(input.profileId), escrowHolder(transferId), picked.value, at);
   const holdingUntil = plan.holdSeconds > 0 ? new Date(at.getTime() + plan.holdSeconds * 1000) : null;
   const snapshot = unit.create(transfer, transferId, {
     workflowType: plan.workflowType, waitFor: holdingUntil ? 'hold' : 'payout', at: at.toISOString(), holdingUntil: holdingUntil?.toISOString() ?? null,
@@ -112,7 +110,7 @@ async function insertPayoutTransfer(unit: Unit, input: PayoutSendInput, plan: Pa
   if (holdingUntil) Object.assign(details, { hold_seconds: plan.holdSeconds, holding_until: holdingUntil.toISOString() });
   const views = [{ profileId: input.profileId, role: 'sender' }];
   if (feeRecipient && feeRecipient !== input.profileId) views.push({ profileId: feeRecipient, role: 'fee_recipient' });
-  await transferStore.insertTransfer(unit.tx, {
+  await recordTransfer(unit.tx, {
     id: transferId, workflowType: plan.workflowType, senderId: input.profileId, senderUid: `service:${input.profileId}`, recipientId: account.id,
     recipientUid: `service:${account.id}`, senderPersonalId: input.personalProfileId, recipientPersonalId: null, currency: plan.currency,
     amount: sumPicks(escrowed.picks), at, state: stateFields(snapshot.value as TransferStateName), endAt: null, activityCount: snapshot.context.activityCount,

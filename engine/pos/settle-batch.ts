@@ -3,11 +3,10 @@
 // settler's wallet, its rows marked settled and their settlement actors moved on.
 import type { Unit } from '../actors/command.ts';
 import { openLoopId } from '../ledger/allocation.ts';
-import { balanceLockKey, movementLines, pickFromWallet, walletHolder } from '../ledger/cash.ts';
+import { balanceLockKey, lockBalances, movementLines, moveNotes, pickFromWallet, walletHolder } from '../ledger/cash.ts';
 import { sendFailure, type Failure } from '../ledger/errors.ts';
-import * as ledgerStore from '../ledger/store.ts';
 import { stateFields, transfer, type TransferStateName } from '../transfers/machine.ts';
-import * as transferStore from '../transfers/store.ts';
+import { recordTransfer } from '../transfers/gate.ts';
 import { settlementKind } from './machine.ts';
 import * as store from './store.ts';
 
@@ -21,7 +20,7 @@ export async function settleBatch(unit: Unit<Failure>, design: Design, settlerId
   const byRecipient = new Map<string, store.PendingSettlementRow[]>();
   for (const row of rows) byRecipient.set(row.recipient_id, [...(byRecipient.get(row.recipient_id) ?? []), row]);
   // The settler's and every recipient's balances in the one balance order, before any moves.
-  await ledgerStore.lockBalances(unit.tx, [settlerId, ...byRecipient.keys()].map((id) => balanceLockKey(id, design.currency)));
+  await lockBalances(unit.tx, [settlerId, ...byRecipient.keys()].map((id) => balanceLockKey(id, design.currency)));
   const transferIds: string[] = [];
   let total = 0n;
   for (const [recipientId, owed] of byRecipient) {
@@ -39,7 +38,7 @@ async function settleRecipient(unit: Unit<Failure>, design: Design, settlerId: s
   if (recipientId !== settlerId) {
     const picked = await pickFromWallet(unit.tx, settlerId, [{ loopId: openLoopId, currency: design.currency, minor: amount }], null, { recipientId, accepts: () => true, nonPayment: false, at: unit.now });
     if (!picked.ok) return unit.reject(sendFailure(picked.errors));
-    await ledgerStore.moveNotes(unit.tx, walletHolder(settlerId), walletHolder(recipientId), picked.value, unit.now, {
+    await moveNotes(unit.tx, walletHolder(settlerId), walletHolder(recipientId), picked.value, unit.now, {
       transferId, lines: movementLines(picked.value, 1, 'settle', settlerId, recipientId),
     });
   }
@@ -55,7 +54,7 @@ async function settleRecipient(unit: Unit<Failure>, design: Design, settlerId: s
 async function insertSettleTransfer(unit: Unit, design: Design, settlerId: string, recipientId: string, owed: store.PendingSettlementRow[], amount: bigint, transferId: string): Promise<void> {
   const snapshot = unit.create(transfer, transferId, { workflowType: 'settle', waitFor: 'none', at: unit.now.toISOString() });
   const views = recipientId === settlerId ? [{ profileId: settlerId, role: 'sender' }] : [{ profileId: settlerId, role: 'sender' }, { profileId: recipientId, role: 'recipient' }];
-  await transferStore.insertTransfer(unit.tx, {
+  await recordTransfer(unit.tx, {
     id: transferId, workflowType: 'settle', senderId: settlerId, senderUid: `service:${settlerId}`, recipientId, recipientUid: `service:${recipientId}`,
     senderPersonalId: null, recipientPersonalId: null, currency: design.currency, amount, at: unit.now, state: stateFields(snapshot.value as TransferStateName),
     endAt: unit.now, activityCount: snapshot.context.activityCount, private: true, message: null, messageSubject: null, appdata: {},

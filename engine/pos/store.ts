@@ -1,5 +1,8 @@
 // SQL of the point of sale: pull consent, settlement rows, report rows and the report query.
 import type { Queryable } from '../storage/database.ts';
+import type { NewReceivable, NewSettlement } from './types.ts';
+
+export type { NewReceivable, NewSettlement } from './types.ts';
 
 export async function upsertConsent(db: Queryable, customerId: string, merchantId: string, at: Date): Promise<void> {
   await db`
@@ -21,21 +24,6 @@ export async function hasConsent(db: Queryable, customerId: string, merchantId: 
 export async function selectConsents(db: Queryable, customerId: string, limit: number): Promise<{ merchant_id: string; granted_at: Date }[]> {
   return db<{ merchant_id: string; granted_at: Date }[]>`
     select merchant_id, granted_at from pull_consents where customer_id = ${customerId} and revoked_at is null order by granted_at, merchant_id limit ${limit}`;
-}
-
-export interface NewSettlement {
-  id: string;
-  redemptionTransferId: string;
-  designId: string;
-  planId: string | null;
-  redeemerId: string;
-  recipientId: string;
-  role: 'redeemer' | 'static';
-  currency: string;
-  amount: bigint;
-  state: 'funded' | 'pending';
-  /** The transfer that distributed the redeemed notes (null for notes older than migration 0970). */
-  distTid: string | null;
 }
 
 export async function insertSettlements(db: Queryable, rows: readonly NewSettlement[], at: Date): Promise<void> {
@@ -79,25 +67,6 @@ export async function pendingTotals(db: Queryable, designId: string): Promise<{ 
   return db<{ currency: string; count: number; amount: bigint }[]>`
     select currency, count(*)::int as count, coalesce(sum(amount), 0)::bigint as amount from settlements
     where design_id = ${designId} and state = 'pending' group by currency order by currency`;
-}
-
-export interface NewReceivable {
-  profileId: string;
-  transferId: string;
-  posDeviceHolderId: string | null;
-  posDeviceId: string | null;
-  distTid: string | null;
-  settlementType: 'init_dist' | 'redeem' | 'immediate' | 'paycard' | 'non_service';
-  receivedCurrency: string;
-  settleCurrency: string;
-  loopId: string;
-  isFundable: boolean;
-  tenderType: string;
-  receivedAmount: bigint;
-  settleFunded: bigint;
-  settleReclaimed: bigint;
-  settlePending: bigint;
-  settleSettled: bigint;
 }
 
 export async function insertReceivables(db: Queryable, rows: readonly NewReceivable[], at: Date): Promise<void> {

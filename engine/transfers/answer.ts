@@ -1,9 +1,8 @@
 // What an invitation's recipient answers: accept (by the transfer, or by the invitation code it
 // was sent) moves the escrow to the accepting profile; refuse returns it to the sender.
 import type { Unit } from '../actors/command.ts';
-import { movementLines, releaseEscrow } from '../ledger/cash.ts';
+import { movementLines, recordMovements, releaseEscrow } from '../ledger/cash.ts';
 import { failure, sendFailure, type Failure } from '../ledger/errors.ts';
-import * as ledgerStore from '../ledger/store.ts';
 import { expiredReleaseProblem } from '../designs/expiry.ts';
 import { holdingRulesProblem } from '../designs/rules.ts';
 import { redeemedLoopsOf } from './acceptance.ts';
@@ -28,7 +27,7 @@ async function acceptInvitationIn(ctx: TransfersContext, unit: Unit<Failure>, ro
   if (expired) return unit.reject(sendFailure([expired]));
   const rulesProblem = await holdingRulesProblem(unit.tx, picks, row.sender_id!, { id: callerId, isIndividual: callerIsIndividual }, await redeemedLoopsOf(unit.tx, await ctx.profiles.get(unit.tx, callerId)), true);
   if (rulesProblem) return unit.reject(sendFailure([rulesProblem]));
-  await ledgerStore.insertMovements(unit.tx, row.id, movementLines(picks, 1, 'move', row.sender_id, callerId), unit.now);
+  await recordMovements(unit.tx, row.id, movementLines(picks, 1, 'move', row.sender_id, callerId), unit.now);
   unit.cancelTimer(transfer, row.id, 'invite_expire');
   await applyIn(unit, row.id, { type: 'transfer.invite_accept', at: unit.now.toISOString() }, {
     recipientId: callerId, recipientPersonalId: callerIsIndividual ? callerId : null,

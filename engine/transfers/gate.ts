@@ -17,7 +17,7 @@ import { holdingRulesProblem, type RulesRecipient } from '../designs/rules.ts';
 import { openLoopId, sumPicks, type Pick } from '../ledger/allocation.ts';
 import { lockWalletBalances, moveRecorded, walletHolder } from '../ledger/cash.ts';
 import { duplicate, failure, sendFailure, type Duplicate, type Failure } from '../ledger/errors.ts';
-import type { MovementLine } from '../ledger/store.ts';
+import type { MovementLine } from '../ledger/types.ts';
 import { dedupWindowMs } from '../limits.ts';
 import type { Queryable, TransactionSql } from '../storage/database.ts';
 import * as store from './store.ts';

@@ -6,7 +6,7 @@ import { balanceLockKey, lockBalances, movementLines, moveNotes, nextMovementNum
 import { failure, type Failure } from '../ledger/errors.ts';
 import { paycodeCorrectionMs } from '../limits.ts';
 import { formatDecimal, formatMinor, positiveMoneyOf, type Decimal } from '../money.ts';
-import * as posStore from '../pos/store.ts';
+import { recordImmediateReceipt } from '../pos/records.ts';
 import type { ProfileRecord } from '../profiles/service.ts';
 import { redeemArrivedIn } from '../designs/redemption.ts';
 import { accepts, redeemedLoopsOf } from './acceptance.ts';
@@ -144,7 +144,7 @@ async function reportImmediateIn(unit: Unit, receipt: Receipt, transferId: strin
   const { recipient, input } = receipt;
   const openLoop = picks.filter((pick) => pick.loopId === openLoopId).reduce((total, pick) => total + pick.amount, 0n);
   if (!recipient || recipient.isIndividual || openLoop === 0n) return;
-  await posStore.addImmediateReceivable(unit.tx, { profileId: recipient.id, transferId, currency: input.currency, delta: sign * openLoop, posDevice: input.posDevice ?? null }, unit.now);
+  await recordImmediateReceipt(unit.tx, { profileId: recipient.id, transferId, currency: input.currency, delta: sign * openLoop, posDevice: input.posDevice ?? null }, unit.now);
 }
 
 /** Moves `amount` of the currency between two wallets inside a command (paycode corrections). */

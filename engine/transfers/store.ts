@@ -1,60 +1,14 @@
 // SQL for transfers, their per-profile views (history and sync), dedup keys and payment codes.
-import type { MovementRow } from '../ledger/store.ts';
+import type { MovementRow } from '../ledger/types.ts';
 import type { Queryable } from '../storage/database.ts';
+import type { NewTransfer, TransferRow } from './types.ts';
 
-export interface TransferRow {
-  id: string;
-  workflow_type: string;
-  sender_id: string | null;
-  sender_uid: string | null;
-  recipient_id: string | null;
-  recipient_uid: string | null;
-  sender_personal_id: string | null;
-  recipient_personal_id: string | null;
-  currency: string;
-  amount: bigint;
-  start_at: Date;
-  updated_at: Date;
-  end_at: Date | null;
-  next_activity: string;
-  completed: boolean;
-  canceled: boolean;
-  run_state: string;
-  activity_count: number;
-  reason: string | null;
-  private: boolean;
-  message: string | null;
-  message_subject: string | null;
-  appdata: Record<string, string>;
-  details: Record<string, unknown>;
-}
+export type { NewTransfer, TransferRow } from './types.ts';
 
 const transferColumns = (sql: Queryable) =>
   sql`t.id, t.workflow_type, t.sender_id, t.sender_uid, t.recipient_id, t.recipient_uid, t.sender_personal_id, t.recipient_personal_id,
     t.currency, t.amount, t.start_at, t.updated_at, t.end_at, t.next_activity, t.completed, t.canceled, t.run_state, t.activity_count,
     t.reason, t.private, t.message, t.message_subject, t.appdata, t.details`;
-
-export interface NewTransfer {
-  id: string;
-  workflowType: string;
-  senderId: string;
-  senderUid: string;
-  recipientId: string | null;
-  recipientUid: string | null;
-  senderPersonalId: string | null;
-  recipientPersonalId: string | null;
-  currency: string;
-  amount: bigint;
-  at: Date;
-  state: { nextActivity: string; completed: boolean; canceled: boolean; runState: string };
-  endAt: Date | null;
-  activityCount: number;
-  private: boolean;
-  message: string | null;
-  messageSubject: string | null;
-  appdata: Record<string, string>;
-  details: Record<string, unknown>;
-}
 
 /** The state a webhook filter names: completed, canceled or (neither) pending. */
 function webhookStateOf(state: { completed: boolean; canceled: boolean }): 'completed' | 'canceled' | 'pending' {
