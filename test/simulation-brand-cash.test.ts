@@ -512,7 +512,7 @@ test('random brand cash operations keep the audit and the reserves balanced; rej
   assert.ok(brand.some((total) => total.expired !== '0.00'), 'some brand cash expired');
   assert.ok(steps > 50, `ran ${steps} steps`);
   assert.ok(rejected > 0, 'some operations were rejected');
-  for (const kind of ['distribute', 'send', 'bill', 'settleBill', 'time', 'pull', 'settle', 'proc', 'editPlan', 'trade', 'retract']) assert.ok(kinds.has(kind), `some ${kind} succeeded`);
+  for (const kind of ['distribute', 'send', 'bill', 'settleBill', 'time', 'pull', 'settle', 'proc', 'editPlan', 'trade', 'retract', 'offer', 'paycode']) assert.ok(kinds.has(kind), `some ${kind} succeeded`);
   assert.ok(closedLoopSales > 0, 'some sales were made with a closed-loop token');
   assert.ok(offerSales > 0, 'some offers were accepted');
   assert.ok(paycodeSales > 0, `some payment-code sales were made at a redeemer (${paycodeTried} tried: ${paycodeRefusals.join(' ')})`);
