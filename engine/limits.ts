@@ -523,3 +523,6 @@ export const feedBusListenWaitMs = 3_000;
 /** A receipt's announcement on the feed bus is retried this many times, from this first wait doubling (about 8 s in all). */
 export const feedAnnounceAttemptsMax = 6;
 export const feedAnnounceBackoffBaseMs = 250;
+
+/** Rows of the audit's reserve owed per design and distributor (`GET /admin/ledger/audit` `owed`). */
+export const owedByDistributorRowsMax = 1000;

@@ -1564,7 +1564,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Verifies the ledger: per loop and currency, issued = held + in flight + redeemed; every note accounted for; no negative balance.
+         * Verifies the ledger: per loop and currency, issued = held + in flight + redeemed; every note accounted for; no negative balance; each redemption paid or owed its terms. Lists the reserve each distributor owes.
          * @description Checks the whole ledger: per loop and currency, issued equals held plus in flight plus redeemed; every note is accounted for; no balance is negative. Answers the totals and any problems found. Operator key (the CLI drives it).
          */
         get: operations["getAdminLedgerAudit"];
@@ -13332,6 +13332,14 @@ export interface operations {
                             needed: string;
                         }[];
                         problems: string[];
+                        owed: {
+                            design_id: string;
+                            distributor_id: string;
+                            currency: string;
+                            reserve_owed: string;
+                            pending: string;
+                            settled: string;
+                        }[];
                     };
                 };
             };

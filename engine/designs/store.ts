@@ -368,3 +368,30 @@ export async function selectBrokenPromises(db: Queryable, limit: number): Promis
     where coalesce(s.settled, 0) < p.owed or coalesce(s.settled_redeemer, 0) < p.owed_redeemer or coalesce(s.settled, 0) - p.owed > coalesce(s.funded, 0)
     limit ${limit}`;
 }
+
+export interface OwedRow {
+  design_id: string;
+  distributor_id: string;
+  currency: string;
+  reserve_owed: bigint;
+  pending: bigint;
+  settled: bigint;
+}
+
+/**
+ * Per design and distributor, the reserve its closed-loop sales left owed (distribution_terms
+ * `reserve_owed`, 0402) and, of the redemptions of that cash, the settlement rows still pending
+ * (due now, until a settler pays them) and those a settler has paid.
+ */
+export async function selectOwedByDistributor(db: Queryable, limit: number): Promise<OwedRow[]> {
+  return db<OwedRow[]>`
+    with sales as (select dist_transfer_id, design_id, distributor_id, currency, reserve_owed from distribution_terms where reserve_owed > 0),
+    due as (
+      select s.dist_tid, s.design_id, coalesce(sum(s.amount) filter (where s.state = 'pending'), 0)::bigint as pending,
+        coalesce(sum(s.amount) filter (where s.state = 'settled'), 0)::bigint as settled
+      from settlements s join sales on sales.dist_transfer_id = s.dist_tid and sales.design_id = s.design_id group by 1, 2)
+    select sales.design_id, sales.distributor_id, sales.currency, sum(sales.reserve_owed)::bigint as reserve_owed,
+      coalesce(sum(due.pending), 0)::bigint as pending, coalesce(sum(due.settled), 0)::bigint as settled
+    from sales left join due on due.dist_tid = sales.dist_transfer_id and due.design_id = sales.design_id
+    group by 1, 2, 3 order by 1, 2, 3 limit ${limit}`;
+}

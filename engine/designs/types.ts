@@ -65,6 +65,8 @@ export interface DesignsService {
   adminCreatePlan(designId: string, title: string): Promise<DesignResult<{ planId: string }>>;
   /** The operator adds a network agreement to a design, as its issuer would. */
   adminAddAgreement(designId: string, input: AgreementInput): Promise<DesignResult<{ agreement: Json; agreements: Json[] }>>;
+  /** Operators: the reserve each distributor's closed-loop sales left owed, per design (the audit's `owed`). */
+  adminOwed(): Promise<{ design_id: string; distributor_id: string; currency: string; reserve_owed: string; pending: string; settled: string }[]>;
 }
 
 // The rows of a design and its plans as read: the shapes other domains use (the SQL is store.ts, this domain's alone).

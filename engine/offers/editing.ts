@@ -23,15 +23,20 @@ async function mayManage(ctx: OffersContext, caller: OfferCaller | 'operator', b
   return (await grantsOn(ctx.sql, designId, caller.profileId)).includes('edit_design');
 }
 
-/** A closed-loop caller may make only offers that cost the business no open loop cash. */
+/**
+ * A closed-loop caller commits no open loop cash: brand cash offers only, whose plan pays no fees
+ * at distribution; the reserve its accepts need is left owed, as that token's design sends leave it.
+ */
 function closedLoopProblem(caller: OfferCaller | 'operator', design: DesignRow | null, plan: PlanRow | null, amount: bigint): OfferFailure | null {
   if (caller === 'operator' || !caller.closedLoopOnly) return null;
-  const refusal = 'a closed-loop token makes only brand cash offers whose plan costs no open loop cash';
+  const refusal = 'a closed-loop token makes only brand cash offers whose plan pays no open loop fees (the reserve is left owed)';
   if (!design || !plan) return offerFailure('offer_forbidden', { description: `This token may not commit open loop cash: ${refusal}.` });
-  const split = distributionSplit(amount, plan.recipients, design.id);
-  if (split.reserve > 0n || split.fees.length > 0) return invalid('distribution_plan_id', refusal);
+  if (distributionSplit(amount, plan.recipients, design.id).fees.length > 0) return invalid('distribution_plan_id', refusal);
   return null;
 }
+
+/** Whether the caller's offer leaves its accepts' reserve owed: a closed-loop token's. */
+const leavesReserveOwed = (caller: OfferCaller | 'operator') => caller !== 'operator' && caller.closedLoopOnly === true;
 
 /** The gl_design a new offer pays brand cash of, with its plan named; null for open loop cash. */
 async function designOfNew(ctx: OffersContext, input: CreateInput): Promise<{ ok: true; design: DesignRow | null } | OfferFailure> {
@@ -86,7 +91,7 @@ export async function create(ctx: OffersContext, caller: OfferCaller | 'operator
       banner: changes.banner ?? null, metadata_image: changes.metadata_image ?? null, metadata_description: changes.metadata_description ?? '',
       require_confirmation: changes.require_confirmation ?? false, show_limit: changes.show_limit ?? 1, quantity: input.quantity, options: changes.options!,
       chain_id: changes.chain_id ?? null, latitude: location ? String(location.latitude) : null, longitude: location ? String(location.longitude) : null,
-      starts_at: changes.starts_at ?? null, expires_at: changes.expires_at ?? null,
+      starts_at: changes.starts_at ?? null, expires_at: changes.expires_at ?? null, reserve_owed: design !== null && leavesReserveOwed(caller),
     }, unit.now);
     return id;
   });
@@ -105,7 +110,8 @@ export async function edit(ctx: OffersContext, caller: OfferCaller, offerId: str
   const result = await ctx.commands.run('offer.edit', [{ kind: offerKind.kind, id: offerId }], async (unit: Unit<OfferFailure>) => {
     await unit.load(offerKind, offerId);
     if (!unit.send(offerKind, offerId, { type: 'offer.edit', at: unit.now.toISOString() })) return unit.reject(offerFailure('offer_closed'));
-    if (!(await store.updateOffer(unit.tx, offerId, checked.changes, unit.now))) {
+    const changes = leavesReserveOwed(caller) && row.design_id ? { ...checked.changes, reserve_owed: true } : checked.changes;
+    if (!(await store.updateOffer(unit.tx, offerId, changes, unit.now))) {
       return unit.reject(invalid('quantity', 'is below the units already accepted'));
     }
     return { ok: true as const };

@@ -1,11 +1,11 @@
 // Moving an accept's cash: the design and plan an offer pays in, the balances an accept locks, the
 // payout itself, and the canceled transfer answered when the business cannot pay.
 import type { Unit } from '../actors/command.ts';
-import { distributeIn, payIn } from '../designs/circulation.ts';
+import { distributeIn, distributionSplit, payIn } from '../designs/circulation.ts';
 import type { DesignRow, PlanRow } from '../designs/types.ts';
 import { designById, planById } from '../designs/queries.ts';
 import { balanceLockKey, walletHolder } from '../ledger/cash.ts';
-import type { Failure } from '../ledger/errors.ts';
+import { sendFailure, type Failure } from '../ledger/errors.ts';
 import { stateFields, transfer, type TransferStateName } from '../transfers/machine.ts';
 import { recordTransfer } from '../transfers/gate.ts';
 import type { OffersContext } from './context.ts';
@@ -36,7 +36,14 @@ export async function payoutIn(unit: Unit, offer: OfferRow, plan: PlanRow | null
   }
   const total = offer.amount * BigInt(quantity);
   if (offer.design_id && !(design && plan)) return { ok: false, error: 'send_failed', detail: "the offer's design or plan is gone" };
-  if (design && plan) return distributeIn(unit, { design, plan, senderId: offer.profile_id, recipientId: accepterId, amount: total, transferId, number });
+  if (design && plan) {
+    // A closed-loop token's offer moves no open loop cash of the business: the reserve is left owed,
+    // and a plan since edited to pay fees at distribution refuses the accept.
+    if (offer.reserve_owed && distributionSplit(total, plan.recipients, design.id).fees.length > 0) {
+      return sendFailure([{ code: 'open_loop_not_permitted', field_name: 'distribution_plan_id', info: { reason: "the offer's plan now pays fees in open loop cash, which its closed-loop maker may not commit" } }]);
+    }
+    return distributeIn(unit, { design, plan, senderId: offer.profile_id, recipientId: accepterId, amount: total, transferId, number, reserveOwed: offer.reserve_owed });
+  }
   return payIn(unit, offer.profile_id, walletHolder(accepterId), offer.currency, total, { transferId, number, action: 'move', toId: accepterId });
 }
 
