@@ -187,7 +187,17 @@ async function waitForScreen(stdout: TerminalStdout, text: string): Promise<void
   }
 }
 
-/** Every screen with its longest lines, keys typed as soon as each screen shows. */
+/**
+ * Every screen with its longest lines: keys, then what the screen shows once they are taken (the
+ * next keys go at once). The menu, the end of day, the payment code refused with a long message,
+ * and a sale of brand cash with a long title.
+ */
+const walk: [keys: string | null, shown: string][] = [
+  [null, 'device till-9'], [null, 'Bakery'], ['4', 'e: export CSV'], ['\u001B', 'q  Quit'], ['2', 'The customer'],
+  ['CODE1\r12.00\r\r\r', 'was not found'], ['\u001B', 'q  Quit'], ['1', 'Customer UID'], ['4829104756\r', 'Sale total'],
+];
+
+/** Walks every screen in a terminal of `columns` x 24. */
 async function walkThrough(columns: number): Promise<TerminalStdout> {
   const stdout = new TerminalStdout(columns, 24);
   const stdin = new KeyboardStdin();
@@ -196,22 +206,10 @@ async function walkThrough(columns: number): Promise<TerminalStdout> {
   const options = { client: createPosClient(baseUrl, 'token'), deviceUuid: 'till-9', exportDir: '/tmp', currency: 'USD', today: () => '2026-01-01' };
   const app = render(<App options={options} />, { stdout: stdout as never, stdin: stdin as never, stderr: new TerminalStdout(columns, 24) as never, exitOnCtrlC: false, patchConsole: false });
   try {
-    await waitForScreen(stdout, 'device till-9');
-    await waitForScreen(stdout, 'Bakery');
-    stdin.write('4');
-    await waitForScreen(stdout, 'e: export CSV');
-    stdin.write('\u001B');
-    await waitForScreen(stdout, 'q  Quit');
-    stdin.write('2');
-    await waitForScreen(stdout, 'The customer');
-    stdin.write('CODE1\r12.00\r\r\r');
-    await waitForScreen(stdout, 'was not found');
-    stdin.write('\u001B');
-    await waitForScreen(stdout, 'q  Quit');
-    stdin.write('1');
-    await waitForScreen(stdout, 'Customer UID');
-    stdin.write('4829104756\r');
-    await waitForScreen(stdout, 'Sale total');
+    for (const [keys, shown] of walk) {
+      if (keys) stdin.write(keys);
+      await waitForScreen(stdout, shown);
+    }
   } finally {
     app.unmount();
     app.cleanup();
