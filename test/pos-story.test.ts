@@ -82,48 +82,65 @@ async function world(): Promise<World> {
   return { ...made, ...design };
 }
 
-/** The designs, plans, agreements and sends of a world's people. */
+/** The designs, plans, agreements and sends of a world's people (the Cafe's and the Gym's side by side). */
 async function designWorld(w: Pick<World, 'cafe' | 'books' | 'settler' | 'partner' | 'pat' | 'kim' | 'gym' | 'dists'>) {
-  const { cafe, books, settler, partner, pat, kim, gym } = w;
+  const [cafeDesign, gymDesignId] = await Promise.all([cafeWorld(w), gymWorld(w), issue(server, w.pat.id, '30.00')]);
+  return { ...cafeDesign, gymDesignId };
+}
+
+async function plan(auth: Auth, designId: string, title: string, recipients?: Record<string, string>[]): Promise<string> {
+  const created = await api.post(`/design/${designId}/plan/create`, { title }, auth);
+  assert.is(created.status, 200, created.text);
+  if (recipients) {
+    const patched = await api.patch(`/design/${designId}/plan/${created.body.plan_id}`, { recipients }, auth);
+    assert.is(patched.status, 200, patched.text);
+  }
+  return created.body.plan_id;
+}
+
+/** The Cafe's design: a gift plan, an unfunded loyalty plan and a fee plan; the Book Nook redeems, a settler settles; Pat and Kim hold its cash. */
+async function cafeWorld(w: Pick<World, 'cafe' | 'books' | 'settler' | 'partner' | 'pat' | 'kim' | 'dists'>) {
+  const { cafe, books, settler, partner, pat, kim } = w;
   const created = await api.post('/design/create', { title: 'Cafe Gift', currency: 'USD', design_type: 'gl_design' }, cafe.auth);
   assert.is(created.status, 200, created.text);
   const designId: string = created.body.id;
-  const giftPlan: string = (await api.post(`/design/${designId}/plan/create`, { title: 'Gift cards' }, cafe.auth)).body.plan_id;
-  const loyaltyPlan: string = (await api.post(`/design/${designId}/plan/create`, { title: 'Loyalty' }, cafe.auth)).body.plan_id;
-  let patched = await api.patch(`/design/${designId}/plan/${loyaltyPlan}`, { recipients: [{ percentage: '100', loop_id: '0', recipient_type: 'discount', recipient_id: '0' }] }, cafe.auth);
-  assert.is(patched.status, 200, patched.text);
-  const feePlan: string = (await api.post(`/design/${designId}/plan/create`, { title: 'Partners' }, cafe.auth)).body.plan_id;
-  patched = await api.patch(`/design/${designId}/plan/${feePlan}`, {
-    recipients: [
+  const [giftPlan, loyaltyPlan, feePlan] = await Promise.all([
+    plan(cafe.auth, designId, 'Gift cards'),
+    plan(cafe.auth, designId, 'Loyalty', [{ percentage: '100', loop_id: '0', recipient_type: 'discount', recipient_id: '0' }]),
+    plan(cafe.auth, designId, 'Partners', [
       { percentage: '10', loop_id: '0', recipient_type: 'discount', recipient_id: '0' },
       { percentage: '5', loop_id: '0', recipient_type: 'static', recipient_id: partner.id },
       { percentage: '75', loop_id: designId, recipient_type: 'redeemer', recipient_id: '0' },
       { percentage: '5', loop_id: designId, recipient_type: 'static', recipient_id: partner.id },
-    ],
-  }, cafe.auth);
-  assert.is(patched.status, 200, patched.text);
-  for (const [member, roles] of [[books, { redeemer: true }], [settler, { settler: true }]] as const) {
+    ]),
+  ]);
+  await Promise.all(([[books, { redeemer: true }], [settler, { settler: true }]] as const).map(async ([member, roles]) => {
     const added = await api.post(`/design/${designId}/agreement/add`, { uid: `service:${member.id}`, ...roles, terms_text: 'Standard terms' }, cafe.auth);
     assert.is(added.status, 200, added.text);
     const activated = await api.post(`/design/${designId}/agreement/${added.body.agreement.id}/activate`, {}, member.auth);
     assert.is(activated.status, 200, activated.text);
-  }
+  }));
   await issue(server, cafe.id, '500.00');
   const send = (to: Actor, plan: string, amount: string) => api.post(`/design/${designId}/send`, { recipient_uid: `service:${to.id}`, distribution_plan_id: plan, amount }, cafe.auth);
+  // One after another: Pat's gift lot is issued before the loyalty lot, and a pull spends it first.
   for (const [name, to, plan, amount] of [['patGift', pat, giftPlan, '100.00'], ['patLoyalty', pat, loyaltyPlan, '20.00'], ['kimFee', kim, feePlan, '40.00']] as const) {
     const sent = await send(to, plan, amount);
     assert.is(sent.status, 200, sent.text);
     w.dists[name] = sent.body.transfer.id;
   }
+  return { designId, giftPlan, loyaltyPlan, feePlan };
+}
+
+/** The Gym's design, of which Pat holds 10.00 (another brand, which the Book Nook does not take). */
+async function gymWorld(w: Pick<World, 'gym' | 'pat'>): Promise<string> {
+  const { gym, pat } = w;
   const gymDesign = await api.post('/design/create', { title: 'Gym Points', currency: 'USD', design_type: 'gl_design' }, gym.auth);
+  assert.is(gymDesign.status, 200, gymDesign.text);
   const gymDesignId: string = gymDesign.body.id;
-  const gymPlan = (await api.post(`/design/${gymDesignId}/plan/create`, { title: 'Points' }, gym.auth)).body.plan_id;
-  await issue(server, gym.id, '10.00');
+  const [gymPlan] = await Promise.all([plan(gym.auth, gymDesignId, 'Points'), issue(server, gym.id, '10.00')]);
   const gymSent = await api.post(`/design/${gymDesignId}/send`, { recipient_uid: `service:${pat.id}`, distribution_plan_id: gymPlan, amount: '10.00' }, gym.auth);
   assert.is(gymSent.status, 200, gymSent.text);
-  await issue(server, pat.id, '30.00');
-  await assertAudit('setup');
-  return { designId, gymDesignId, giftPlan, loyaltyPlan, feePlan };
+  return gymDesignId;
 }
 
 /** Pat (or another customer) lets the Book Nook pull. */
