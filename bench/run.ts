@@ -5,6 +5,7 @@
 // wallet, closed and open loop), history at 1,000 and 1,000,000 transfers, round trips of one
 // send, the ledger audit; then the embedded default (PGlite); then the receive feed with 1,000
 // subscribers (`-- --receive-feed` runs only that). Writes bench/results/latest.md.
+// `-- --cli-startup` runs only the CLI's start-up against `node -e ""` (bench/phases/cli-startup.ts).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -21,6 +22,7 @@ import { buildReport } from './phases/summary.ts';
 import { renderPosReport, runPosReport } from './phases/pos-report.ts';
 import { renderImageUploads, runImageUploads } from './phases/image-uploads.ts';
 import { renderReceiveFeed, runReceiveFeed } from './phases/receive-feed.ts';
+import { renderCliStartup, runCliStartup } from './phases/cli-startup.ts';
 
 export interface RunState {
   plan: BenchPlan;
@@ -92,7 +94,19 @@ async function receiveFeedOnly(): Promise<void> {
   process.exitCode = result.fanOutOk && result.sendsOk ? 0 : 1;
 }
 
+/** `npm run bench -- --cli-startup`: only the CLI's start-up against `node -e ""` (issue 22 item 2). */
+async function cliStartupOnly(): Promise<void> {
+  const result = await runCliStartup(log);
+  const markdown = renderCliStartup(result);
+  const resultsDirectory = path.join(repositoryRoot, 'bench', 'results');
+  mkdirSync(resultsDirectory, { recursive: true });
+  writeFileSync(path.join(resultsDirectory, 'cli-startup.md'), markdown);
+  process.stdout.write(`\n${markdown}`);
+  process.exitCode = result.helpOk && result.callOk ? 0 : 1;
+}
+
 async function main(): Promise<void> {
+  if (process.argv.includes('--cli-startup')) return cliStartupOnly();
   if (process.argv.includes('--pos-report')) return posReportOnly();
   if (process.argv.includes('--image-uploads')) return imageUploadsOnly();
   if (process.argv.includes('--receive-feed')) return receiveFeedOnly();
