@@ -1,8 +1,14 @@
 // sharp (libvips) adds about 20 MB to a process's resident memory once loaded. A process that never
-// handles an image (most API processes most of the time) should not carry it, so it loads on first use.
+// handles an image (most API processes most of the time) should not carry it, so it loads on first use,
+// and only to read headers: decoding runs in a decoder process of lower CPU priority (image-decoder.mjs),
+// one upload at a time, with a bounded queue in front of it.
+import { fork, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import type SharpConstructor from 'sharp';
 import type { Metadata } from 'sharp';
-import { gifDecodeWorkPixelsMax, imageDecodesInFlightMax, imageDecodeSecondsMax, imageDecodeWorkPixelsMax } from './limits.ts';
+import {
+  gifDecodeWorkPixelsMax, imageDecoderNice, imageDecoderWatchdogSeconds, imageDecodesInFlightMax, imageDecodesQueuedMax, imageDecodeSecondsMax, imageDecodeWorkPixelsMax, imageInputPixelsMax,
+} from './limits.ts';
 
 let loaded: Promise<typeof SharpConstructor> | null = null;
 
@@ -22,22 +28,27 @@ export function decodeWorkProblem(metadata: Metadata): string | null {
   return work > bound ? `promises more than ${bound} pixels times frames to decode` : null;
 }
 
-/** Every decode stops after imageDecodeSecondsMax (sharp's timeout). */
-export const decodeTimeout = { seconds: imageDecodeSecondsMax };
-
-/** Whether an error is sharp's timeout (the decode ran out of its time budget). */
-export function isDecodeTimeout(error: unknown): boolean {
-  return /timeout/i.test(String((error as Error)?.message));
-}
-
 let decodesInFlight = 0;
 const waiting: (() => void)[] = [];
+let uploadsAdmitted = 0;
 
 /**
- * Runs one upload's decoding when a slot is free (imageDecodesInFlightMax per process), so image
- * uploads in flight queue behind each other instead of taking every core from the send path.
+ * Whether one more upload may wait for the decoder: at most imageDecodesInFlightMax decoding and
+ * imageDecodesQueuedMax waiting per process; past that the upload is refused before any work
+ * (the route answers 429 with Retry-After). Every admitted upload calls releaseUpload once.
  */
-export async function withDecodeSlot<T>(work: () => Promise<T>): Promise<T> {
+export function admitUpload(): boolean {
+  if (uploadsAdmitted >= imageDecodesInFlightMax + imageDecodesQueuedMax) return false;
+  uploadsAdmitted += 1;
+  return true;
+}
+
+export function releaseUpload(): void {
+  uploadsAdmitted -= 1;
+}
+
+/** Runs one upload's decoding when a slot is free (imageDecodesInFlightMax per process); the rest wait their turn. */
+async function withDecodeSlot<T>(work: () => Promise<T>): Promise<T> {
   if (decodesInFlight >= imageDecodesInFlightMax) await new Promise<void>((resolve) => waiting.push(resolve));
   decodesInFlight += 1;
   try {
@@ -47,3 +58,76 @@ export async function withDecodeSlot<T>(work: () => Promise<T>): Promise<T> {
     waiting.shift()?.();
   }
 }
+
+/** One rendition of an upload: its size, how the image fills it, and its format. */
+export interface RenderJob {
+  width: number;
+  height: number;
+  fit: 'cover' | 'contain';
+  format: 'png' | 'jpeg';
+  quality?: number;
+}
+
+export type Rendered = { ok: true; outputs: Buffer[] } | { ok: false; problem: 'slow' | 'corrupt' };
+
+const decoderPath = fileURLToPath(new URL('./image-decoder.mjs', import.meta.url));
+let decoder: ChildProcess | null = null;
+let nextRequestId = 0;
+const answers = new Map<number, (answer: Rendered) => void>();
+
+function settle(id: number, answer: Rendered): void {
+  const resolve = answers.get(id);
+  answers.delete(id);
+  // An idle decoder keeps no process alive; it exits when its parent does (the IPC channel closes).
+  if (answers.size === 0 && decoder) {
+    decoder.unref();
+    decoder.channel?.unref();
+  }
+  resolve?.(answer);
+}
+
+/** The decoder process (image-decoder.mjs, at imageDecoderNice), started on the first upload and again after it ends. */
+function decoderProcess(): ChildProcess {
+  if (decoder) return decoder;
+  const child = fork(decoderPath, [], {
+    execArgv: [],
+    serialization: 'advanced',
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    env: { ...process.env, CASHLOOP_DECODER_NICE: String(imageDecoderNice), CASHLOOP_DECODER_PIXELS_MAX: String(imageInputPixelsMax), CASHLOOP_DECODER_SECONDS_MAX: String(imageDecodeSecondsMax) },
+  });
+  const ended = () => {
+    if (decoder === child) decoder = null;
+    for (const id of [...answers.keys()]) settle(id, { ok: false, problem: 'corrupt' });
+  };
+  child.on('message', (message: { id: number } & Rendered) => settle(message.id, message.ok ? { ok: true, outputs: message.outputs.map((output) => Buffer.from(output)) } : message));
+  child.on('exit', ended);
+  child.on('error', ended);
+  decoder = child;
+  return child;
+}
+
+/**
+ * Decodes an upload once in the decoder process and renders every job from it, one upload at a
+ * time per process. 'slow' past imageDecodeSecondsMax (the decoder's own budget, or the watchdog's
+ * imageDecoderWatchdogSeconds, which ends the process), 'corrupt' when the pixels do not decode.
+ */
+export function renderImage(bytes: Buffer, jobs: RenderJob[]): Promise<Rendered> {
+  return withDecodeSlot(() => new Promise<Rendered>((resolve) => {
+    const child = decoderProcess();
+    const id = ++nextRequestId;
+    const watchdog = setTimeout(() => {
+      settle(id, { ok: false, problem: 'slow' });
+      child.kill('SIGKILL');
+    }, imageDecoderWatchdogSeconds * 1000);
+    answers.set(id, (answer) => {
+      clearTimeout(watchdog);
+      resolve(answer);
+    });
+    child.ref();
+    child.channel?.ref();
+    child.send({ id, bytes, jobs });
+  }));
+}
+
+/** The answer to an upload past the decode time budget. */
+export const decodeTooSlow = `took longer than ${imageDecodeSecondsMax} s to decode; send a smaller image`;
