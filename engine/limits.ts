@@ -353,8 +353,8 @@ export const imageDecodesInFlightMax = 1;
 export const imageDecodesQueuedMax = 4;
 /** JPEG quality of design image renditions. */
 export const designJpegQuality = 85;
-/** The decoder process's niceness (Linux: 0 normal, 19 lowest): on a busy machine sends get the CPU first. */
-export const imageDecoderNice = 10;
+/** The decoder process's niceness (0 normal, 19 lowest) where the idle scheduling class is not to be had: on a busy machine sends get the CPU first. */
+export const imageDecoderNice = 19;
 /** A decode still unanswered after this long ends the decoder process (a 400 as past the budget); the next upload starts another. */
 export const imageDecoderWatchdogSeconds = imageDecodeSecondsMax * 3;
 /** Denominations with their own image on one design. */

@@ -3,6 +3,7 @@
 // and only to read headers: decoding runs in a decoder process of lower CPU priority (image-decoder.mjs),
 // one upload at a time, with a bounded queue in front of it.
 import { fork, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type SharpConstructor from 'sharp';
 import type { Metadata } from 'sharp';
@@ -71,6 +72,7 @@ export interface RenderJob {
 export type Rendered = { ok: true; outputs: Buffer[] } | { ok: false; problem: 'slow' | 'corrupt' };
 
 const decoderPath = fileURLToPath(new URL('./image-decoder.mjs', import.meta.url));
+const idleLauncher = ['/usr/bin/chrt', '/bin/chrt'].find((candidate) => existsSync(candidate)) ?? null;
 let decoder: ChildProcess | null = null;
 let nextRequestId = 0;
 const answers = new Map<number, (answer: Rendered) => void>();
@@ -86,11 +88,14 @@ function settle(id: number, answer: Rendered): void {
   resolve?.(answer);
 }
 
-/** The decoder process (image-decoder.mjs, at imageDecoderNice), started on the first upload and again after it ends. */
+/** The decoder process (image-decoder.mjs, in the idle scheduling class or at imageDecoderNice), started on the first upload and again after it ends. */
 function decoderProcess(): ChildProcess {
   if (decoder) return decoder;
+  // Linux's idle scheduling class (chrt --idle) runs the decoder only on CPU time nothing else wants,
+  // whatever process group the rest is in; without chrt, the decoder lowers its own niceness.
   const child = fork(decoderPath, [], {
-    execArgv: [],
+    execPath: idleLauncher ?? process.execPath,
+    execArgv: idleLauncher ? ['--idle', '0', process.execPath] : [],
     serialization: 'advanced',
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     env: { ...process.env, CASHLOOP_DECODER_NICE: String(imageDecoderNice), CASHLOOP_DECODER_PIXELS_MAX: String(imageInputPixelsMax), CASHLOOP_DECODER_SECONDS_MAX: String(imageDecodeSecondsMax) },

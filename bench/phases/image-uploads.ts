@@ -20,7 +20,7 @@ import { httpOperator } from '../scenarios/operator.ts';
 import { uniformSource } from '../scenarios/sends.ts';
 
 export const imageUploadTargets = Object.freeze({ p99RatioMax: 1.1 });
-const plan = Object.freeze({ wallets: 20, uploaders: 2, sendsPerSecond: 5, windowSeconds: 10, rounds: 3 });
+const plan = Object.freeze({ wallets: 20, uploaders: 2, sendsPerSecond: 5, windowSeconds: 10, rounds: 5 });
 
 export interface ImageUploadResult {
   alone: PhaseResult;
