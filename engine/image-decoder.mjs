@@ -3,18 +3,30 @@
 // process, so a busy machine gives the sends their share first and decoding only what is left.
 // Each request decodes its image once, rotated and scaled down to what its largest rendition needs,
 // within a time budget, then renders every rendition from that.
+import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 
+// The arguments (engine/sharp.ts): niceness, whether it runs in a session of its own, the pixel
+// limit and the time budget in seconds.
+const [nice, ownSession, pixelsMax, secondsMax] = process.argv.slice(2);
 try {
   // Without a pid: this thread, the decoder's main thread; the threads it starts later inherit it.
-  os.setPriority(Number(process.env.CASHLOOP_DECODER_NICE));
+  os.setPriority(Number(nice));
 } catch {
   // A platform that refuses priorities decodes at the normal one.
 }
+if (ownSession === 'true') {
+  // Started in a session of its own, the decoder is its own Linux autogroup: niced as a group, it
+  // weighs against every other session's processes (Postgres too), not only against its parent.
+  try {
+    writeFileSync('/proc/self/autogroup', nice);
+  } catch {
+    // No autogroups here (or not allowed): the process's own priority stands.
+  }
+}
 const { default: sharp } = await import('sharp');
 sharp.concurrency(1);
-const inputOptions = { limitInputPixels: Number(process.env.CASHLOOP_DECODER_PIXELS_MAX), animated: false, failOn: 'warning' };
-const secondsMax = Number(process.env.CASHLOOP_DECODER_SECONDS_MAX);
+const inputOptions = { limitInputPixels: Number(pixelsMax), animated: false, failOn: 'warning' };
 
 /** The image decoded once: rotated upright, scaled to the least size every job can be cut from. */
 async function decodeOnce(bytes, jobs) {
@@ -25,7 +37,7 @@ async function decodeOnce(bytes, jobs) {
   const scales = jobs.map((job) => (job.fit === 'cover' ? Math.max(job.width / width, job.height / height) : Math.min(job.width / width, job.height / height)));
   const scale = Math.min(1, Math.max(...scales));
   return sharp(bytes, inputOptions)
-    .timeout({ seconds: secondsMax })
+    .timeout({ seconds: Number(secondsMax) })
     .rotate()
     .resize(Math.max(1, Math.ceil(width * scale)), Math.max(1, Math.ceil(height * scale)), { fit: 'fill' })
     .raw()

@@ -73,41 +73,51 @@ export type Rendered = { ok: true; outputs: Buffer[] } | { ok: false; problem: '
 
 const decoderPath = fileURLToPath(new URL('./image-decoder.mjs', import.meta.url));
 const idleLauncher = ['/usr/bin/chrt', '/bin/chrt'].find((candidate) => existsSync(candidate)) ?? null;
-let decoder: ChildProcess | null = null;
+
+/** 'low': the decoder takes CPU time the rest leaves (production); 'normal': as the API process (the test suites, on busy machines). */
+export type DecoderPriority = 'low' | 'normal';
+const decoders = new Map<DecoderPriority, ChildProcess>();
 let nextRequestId = 0;
-const answers = new Map<number, (answer: Rendered) => void>();
+const answers = new Map<number, { child: ChildProcess; resolve: (answer: Rendered) => void }>();
 
 function settle(id: number, answer: Rendered): void {
-  const resolve = answers.get(id);
+  const waiting = answers.get(id);
+  if (!waiting) return;
   answers.delete(id);
   // An idle decoder keeps no process alive; it exits when its parent does (the IPC channel closes).
-  if (answers.size === 0 && decoder) {
-    decoder.unref();
-    decoder.channel?.unref();
+  if (![...answers.values()].some((other) => other.child === waiting.child)) {
+    waiting.child.unref();
+    waiting.child.channel?.unref();
   }
-  resolve?.(answer);
+  waiting.resolve(answer);
 }
 
-/** The decoder process (image-decoder.mjs, in the idle scheduling class or at imageDecoderNice), started on the first upload and again after it ends. */
-function decoderProcess(): ChildProcess {
-  if (decoder) return decoder;
-  // Linux's idle scheduling class (chrt --idle) runs the decoder only on CPU time nothing else wants,
-  // whatever process group the rest is in; without chrt, the decoder lowers its own niceness.
-  const child = fork(decoderPath, [], {
-    execPath: idleLauncher ?? process.execPath,
-    execArgv: idleLauncher ? ['--idle', '0', process.execPath] : [],
+/**
+ * The decoder process (image-decoder.mjs), started on the first upload and again after it ends. At
+ * 'low': in Linux's idle scheduling class (chrt --idle), which runs it only on CPU time nothing
+ * else wants; in a session of its own, so its autogroup (which it nices) weighs little against
+ * every other session, Postgres included; and at imageDecoderNice where neither exists.
+ */
+function decoderProcess(priority: DecoderPriority): ChildProcess {
+  const running = decoders.get(priority);
+  if (running) return running;
+  const low = priority === 'low';
+  const launcher = low ? idleLauncher : null;
+  const child = fork(decoderPath, [String(low ? imageDecoderNice : 0), String(low), String(imageInputPixelsMax), String(imageDecodeSecondsMax)], {
+    execPath: launcher ?? process.execPath,
+    execArgv: launcher ? ['--idle', '0', process.execPath] : [],
     serialization: 'advanced',
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    env: { ...process.env, CASHLOOP_DECODER_NICE: String(imageDecoderNice), CASHLOOP_DECODER_PIXELS_MAX: String(imageInputPixelsMax), CASHLOOP_DECODER_SECONDS_MAX: String(imageDecodeSecondsMax) },
+    detached: low,
   });
   const ended = () => {
-    if (decoder === child) decoder = null;
-    for (const id of [...answers.keys()]) settle(id, { ok: false, problem: 'corrupt' });
+    if (decoders.get(priority) === child) decoders.delete(priority);
+    for (const [id, waiting] of [...answers]) if (waiting.child === child) settle(id, { ok: false, problem: 'corrupt' });
   };
   child.on('message', (message: { id: number } & Rendered) => settle(message.id, message.ok ? { ok: true, outputs: message.outputs.map((output) => Buffer.from(output)) } : message));
   child.on('exit', ended);
   child.on('error', ended);
-  decoder = child;
+  decoders.set(priority, child);
   return child;
 }
 
@@ -116,17 +126,20 @@ function decoderProcess(): ChildProcess {
  * time per process. 'slow' past imageDecodeSecondsMax (the decoder's own budget, or the watchdog's
  * imageDecoderWatchdogSeconds, which ends the process), 'corrupt' when the pixels do not decode.
  */
-export function renderImage(bytes: Buffer, jobs: RenderJob[]): Promise<Rendered> {
+export function renderImage(bytes: Buffer, jobs: RenderJob[], priority: DecoderPriority): Promise<Rendered> {
   return withDecodeSlot(() => new Promise<Rendered>((resolve) => {
-    const child = decoderProcess();
+    const child = decoderProcess(priority);
     const id = ++nextRequestId;
     const watchdog = setTimeout(() => {
       settle(id, { ok: false, problem: 'slow' });
       child.kill('SIGKILL');
     }, imageDecoderWatchdogSeconds * 1000);
-    answers.set(id, (answer) => {
-      clearTimeout(watchdog);
-      resolve(answer);
+    answers.set(id, {
+      child,
+      resolve: (answer) => {
+        clearTimeout(watchdog);
+        resolve(answer);
+      },
     });
     child.ref();
     child.channel?.ref();

@@ -11,7 +11,8 @@ let server: TestServer;
 let bearer: { bearer: string };
 let bomb: Buffer;
 test.before(async () => {
-  server = await startTestServer({ env: { CASHLOOP_RATE_LIMIT_SCALE: '1' } });
+  // The production priority: the decoder at low priority still answers (no rendition test relies on timing).
+  server = await startTestServer({ env: { CASHLOOP_RATE_LIMIT_SCALE: '1', CASHLOOP_IMAGE_DECODER_PRIORITY: 'low' } });
   const app = await createApp(server);
   const id = await addIndividual(server, app);
   bearer = { bearer: await userToken(server, app, id, { concurrent: true }) };

@@ -1,7 +1,7 @@
 // Checking and rendering an uploaded image: PNG, JPEG or GIF whose bytes match the label, not a
 // decompression bomb, decodable to the end; rendered into fixed sizes (cropped or letterboxed).
 import type { Metadata } from 'sharp';
-import { decodeTooSlow, decodeWorkProblem, loadSharp, renderImage } from '../sharp.ts';
+import { decodeTooSlow, decodeWorkProblem, loadSharp, renderImage, type DecoderPriority } from '../sharp.ts';
 import { designJpegQuality, imageBodyBytesMax, imageInputPixelsMax } from '../limits.ts';
 import { invalid, type DesignFailure } from './errors.ts';
 import type { Rendition, RenditionName } from './media-store.ts';
@@ -47,8 +47,8 @@ export async function check(upload: ImageUpload): Promise<Checked | DesignFailur
 }
 
 /** Decodes and resizes (in the decoder process); a file that breaks off or is corrupt inside is a 400, never a 500. */
-export async function render(bytes: Buffer, jobs: { rendition: RenditionName; width: number; height: number; fit: 'cover' | 'contain'; jpeg: boolean }[]): Promise<Rendition[] | DesignFailure> {
-  const rendered = await renderImage(bytes, jobs.map((job) => ({ width: job.width, height: job.height, fit: job.fit, format: job.jpeg ? 'jpeg' : 'png', quality: designJpegQuality })));
+export async function render(bytes: Buffer, jobs: { rendition: RenditionName; width: number; height: number; fit: 'cover' | 'contain'; jpeg: boolean }[], priority: DecoderPriority): Promise<Rendition[] | DesignFailure> {
+  const rendered = await renderImage(bytes, jobs.map((job) => ({ width: job.width, height: job.height, fit: job.fit, format: job.jpeg ? 'jpeg' : 'png', quality: designJpegQuality })), priority);
   if (!rendered.ok) return invalid('image', rendered.problem === 'slow' ? decodeTooSlow : 'could not be decoded (truncated or corrupt)');
   return jobs.map((job, index) => ({ rendition: job.rendition, contentType: job.jpeg ? 'image/jpeg' : 'image/png', width: job.width, height: job.height, bytes: rendered.outputs[index] }));
 }

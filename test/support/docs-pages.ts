@@ -77,7 +77,7 @@ export async function startPageServer(serverEnvExtra: Record<string, string> = {
     npm_config_update_notifier: 'false',
   };
   // Cheap argon2 (engine/passwords.test.ts proves the standard cost); the pages do not depend on it.
-  const serverEnv: Record<string, string> = { ...env, LOG_LEVEL: 'warn', CASHLOOP_PASSWORD_HASH_COST: 'test', ...serverEnvExtra };
+  const serverEnv: Record<string, string> = { ...env, LOG_LEVEL: 'warn', CASHLOOP_PASSWORD_HASH_COST: 'test', CASHLOOP_IMAGE_DECODER_PRIORITY: 'normal', ...serverEnvExtra };
   if (usesRealServices) {
     database = await createTestDatabase();
     serverEnv.DATABASE_URL = database.url!;
