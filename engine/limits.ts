@@ -354,6 +354,14 @@ export const gifDecodeWorkPixelsMax = 16_000_000;
 export const imageDecodeSecondsMax = 5;
 /** Uploads one process decodes at once; the rest wait their turn, so sends keep the other core. */
 export const imageDecodesInFlightMax = 1;
+/** Uploads one process lets wait for the decoder; past them an upload answers 429 with Retry-After before any work. */
+export const imageDecodesQueuedMax = 4;
+/** JPEG quality of design image renditions. */
+export const designJpegQuality = 85;
+/** The decoder process's niceness (0 normal, 19 lowest) where the idle scheduling class is not to be had: on a busy machine sends get the CPU first. */
+export const imageDecoderNice = 19;
+/** A decode still unanswered after this long ends the decoder process (a 400 as past the budget); the next upload starts another. */
+export const imageDecoderWatchdogSeconds = imageDecodeSecondsMax * 3;
 /** Denominations with their own image on one design. */
 export const designImageDenominationsMax = 100;
 

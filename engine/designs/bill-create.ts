@@ -51,6 +51,8 @@ async function customerOf(ctx: CirculationContext, input: BillInput, site: strin
     if (!uid?.startsWith('email:')) return { id: null, problem: invalid('profile_creation_data.email', 'must be an email address') };
     const found = await ctx.profiles.findByUid(ctx.sql, uid);
     if (found && found.site === site) return { id: found.id, problem: null };
+    const waiting = await ctx.profiles.claimedProfileId(ctx.sql, site, uid);
+    if (waiting) return { id: waiting, problem: null };
   }
   return { id: null, problem: null };
 }
@@ -66,13 +68,14 @@ async function billIn(ctx: CirculationContext, unit: Unit<Duplicate>, input: Bil
     if (!claimed) return unit.reject(duplicate());
   }
   // A new customer belongs to the merchant's site, and the email the merchant typed stays a claim:
-  // no one proved it, so it confirms nothing (sign-up and /p/token never find the profile by it);
-  // the bill's requests go to it as the bill's sender UID.
+  // no one proved it, so it confirms nothing and no app takes a /p/token for the profile; the owner
+  // who proves it by a code signing up on the site takes the profile over (profiles/claims.ts).
+  // The bill's requests go to it as the bill's sender UID.
   let claimedUid: string | null = null;
   if (!customerId) {
     const data = input.profileCreationData!;
     claimedUid = data.email ? canonicalUidOf(data.email) : null;
-    customerId = (await ctx.profiles.createIndividualIn(unit, { firstName: data.first_name, lastName: data.last_name, site, confirmedUids: [] })).profileId;
+    customerId = (await ctx.profiles.createIndividualIn(unit, { firstName: data.first_name, lastName: data.last_name, site, confirmedUids: [], claimedUid })).profileId;
   }
   const snapshot = unit.create(transfer, transferId, { workflowType: 'bill', waitFor: 'bill', at: at.toISOString() });
   const agreementId = design.issuer_id === input.callerId ? null : await store.selectActiveAgreementId(unit.tx, design.id, input.callerId, 'distributor');

@@ -106,7 +106,7 @@ export async function startPageServer(serverEnvExtra: Record<string, string> = {
   // Cheap argon2 (engine/passwords.test.ts proves the standard cost); the pages do not depend on it.
   // TMPDIR stays the machine's for the server: tsx keeps its compiled sources there (tsx-<uid>), and
   // a fresh scratch TMPDIR would make it compile every source again on each start.
-  const serverEnv: Record<string, string> = { ...env, TMPDIR: tmpdir(), LOG_LEVEL: 'warn', CASHLOOP_PASSWORD_HASH_COST: 'test', ...serverEnvExtra };
+  const serverEnv: Record<string, string> = { ...env, TMPDIR: tmpdir(), LOG_LEVEL: 'warn', CASHLOOP_PASSWORD_HASH_COST: 'test', CASHLOOP_IMAGE_DECODER_PRIORITY: 'normal', ...serverEnvExtra };
   // Under `npm run coverage`, the server's coverage counts too (it stops on SIGTERM, so it writes it).
   if (process.env.NODE_V8_COVERAGE) serverEnv.NODE_V8_COVERAGE = process.env.NODE_V8_COVERAGE;
   // The harness (the whole engine, about 1 s of CPU to load) only for real Postgres: the embedded run copies a data directory.
