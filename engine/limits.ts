@@ -499,8 +499,11 @@ export const feedReceiptsListMax = 100;
 export const feedBacklogMessagesMax = 200;
 /** ...nor this many bytes waiting in its socket. */
 export const feedBacklogBytesMax = 1_048_576;
-/** While a process has subscribers, its relay claims due feed.receipt outbox rows this often. */
-export const feedRelayIntervalMs = 20;
+/**
+ * A process's relay claims due feed.receipt outbox rows right after each of its commits; while it has
+ * subscribers, also this often, for rows no process announced at once (one stopped right after its commit).
+ */
+export const feedRelayIntervalMs = 250;
 /** Outbox rows one relay run claims. */
 export const feedRelayBatchMax = 500;
 /** Receipts announced in one bus message (a Postgres NOTIFY payload holds under 8,000 bytes). */
