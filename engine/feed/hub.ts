@@ -1,9 +1,10 @@
-// This process's feed subscriptions. Announcements arrive from the bus; the receipts of profiles
-// with subscribers here are read once and written to each subscriber whose token still holds. The
-// relay claims due feed.receipt outbox rows (from any process) and announces them on the bus: woken
-// right after each commit of this process's command path (so a receipt is announced as soon as it
-// has committed, never before), and while any subscription is open also every feedRelayIntervalMs,
-// for rows no process announced at once (one that stopped right after its commit).
+// This process's feed subscriptions. The relay claims due feed.receipt outbox rows (from any
+// process): woken right after each commit of this process's command path, so a receipt is claimed
+// as soon as it has committed (never before), and while any subscription is open also every
+// feedRelayIntervalMs, for rows no process claimed at once. Claimed rows are told to this process's
+// subscribers directly and announced on the bus for the others; announcements from other processes
+// arrive from the bus. The receipts of profiles with subscribers here are read once per batch and
+// written to each subscriber whose token still holds.
 import { randomUUID } from 'node:crypto';
 import { periodicRun } from '../actors/periodic.ts';
 import { feedAnnounceBackoffBaseMs, feedRelayBatchMax, feedRelayIntervalMs, feedSubscriptionsPerTokenMax, feedTokenCheckIntervalMs } from '../limits.ts';
@@ -143,6 +144,19 @@ function armExpiry(subscription: Subscription, untilExpiryMs: number, check: () 
   subscription.expiryTimer.unref();
 }
 
+/** Ends (through `end`) the subscriptions whose token no longer authenticates, each token checked once; answers those that hold. */
+async function holdingTokens(tokens: TokensService, subscriptions: Subscription[], end: (subscription: Subscription, reason: FeedEnd) => void): Promise<Subscription[]> {
+  const checks = new Map<string, ReturnType<TokensService['authenticate']>>();
+  for (const subscription of subscriptions) if (!checks.has(subscription.token)) checks.set(subscription.token, tokens.authenticate(subscription.token));
+  const holding: Subscription[] = [];
+  for (const subscription of subscriptions) {
+    const check = await checks.get(subscription.token)!;
+    if (check.ok) holding.push(subscription);
+    else end(subscription, { error_code: '401', error: check.error });
+  }
+  return holding;
+}
+
 export function createFeedHub(ctx: HubContext): FeedHub {
   const logger = ctx.core.logger;
   const origin = randomUUID();
@@ -163,18 +177,7 @@ export function createFeedHub(ctx: HubContext): FeedHub {
     if (registry.remove(subscription)) subscription.sink.end(reason);
   }
 
-  /** Ends the subscriptions whose token no longer authenticates; answers those that hold. */
-  async function checkTokens(subscriptions: Subscription[]): Promise<Subscription[]> {
-    const checks = new Map<string, ReturnType<TokensService['authenticate']>>();
-    for (const subscription of subscriptions) if (!checks.has(subscription.token)) checks.set(subscription.token, ctx.tokens.authenticate(subscription.token));
-    const holding: Subscription[] = [];
-    for (const subscription of subscriptions) {
-      const check = await checks.get(subscription.token)!;
-      if (check.ok) holding.push(subscription);
-      else end(subscription, { error_code: '401', error: check.error });
-    }
-    return holding;
-  }
+  const checkTokens = (subscriptions: Subscription[]) => holdingTokens(ctx.tokens, subscriptions, end);
 
   /** The receipts of the announced transfers to this process's subscribers of their recipients, tokens checked once per batch. */
   async function deliver(items: store.Announcement[]): Promise<void> {
@@ -182,7 +185,7 @@ export function createFeedHub(ctx: HubContext): FeedHub {
     if (profiles.size === 0) return;
     const transferIds = [...new Set(items.filter((item) => profiles.has(item.profile_id)).map((item) => item.transfer_id))];
     const [rows, holding] = await Promise.all([
-      store.selectReceiptsOf(ctx.core.sql, transferIds),
+      store.selectReceiptsOf(ctx.core.database.lookups, transferIds),
       checkTokens([...profiles].flatMap((profileId) => [...(registry.byProfile.get(profileId) ?? [])])).then((held) => new Set(held)),
     ]);
     const receipts = await toReceipts(ctx, rows);
