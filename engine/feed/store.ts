@@ -70,14 +70,16 @@ export interface Claimed {
 
 /**
  * Marks up to `limit` due feed.receipt outbox rows delivered and answers them (one statement, skipping
- * rows another process holds and rows the outbox's own poller has leased, so none is announced twice).
+ * rows another process holds, rows the outbox's own poller has leased (so none is announced twice) and
+ * rows waiting to be retried after a failed announcement).
  */
 export async function claimAnnouncements(sql: Queryable, at: Date, limit: number): Promise<Claimed[]> {
   return sql<Claimed[]>`
     update outbox set delivered_at = ${at}, attempts = attempts + 1, lease_until = null
     where id in (
       select id from outbox
-      where kind = 'feed.receipt' and delivered_at is null and failed_at is null and (lease_until is null or lease_until < ${at})
+      where kind = 'feed.receipt' and delivered_at is null and failed_at is null and next_attempt_at <= ${at}
+        and (lease_until is null or lease_until < ${at})
       order by id limit ${limit}
       for update skip locked)
     returning id, payload`;
