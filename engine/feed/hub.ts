@@ -88,6 +88,7 @@ function createRelay(ctx: HubContext, here: { origin: string; deliver(items: sto
   let running: Promise<void> | null = null;
   let again = false;
   let closed = false;
+  const delivering = new Set<Promise<void>>();
 
   /** One claim and its announcement; true when the batch was full (more may be due). */
   async function claimAndAnnounce(): Promise<boolean> {
@@ -96,15 +97,15 @@ function createRelay(ctx: HubContext, here: { origin: string; deliver(items: sto
     const items = claimed.map((row) => row.payload);
     // This process's subscribers are told at once; the others' through the bus (which this process ignores
     // for its own announcements). On the in-process bus there are no others.
-    const toldHere = here.deliver(items).catch((error) => ctx.core.logger.error('feed delivery failed', { error }));
+    // The next claim does not wait for this delivery (close does).
+    const toldHere: Promise<void> = here.deliver(items).catch((error) => void ctx.core.logger.error('feed delivery failed', { error })).finally(() => delivering.delete(toldHere));
+    delivering.add(toldHere);
     try {
       if (ctx.bus.kind !== 'memory') await ctx.bus.publish(items, here.origin);
     } catch (error) {
       const retryAt = new Date(ctx.core.clock.now().getTime() + feedAnnounceBackoffBaseMs);
       await store.releaseAnnouncements(ctx.core.sql, claimed.map((row) => row.id), retryAt, error instanceof Error ? error.message : String(error));
       throw error;
-    } finally {
-      await toldHere;
     }
     return claimed.length === feedRelayBatchMax;
   }
@@ -133,6 +134,7 @@ function createRelay(ctx: HubContext, here: { origin: string; deliver(items: sto
       closed = true;
       loop.stop();
       await running;
+      await Promise.all([...delivering]);
     },
   };
 }
