@@ -11,7 +11,7 @@ import { feedAnnounceBackoffBaseMs, feedRelayBatchMax, feedRelayIntervalMs, feed
 import type { TokensService } from '../tokens/service.ts';
 import type { FeedBus } from './bus.ts';
 import type { FeedEnd, FeedFailure } from './errors.ts';
-import { toReceipts, type ReceiptJson, type ReceiptsContext } from './receipts.ts';
+import { createSenderCache, toReceipts, type ReceiptJson, type ReceiptsContext } from './receipts.ts';
 import * as store from './store.ts';
 
 /** Where a subscription's messages go (the edge's connection). `send` answers false when the subscriber is too far behind. */
@@ -162,6 +162,7 @@ async function holdingTokens(tokens: TokensService, subscriptions: Subscription[
 export function createFeedHub(ctx: HubContext): FeedHub {
   const logger = ctx.core.logger;
   const origin = randomUUID();
+  const senders = createSenderCache(() => Date.now());
   const relay = createRelay(ctx, { origin, deliver: (items) => deliver(items) });
   const tokenCheck = periodicRun(() => checkTokens(registry.all()), (error) => logger.error('feed token check failed', { error }));
   const registry = createRegistry({
@@ -190,7 +191,7 @@ export function createFeedHub(ctx: HubContext): FeedHub {
       store.selectReceiptsOf(ctx.core.database.lookups, transferIds),
       checkTokens([...profiles].flatMap((profileId) => [...(registry.byProfile.get(profileId) ?? [])])).then((held) => new Set(held)),
     ]);
-    const receipts = await toReceipts(ctx, rows);
+    const receipts = await toReceipts(ctx, rows, senders);
     for (const [index, row] of rows.entries()) {
       // Only those still subscribed: one that ended or left while the receipts were read is told nothing more.
       for (const subscription of registry.byProfile.get(row.recipient_id) ?? []) {
