@@ -512,8 +512,15 @@ export const feedReceiptsListMax = 100;
 export const feedBacklogMessagesMax = 200;
 /** ...nor this many bytes waiting in its socket. */
 export const feedBacklogBytesMax = 1_048_576;
-/** While a process has subscribers, its relay claims due feed.receipt outbox rows this often. */
-export const feedRelayIntervalMs = 20;
+/**
+ * A process's relay claims due feed.receipt outbox rows right after each of its commits; while it has
+ * subscribers, also this often, for rows no process announced at once (one stopped right after its commit).
+ */
+export const feedRelayIntervalMs = 250;
+/** The live feed reuses a sender's public profile read this recently (a busy till costs no profile read per payment)... */
+export const feedSenderCacheMs = 5_000;
+/** ...for at most this many senders per process. */
+export const feedSenderCacheEntriesMax = 10_000;
 /** Outbox rows one relay run claims. */
 export const feedRelayBatchMax = 500;
 /** Receipts announced in one bus message (a Postgres NOTIFY payload holds under 8,000 bytes). */
