@@ -192,14 +192,15 @@ test('payment code: QR code on screen, receive with total_due and total_tax, the
   await key(stdin, enter);
   await type(stdin, '0.50');
   await key(stdin, enter);
-  await waitFor(lastFrame, 'Received 8.00 USD');
+  // The screen's own line (the transfer under it), not the receive feed's banner, which may say the same first.
+  await waitFor(lastFrame, /Received 8\.00 USD\n[^\n]*Transfer \d/);
   await key(stdin, 'c');
   await waitFor(lastFrame, 'Corrected amount');
   await type(stdin, '9.00');
   await key(stdin, enter);
   await type(stdin, '9.00');
   await key(stdin, enter);
-  await waitFor(lastFrame, 'Received 9.00 USD');
+  await waitFor(lastFrame, /Received 9\.00 USD\n[^\n]*Transfer \d/);
   unmount();
 });
 
