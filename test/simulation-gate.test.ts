@@ -30,7 +30,7 @@ const day = 24 * 60 * 60 * 1000;
 const caps = [3000n, 4000n];
 const customerCount = 5;
 
-const customerPermissions = [...defaultPermissions];
+const customerPermissions = [...defaultPermissions, 'apply_design'];
 const businessPermissions = [...defaultPermissions, ...designPermissions, 'create_design'];
 
 let server: TestServer;
@@ -300,7 +300,10 @@ async function payBill(operation: Extract<Operation, { kind: 'payBill' }>): Prom
   if (!found) return;
   const payer = people[found.payer];
   if (operation.cancel) await call('post', `/t/${found.id}/retract`, { reason: 'canceled' }, cafe.auth);
-  else noteClosedLoop(payer, await call('post', `/t/${found.id}/accept`, {}, operation.closed ? payer.closed : payer.auth));
+  else {
+    const answer = await call('post', `/t/${found.id}/accept`, {}, operation.closed ? payer.closed : payer.auth);
+    if (operation.closed) noteClosedLoop(payer, answer);
+  }
 }
 
 async function pull(operation: Extract<Operation, { kind: 'pull' }>): Promise<void> {
@@ -346,8 +349,13 @@ async function trade(operation: Extract<Operation, { kind: 'trade' }>): Promise<
 async function endTrade(operation: Extract<Operation, { kind: 'endTrade' }>): Promise<void> {
   const found = pick(trades, operation.pick);
   if (!found) return;
-  if (operation.accept) noteClosedLoop(found.recipient, await call('post', `/t/${found.id}/accept-trade`, {}, operation.closed ? found.recipient.closed : found.recipient.auth));
-  else if ((await call('post', `/t/${found.id}/retract`, { reason: 'other' }, operation.closed ? found.sender.closed : found.sender.auth)).status === 200 && operation.closed) closedLoopRetracted.add(found.id);
+  if (operation.accept) {
+    const answer = await call('post', `/t/${found.id}/accept-trade`, {}, operation.closed ? found.recipient.closed : found.recipient.auth);
+    if (operation.closed) noteClosedLoop(found.recipient, answer);
+  } else {
+    const answer = await call('post', `/t/${found.id}/retract`, { reason: 'other' }, operation.closed ? found.sender.closed : found.sender.auth);
+    if (answer.status === 200 && operation.closed) closedLoopRetracted.add(found.id);
+  }
 }
 
 async function settle(operation: Extract<Operation, { kind: 'settle' }>): Promise<void> {
