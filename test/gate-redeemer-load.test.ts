@@ -12,6 +12,7 @@ import { issue, ledgerWorld, usd } from './ledger-api-support.ts';
 import { usesRealServices } from './support/harness.ts';
 import { startTestServer, type Answer, type TestServer } from './support/http.ts';
 import { brandPermissions, brandWorld, type Actor, type Auth } from './support/brand-world.ts';
+import { processorTokenOf } from './support/gate-tokens.ts';
 
 let server: TestServer;
 let app: TestApp;
@@ -30,13 +31,6 @@ test.before(async () => {
 test.after(async () => {
   await server.close();
 });
-
-async function processorToken(profileId: string): Promise<Auth> {
-  const info = await server.engine.services.tokens.issue(server.engine.sql, {
-    clientId: app.clientId, profileId, personalProfileId: profileId, permissions: ['offline', 'process_payment'], concurrent: true, deviceUuid: null, source: 'oauth', now: server.clock.now(),
-  });
-  return { auth: { bearer: info.access_token } };
-}
 
 async function deadlocks(): Promise<number> {
   const rows = await server.engine.sql<{ deadlocks: number }[]>`select deadlocks::int as deadlocks from pg_stat_database where datname = current_database()`;
@@ -75,7 +69,7 @@ test('32 customers at one redeemer paying by send, pull, processor and payment c
     const sent = await api.post(`/design/${designId}/send`, { recipient_uid: `service:${person.id}`, distribution_plan_id: plan, amount: '20.00' }, cafe.auth);
     assert.is(sent.status, 200, sent.text);
     assert.is((await api.post('/wallet/pull-consent', { merchant_uid: `service:${books.id}` }, person.auth)).status, 200);
-    people.push({ person, processor: await processorToken(person.id) });
+    people.push({ person, processor: await processorTokenOf(server, app, person.id) });
   }
   const payment = (path: string, { person, processor }: { person: Actor; processor: Auth }) => ({
     path,
