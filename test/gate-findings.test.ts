@@ -9,6 +9,7 @@ import { issue, ledgerWorld, usd } from './ledger-api-support.ts';
 import { ledgerFingerprint } from './ledger-support.ts';
 import { startTestServer, type TestServer } from './support/http.ts';
 import { brandPermissions, brandWorld, type Actor, type Auth } from './support/brand-world.ts';
+import { closedLoopTokenOf, processorTokenOf } from './support/gate-tokens.ts';
 
 let server: TestServer;
 let app: TestApp;
@@ -33,20 +34,8 @@ test.after(async () => {
 });
 
 /** A token from POST /p/token, taken by another app of the site (closed loop cash rights only). */
-async function closedLoopToken(actor: Actor): Promise<Auth> {
-  const otherApp = await createApp(server);
-  const manager = actor.managerId === actor.id ? {} : { manager_uid: `service:${actor.managerId}` };
-  const answer = await server.client.post('/p/token', { uid: `service:${actor.id}`, ...manager }, { auth: otherApp.basic });
-  assert.is(answer.status, 200, answer.text);
-  return { auth: { bearer: answer.body.access_token } };
-}
-
-async function processorToken(profileId: string): Promise<Auth> {
-  const info = await server.engine.services.tokens.issue(server.engine.sql, {
-    clientId: app.clientId, profileId, personalProfileId: profileId, permissions: ['offline', 'process_payment'], concurrent: true, deviceUuid: null, source: 'oauth', now: server.clock.now(),
-  });
-  return { auth: { bearer: info.access_token } };
-}
+const closedLoopToken = async (actor: Actor): Promise<Auth> => closedLoopTokenOf(server, await createApp(server), actor);
+const processorToken = (profileId: string): Promise<Auth> => processorTokenOf(server, app, profileId);
 
 /** A design of the cafe with one plan (recipients as given), its rules patched, and agreements activated. */
 async function design(title: string, options: { recipients?: unknown[]; rules?: Record<string, unknown>; agreements?: [Actor, Record<string, boolean>][] } = {}): Promise<{ id: string; plan: string }> {
