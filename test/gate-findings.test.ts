@@ -13,7 +13,7 @@ import { closedLoopTokenOf, processorTokenOf } from './support/gate-tokens.ts';
 
 let server: TestServer;
 let app: TestApp;
-const { api, business, customer, assertAudit, brand } = brandWorld(() => ({ server, app }), { businessPermissions: [...brandPermissions, 'manage_received'] });
+const { api, business, customer, assertAudit, brand } = brandWorld(() => ({ server, app }), { businessPermissions: [...brandPermissions, 'manage_received', 'manage_sent'] });
 
 let cafe: Actor;
 let books: Actor;
@@ -149,6 +149,26 @@ test('finding 3: max_per_wallet holds when ten holders send to one person at onc
   }
   assert.is(await brand(target.id, capped.id), '50.00');
   await assertAudit('cap under concurrency');
+});
+
+test("finding 3: a wallet's own cash waiting in escrow counts toward max_per_wallet, so its return cannot take the wallet over", async () => {
+  const capped = await design('Capped escrow', { rules: { max_per_wallet: '30.00' } });
+  const [pat, friend] = [await customer(), await customer()];
+  await give(capped, pat, '20.00');
+  await give(capped, friend, '30.00');
+  // Pat's 20.00 waits for an address nobody has claimed: it is still Pat's.
+  const waiting = await api.post('/wallet/send', { recipient_uid: 'email:nobody-escrow@example.com', amounts: `${capped.id}-USD-20.00` }, pat.auth);
+  assert.is(waiting.status, 200, waiting.text);
+  assert.is(await brand(pat.id, capped.id), '0.00');
+  const over = await api.post('/wallet/send', { recipient_uid: `service:${pat.id}`, amounts: `${capped.id}-USD-30.00` }, friend.auth);
+  assert.is(over.status, 400, over.text);
+  assert.is(over.body.send_errors[0].code, 'max_per_wallet');
+  const within = await api.post('/wallet/send', { recipient_uid: `service:${pat.id}`, amounts: `${capped.id}-USD-10.00` }, friend.auth);
+  assert.is(within.status, 200, within.text);
+  const retracted = await api.post(`/t/${waiting.body.transfer.id}/retract`, { reason: 'wrong_recipient' }, pat.auth);
+  assert.is(retracted.status, 200, retracted.text);
+  assert.is(await brand(pat.id, capped.id), '30.00', 'back from escrow, at the cap and not over it');
+  await assertAudit('escrow under the cap');
 });
 
 test('finding 4: a pull dedup_id answers only for the same request; another customer gets 409 dedup_id_reused', async () => {

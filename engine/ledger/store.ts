@@ -293,6 +293,15 @@ export async function selectBalance(sql: Queryable, profileId: string, loopId: s
   return rows[0]?.amount ?? 0n;
 }
 
+/** The balance plus the profile's own notes of the loop in escrow (held by transfers it sent; index notes_in_escrow_by_loop). */
+export async function selectHeldForCap(sql: Queryable, profileId: string, loopId: string, currency: string): Promise<bigint> {
+  const rows = await sql<{ amount: bigint }[]>`
+    select (coalesce((select amount from balances where profile_id = ${profileId} and currency = ${currency} and loop_id = ${loopId}), 0)
+      + coalesce((select sum(n.amount) from notes n join transfers t on t.id = n.holder_id
+          where n.holder_kind = 'transfer' and n.loop_id = ${loopId} and n.currency = ${currency} and t.sender_id = ${profileId}), 0))::bigint as amount`;
+  return rows[0]?.amount ?? 0n;
+}
+
 export interface HoldingRow {
   loop_id: string;
   currency: string;
