@@ -5,6 +5,9 @@
 // wallet, closed and open loop), history at 1,000 and 1,000,000 transfers, round trips of one
 // send, the ledger audit; then the embedded default (PGlite); then the receive feed with 1,000
 // subscribers (`-- --receive-feed` runs only that). Writes bench/results/latest.md.
+// `-- --cli-startup` runs only the CLI's start-up against `node -e ""` (bench/phases/cli-startup.ts);
+// `-- --gate-compare` only uniform sends against the commit before the gate (bench/phases/gate-compare.ts);
+// `-- --pos-report` and `-- --image-uploads` only those phases.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -21,6 +24,8 @@ import { buildReport } from './phases/summary.ts';
 import { renderPosReport, runPosReport } from './phases/pos-report.ts';
 import { renderImageUploads, runImageUploads } from './phases/image-uploads.ts';
 import { renderReceiveFeed, runReceiveFeed } from './phases/receive-feed.ts';
+import { renderCliStartup, runCliStartup } from './phases/cli-startup.ts';
+import { renderGateCompare, runGateCompare } from './phases/gate-compare.ts';
 
 export interface RunState {
   plan: BenchPlan;
@@ -58,44 +63,53 @@ async function phase<T>(state: RunState, name: string, body: () => Promise<T>): 
   }
 }
 
-/** `npm run bench -- --pos-report`: only the received-and-receivable report at 100,000 rows (issue 11). */
-async function posReportOnly(): Promise<void> {
-  const environment = loadBenchEnvironment();
-  const result = await runPosReport(environment, log);
-  const markdown = renderPosReport(result);
-  const resultsDirectory = path.join(repositoryRoot, 'bench', 'results');
-  mkdirSync(resultsDirectory, { recursive: true });
-  writeFileSync(path.join(resultsDirectory, 'pos-report.md'), markdown);
-  process.stdout.write(`\n${markdown}`);
-  process.exitCode = result.csvMemoryOk && result.csvTimeOk ? 0 : 1;
+/** A phase that runs alone with its own flag, writes bench/results/<file> and exits 1 on a MISS. */
+interface OnlyPhase {
+  flag: string;
+  file: string;
+  run(): Promise<{ markdown: string; ok: boolean }>;
 }
 
-/** `npm run bench -- --image-uploads`: only sends beside heavy image uploads (issue 25). */
-async function imageUploadsOnly(): Promise<void> {
-  const result = await runImageUploads(loadBenchEnvironment(), log);
-  const markdown = renderImageUploads(result);
-  const resultsDirectory = path.join(repositoryRoot, 'bench', 'results');
-  mkdirSync(resultsDirectory, { recursive: true });
-  writeFileSync(path.join(resultsDirectory, 'image-uploads.md'), markdown);
-  process.stdout.write(`\n${markdown}`);
-  process.exitCode = result.ok ? 0 : 1;
-}
+const onlyPhases: readonly OnlyPhase[] = [
+  // The received-and-receivable report at 100,000 rows (issues 11 and 24).
+  { flag: '--pos-report', file: 'pos-report.md', run: async () => {
+    const result = await runPosReport(loadBenchEnvironment(), log);
+    return { markdown: renderPosReport(result), ok: result.csvMemoryOk && result.csvTimeOk && result.jsonMemoryOk && result.jsonTimeOk };
+  } },
+  // Sends beside heavy image uploads (issue 25).
+  { flag: '--image-uploads', file: 'image-uploads.md', run: async () => {
+    const result = await runImageUploads(loadBenchEnvironment(), log);
+    return { markdown: renderImageUploads(result), ok: result.ok };
+  } },
+  // The receive feed with 1,000 subscribers (issue 27).
+  { flag: '--receive-feed', file: 'receive-feed.md', run: async () => {
+    const result = await runReceiveFeed(loadBenchEnvironment(), log);
+    return { markdown: renderReceiveFeed(result), ok: result.fanOutOk && result.sendsOk };
+  } },
+  // The CLI's start-up against `node -e ""` (issue 22 item 2).
+  { flag: '--cli-startup', file: 'cli-startup.md', run: async () => {
+    const result = await runCliStartup(log);
+    return { markdown: renderCliStartup(result), ok: result.helpOk && result.callOk };
+  } },
+  // Uniform sends through the gate against the commit before it, in one run (issue 20).
+  { flag: '--gate-compare', file: 'gate-compare.md', run: async () => {
+    const result = await runGateCompare(loadBenchEnvironment(), log);
+    return { markdown: renderGateCompare(result), ok: result.ok };
+  } },
+];
 
-/** `npm run bench -- --receive-feed`: only the receive feed with 1,000 subscribers (issue 27). */
-async function receiveFeedOnly(): Promise<void> {
-  const result = await runReceiveFeed(loadBenchEnvironment(), log);
-  const markdown = renderReceiveFeed(result);
+async function runOnly(phase: OnlyPhase): Promise<void> {
+  const { markdown, ok } = await phase.run();
   const resultsDirectory = path.join(repositoryRoot, 'bench', 'results');
   mkdirSync(resultsDirectory, { recursive: true });
-  writeFileSync(path.join(resultsDirectory, 'receive-feed.md'), markdown);
+  writeFileSync(path.join(resultsDirectory, phase.file), markdown);
   process.stdout.write(`\n${markdown}`);
-  process.exitCode = result.fanOutOk && result.sendsOk ? 0 : 1;
+  process.exitCode = ok ? 0 : 1;
 }
 
 async function main(): Promise<void> {
-  if (process.argv.includes('--pos-report')) return posReportOnly();
-  if (process.argv.includes('--image-uploads')) return imageUploadsOnly();
-  if (process.argv.includes('--receive-feed')) return receiveFeedOnly();
+  const only = onlyPhases.find((phase) => process.argv.includes(phase.flag));
+  if (only) return runOnly(only);
   const plan = planFor(process.argv.slice(2));
   const environment = loadBenchEnvironment();
   const state: RunState = { plan, environment, pgbench: null, httpCeiling: null, pglite: null, server: null, embedded: null, problems: [], unhandled: [], startedAt: new Date(), loadAverageStart: os.loadavg()[0], seconds: 0 };

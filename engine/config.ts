@@ -35,6 +35,7 @@ const configSchema = z
     CASHLOOP_WEBHOOK_ALLOW_PRIVATE: z.enum(['0', '1', 'false', 'true']).default('0'),
     CASHLOOP_FEED_IDLE_MS: z.coerce.number().int().min(1).max(feedIdleCloseMs).default(feedIdleCloseMs),
     CASHLOOP_PASSWORD_HASH_COST: z.enum(['standard', 'test']).default('standard'),
+    CASHLOOP_IMAGE_DECODER_PRIORITY: z.enum(['low', 'normal']).default('low'),
   })
   .superRefine((config, context) => {
     if (Boolean(config.RECAPTCHA_SITE_KEY) !== Boolean(config.RECAPTCHA_SECRET)) {
@@ -74,6 +75,8 @@ export type Config = Readonly<{
   checkResponses: boolean;
   /** Multiplies every rate limit of engine/limits.ts (1 in production; the test harness raises it). */
   rateLimitScale: number;
+  /** The image decoder process's CPU priority: 'low' (production: uploads take CPU the sends leave) or 'normal' (test suites on busy machines). */
+  imageDecoderPriority: 'low' | 'normal';
   /** Webhook deliveries may go to loopback and private addresses over http (always so in sandbox). */
   webhookAllowPrivate: boolean;
   /** A bidirectional connection without a feed subscription closes after this long idle (feedIdleCloseMs; tests shorten it). */
@@ -117,6 +120,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     bankConnectorFailureRate: value.BANK_CONNECTOR_FAILURE_RATE,
     checkResponses: value.CASHLOOP_CHECK_RESPONSES === '1' || value.CASHLOOP_CHECK_RESPONSES === 'true',
     rateLimitScale: value.CASHLOOP_RATE_LIMIT_SCALE,
+    imageDecoderPriority: value.CASHLOOP_IMAGE_DECODER_PRIORITY,
     webhookAllowPrivate: value.CASHLOOP_WEBHOOK_ALLOW_PRIVATE === '1' || value.CASHLOOP_WEBHOOK_ALLOW_PRIVATE === 'true',
     feedIdleMs: value.CASHLOOP_FEED_IDLE_MS,
     passwordHashCost: value.CASHLOOP_MODE === 'production' ? 'standard' : value.CASHLOOP_PASSWORD_HASH_COST,

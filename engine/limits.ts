@@ -131,6 +131,11 @@ export const historyOffsetMax = 1_000_000_000;
 export const historyAppdataFilterCharsMax = 128;
 export const syncLimitDefault = 1000;
 export const syncLimitMax = 1000;
+/**
+ * history_sync's `remain` is counted exactly up to this many transfers; above it, it is Postgres's
+ * estimate (never below this bound + 1), so a first sync of a long history costs no full count.
+ */
+export const syncRemainExactMax = 10_000;
 export const offersFindLimitDefault = 10;
 export const offersFindLimitMax = 100;
 export const redeemersListMax = 100;
@@ -349,6 +354,14 @@ export const gifDecodeWorkPixelsMax = 16_000_000;
 export const imageDecodeSecondsMax = 5;
 /** Uploads one process decodes at once; the rest wait their turn, so sends keep the other core. */
 export const imageDecodesInFlightMax = 1;
+/** Uploads one process lets wait for the decoder; past them an upload answers 429 with Retry-After before any work. */
+export const imageDecodesQueuedMax = 4;
+/** JPEG quality of design image renditions. */
+export const designJpegQuality = 85;
+/** The decoder process's niceness (0 normal, 19 lowest) where the idle scheduling class is not to be had: on a busy machine sends get the CPU first. */
+export const imageDecoderNice = 19;
+/** A decode still unanswered after this long ends the decoder process (a 400 as past the budget); the next upload starts another. */
+export const imageDecoderWatchdogSeconds = imageDecodeSecondsMax * 3;
 /** Denominations with their own image on one design. */
 export const designImageDenominationsMax = 100;
 
@@ -367,9 +380,9 @@ export const settleBatchMax = 500;
 export const settleBatchDefault = 100;
 /** Batches one `cashloop settle` run pays before it stops (each batch is its own command). */
 export const settleBatchesPerRunMax = 10_000;
-/** Report rows a CSV export reads from the database per round trip. */
+/** Report rows a report reads from the database per round trip on PGlite (Postgres streams COPY). */
 export const reportCursorRows = 1000;
-/** Rows a JSON report answers with at most; CSV has no limit. */
+/** Rows a JSON report answers with at most (it streams, but a client parses it whole); CSV has no limit. */
 export const reportJsonRowsMax = 200_000;
 
 // --- First hour (issue 13): start-up, readiness and identifier keys ---
@@ -499,8 +512,15 @@ export const feedReceiptsListMax = 100;
 export const feedBacklogMessagesMax = 200;
 /** ...nor this many bytes waiting in its socket. */
 export const feedBacklogBytesMax = 1_048_576;
-/** While a process has subscribers, its relay claims due feed.receipt outbox rows this often. */
-export const feedRelayIntervalMs = 20;
+/**
+ * A process's relay claims due feed.receipt outbox rows right after each of its commits; while it has
+ * subscribers, also this often, for rows no process announced at once (one stopped right after its commit).
+ */
+export const feedRelayIntervalMs = 250;
+/** The live feed reuses a sender's public profile read this recently (a busy till costs no profile read per payment)... */
+export const feedSenderCacheMs = 5_000;
+/** ...for at most this many senders per process. */
+export const feedSenderCacheEntriesMax = 10_000;
 /** Outbox rows one relay run claims. */
 export const feedRelayBatchMax = 500;
 /** Receipts announced in one bus message (a Postgres NOTIFY payload holds under 8,000 bytes). */
@@ -518,3 +538,6 @@ export const feedBusListenWaitMs = 3_000;
 /** A receipt's announcement on the feed bus is retried this many times, from this first wait doubling (about 8 s in all). */
 export const feedAnnounceAttemptsMax = 6;
 export const feedAnnounceBackoffBaseMs = 250;
+
+/** Rows of the audit's reserve owed per design and distributor (`GET /admin/ledger/audit` `owed`). */
+export const owedByDistributorRowsMax = 1000;

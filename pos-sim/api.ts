@@ -55,7 +55,25 @@ async function must<T>(session: Session, call: Promise<{ data?: unknown; error?:
     throw new PosError(`cannot reach the server at ${session.baseUrl} (${cause?.code ?? (error as Error).message}): is it running? Else --url or CASHLOOP_URL`);
   }
   if (!result.response.ok) throw new PosError(errorLine(result.response.status, result.error));
-  return result.data as T;
+  return (typeof result.data === 'string' ? result.data : displaySafe(result.data)) as T;
+}
+
+/**
+ * Text from outside (the server's titles, names and messages) as the screen may show it: control
+ * characters become spaces. A carriage return inside a business title sent the terminal back to
+ * the first column mid-line, and the rest of the line overwrote it; a tab jumped past the width
+ * ink had measured.
+ */
+export function screenText(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ');
+}
+
+/** A JSON answer with its strings made screenText: titles and names go on the screen as they are. */
+function displaySafe(value: unknown): unknown {
+  if (typeof value === 'string') return screenText(value);
+  if (Array.isArray(value)) return value.map(displaySafe);
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, entry]) => [key, displaySafe(entry)]));
+  return value;
 }
 
 export type PosClient = ReturnType<typeof createPosClient>;

@@ -34,28 +34,20 @@ const permissions = [...designPermissions, 'create_design', 'send_cash', 'view_w
 
 const framePollMs = 20;
 
-/** Lets the event loop run until React has committed and run its effects (a new screen's key handler is live). */
-async function settle(): Promise<void> {
-  for (let turn = 0; turn < 3; turn++) {
-    await new Promise((resolve) => setImmediate(resolve));
-    await new Promise((resolve) => setTimeout(resolve, 0));
-  }
-}
-
-/** Waits for a frame showing text: each new frame is checked as it is drawn, up to the timeout. */
 /** A frame as the merchant reads it: colour and style codes dropped (ink colours when the environment lets it). */
 function plain(frame: string | undefined): string {
   return (frame ?? '').replace(/\u001b\[[0-9;]*m/g, '');
 }
 
-async function waitFor(frame: () => string | undefined, text: string | RegExp, timeoutMs = 10_000): Promise<string> {
+/**
+ * Waits for a frame showing text, checked as frames are drawn; the timeout is only a stuck run's
+ * limit. Once a frame shows, its screen takes keys (widgets.tsx KeysRoot): nothing more to wait for.
+ */
+async function waitFor(frame: () => string | undefined, text: string | RegExp, timeoutMs = 60_000): Promise<string> {
   const deadline = performance.now() + timeoutMs;
   for (;;) {
     const now = plain(frame());
-    if (typeof text === 'string' ? now.includes(text) : text.test(now)) {
-      await settle();
-      return plain(frame()) || now;
-    }
+    if (typeof text === 'string' ? now.includes(text) : text.test(now)) return now;
     if (performance.now() > deadline) throw new Error(`timed out waiting for ${text}; screen:\n${now}`);
     // The next frame may wait for the server: look again shortly.
     await new Promise((resolve) => setTimeout(resolve, framePollMs));
@@ -65,12 +57,10 @@ async function waitFor(frame: () => string | undefined, text: string | RegExp, t
 /** Keystrokes one at a time, as a person types. */
 async function type(stdin: { write(data: string): void }, text: string): Promise<void> {
   for (const character of text) stdin.write(character);
-  await settle();
 }
 
 async function key(stdin: { write(data: string): void }, sequence: string): Promise<void> {
   stdin.write(sequence);
-  await settle();
 }
 
 const enter = '\r';
@@ -130,7 +120,7 @@ test('sale by pull: customer, brand cash with title and amount, split with outsi
   assert.match(receipt, /Remaining\s+28\.00 USD of Terminal Gift/);
   assert.ok(receipt.split('\n').every((line) => line.length <= 80), 'fits 80 columns');
   await key(stdin, enter);
-  await waitFor(lastFrame, 'Sale by pull');
+  await waitFor(lastFrame, '4  End of day report');
   unmount();
 });
 
@@ -173,7 +163,7 @@ test('payment code: a total due below the amount is refused before sending, keep
   const { lastFrame, stdin, unmount } = render(<App options={options(merchantToken)} />);
   await waitFor(lastFrame, 'Terminal Cafe');
   await key(stdin, '2');
-  await waitFor(lastFrame, 'Payment code');
+  await waitFor(lastFrame, 'The customer scans');
   stdin.write('NOTSENT1\r9.00\r8.00\r\r');
   const refused = await waitFor(lastFrame, 'must be at least the amount');
   assert.match(refused, 'the total due (8.00) must be at least the amount (9.00)');
@@ -191,7 +181,7 @@ test('payment code: QR code on screen, receive with total_due and total_tax, the
   const { lastFrame, stdin, unmount } = render(<App options={options(merchantToken)} />);
   await waitFor(lastFrame, 'Terminal Cafe');
   await key(stdin, '2');
-  const screen = await waitFor(lastFrame, 'Payment code');
+  const screen = await waitFor(lastFrame, 'The customer scans');
   assert.ok(screen.includes('▀') || screen.includes('▄') || screen.includes('█'), 'a QR code is drawn');
   assert.ok(screen.split('\n').length <= 24, 'fits 24 rows');
   await type(stdin, paycode);
@@ -202,14 +192,15 @@ test('payment code: QR code on screen, receive with total_due and total_tax, the
   await key(stdin, enter);
   await type(stdin, '0.50');
   await key(stdin, enter);
-  await waitFor(lastFrame, 'Received 8.00 USD');
+  // The screen's own line (the transfer under it), not the receive feed's banner, which may say the same first.
+  await waitFor(lastFrame, /Received 8\.00 USD\n[^\n]*Transfer \d/);
   await key(stdin, 'c');
   await waitFor(lastFrame, 'Corrected amount');
   await type(stdin, '9.00');
   await key(stdin, enter);
   await type(stdin, '9.00');
   await key(stdin, enter);
-  await waitFor(lastFrame, 'Received 9.00 USD');
+  await waitFor(lastFrame, /Received 9\.00 USD\n[^\n]*Transfer \d/);
   unmount();
 });
 

@@ -9,7 +9,7 @@ import { Paycode } from './paycode.tsx';
 import { Sale } from './sale.tsx';
 import { SignIn } from './sign-in.tsx';
 import { IncomingPayment, useReceiveFeed } from './receive-feed.tsx';
-import { message, useKeys } from './widgets.tsx';
+import { KeysRoot, message, useKeys, useScreenWidth } from './widgets.tsx';
 
 export type { AppOptions } from './options.ts';
 export { reportTotals } from './end-of-day.tsx';
@@ -39,6 +39,10 @@ function footerHint(screen: Screen): string {
 }
 
 export function App(props: { options: AppOptions }) {
+  return <KeysRoot><Terminal options={props.options} /></KeysRoot>;
+}
+
+function Terminal(props: { options: AppOptions }) {
   const { options } = props;
   const [screen, setScreen] = useState<Screen>(options.client.token ? 'menu' : 'signin');
   const [merchant, setMerchant] = useState<{ id: string; title: string } | null>(null);
@@ -59,11 +63,11 @@ export function App(props: { options: AppOptions }) {
   });
   const shared = { options, setError, busy: setBusy };
   const device = options.deviceUuid ? `device ${options.deviceUuid.slice(0, 36)}` : "device: the token's";
-  // 79 columns, never 80: a line that fills the last column leaves some terminals' cursor pending a
-  // wrap, and the next redraw then starts one column off (the first column looked garbled).
+  // As wide as the terminal allows (useScreenWidth): never a line the terminal has to wrap itself.
+  const width = useScreenWidth();
   const feed = useReceiveFeed(options.client, merchant?.id ?? null);
   return (
-    <Box flexDirection="column" width={79}>
+    <Box flexDirection="column" width={width}>
       <Text bold color="blue" wrap="truncate">Cashloop POS{merchant ? ` - ${merchant.title.slice(0, 30)}` : ''}  {device}</Text>
       <Box flexDirection="column" minHeight={19}>
         {screen === 'signin' ? <SignIn {...shared} onSignedIn={() => { loadMerchant(); setScreen('menu'); }} /> : null}
@@ -74,7 +78,7 @@ export function App(props: { options: AppOptions }) {
         {screen === 'report' ? <EndOfDay {...shared} onDone={back} refreshKey={feed.count} /> : null}
       </Box>
       {/* The error line, or the receive feed's cue when there is no error. */}
-      {error ? <Text color="red">{`! ${error.slice(0, 76)}`}</Text> : <IncomingPayment feed={feed} />}
+      {error ? <Text color="red">{`! ${error.slice(0, width - 3)}`}</Text> : <IncomingPayment feed={feed} />}
       <Text dimColor>{busy ? 'Working...' : footerHint(screen)}</Text>
     </Box>
   );

@@ -3,7 +3,7 @@ import { Box, Text } from 'ink';
 import React, { useState } from 'react';
 import { PosError, toMinor } from './api.ts';
 import type { AppOptions } from './options.ts';
-import { message, qrText, Form, Keys } from './widgets.tsx';
+import { message, qrText, Form, Keys, useScreenWidth } from './widgets.tsx';
 
 /** What is wrong with the typed amounts before they are sent, in the terminal's words; null when nothing. */
 export function amountsProblem(values: { amount: string; totalDue?: string; totalTax?: string }): string | null {
@@ -17,6 +17,9 @@ export function amountsProblem(values: { amount: string; totalDue?: string; tota
   if (values.totalTax !== undefined && toMinor(values.totalTax) === null) return 'the total tax must be an amount such as 0.50, or left empty';
   return null;
 }
+
+/** The payment code form's narrowest: below it the QR code gives way. */
+const paycodeFormColumnsMin = 40;
 
 export function Paycode(props: { options: AppOptions; merchantId: string; onDone(): void; setError(text: string): void; busy(value: boolean): void }) {
   const { options } = props;
@@ -35,10 +38,14 @@ export function Paycode(props: { options: AppOptions; merchantId: string; onDone
     setCorrecting(false);
   });
   const qr = qrText(`cashloop:pay?recipient_uid=service:${props.merchantId}`);
+  const qrWidth = Math.max(...qr.split('\n').map((line) => line.length)) + 2;
+  // The QR code is never wrapped (it would not scan): beside the form when the terminal has room, else left out.
+  const width = useScreenWidth();
+  const formWidth = width - qrWidth >= paycodeFormColumnsMin ? width - qrWidth : width;
   return (
     <Box flexDirection="row">
-      <Box flexDirection="column" width={33}><Text>{qr}</Text></Box>
-      <Box flexDirection="column" width={46}>
+      {formWidth < width ? <Box flexDirection="column" flexShrink={0} width={qrWidth}><Text wrap="truncate">{qr}</Text></Box> : null}
+      <Box flexDirection="column" width={formWidth}>
         <Text bold>Payment code</Text>
         <Text dimColor>The customer scans, sends, and reads out the code.</Text>
         {last && !correcting ? (

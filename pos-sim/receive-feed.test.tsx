@@ -18,7 +18,8 @@ let merchantToken: string;
 let customerToken: string;
 const permissions = ['send_cash', 'view_wallet', 'receive_cash', 'view_history', 'pull_payment'];
 
-async function waitFor(frame: () => string | undefined, text: string | RegExp, timeoutMs = 10_000): Promise<string> {
+/** Waits for a frame showing text, checked as frames are drawn; the timeout is only a stuck run's limit. */
+async function waitFor(frame: () => string | undefined, text: string | RegExp, timeoutMs = 60_000): Promise<string> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const now = frame() ?? '';

@@ -6,7 +6,7 @@
 import { Box, Text } from 'ink';
 import React, { useEffect, useState } from 'react';
 import WebSocket from 'ws';
-import type { PosClient } from './api.ts';
+import { screenText, type PosClient } from './api.ts';
 
 export interface FeedReceipt {
   transfer_id: string;
@@ -106,7 +106,7 @@ export function IncomingPayment(props: { feed: ReceiveFeedState; now?: () => num
   if (!feed.latest) return <Text dimColor>{feed.connected ? 'Live: waiting for payments' : ' '}</Text>;
   const { receipt, arrivedAt } = feed.latest;
   const fresh = (props.now ?? Date.now)() - arrivedAt < cueMs;
-  const from = receipt.sender?.title ? ` from ${receipt.sender.title.slice(0, 30)}` : '';
+  const from = receipt.sender?.title ? ` from ${screenText(receipt.sender.title).slice(0, 30)}` : '';
   const line = `Received ${receipt.amount} ${receipt.currency}${from}`;
   return (
     <Box>

@@ -1,9 +1,9 @@
 // The terminal's building blocks: a form, a choice list, a yes/no question, key hints, and the
 // plain-words error line and QR code text.
-import { Box, Text, useInput, useStdin } from 'ink';
+import { Box, Text, useInput, useStdin, useStdout } from 'ink';
 import qrcode from 'qrcode-terminal';
-import React, { useEffect, useRef, useState } from 'react';
-import { PosError, type Loop } from './api.ts';
+import React, { createContext, useCallback, useContext, useEffect, useLayoutEffect, useRef, useState } from 'react';
+import { PosError, screenText, type Loop } from './api.ts';
 
 export interface Field {
   name: string;
@@ -15,8 +15,31 @@ export interface Field {
 
 
 export function message(error: unknown): string {
-  if (error instanceof PosError) return error.message;
-  return `unexpected problem: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`;
+  if (error instanceof PosError) return screenText(error.message);
+  return screenText(`unexpected problem: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+}
+
+/** The widest the terminal's lines may be: its real width, at most 80, less one spare column. */
+export const screenColumnsMax = 80;
+
+/**
+ * The screen's width, following the terminal as it is resized. A layout wider than the terminal
+ * (the fixed 79 columns in a narrower window) made the terminal wrap each long line itself: the
+ * overflow landed in the first column of the next row, and ink's redraw, which counts the lines it
+ * wrote, no longer erased what the terminal had drawn. One column stays free so that no line ends in
+ * the last column (terminals without the pending-wrap rule wrap there).
+ */
+export function useScreenWidth(): number {
+  const { stdout } = useStdout();
+  const [columns, setColumns] = useState(stdout.columns || screenColumnsMax);
+  useEffect(() => {
+    const resized = () => setColumns(stdout.columns || screenColumnsMax);
+    stdout.on('resize', resized);
+    return () => {
+      stdout.off('resize', resized);
+    };
+  }, [stdout]);
+  return Math.max(20, Math.min(columns, screenColumnsMax) - 1);
 }
 
 export function qrText(text: string): string {
@@ -27,22 +50,42 @@ export function qrText(text: string): string {
   return drawn.replace(/\n+$/, '');
 }
 
+type KeyHandler = Parameters<typeof useInput>[0];
+type KeyEntry = { current: KeyHandler };
+
+const KeysContext = createContext<Set<KeyEntry> | null>(null);
+
 /**
- * useInput for one screen element: active only once mounted, so the key that opened the screen
- * (a menu choice) is not also typed into it, and only where raw mode exists (never in a pipe).
+ * The terminal's one ink input listener, mounted once with the app; each screen element's keys
+ * (useKeys) are handed on from it. Ink registers a listener only after the frame that shows it is on
+ * the screen (an effect), so a key typed at once on a new screen was lost: here a screen's keys are
+ * live when its frame is drawn (a layout effect, in the same turn as the drawing).
  */
-export function useKeys(handler: Parameters<typeof useInput>[0], active = true): void {
-  const ready = useRef(false);
+export function KeysRoot(props: { children: React.ReactNode }) {
+  const entries = useRef(new Set<KeyEntry>()).current;
   const { isRawModeSupported } = useStdin();
-  useEffect(() => {
-    const timer = setTimeout(() => {
-      ready.current = true;
-    }, 0);
-    return () => clearTimeout(timer);
-  }, []);
-  useInput((input, key) => {
-    if (ready.current) handler(input, key);
-  }, { isActive: active && Boolean(isRawModeSupported) });
+  const dispatch = useCallback<KeyHandler>((input, key) => {
+    // The elements live when the key arrived: a screen the key opens does not also take it.
+    for (const entry of [...entries]) if (entries.has(entry)) entry.current(input, key);
+  }, [entries]);
+  // Only where raw mode exists (never in a pipe).
+  useInput(dispatch, { isActive: Boolean(isRawModeSupported) });
+  return <KeysContext.Provider value={entries}>{props.children}</KeysContext.Provider>;
+}
+
+/** Keys for one screen element, live from the frame that first shows it (under KeysRoot). */
+export function useKeys(handler: KeyHandler, active = true): void {
+  const entries = useContext(KeysContext);
+  const latest = useRef(handler);
+  latest.current = handler;
+  useLayoutEffect(() => {
+    if (!active || !entries) return;
+    const entry: KeyEntry = { current: (input, key) => latest.current(input, key) };
+    entries.add(entry);
+    return () => {
+      entries.delete(entry);
+    };
+  }, [active, entries]);
 }
 
 interface FormEntry {

@@ -2,7 +2,7 @@
 import sharp from 'sharp';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { imageDecodeWorkPixelsMax, rateImageUploadsPerTokenMax } from '../engine/limits.ts';
+import { imageDecodesInFlightMax, imageDecodesQueuedMax, imageDecodeWorkPixelsMax, rateImageUploadsPerTokenMax } from '../engine/limits.ts';
 import { decodeWorkProblem } from '../engine/sharp.ts';
 import { addIndividual, createApp, userToken } from './foundation-helpers.ts';
 import { startTestServer, type TestServer, assertRefused } from './support/http.ts';
@@ -11,7 +11,8 @@ let server: TestServer;
 let bearer: { bearer: string };
 let bomb: Buffer;
 test.before(async () => {
-  server = await startTestServer({ env: { CASHLOOP_RATE_LIMIT_SCALE: '1' } });
+  // The production priority: the decoder at low priority still answers (no rendition test relies on timing).
+  server = await startTestServer({ env: { CASHLOOP_RATE_LIMIT_SCALE: '1', CASHLOOP_IMAGE_DECODER_PRIORITY: 'low' } });
   const app = await createApp(server);
   const id = await addIndividual(server, app);
   bearer = { bearer: await userToken(server, app, id, { concurrent: true }) };
@@ -45,6 +46,25 @@ test('uploads are throttled per token: past the limit, 429 with Retry-After', as
   assert.ok(limited, 'no 429 within the limit plus one');
   assertRefused(limited!, 429, 'rate_limited');
   assert.ok(Number(limited!.headers.get('retry-after')) >= 1);
+});
+
+test('uploads past the decoder queue answer 429 with Retry-After before any work; the admitted ones are decoded', async () => {
+  const app = await createApp(server);
+  const heavy = await sharp({ create: { width: 2500, height: 2500, channels: 3, background: { r: 9, g: 8, b: 7 } } }).gif().toBuffer();
+  const room = imageDecodesInFlightMax + imageDecodesQueuedMax;
+  // Each upload from its own token, so only the queue (not the per-token throttle) can refuse one.
+  const tokens = await Promise.all(Array.from({ length: room + 2 }, async () => userToken(server, app, await addIndividual(server, app), { concurrent: true })));
+  const answers = await Promise.all(tokens.map((token) => server.client.request('PUT', '/wallet/image', undefined, { auth: { bearer: token }, rawBody: heavy, headers: { 'content-type': 'image/gif' } })));
+  const refused = answers.filter((answer) => answer.status === 429);
+  assert.ok(refused.length >= 1, `statuses: ${answers.map((answer) => answer.status).join(', ')}`);
+  for (const answer of refused) {
+    assertRefused(answer, 429, 'rate_limited');
+    assert.ok(Number(answer.headers.get('retry-after')) >= 1);
+  }
+  const admitted = answers.filter((answer) => answer.status !== 429);
+  assert.ok(admitted.length <= room && admitted.length >= 1);
+  for (const answer of admitted) assert.ok(answer.status === 200 || /to decode/.test(answer.body?.invalid?.image ?? ''), answer.text);
+  assert.ok(admitted.some((answer) => answer.status === 200), 'an admitted upload was decoded');
 });
 
 test.run();

@@ -9,6 +9,7 @@ import * as assert from 'uvu/assert';
 import { createApp, userToken, type TestApp } from './foundation-helpers.ts';
 import { issue, usd, type LedgerWorld } from './ledger-api-support.ts';
 import { ledgerFingerprint } from './ledger-support.ts';
+import { runOperatorCli } from './support/cli.ts';
 import { assertRefused, type TestServer } from './support/http.ts';
 import { startLedgerServer } from './support/ledger-server.ts';
 import { brandPermissions, brandWorld, type Actor, type Auth } from './support/brand-world.ts';
@@ -198,6 +199,7 @@ test("FerlySite: the distributor's server sells with a /p/token token; no open l
   assert.is(owed.is_fundable, true);
   assert.is(owed.settle_pending, '25.00', 'the bookshop is shown as owed the face value');
   await assertAudit('redeemed while owed');
+  assert.equal(await grocerOwes(designId), { reserve_owed: '25.00', pending: '25.00', settled: '0.00' }, "the operator's audit shows what the grocer's sales left owed");
   const settled = await api.post(`/design/${designId}/settle`, {}, cafe.auth);
   assert.is(settled.status, 200, settled.text);
   assert.is(BigInt((await usd(server, books.id)).replace('.', '')) - BigInt(booksBefore.replace('.', '')), 2500n, 'the settler paid the bookshop');
@@ -205,7 +207,19 @@ test("FerlySite: the distributor's server sells with a /p/token token; no open l
   assert.is(paid.settle_pending, '0.00');
   assert.is(paid.settle_settled, '25.00');
   await assertAudit('settled');
+  assert.equal(await grocerOwes(designId), { reserve_owed: '25.00', pending: '0.00', settled: '25.00' });
+  const printed = await runOperatorCli(server.baseUrl, ['audit']);
+  assert.is(printed.code, 0, printed.out);
+  assert.match(printed.out, new RegExp(`reserve owed by distributors[\\s\\S]*${designId}\\s+${grocer.id}\\s+USD\\s+25\\.00\\s+0\\.00\\s+25\\.00`), printed.out);
 });
+
+/** The grocer's row of the audit's reserve owed per distributor (GET /admin/ledger/audit `owed`). */
+async function grocerOwes(designId: string): Promise<Record<string, string> | undefined> {
+  const audit = await server.client.request('GET', '/admin/ledger/audit', undefined, { auth: { operator: true } });
+  assert.is(audit.status, 200, audit.text);
+  const row = audit.body.owed.find((entry: any) => entry.design_id === designId && entry.distributor_id === grocer.id);
+  return row && { reserve_owed: row.reserve_owed, pending: row.pending, settled: row.settled };
+}
 
 test('a closed-loop token still cannot sell under a plan that pays fees or proceeds at once', async () => {
   const { designId, planId } = await cafeDesign('Ferly fees');

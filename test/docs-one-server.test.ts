@@ -1,48 +1,29 @@
-// Proves the docs pages share one server, as a reader pastes them into one running server: every
-// page with runnable blocks runs, each in a fresh bash session, one after another against a single
-// server, in a shuffled order (CASHLOOP_DOCS_SEED replays one). Pages use their own emails and phone
-// numbers, and the server runs with CASHLOOP_RATE_LIMIT_SCALE as each page advises for a demo.
-// test-timeout: 1200
+// Proves the docs pages share one server, as a reader pastes them into one running server, in any
+// order, after any other page: test/docs-one-server/part-<n>.test.ts each run a share of the pages
+// one after another against one server. The run's seed (CASHLOOP_TEST_SEED, printed by the runner;
+// CASHLOOP_DOCS_SEED replays one) shuffles every page and deals them out, so each run pairs and
+// orders the pages differently, and over runs every page follows every other on one server. This
+// file proves the deal: every page in exactly one part, and every part has its file.
+import { existsSync, readdirSync } from 'node:fs';
+import path from 'node:path';
 import { test } from 'uvu';
-import { assertPageRuns, runnablePages, startPageServer } from './support/docs-pages.ts';
+import * as assert from 'uvu/assert';
+import { oneServerPart, oneServerParts, oneServerSeed, root, runnablePages } from './support/docs-pages.ts';
 
-/** A seeded shuffle (mulberry32), so a failing order can be replayed. */
-function shuffled<T>(items: readonly T[], seed: number): T[] {
-  let state = seed >>> 0;
-  const next = () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const result = [...items];
-  for (let index = result.length - 1; index > 0; index--) {
-    const other = Math.floor(next() * (index + 1));
-    [result[index], result[other]] = [result[other], result[index]];
-  }
-  return result;
-}
+const seed = oneServerSeed();
 
-const seed = Number(process.env.CASHLOOP_DOCS_SEED) || Math.floor(Math.random() * 2 ** 31);
+test(`each seed deals every runnable page to exactly one part, in a new order (CASHLOOP_DOCS_SEED=${seed})`, () => {
+  const parts = Array.from({ length: oneServerParts }, (_, index) => oneServerPart(seed, index + 1, oneServerParts, { all: true }));
+  assert.equal(parts.flat().sort(), runnablePages({ all: true }).sort());
+  assert.ok(parts.every((part) => part.length > 0), 'no part is empty');
+  const orders = new Set([1, 2, 3, 4, 5].map((other) => oneServerPart(other, 1, oneServerParts, { all: true }).join(',')));
+  assert.ok(orders.size > 1, 'different seeds give different parts');
+});
 
-test(`every page runs against one server, one after another (CASHLOOP_DOCS_SEED=${seed})`, async () => {
-  const order = shuffled(runnablePages(), seed);
-  const server = await startPageServer({ CASHLOOP_RATE_LIMIT_SCALE: '100' });
-  try {
-    for (const page of order) {
-      try {
-        const startedAt = Date.now();
-        await assertPageRuns(page, server);
-        console.log(`  ${page} ran (${((Date.now() - startedAt) / 1000).toFixed(1)} s)`);
-      } catch (error) {
-        (error as Error).message = `order ${order.join(', ')} (CASHLOOP_DOCS_SEED=${seed}):\n${(error as Error).message}`;
-        throw error;
-      }
-    }
-  } finally {
-    await server.stop();
-  }
+test('test/docs-one-server/ holds exactly one file per part', () => {
+  const expected = Array.from({ length: oneServerParts }, (_, index) => `part-${index + 1}.test.ts`);
+  for (const file of expected) assert.ok(existsSync(path.join(root, 'test/docs-one-server', file)), `test/docs-one-server/${file} is missing`);
+  assert.equal(readdirSync(path.join(root, 'test/docs-one-server')).sort(), expected.sort());
 });
 
 test.run();

@@ -1,14 +1,15 @@
-// Proves every walkthrough in README.md and docs/*.md pastes and works: each page's ```sh and
+// Proves every walkthrough in README.md and docs/*.md pastes and works. Each page's ```sh and
 // ```bash blocks run in order in one bash session (set -euo pipefail) from the repository root,
-// against a server of its own started on a random port with a fresh data directory (and, on real
-// Postgres, a fresh database). Pages run in parallel, one per core; test/docs-one-server.test.ts
-// runs them all against one server. Blocks fenced ```sh no-run are shown, not run
-// (docs/writing-docs.md). A page that drifts from the code fails with its name, block number and output.
-// test-timeout: 900
-import { availableParallelism } from 'node:os';
+// against a server of its own, in test/docs-walkthroughs/<page>.test.ts: one file per page, so the
+// runner runs pages in parallel (test/docs-one-server/ runs them against one server). This file
+// proves the block finder, that every runnable page has its file, and that the real `npx cashloop`
+// (which the pages' tests answer with `node cli/bin.js`, docs/writing-docs.md) runs this checkout's CLI.
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
+import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { assertPageRuns, runnableBlocks, runnablePages, startPageServer } from './support/docs-pages.ts';
+import { pageTestFile, root, runnableBlocks, runnablePages } from './support/docs-pages.ts';
 
 test('the block finder runs sh and bash blocks and skips no-run and other languages', () => {
   const page = ['```sh', 'echo one', '```', '```sh no-run', 'npm start', '```', '```json', '{}', '```', '```bash', 'echo two', '```'].join('\n');
@@ -21,38 +22,28 @@ test('the block finder runs sh and bash blocks and skips no-run and other langua
   );
 });
 
-/** Each page against a fresh server of its own; settles with its failure (or nothing). */
-async function runAlone(page: string): Promise<unknown> {
-  const server = await startPageServer();
-  try {
-    await assertPageRuns(page, server);
-    return undefined;
-  } catch (error) {
-    return error;
-  } finally {
-    await server.stop();
+test('every page with runnable blocks has its own test file in test/docs-walkthroughs/, and every file there has its page', () => {
+  const pages = runnablePages({ all: true });
+  for (const page of pages) {
+    const file = pageTestFile(page);
+    assert.ok(existsSync(path.join(root, file)), `${page} has runnable blocks but no ${file}; add one like test/docs-walkthroughs/ledger.test.ts: testPage('${page}')`);
   }
-}
-
-// uvu runs tests one after another: the pages start together (a few at a time) and each test awaits its own.
-const pages = runnablePages();
-const outcomes = new Map<string, Promise<unknown>>();
-const concurrency = Number(process.env.CASHLOOP_DOCS_CONCURRENCY) || availableParallelism();
-test.before(() => {
-  const queue = [...pages];
-  const waiting = new Map<string, (outcome: unknown) => void>();
-  for (const page of pages) outcomes.set(page, new Promise((resolve) => waiting.set(page, resolve)));
-  const worker = async () => {
-    for (let page = queue.shift(); page; page = queue.shift()) waiting.get(page)!(await runAlone(page));
-  };
-  for (let index = 0; index < concurrency; index++) void worker();
+  const expected = new Set(pages.map(pageTestFile));
+  for (const file of readdirSync(path.join(root, 'test/docs-walkthroughs'))) {
+    assert.ok(expected.has(`test/docs-walkthroughs/${file}`), `test/docs-walkthroughs/${file} names no page with runnable blocks`);
+  }
 });
 
-for (const page of pages) {
-  test(`${page}: its shell blocks run in order against a fresh server`, async () => {
-    const failure = await outcomes.get(page);
-    if (failure) throw failure;
+test('the real `npx cashloop` (what a reader runs from a clone) runs this checkout\'s CLI', async () => {
+  const { code, output } = await new Promise<{ code: number | null; output: string }>((resolve) => {
+    const child = spawn('npx', ['cashloop', '--help'], { cwd: root, env: { ...process.env, npm_config_update_notifier: 'false' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let text = '';
+    child.stdout.on('data', (chunk) => (text += chunk));
+    child.stderr.on('data', (chunk) => (text += chunk));
+    child.on('close', (exit) => resolve({ code: exit, output: text }));
   });
-}
+  assert.is(code, 0, output);
+  assert.match(output, /Usage: cashloop/);
+});
 
 test.run();

@@ -98,10 +98,13 @@ test('engine services take amounts the edge has read; they do not read amount te
   assert.ok(readsAmountText.test('const parsed = parsePositiveAmount(input.amount, currency);') && !readsAmountText.test('positiveMoneyOf(input.amount, currency)'));
 });
 
+// The TypeScript compiler API (5.x) from the openapi-typescript tool; the project's own tsc is the native 7.x, which has none.
+type TypeScript = typeof import('../tools/openapi-typescript/node_modules/typescript/lib/typescript.js');
+const typescript = (): TypeScript => createRequire(import.meta.url)('../tools/openapi-typescript/node_modules/typescript/lib/typescript.js') as TypeScript;
+
 /** Functions (declarations, methods, arrows, expressions) longer than `limit` lines in a source file. */
 function longFunctions(file: string, limit: number): string[] {
-  // The TypeScript compiler API (5.x) from the openapi-typescript tool; the project's own tsc is the native 7.x, which has none.
-  const ts = createRequire(import.meta.url)('../tools/openapi-typescript/node_modules/typescript/lib/typescript.js') as typeof import('../tools/openapi-typescript/node_modules/typescript/lib/typescript.js');
+  const ts = typescript();
   const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
   const found: string[] = [];
   const visit = (node: import('../tools/openapi-typescript/node_modules/typescript/lib/typescript.js').Node): void => {
@@ -120,6 +123,60 @@ test('no function outside tests and migrations is over 70 lines', () => {
   const files = ['engine', 'api', 'cli', 'pos-sim'].flatMap(sourceFiles).filter((file) => !file.endsWith('.d.ts') && !file.includes('/migrations/'));
   assert.ok(files.length > 100, 'the source files were found');
   assert.equal(files.flatMap((file) => longFunctions(file, 70)), []);
+});
+
+// A domain's tables are read and written only by its own store (engine/<domain>/store.ts, or a
+// named *-store.ts beside it); another domain calls the owner's public functions. engine/storage/
+// is the database layer every domain opens, not a domain's tables. Imports allowed anyway, as
+// 'engine/<from>.ts -> <specifier>': none.
+const crossDomainStoreImportsAllowed: readonly string[] = [];
+
+/** The domain of a path under engine/ (its first directory), or '' for the engine's own root files. */
+function domainOf(file: string): string {
+  const parts = path.relative('engine', file).split(path.sep);
+  return parts.length > 1 ? parts[0] : '';
+}
+
+/** Each import, export-from, import() and import type of another domain's store in a source, as 'file:line: specifier'. */
+function crossDomainStoreImports(file: string, text: string): string[] {
+  const ts = typescript();
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+  const found: string[] = [];
+  const check = (node: import('../tools/openapi-typescript/node_modules/typescript/lib/typescript.js').Node, specifier: string): void => {
+    if (!specifier.startsWith('.')) return;
+    const target = path.join(path.dirname(file), specifier);
+    if (!/(^|-)store\.ts$/.test(path.basename(target)) || path.relative('engine', target).startsWith('..')) return;
+    const domain = domainOf(target);
+    if (domain === domainOf(file) || domain === 'storage') return;
+    if (crossDomainStoreImportsAllowed.includes(`${file.split(path.sep).join('/')} -> ${specifier}`)) return;
+    found.push(`${file}:${source.getLineAndCharacterOfPosition(node.getStart()).line + 1}: imports ${specifier}, the store of the ${domain || 'engine root'} domain`);
+  };
+  const visit = (node: import('../tools/openapi-typescript/node_modules/typescript/lib/typescript.js').Node): void => {
+    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) check(node, node.moduleSpecifier.text);
+    if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword && node.arguments[0] && ts.isStringLiteral(node.arguments[0])) check(node, node.arguments[0].text);
+    if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) check(node, node.argument.literal.text);
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+test("no domain reads or writes another domain's tables: engine code imports no other domain's store", () => {
+  const files = sourceFiles('engine').filter((file) => !file.includes(`${path.sep}migrations${path.sep}`));
+  assert.ok(files.length > 100, 'the engine files were found');
+  assert.equal(files.flatMap((file) => crossDomainStoreImports(file, readFileSync(file, 'utf8'))), []);
+});
+
+test('the store rule catches what it is meant to catch', () => {
+  const file = path.join('engine', 'designs', 'example.ts');
+  const offending = [
+    "import * as ledgerStore from '../ledger/store.ts';", "import type { MovementRow } from '../ledger/store.ts';", "export { selectTransfer } from '../transfers/store.ts';",
+    "const store = await import('../pos/store.ts');", "let row: import('../transfers/store.ts').TransferRow;", "import { x } from '../transfers/search-store.ts';",
+    "import {\n  selectActor,\n} from '../actors/store.ts';",
+  ];
+  for (const text of offending) assert.equal(crossDomainStoreImports(file, text).length, 1, text);
+  const fine = ["import * as store from './store.ts';", "import { designById } from '../designs/queries.ts';", "import { installationSecret } from '../storage/installation-store.ts';", "import * as store from '../designs/store.ts';"];
+  for (const text of fine) assert.equal(crossDomainStoreImports(file, text), [], text);
 });
 
 test.run();

@@ -9,10 +9,11 @@ import { issue, ledgerWorld, usd } from './ledger-api-support.ts';
 import { ledgerFingerprint } from './ledger-support.ts';
 import { startTestServer, type TestServer } from './support/http.ts';
 import { brandPermissions, brandWorld, type Actor, type Auth } from './support/brand-world.ts';
+import { closedLoopTokenOf, processorTokenOf } from './support/gate-tokens.ts';
 
 let server: TestServer;
 let app: TestApp;
-const { api, business, customer, assertAudit, brand } = brandWorld(() => ({ server, app }), { businessPermissions: [...brandPermissions, 'manage_received'] });
+const { api, business, customer, assertAudit, brand } = brandWorld(() => ({ server, app }), { businessPermissions: [...brandPermissions, 'manage_received', 'manage_sent'] });
 
 let cafe: Actor;
 let books: Actor;
@@ -33,20 +34,8 @@ test.after(async () => {
 });
 
 /** A token from POST /p/token, taken by another app of the site (closed loop cash rights only). */
-async function closedLoopToken(actor: Actor): Promise<Auth> {
-  const otherApp = await createApp(server);
-  const manager = actor.managerId === actor.id ? {} : { manager_uid: `service:${actor.managerId}` };
-  const answer = await server.client.post('/p/token', { uid: `service:${actor.id}`, ...manager }, { auth: otherApp.basic });
-  assert.is(answer.status, 200, answer.text);
-  return { auth: { bearer: answer.body.access_token } };
-}
-
-async function processorToken(profileId: string): Promise<Auth> {
-  const info = await server.engine.services.tokens.issue(server.engine.sql, {
-    clientId: app.clientId, profileId, personalProfileId: profileId, permissions: ['offline', 'process_payment'], concurrent: true, deviceUuid: null, source: 'oauth', now: server.clock.now(),
-  });
-  return { auth: { bearer: info.access_token } };
-}
+const closedLoopToken = async (actor: Actor): Promise<Auth> => closedLoopTokenOf(server, await createApp(server), actor);
+const processorToken = (profileId: string): Promise<Auth> => processorTokenOf(server, app, profileId);
 
 /** A design of the cafe with one plan (recipients as given), its rules patched, and agreements activated. */
 async function design(title: string, options: { recipients?: unknown[]; rules?: Record<string, unknown>; agreements?: [Actor, Record<string, boolean>][] } = {}): Promise<{ id: string; plan: string }> {
@@ -160,6 +149,26 @@ test('finding 3: max_per_wallet holds when ten holders send to one person at onc
   }
   assert.is(await brand(target.id, capped.id), '50.00');
   await assertAudit('cap under concurrency');
+});
+
+test("finding 3: a wallet's own cash waiting in escrow counts toward max_per_wallet, so its return cannot take the wallet over", async () => {
+  const capped = await design('Capped escrow', { rules: { max_per_wallet: '30.00' } });
+  const [pat, friend] = [await customer(), await customer()];
+  await give(capped, pat, '20.00');
+  await give(capped, friend, '30.00');
+  // Pat's 20.00 waits for an address nobody has claimed: it is still Pat's.
+  const waiting = await api.post('/wallet/send', { recipient_uid: 'email:nobody-escrow@example.com', amounts: `${capped.id}-USD-20.00` }, pat.auth);
+  assert.is(waiting.status, 200, waiting.text);
+  assert.is(await brand(pat.id, capped.id), '0.00');
+  const over = await api.post('/wallet/send', { recipient_uid: `service:${pat.id}`, amounts: `${capped.id}-USD-30.00` }, friend.auth);
+  assert.is(over.status, 400, over.text);
+  assert.is(over.body.send_errors[0].code, 'max_per_wallet');
+  const within = await api.post('/wallet/send', { recipient_uid: `service:${pat.id}`, amounts: `${capped.id}-USD-10.00` }, friend.auth);
+  assert.is(within.status, 200, within.text);
+  const retracted = await api.post(`/t/${waiting.body.transfer.id}/retract`, { reason: 'wrong_recipient' }, pat.auth);
+  assert.is(retracted.status, 200, retracted.text);
+  assert.is(await brand(pat.id, capped.id), '30.00', 'back from escrow, at the cap and not over it');
+  await assertAudit('escrow under the cap');
 });
 
 test('finding 4: a pull dedup_id answers only for the same request; another customer gets 409 dedup_id_reused', async () => {

@@ -307,7 +307,7 @@ test('an offer needing confirmed contact: email required, confirming until the l
   await assertAudit('confirmation');
 });
 
-test('closed-loop tokens (POST /p/token) commit no open loop cash: brand cash offers with a plan that costs none, no priced options', async () => {
+test('closed-loop tokens (POST /p/token) commit no open loop cash: brand cash offers leave the reserve owed, plans with fees and priced options are refused', async () => {
   const closedToken = async (body: Record<string, unknown>) => {
     const answer = await server.client.post('/p/token', body, { auth: app.basic });
     assert.is(answer.status, 200, answer.text);
@@ -316,9 +316,34 @@ test('closed-loop tokens (POST /p/token) commit no open loop cash: brand cash of
   const cafeClosed = await closedToken({ uid: `service:${cafe.id}`, manager_uid: `service:${cafe.managerId}` });
   const openLoop = await post('/o/create', { title: 'Open loop', amount: '1.00', quantity: 1 }, cafeClosed);
   assert.is(openLoop.status, 403, openLoop.text);
-  const reserved = await post('/o/create', { title: 'Reserved', amount: '1.00', quantity: 1, design_id: designId, distribution_plan_id: planId }, cafeClosed);
-  assert.is(reserved.status, 400, reserved.text);
-  assert.ok(reserved.body.invalid.distribution_plan_id);
+  // A plan whose reserve the business would pay: the offer is made, and its accepts leave the reserve owed (as the token's design sends do).
+  const reserved = await post('/o/create', { title: 'Reserved', amount: '1.00', quantity: 2, design_id: designId, distribution_plan_id: planId }, cafeClosed);
+  assert.is(reserved.status, 200, reserved.text);
+  const cafeUsd = await usd(server, cafe.id);
+  const sam = await person();
+  const owedBefore = await owedOf(cafe.id);
+  const got = await post(`/o/${reserved.body.id}/accept`, { option_id: reserved.body.options[0].option_id }, sam.auth);
+  assert.is(got.status, 200, got.text);
+  assert.is(await brand(sam.id, designId), '1.00');
+  assert.is(await usd(server, cafe.id), cafeUsd, 'the business paid no open loop cash into the reserve');
+  assert.is(await owedOf(cafe.id), owedBefore + 10, 'the audit shows the reserve (10% of 1.00) owed by the business');
+  // A plan that pays fees at distribution is refused at creation, and after the offer's plan is
+  // edited to pay one, its next accept is refused and moves nothing.
+  const fees = [{ percentage: '5', loop_id: '0', recipient_type: 'static', recipient_id: (await business('Broker')).id }];
+  const feePlan = await post(`/design/${designId}/plan/create`, { title: 'With a fee' }, cafe.auth);
+  assert.is((await server.client.request('PATCH', `/design/${designId}/plan/${feePlan.body.plan_id}`, { recipients: fees }, cafe.auth)).status, 200);
+  const withFee = await post('/o/create', { title: 'Fee', amount: '1.00', quantity: 1, design_id: designId, distribution_plan_id: feePlan.body.plan_id }, cafeClosed);
+  assert.is(withFee.status, 400, withFee.text);
+  assert.ok(withFee.body.invalid.distribution_plan_id);
+  const laterPlan = await post(`/design/${designId}/plan/create`, { title: 'Fee later' }, cafe.auth);
+  const later = await post('/o/create', { title: 'Later', amount: '1.00', quantity: 1, design_id: designId, distribution_plan_id: laterPlan.body.plan_id }, cafeClosed);
+  assert.is(later.status, 200, later.text);
+  assert.is((await server.client.request('PATCH', `/design/${designId}/plan/${laterPlan.body.plan_id}`, { recipients: fees }, cafe.auth)).status, 200);
+  const refused = await post(`/o/${later.body.id}/accept`, { option_id: later.body.options[0].option_id }, sam.auth);
+  assert.is(refused.status, 503, refused.text);
+  assert.match(refused.text, /open_loop_not_permitted/, refused.text);
+  assert.is(await usd(server, cafe.id), cafeUsd);
+  assert.is(await brand(sam.id, designId), '1.00');
   const freePlan = await post(`/design/${designId}/plan/create`, { title: 'Free to issue' }, cafe.auth);
   const noReserve = await server.client.request('PATCH', `/design/${designId}/plan/${freePlan.body.plan_id}`, { recipients: [] }, cafe.auth);
   assert.is(noReserve.status, 200, noReserve.text);
@@ -339,6 +364,14 @@ test('closed-loop tokens (POST /p/token) commit no open loop cash: brand cash of
   assert.is(await usd(server, pat.id), '5.00');
   await assertAudit('closed loop');
 });
+
+/** The reserve a distributor owes for this design in the operator's audit (GET /admin/ledger/audit `owed`), in cents. */
+async function owedOf(distributorId: string): Promise<number> {
+  const audit = await server.client.request('GET', '/admin/ledger/audit', undefined, { auth: { operator: true } });
+  assert.is(audit.status, 200, audit.text);
+  const row = audit.body.owed.find((entry: any) => entry.design_id === designId && entry.distributor_id === distributorId);
+  return row ? Math.round(Number(row.reserve_owed) * 100) : 0;
+}
 
 test('50 concurrent accepts of an offer with 20 in stock: exactly 20 succeed, the rest are sold out, nothing oversold', async () => {
   const created = await offer(cafe, { title: 'Rush hour', quantity: 20, amount: '1.00' });

@@ -4,7 +4,8 @@
 // settled by a settler, a plan with discount and static rows, a settler that is the redeemer, a
 // static row naming the redeemer), payment codes and distributions as immediate and init_dist rows,
 // and the received-and-receivable report's rows (with dist_tid), totals, filters and CSV checked
-// against them, with the audit balanced after each step.
+// against them, with the audit balanced after each step. Every test builds its own world (world()) and
+// runs the earlier steps it stands on as fixtures, so each runs alone: npm test -- pos-story -t "<name>".
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { nonServiceAmountUnitsMax } from '../engine/limits.ts';
@@ -33,133 +34,124 @@ async function processorToken(profileId: string, source: 'oauth' | 'authn' = 'oa
   return { auth: { bearer: info.access_token } };
 }
 
-let cafe: Actor;
-let books: Actor;
-let grocery: Actor;
-let gym: Actor;
-let settler: Actor;
-let partner: Actor;
-let pat: Actor;
-let kim: Actor;
-let till1: Auth;
-let till2: Auth;
-let designId: string;
-let gymDesignId: string;
-let giftPlan: string;
-let loyaltyPlan: string;
-let feePlan: string;
-/** The design sends that distributed each lot of brand cash (the report's dist_tid). */
-const dists: Record<string, string> = {};
 type Sale = { transferId: string; loop: string; received: string; funded: string; pending: string; settled: string; reclaimed: string; device: string | null; type: string; dist: string | null };
-const sales: Sale[] = [];
+
+/** One test's world: its people, tills, designs and plans, and what its steps sold (the report's expected rows). */
+interface World {
+  cafe: Actor;
+  books: Actor;
+  grocery: Actor;
+  gym: Actor;
+  settler: Actor;
+  partner: Actor;
+  pat: Actor;
+  kim: Actor;
+  till1: Auth;
+  till2: Auth;
+  designId: string;
+  gymDesignId: string;
+  giftPlan: string;
+  loyaltyPlan: string;
+  feePlan: string;
+  /** The design sends that distributed each lot of brand cash (the report's dist_tid). */
+  dists: Record<string, string>;
+  sales: Sale[];
+}
 
 test.before(async () => {
   server = await startTestServer();
   app = (await ledgerWorld(server)).app;
-  cafe = await business('Cafe', ['design_gl']);
-  books = await business('Book Nook', ['pull_payment']);
-  grocery = await business('Grocer');
-  gym = await business('Gym', ['design_gl']);
-  settler = await business('Cafe Settlement Co');
-  partner = await customer();
-  pat = await customer();
-  kim = await customer();
-  till1 = await terminal(books, 'till-1');
-  till2 = await terminal(books, 'till-2');
 });
 
 test.after(async () => {
   await server.close();
 });
 
-test('setup: a design with a gift plan, an unfunded loyalty plan and a fee plan; a redeemer and a settler; cash in wallets', async () => {
+/**
+ * A fresh world on the file's server, new people every time: a design with a gift plan, an
+ * unfunded loyalty plan and a fee plan; a redeemer and a settler; cash in wallets.
+ */
+async function world(): Promise<World> {
+  const [cafe, books, grocery, gym, settler, partner, pat, kim] = await Promise.all([
+    business('Cafe', ['design_gl']), business('Book Nook', ['pull_payment']), business('Grocer'), business('Gym', ['design_gl']),
+    business('Cafe Settlement Co'), customer(), customer(), customer(),
+  ]);
+  const [till1, till2] = await Promise.all([terminal(books, 'till-1'), terminal(books, 'till-2')]);
+  const made = { cafe, books, grocery, gym, settler, partner, pat, kim, till1, till2, dists: {} as Record<string, string>, sales: [] as Sale[] };
+  const design = await designWorld(made);
+  return { ...made, ...design };
+}
+
+/** The designs, plans, agreements and sends of a world's people (the Cafe's and the Gym's side by side). */
+async function designWorld(w: Pick<World, 'cafe' | 'books' | 'settler' | 'partner' | 'pat' | 'kim' | 'gym' | 'dists'>) {
+  const [cafeDesign, gymDesignId] = await Promise.all([cafeWorld(w), gymWorld(w), issue(server, w.pat.id, '30.00')]);
+  return { ...cafeDesign, gymDesignId };
+}
+
+async function plan(auth: Auth, designId: string, title: string, recipients?: Record<string, string>[]): Promise<string> {
+  const created = await api.post(`/design/${designId}/plan/create`, { title }, auth);
+  assert.is(created.status, 200, created.text);
+  if (recipients) {
+    const patched = await api.patch(`/design/${designId}/plan/${created.body.plan_id}`, { recipients }, auth);
+    assert.is(patched.status, 200, patched.text);
+  }
+  return created.body.plan_id;
+}
+
+/** The Cafe's design: a gift plan, an unfunded loyalty plan and a fee plan; the Book Nook redeems, a settler settles; Pat and Kim hold its cash. */
+async function cafeWorld(w: Pick<World, 'cafe' | 'books' | 'settler' | 'partner' | 'pat' | 'kim' | 'dists'>) {
+  const { cafe, books, settler, partner, pat, kim } = w;
   const created = await api.post('/design/create', { title: 'Cafe Gift', currency: 'USD', design_type: 'gl_design' }, cafe.auth);
   assert.is(created.status, 200, created.text);
-  designId = created.body.id;
-  giftPlan = (await api.post(`/design/${designId}/plan/create`, { title: 'Gift cards' }, cafe.auth)).body.plan_id;
-  loyaltyPlan = (await api.post(`/design/${designId}/plan/create`, { title: 'Loyalty' }, cafe.auth)).body.plan_id;
-  let patched = await api.patch(`/design/${designId}/plan/${loyaltyPlan}`, { recipients: [{ percentage: '100', loop_id: '0', recipient_type: 'discount', recipient_id: '0' }] }, cafe.auth);
-  assert.is(patched.status, 200, patched.text);
-  feePlan = (await api.post(`/design/${designId}/plan/create`, { title: 'Partners' }, cafe.auth)).body.plan_id;
-  patched = await api.patch(`/design/${designId}/plan/${feePlan}`, {
-    recipients: [
+  const designId: string = created.body.id;
+  const [giftPlan, loyaltyPlan, feePlan] = await Promise.all([
+    plan(cafe.auth, designId, 'Gift cards'),
+    plan(cafe.auth, designId, 'Loyalty', [{ percentage: '100', loop_id: '0', recipient_type: 'discount', recipient_id: '0' }]),
+    plan(cafe.auth, designId, 'Partners', [
       { percentage: '10', loop_id: '0', recipient_type: 'discount', recipient_id: '0' },
       { percentage: '5', loop_id: '0', recipient_type: 'static', recipient_id: partner.id },
       { percentage: '75', loop_id: designId, recipient_type: 'redeemer', recipient_id: '0' },
       { percentage: '5', loop_id: designId, recipient_type: 'static', recipient_id: partner.id },
-    ],
-  }, cafe.auth);
-  assert.is(patched.status, 200, patched.text);
-  for (const [member, roles] of [[books, { redeemer: true }], [settler, { settler: true }]] as const) {
+    ]),
+  ]);
+  await Promise.all(([[books, { redeemer: true }], [settler, { settler: true }]] as const).map(async ([member, roles]) => {
     const added = await api.post(`/design/${designId}/agreement/add`, { uid: `service:${member.id}`, ...roles, terms_text: 'Standard terms' }, cafe.auth);
     assert.is(added.status, 200, added.text);
     const activated = await api.post(`/design/${designId}/agreement/${added.body.agreement.id}/activate`, {}, member.auth);
     assert.is(activated.status, 200, activated.text);
-  }
+  }));
   await issue(server, cafe.id, '500.00');
   const send = (to: Actor, plan: string, amount: string) => api.post(`/design/${designId}/send`, { recipient_uid: `service:${to.id}`, distribution_plan_id: plan, amount }, cafe.auth);
+  // One after another: Pat's gift lot is issued before the loyalty lot, and a pull spends it first.
   for (const [name, to, plan, amount] of [['patGift', pat, giftPlan, '100.00'], ['patLoyalty', pat, loyaltyPlan, '20.00'], ['kimFee', kim, feePlan, '40.00']] as const) {
     const sent = await send(to, plan, amount);
     assert.is(sent.status, 200, sent.text);
-    dists[name] = sent.body.transfer.id;
+    w.dists[name] = sent.body.transfer.id;
   }
+  return { designId, giftPlan, loyaltyPlan, feePlan };
+}
+
+/** The Gym's design, of which Pat holds 10.00 (another brand, which the Book Nook does not take). */
+async function gymWorld(w: Pick<World, 'gym' | 'pat'>): Promise<string> {
+  const { gym, pat } = w;
   const gymDesign = await api.post('/design/create', { title: 'Gym Points', currency: 'USD', design_type: 'gl_design' }, gym.auth);
-  gymDesignId = gymDesign.body.id;
-  const gymPlan = (await api.post(`/design/${gymDesignId}/plan/create`, { title: 'Points' }, gym.auth)).body.plan_id;
-  await issue(server, gym.id, '10.00');
+  assert.is(gymDesign.status, 200, gymDesign.text);
+  const gymDesignId: string = gymDesign.body.id;
+  const [gymPlan] = await Promise.all([plan(gym.auth, gymDesignId, 'Points'), issue(server, gym.id, '10.00')]);
   const gymSent = await api.post(`/design/${gymDesignId}/send`, { recipient_uid: `service:${pat.id}`, distribution_plan_id: gymPlan, amount: '10.00' }, gym.auth);
   assert.is(gymSent.status, 200, gymSent.text);
-  await issue(server, pat.id, '30.00');
-  await assertAudit('setup');
-});
+  return gymDesignId;
+}
 
-test('pull refusals: permission, feature, consent, open loop cash, another brand, too much; none leaves a trace', async () => {
-  const before = await ledgerFingerprint(server.engine);
-  const pull = (auth: Auth, body: Record<string, unknown>) => api.post('/pull/redeem', { sender_uid: `service:${pat.id}`, ...body }, auth);
-  const noPermission = await pull(books.auth, { amounts: `${designId}-USD-1.00` });
-  assert.is(noPermission.status, 403, noPermission.text);
-  const groceryTill = await terminal(grocery, 'g-1');
-  const noFeature = await pull(groceryTill, { amounts: `${designId}-USD-1.00` });
-  assert.is(noFeature.status, 403, noFeature.text);
-  assert.is(noFeature.body.error, 'feature_required');
-  const noConsent = await pull(till1, { amounts: `${designId}-USD-1.00` });
-  assert.is(noConsent.status, 403, noConsent.text);
-  assert.is(noConsent.body.error, 'pull_not_consented');
-  const listed = await api.get('/pull/redeemable', till1, { sender_uid: `service:${pat.id}` });
-  assert.is(listed.status, 403, 'without consent the merchant cannot even see the wallet');
-  assert.equal(await ledgerFingerprint(server.engine), before, 'refusals without consent leave no trace');
-  const consent = await api.post('/wallet/pull-consent', { merchant_uid: `service:${books.id}` }, pat.auth);
-  assert.is(consent.status, 200, consent.text);
-  const consented = await ledgerFingerprint(server.engine);
-  const openLoop = await pull(till1, { amounts: '0-USD-1.00' });
-  assert.is(openLoop.status, 400, openLoop.text);
-  assert.is(openLoop.body.send_errors[0].code, 'open_loop_not_permitted');
-  const anyOpen = await pull(till1, { amounts: 'any-USD-200.00' });
-  assert.is(anyOpen.status, 400, anyOpen.text);
-  assert.is(anyOpen.body.send_errors[0].code, 'insufficient_funds', 'any never reaches open loop cash');
-  const otherBrand = await pull(till1, { amounts: `${gymDesignId}-USD-1.00` });
-  assert.is(otherBrand.status, 400, otherBrand.text);
-  assert.is(otherBrand.body.send_errors[0].code, 'cash_not_accepted');
-  const tooMuch = await pull(till1, { amounts: `${designId}-USD-500.00` });
-  assert.is(tooMuch.status, 400, tooMuch.text);
-  assert.is(tooMuch.body.send_errors[0].code, 'insufficient_funds');
-  const longMessage = await pull(till1, { amounts: `${designId}-USD-1.00`, message: 'x'.repeat(1001) });
-  assert.is(longMessage.status, 400, longMessage.text);
-  const nothing = await pull(till1, {});
-  assert.is(nothing.status, 400, nothing.text);
-  assert.equal(await ledgerFingerprint(server.engine), consented, 'refused pulls leave no trace');
-  await assertAudit('pull refusals');
-});
+/** Pat (or another customer) lets the Book Nook pull. */
+async function consent(w: World, who: Actor): Promise<void> {
+  const given = await api.post('/wallet/pull-consent', { merchant_uid: `service:${w.books.id}` }, who.auth);
+  assert.is(given.status, 200, given.text);
+}
 
-test('redeemable lists only the brand cash the merchant redeems, with titles and amounts', async () => {
-  const listed = await api.get('/pull/redeemable', till1, { sender_uid: `service:${pat.id}` });
-  assert.is(listed.status, 200, listed.text);
-  assert.equal(listed.body.loops.map((loop: any) => [loop.loop_id, loop.title, loop.amount, loop.missing_agreement]), [[designId, 'Cafe Gift', '120.00', false]]);
-  assert.is(listed.body.sender_info.uid_value, pat.id);
-  assert.is(listed.body.recipient_info.is_individual, false);
-});
-
-test('a funded pull redeems at once: the merchant is settled from the reserve; dedup runs it once', async () => {
+/** Step: a funded pull of 20.00 at till 1, run twice with one dedup_id. */
+async function fundedPull(w: World): Promise<void> {
+  const { books, pat, till1, designId } = w;
   const body = { sender_uid: `service:${pat.id}`, amounts: `${designId}-USD-20.00`, dedup_id: 'sale-1', 'appdata.pos.order': 'A-1', message: 'Coffee and cake' };
   const pulled = await api.post('/pull/redeem', body, till1);
   assert.is(pulled.status, 200, pulled.text);
@@ -169,16 +161,18 @@ test('a funded pull redeems at once: the merchant is settled from the reserve; d
   assert.is(again.body.transfer.id, pulled.body.transfer.id);
   assert.is(await usd(server, books.id), '20.00');
   assert.is(await brand(pat.id, designId), '100.00');
-  sales.push({ transferId: pulled.body.transfer.id, loop: designId, received: '20.00', funded: '20.00', pending: '0.00', settled: '0.00', reclaimed: '0.00', device: 'till-1', type: 'redeem', dist: dists.patGift });
+  w.sales.push({ transferId: pulled.body.transfer.id, loop: designId, received: '20.00', funded: '20.00', pending: '0.00', settled: '0.00', reclaimed: '0.00', device: 'till-1', type: 'redeem', dist: w.dists.patGift });
   const detail = await api.get(`/t/${pulled.body.transfer.id}`, books.auth);
   const actions = detail.body.movements.map((movement: any) => movement.action);
   assert.ok(actions.includes('redeem') && actions.includes('settle'), JSON.stringify(actions));
   const history = await api.get('/wallet/history', pat.auth);
   assert.ok(history.body.results.some((row: any) => row.id === pulled.body.transfer.id), 'the customer sees the pull in history');
   await assertAudit('funded pull');
-});
+}
 
-test('two terminals pulling from one customer at once cannot overspend', async () => {
+/** Step: two tills pull 60.00 each from Pat, who holds 80.00 of gift cash and 20.00 of loyalty cash. */
+async function concurrentPulls(w: World): Promise<void> {
+  const { pat, till1, till2, designId } = w;
   // Pat holds 80.00 gift + 20.00 loyalty; each terminal asks for 60.00 of it.
   const [first, second] = await Promise.all([
     api.post('/pull/redeem', { sender_uid: `service:${pat.id}`, amounts: `${designId}-USD-60.00` }, till1),
@@ -197,11 +191,13 @@ test('two terminals pulling from one customer at once cannot overspend', async (
   assert.is(funded + pending, 6000n);
   assert.is(pending, 0n);
   const device = won === first ? 'till-1' : 'till-2';
-  sales.push({ transferId: won.body.transfer.id, loop: designId, received: '60.00', funded: '60.00', pending: '0.00', settled: '0.00', reclaimed: '0.00', device, type: 'redeem', dist: dists.patGift });
+  w.sales.push({ transferId: won.body.transfer.id, loop: designId, received: '60.00', funded: '60.00', pending: '0.00', settled: '0.00', reclaimed: '0.00', device, type: 'redeem', dist: w.dists.patGift });
   await assertAudit('concurrent pulls');
-});
+}
 
-test('unfunded loyalty cash: the pull settles pending; a settler pays it in a batch, idempotently', async () => {
+/** Step: the last 20.00 of gift cash and 20.00 of loyalty cash pulled (pending), then settled by the settler. */
+async function pendingThenSettled(w: World): Promise<void> {
+  const { cafe, books, grocery, settler, pat, till2, designId } = w;
   const before = await usd(server, books.id);
   const pulled = await api.post('/pull/redeem', { sender_uid: `service:${pat.id}`, amounts: `${designId}-USD-40.00`, non_service_amount: '4.50' }, till2);
   assert.is(pulled.status, 200, pulled.text);
@@ -211,9 +207,9 @@ test('unfunded loyalty cash: the pull settles pending; a settler pays it in a ba
   assert.equal([funded, pending], [2000n, 2000n], 'the rest of the gift note is funded, the loyalty note is not');
   // One row per distribution the redeemed notes came from: the gift lot is funded, the loyalty lot pending.
   const sale = { transferId: pulled.body.transfer.id, loop: designId, settled: '0.00', reclaimed: '0.00', device: 'till-2', type: 'redeem' };
-  sales.push({ ...sale, received: '20.00', funded: '20.00', pending: '0.00', dist: dists.patGift });
-  sales.push({ ...sale, received: '20.00', funded: '0.00', pending: '20.00', dist: dists.patLoyalty });
-  sales.push({ ...sale, loop: '0', received: '4.50', funded: '0.00', pending: '0.00', type: 'non_service', dist: null });
+  w.sales.push({ ...sale, received: '20.00', funded: '20.00', pending: '0.00', dist: w.dists.patGift });
+  w.sales.push({ ...sale, received: '20.00', funded: '0.00', pending: '20.00', dist: w.dists.patLoyalty });
+  w.sales.push({ ...sale, loop: '0', received: '4.50', funded: '0.00', pending: '0.00', type: 'non_service', dist: null });
   assert.is(BigInt((await usd(server, books.id)).replace('.', '')) - BigInt(before.replace('.', '')), funded);
   await assertAudit('pending');
   const pendingView = await api.get(`/design/${designId}/settlements`, cafe.auth);
@@ -245,7 +241,7 @@ test('unfunded loyalty cash: the pull settles pending; a settler pays it in a ba
   assert.is(again.status, 200, again.text);
   assert.is(again.body.settled, 0, 'settling again pays nothing');
   assert.is(await usd(server, settler.id), '80.00');
-  for (const sale of sales) {
+  for (const sale of w.sales) {
     if (sale.type === 'redeem' && sale.pending !== '0.00') {
       sale.settled = sale.pending;
       sale.pending = '0.00';
@@ -255,9 +251,11 @@ test('unfunded loyalty cash: the pull settles pending; a settler pays it in a ba
   assert.is(settleTransfer.status, 200, settleTransfer.text);
   assert.is(settleTransfer.body.workflow_type, 'settle');
   await assertAudit('settled');
-});
+}
 
-test('a plan with discount and static rows: the reserve pays the static row and the redeemer its share', async () => {
+/** Step: Kim pays 20.00 of fee plan cash. */
+async function feePlanPull(w: World): Promise<void> {
+  const { books, partner, kim, till1, designId } = w;
   await api.post('/wallet/pull-consent', { merchant_uid: `service:${books.id}` }, kim.auth);
   const partnerBefore = await usd(server, partner.id);
   const booksBefore = await usd(server, books.id);
@@ -266,13 +264,15 @@ test('a plan with discount and static rows: the reserve pays the static row and 
   // 75% to the redeemer (15.00) and 5% to the partner (1.00), both from the 80% reserve.
   assert.is(BigInt((await usd(server, books.id)).replace('.', '')) - BigInt(booksBefore.replace('.', '')), 1500n);
   assert.is(BigInt((await usd(server, partner.id)).replace('.', '')) - BigInt(partnerBefore.replace('.', '')), 100n);
-  sales.push({ transferId: pulled.body.transfer.id, loop: designId, received: '20.00', funded: '15.00', pending: '0.00', settled: '0.00', reclaimed: '5.00', device: 'till-1', type: 'redeem', dist: dists.kimFee });
+  w.sales.push({ transferId: pulled.body.transfer.id, loop: designId, received: '20.00', funded: '15.00', pending: '0.00', settled: '0.00', reclaimed: '5.00', device: 'till-1', type: 'redeem', dist: w.dists.kimFee });
   await assertAudit('fee plan');
-});
+}
 
-test('processor: a processor token of the sender sends to an accepting business; other tokens and senders are refused', async () => {
+/** Step: processor sends, refused and made. */
+async function processorSends(w: World): Promise<void> {
+  const { cafe, books, grocery, pat, kim, designId, gymDesignId, giftPlan } = w;
   await issue(server, cafe.id, '20.00');
-  dists.patGift2 = (await api.post(`/design/${designId}/send`, { recipient_uid: `service:${pat.id}`, distribution_plan_id: giftPlan, amount: '20.00' }, cafe.auth)).body.transfer.id;
+  w.dists.patGift2 = (await api.post(`/design/${designId}/send`, { recipient_uid: `service:${pat.id}`, distribution_plan_id: giftPlan, amount: '20.00' }, cafe.auth)).body.transfer.id;
   const processor = await processorToken(pat.id);
   const before = await ledgerFingerprint(server.engine);
   const body = { sender_id: pat.id, recipient_id: books.id, amounts: `${designId}-USD-5.00` };
@@ -317,22 +317,16 @@ test('processor: a processor token of the sender sends to an accepting business;
   const repeat = await api.post('/proc/redeem', { ...body, dedup_id: 'proc-1' }, processor);
   assert.is(repeat.status, 200, repeat.text);
   assert.is(repeat.body.transfer.id, sent.body.transfer.id, 'the deprecated alias answers the same transfer for the same dedup_id');
-  sales.push({ transferId: sent.body.transfer.id, loop: designId, received: '5.00', funded: '5.00', pending: '0.00', settled: '0.00', reclaimed: '0.00', device: null, type: 'redeem', dist: dists.patGift2 });
+  w.sales.push({ transferId: sent.body.transfer.id, loop: designId, received: '5.00', funded: '5.00', pending: '0.00', settled: '0.00', reclaimed: '0.00', device: null, type: 'redeem', dist: w.dists.patGift2 });
   const toPerson = await api.post('/proc/send', { sender_id: pat.id, recipient_id: kim.id, amounts: `${gymDesignId}-USD-2.00` }, processor);
   assert.is(toPerson.status, 200, toPerson.text);
   assert.is(await brand(kim.id, gymDesignId), '2.00', 'an individual recipient simply receives the cash');
   await assertAudit('processor');
-});
+}
 
-test('revoking consent stops the merchant at once', async () => {
-  const revoked = await api.post('/wallet/pull-consent/revoke', { merchant_uid: `service:${books.id}` }, kim.auth);
-  assert.is(revoked.status, 200, revoked.text);
-  assert.is(revoked.body.revoked, true);
-  const refused = await api.post('/pull/redeem', { sender_uid: `service:${kim.id}`, amounts: `${designId}-USD-1.00` }, till1);
-  assert.is(refused.status, 403, refused.text);
-});
-
-test('a payment code taken at the terminal is an immediate row of the report; a correction changes it', async () => {
+/** Step: a payment code taken at till 1, then corrected. */
+async function paymentCode(w: World): Promise<void> {
+  const { books, pat, till1 } = w;
   await server.engine.services.profiles.setFlags(server.engine.sql, books.id, { supportPaycode: true });
   const sent = await api.post('/wallet/send', { recipient_uid: `service:${books.id}`, amounts: '0-USD-10.00' }, pat.auth);
   assert.is(sent.status, 200, sent.text);
@@ -342,11 +336,115 @@ test('a payment code taken at the terminal is an immediate row of the report; a 
   const corrected = await api.post('/wallet/receive', { paycode: code, currency: 'USD', amount: '4.00' }, till1);
   assert.is(corrected.status, 200, corrected.text);
   assert.is(corrected.body.amount_received, '4.00');
-  sales.push({ transferId: sent.body.transfer.id, loop: '0', received: '4.00', funded: '0.00', pending: '0.00', settled: '4.00', reclaimed: '0.00', device: 'till-1', type: 'immediate', dist: null });
+  w.sales.push({ transferId: sent.body.transfer.id, loop: '0', received: '4.00', funded: '0.00', pending: '0.00', settled: '4.00', reclaimed: '0.00', device: 'till-1', type: 'immediate', dist: null });
   await assertAudit('payment code');
+}
+
+test('setup: a design with a gift plan, an unfunded loyalty plan and a fee plan; a redeemer and a settler; cash in wallets', async () => {
+  const w = await world();
+  assert.is(await brand(w.pat.id, w.designId), '120.00');
+  assert.is(await usd(server, w.pat.id), '30.00');
+  await assertAudit('setup');
+});
+
+test('pull refusals: permission, feature, consent, open loop cash, another brand, too much; none leaves a trace', async () => {
+  const w = await world();
+  const { books, grocery, pat, till1, designId, gymDesignId } = w;
+  const before = await ledgerFingerprint(server.engine);
+  const pull = (auth: Auth, body: Record<string, unknown>) => api.post('/pull/redeem', { sender_uid: `service:${pat.id}`, ...body }, auth);
+  const noPermission = await pull(books.auth, { amounts: `${designId}-USD-1.00` });
+  assert.is(noPermission.status, 403, noPermission.text);
+  const groceryTill = await terminal(grocery, 'g-1');
+  const noFeature = await pull(groceryTill, { amounts: `${designId}-USD-1.00` });
+  assert.is(noFeature.status, 403, noFeature.text);
+  assert.is(noFeature.body.error, 'feature_required');
+  const noConsent = await pull(till1, { amounts: `${designId}-USD-1.00` });
+  assert.is(noConsent.status, 403, noConsent.text);
+  assert.is(noConsent.body.error, 'pull_not_consented');
+  const listed = await api.get('/pull/redeemable', till1, { sender_uid: `service:${pat.id}` });
+  assert.is(listed.status, 403, 'without consent the merchant cannot even see the wallet');
+  assert.equal(await ledgerFingerprint(server.engine), before, 'refusals without consent leave no trace');
+  const consent = await api.post('/wallet/pull-consent', { merchant_uid: `service:${books.id}` }, pat.auth);
+  assert.is(consent.status, 200, consent.text);
+  const consented = await ledgerFingerprint(server.engine);
+  const openLoop = await pull(till1, { amounts: '0-USD-1.00' });
+  assert.is(openLoop.status, 400, openLoop.text);
+  assert.is(openLoop.body.send_errors[0].code, 'open_loop_not_permitted');
+  const anyOpen = await pull(till1, { amounts: 'any-USD-200.00' });
+  assert.is(anyOpen.status, 400, anyOpen.text);
+  assert.is(anyOpen.body.send_errors[0].code, 'insufficient_funds', 'any never reaches open loop cash');
+  const otherBrand = await pull(till1, { amounts: `${gymDesignId}-USD-1.00` });
+  assert.is(otherBrand.status, 400, otherBrand.text);
+  assert.is(otherBrand.body.send_errors[0].code, 'cash_not_accepted');
+  const tooMuch = await pull(till1, { amounts: `${designId}-USD-500.00` });
+  assert.is(tooMuch.status, 400, tooMuch.text);
+  assert.is(tooMuch.body.send_errors[0].code, 'insufficient_funds');
+  const longMessage = await pull(till1, { amounts: `${designId}-USD-1.00`, message: 'x'.repeat(1001) });
+  assert.is(longMessage.status, 400, longMessage.text);
+  const nothing = await pull(till1, {});
+  assert.is(nothing.status, 400, nothing.text);
+  assert.equal(await ledgerFingerprint(server.engine), consented, 'refused pulls leave no trace');
+  await assertAudit('pull refusals');
+});
+
+test('redeemable lists only the brand cash the merchant redeems, with titles and amounts', async () => {
+  const w = await world();
+  await consent(w, w.pat);
+  const { pat, till1, designId } = w;
+  const listed = await api.get('/pull/redeemable', till1, { sender_uid: `service:${pat.id}` });
+  assert.is(listed.status, 200, listed.text);
+  assert.equal(listed.body.loops.map((loop: any) => [loop.loop_id, loop.title, loop.amount, loop.missing_agreement]), [[designId, 'Cafe Gift', '120.00', false]]);
+  assert.is(listed.body.sender_info.uid_value, pat.id);
+  assert.is(listed.body.recipient_info.is_individual, false);
+});
+
+test('a funded pull redeems at once: the merchant is settled from the reserve; dedup runs it once', async () => {
+  const w = await world();
+  await consent(w, w.pat);
+  await fundedPull(w);
+});
+
+test('two terminals pulling from one customer at once cannot overspend', async () => {
+  const w = await world();
+  await consent(w, w.pat);
+  await fundedPull(w);
+  await concurrentPulls(w);
+});
+
+test('unfunded loyalty cash: the pull settles pending; a settler pays it in a batch, idempotently', async () => {
+  const w = await world();
+  await consent(w, w.pat);
+  await fundedPull(w);
+  await concurrentPulls(w);
+  await pendingThenSettled(w);
+});
+
+test('a plan with discount and static rows: the reserve pays the static row and the redeemer its share', async () => {
+  await feePlanPull(await world());
+});
+
+test('processor: a processor token of the sender sends to an accepting business; other tokens and senders are refused', async () => {
+  await processorSends(await world());
+});
+
+test('revoking consent stops the merchant at once', async () => {
+  const w = await world();
+  await consent(w, w.kim);
+  const { books, kim, till1, designId } = w;
+  const revoked = await api.post('/wallet/pull-consent/revoke', { merchant_uid: `service:${books.id}` }, kim.auth);
+  assert.is(revoked.status, 200, revoked.text);
+  assert.is(revoked.body.revoked, true);
+  const refused = await api.post('/pull/redeem', { sender_uid: `service:${kim.id}`, amounts: `${designId}-USD-1.00` }, till1);
+  assert.is(refused.status, 403, refused.text);
+});
+
+test('a payment code taken at the terminal is an immediate row of the report; a correction changes it', async () => {
+  await paymentCode(await world());
 });
 
 test('open loop cash paid at distribution (a fee, the issuer proceeds of a distributor) is an init_dist row of its recipient', async () => {
+  const w = await world();
+  const { cafe, grocery, partner, kim, designId, feePlan } = w;
   const added = await api.post(`/design/${designId}/agreement/add`, { uid: `service:${grocery.id}`, distributor: true, terms_text: 'Sells gift cards' }, cafe.auth);
   assert.is(added.status, 200, added.text);
   assert.is((await api.post(`/design/${designId}/agreement/${added.body.agreement.id}/activate`, {}, grocery.auth)).status, 200);
@@ -360,7 +458,7 @@ test('open loop cash paid at distribution (a fee, the issuer proceeds of a distr
     [[sold.body.transfer.id, sold.body.transfer.id, designId, '0.50', '0.50', '0.00', false, grocery.managerId, 'g-2']]);
   const partnerRows = (await api.post('/wallet/report/receivable', {}, partner.auth)).body.report;
   assert.equal(partnerRows.map((row: any) => [row.settlement_type, row.transfer_id, row.dist_tid, row.received_amount, row.settle_settled, row.pos_device_id]), [
-    ['init_dist', dists.kimFee, dists.kimFee, '2.00', '2.00', null],
+    ['init_dist', w.dists.kimFee, w.dists.kimFee, '2.00', '2.00', null],
     ['init_dist', sold.body.transfer.id, sold.body.transfer.id, '0.50', '0.50', 'g-2'],
   ]);
   await assertAudit('init_dist');
@@ -380,6 +478,11 @@ function totals(rows: any[]) {
 }
 
 test('the report: rows and totals match every sale and settlement; filters and CSV', async () => {
+  const w = await world();
+  await consent(w, w.pat);
+  for (const step of [fundedPull, concurrentPulls, pendingThenSettled, feePlanPull, processorSends, paymentCode]) await step(w);
+  const { sales } = w;
+  const { books, pat, till1 } = w;
   const answer = await api.post('/wallet/report/receivable', {}, till1);
   assert.is(answer.status, 200, answer.text);
   assert.is(answer.body.report_type, 'received_and_receivable');
@@ -439,6 +542,8 @@ test('the report: rows and totals match every sale and settlement; filters and C
 });
 
 test('edge cases: a redeemer that is also the settler settles to itself; a static row may name the redeemer', async () => {
+  const w = await world();
+  const { grocery, gym, settler, gymDesignId } = w;
   const plan = async (title: string, recipients: Record<string, string>[]) => {
     const planId = (await api.post(`/design/${gymDesignId}/plan/create`, { title }, gym.auth)).body.plan_id;
     const patched = await api.patch(`/design/${gymDesignId}/plan/${planId}`, { recipients }, gym.auth);

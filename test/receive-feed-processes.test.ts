@@ -82,8 +82,8 @@ for (const withRedis of [true, false]) {
       return;
     }
     const { first, second, cafeToken, bobToken, send } = await story(withRedis);
-    // A subscription on each process, so both relays claim announcements: about half of the receipts
-    // below are claimed by the first process and reach the second only through the bus.
+    // A subscription on each process, so both relays run. The sends commit on the first process, which
+    // claims each receipt right after its commit: they reach the second only through the bus.
     const bystander = await feedOn(first, 'websocket');
     assert.is((await bystander.request({ path: '/wallet/receive-feed', access_token: bobToken, subscribe: true })).subscribed, true);
     const subscriber = await feedOn(second, 'sockjs');

@@ -1,6 +1,6 @@
 // Proves the test runner (test/run.ts) on fixture files: a file's spawned processes die with its
 // process group when it ends and when it times out; -t runs only the tests it names and counts the
-// rest as skipped; test.skip counts as skipped, not passed.
+// rest as skipped; test.skip counts as skipped, not passed; every file gets the run's printed seed.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -64,6 +64,17 @@ test('-t runs only the tests whose name contains it; the others and test.skip co
   const none = await runRunner(['names.fixture.ts'], ['-t', 'no such test']);
   assert.is(none.code, 1);
   assert.match(none.output, /no test's name contains "no such test"/);
+});
+
+test('the run\'s seed is printed and handed to every file; CASHLOOP_TEST_SEED sets it', async () => {
+  const random = await runRunner(['seed.fixture.ts', 'names.fixture.ts'], [], { CASHLOOP_TEST_SEED: '', CASHLOOP_TEST_VERBOSE: '1' });
+  assert.is(random.code, 0, random.output);
+  const printed = /CASHLOOP_TEST_SEED=(\d+)/.exec(random.output)?.[1];
+  assert.ok(printed, random.output);
+  assert.match(random.output, new RegExp(`seed seen: ${printed}\\b`));
+  const chosen = await runRunner(['seed.fixture.ts'], [], { CASHLOOP_TEST_SEED: '4242', CASHLOOP_TEST_VERBOSE: '1' });
+  assert.match(chosen.output, /CASHLOOP_TEST_SEED=4242\)/);
+  assert.match(chosen.output, /seed seen: 4242\b/);
 });
 
 test.run();

@@ -3,7 +3,10 @@
 // the total time, and last one line: "N passed, N failed".
 // Usage: npm test [-- <substring of file path>] [-t <substring of test name>]
 // Environment: CASHLOOP_TEST_WORKERS (default: one per core), CASHLOOP_TEST_FILE_TIMEOUT_S (default 300),
-// CASHLOOP_TEST_FILES (comma-separated files to run instead of finding them; test/run.test.ts uses it).
+// CASHLOOP_TEST_FILES (comma-separated files to run instead of finding them; test/run.test.ts uses it),
+// CASHLOOP_TEST_VERBOSE (print every file's output, not only a failed one's; e.g. the docs pages' block times),
+// CASHLOOP_TEST_SEED (the run's seed, printed at the start and handed to every file, e.g. to share
+// one shuffle between the parts of test/docs-one-server/; random unless set).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -16,6 +19,8 @@ const concurrency = Number(process.env.CASHLOOP_TEST_WORKERS) || availableParall
 const fileTimeoutMs = (Number(process.env.CASHLOOP_TEST_FILE_TIMEOUT_S) || 300) * 1000;
 // Files slower than this are named at the end: split them, or share a fixture.
 const slowFileMs = 60_000;
+// One seed per run, the same in every file (a file that shuffles across parts needs them to agree).
+const runSeed = String(Number(process.env.CASHLOOP_TEST_SEED) || 1 + Math.floor(Math.random() * (2 ** 31 - 1)));
 
 /** Process groups of the files running now: every one is killed when the runner is interrupted. */
 const running = new Set<ChildProcess>();
@@ -90,6 +95,7 @@ function runFile(file: string, nameFilter: string | undefined): Promise<FileResu
           // Cheap argon2 for everything the file starts (engine/passwords.test.ts proves the standard cost).
           CASHLOOP_PASSWORD_HASH_COST: 'test',
           ...process.env,
+          CASHLOOP_TEST_SEED: runSeed,
           FORCE_COLOR: '0',
           NO_COLOR: '1',
           ...(nameFilter ? { CASHLOOP_TEST_NAME: nameFilter } : {}),
@@ -179,7 +185,7 @@ async function main(): Promise<void> {
   const queue = [...files];
   const results: FileResult[] = [];
   const startedAt = Date.now();
-  process.stdout.write(`Running ${files.length} test files, ${concurrency} at a time${nameFilter ? `, tests named *${nameFilter}*` : ''}\n`);
+  process.stdout.write(`Running ${files.length} test files, ${concurrency} at a time${nameFilter ? `, tests named *${nameFilter}*` : ''} (CASHLOOP_TEST_SEED=${runSeed})\n`);
   async function worker(): Promise<void> {
     for (let file = queue.shift(); file; file = queue.shift()) {
       const result = await runFile(file, nameFilter);
@@ -187,7 +193,7 @@ async function main(): Promise<void> {
       const mark = result.failed > 0 ? 'FAIL' : 'ok  ';
       const skipped = result.skipped > 0 ? `, ${result.skipped} skipped` : '';
       process.stdout.write(`[${results.length}/${files.length} ${seconds(Date.now() - startedAt)}] ${mark} ${file} (${result.passed} passed${skipped}, ${result.failed} failed, ${seconds(result.durationMs)})\n`);
-      if (result.failed > 0) process.stdout.write(result.output.split('\n').map((line) => `     ${line}`).join('\n') + '\n');
+      if (result.failed > 0 || process.env.CASHLOOP_TEST_VERBOSE) process.stdout.write(result.output.split('\n').map((line) => `     ${line}`).join('\n') + '\n');
     }
   }
   await Promise.all(Array.from({ length: concurrency }, worker));

@@ -2,7 +2,9 @@
 // initiator, history ordering/paging/appdata filters (128 chars), and history_sync cursors.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { syncRemainExactMax } from '../engine/limits.ts';
 import { argonHashesInsideCommands } from '../engine/passwords.ts';
+import { countSync } from '../engine/transfers/store.ts';
 import { type TestServer, assertRefused } from './support/http.ts';
 import { startLedgerServer } from './support/ledger-server.ts';
 import { issue, person, shop, type LedgerWorld, type Person } from './ledger-api-support.ts';
@@ -79,6 +81,17 @@ test('history_sync: first batch from 1970, cursor by last_sync_ts and transfer_i
   assert.equal(empty.body, { results: [], more: false, first_sync_ts: null, last_sync_ts: null });
   assertRefused(await server.client.post('/wallet/history_sync', { sync_ts: 'yesterday' }, bob.auth), 400, 'invalid');
   assertRefused(await server.client.post('/wallet/history_sync', { sync_ts: '1970-01-01T00:00:00Z', limit: 1001 }, bob.auth), 400, 'invalid');
+});
+
+test("history_sync's remain: exact up to the bound, Postgres's estimate above it, never below the bound", async () => {
+  const beginning = new Date('1970-01-01T00:00:00Z');
+  // Bob sees 5 transfers (the exact count); with a bound of 2 the answer is an estimate of at least 3.
+  assert.is(await countSync(server.engine.sql, bob.id, beginning, null, syncRemainExactMax), 5);
+  assert.is(await countSync(server.engine.sql, bob.id, beginning, null, 5), 5);
+  const estimated = await countSync(server.engine.sql, bob.id, beginning, null, 2);
+  assert.ok(Number.isInteger(estimated) && estimated >= 3, `estimate ${estimated}`);
+  const afterCursor = await countSync(server.engine.sql, bob.id, beginning, sentIds[0], 2);
+  assert.ok(afterCursor >= 3, `estimate ${afterCursor}`);
 });
 
 test('a change moves the transfer to the end of sync for every stakeholder', async () => {

@@ -288,6 +288,9 @@ faultTest('kill -9 of one API process, a Redis restart and a Postgres restart lo
   mark('Postgres restarted');
   run(`${pgBin}/pg_ctl`, ['-D', `${dataDir}/pg`, '-m', 'fast', '-w', '-t', '60', 'restart', '-o', postgresOptions(), '-l', `${dataDir}/log`]);
   await pause(phaseMs.afterPostgres);
+  // Load goes on until a send succeeds after the restart (a state, not a time): at most a minute.
+  const restartedAtMs = events[events.length - 1].atMs;
+  for (let waited = 0; waited < 60_000 && !attempts.some((attempt) => attempt.atMs > restartedAtMs && attempt.status === 200); waited += 250) await pause(250);
   running = false;
   await Promise.all(loops);
   mark('load stopped');

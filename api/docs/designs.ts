@@ -6,7 +6,7 @@ import { pick, type OperationDocs } from '../http/operation-docs.ts';
 export const designDocs: OperationDocs = {
   postDesignBill: {
     description:
-      "A merchant with the bill feature bills a customer for brand cash of a gl_design: the bill waits up to 14 days, with reminders, for payment; paid, the brand cash issues to the customer. Answers the TransferDetail.",
+      "A merchant with the bill feature bills a customer for brand cash of a gl_design: the bill waits up to 14 days, with reminders, for payment; paid, the brand cash issues to the customer. A customer created from profile_creation_data belongs to the merchant's site; its email is where the bill goes, not a confirmed login: the address's owner takes that wallet over by signing up on the site with the code sent to the address. Answers the TransferDetail.",
     example: { designId: '1234567890', amount: '25.00', distribution_plan_id: '2345678901', sender_uid: 'sam@example.com' },
     errors: [...pick(designErrors, 'design_not_found', 'design_forbidden', 'feature_required', 'plan_not_found'), ...pick(ledgerErrors, 'send_failed'), ...pick(ledgerErrors, 'dedup_id_reused')],
   },

@@ -23,7 +23,7 @@ export const profileDocs: OperationDocs = {
   },
   postProfileToken: {
     description:
-      "A server app issues a closed-loop access token for a profile of its own site, without the person signing in. For a business, manager_uid names the managing personal profile the token acts for; permissions narrow what the token may do.",
+      "A server app issues a closed-loop access token for a profile of its own site, without the person signing in. For a business, manager_uid names the managing personal profile the token acts for; permissions narrow what the token may do. A profile a bill created for an email no one has proved yet waits for that address's owner to sign up, and is answered as not found.",
     example: { uid: 'pat@example.com' },
     errors: [...pick(profileErrors, 'uid_not_found', 'manager_required', 'manager_not_found', 'not_manager')],
   },

@@ -5,6 +5,8 @@ import { z } from 'zod';
 import type { EdgeEngine, Engine } from '../../engine/engine.ts';
 import type { RateBucket } from '../../engine/ratelimits.ts';
 import { constantTimeEqual } from '../../engine/ids.ts';
+import { imageDecodeSecondsMax } from '../../engine/limits.ts';
+import { admitUpload, releaseUpload } from '../../engine/sharp.ts';
 import { readAttemptSecret, readBasicCredentials, readBearerToken } from './credentials.ts';
 import { edgeErrors, httpError, HttpError, type ErrorStatus } from './errors.ts';
 import { checkError, checkResponse } from './response-check.ts';
@@ -132,6 +134,19 @@ export function messageThrottle(logins: (string | null | undefined)[], clientId:
 /** Image uploads (each a decode) are throttled per token. */
 export function uploadThrottle({ token }: { token: TokenPrincipal | undefined }): { bucket: RateBucket; key: string }[] {
   return [{ bucket: 'image_upload_token', key: token!.tokenId }];
+}
+
+/**
+ * An image upload's work, when this process's decoder queue has room (imageDecodesQueuedMax);
+ * past it 429 with Retry-After before the body is looked at.
+ */
+export async function withUploadRoom<T>(response: Response, work: () => Promise<T>): Promise<T> {
+  if (!admitUpload()) rateLimited(response, imageDecodeSecondsMax);
+  try {
+    return await work();
+  } finally {
+    releaseUpload();
+  }
 }
 
 export function defineRoute<Schema extends z.ZodType>(route: RouteDefinition<Schema>): RouteDefinition<Schema> {

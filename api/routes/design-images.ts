@@ -5,7 +5,7 @@ import type { Request } from 'express';
 import { z } from 'zod';
 import { iconStyles, type IconStyle } from '../../engine/designs/images.ts';
 import { edgeErrors, httpError } from '../http/errors.ts';
-import { defineRoute, RawResponse, uploadThrottle, type RouteDefinition } from '../http/route.ts';
+import { defineRoute, RawResponse, uploadThrottle, withUploadRoom, type RouteDefinition } from '../http/route.ts';
 import { raise } from './designs.ts';
 import { designImageCacheSeconds } from '../../engine/limits.ts';
 
@@ -36,8 +36,8 @@ function imageRoute(path: string, summary: string) {
     throttle: uploadThrottle,
     errors: [429],
     response: imageAnswer,
-    async handler({ engine, token, params, request }) {
-      const result = await engine.services.designImages.setImage(token!.profileId, params.designId, params.denomination ?? null, uploadOf(request));
+    async handler({ engine, token, params, request, response }) {
+      const result = await withUploadRoom(response, () => engine.services.designImages.setImage(token!.profileId, params.designId, params.denomination ?? null, uploadOf(request)));
       if (!result.ok) raise(result);
       return { image: result.image };
     },
@@ -62,10 +62,10 @@ export const designImageRoutes: RouteDefinition[] = [
     throttle: uploadThrottle,
     errors: [429],
     response: z.object({ icon: z.object({ media_id: z.string(), style: z.enum(['fit', 'zoom']), url: z.string(), previews: previewsAnswer }) }),
-    async handler({ engine, token, params, request }) {
+    async handler({ engine, token, params, request, response }) {
       const style = (request.get('x-image-style') ?? 'zoom').trim().toLowerCase();
       if (!(iconStyles as readonly string[]).includes(style)) throw httpError(edgeErrors, 'invalid', { invalid: { 'X-Image-Style': 'must be fit or zoom' } });
-      const result = await engine.services.designImages.setIcon(token!.profileId, params.designId, style as IconStyle, uploadOf(request));
+      const result = await withUploadRoom(response, () => engine.services.designImages.setIcon(token!.profileId, params.designId, style as IconStyle, uploadOf(request)));
       if (!result.ok) raise(result);
       return { icon: result.icon };
     },

@@ -74,7 +74,7 @@ export const ledgerAdminRoutes: RouteDefinition[] = [
   defineRoute({
     method: 'get',
     path: '/admin/ledger/audit',
-    summary: 'Verifies the ledger: per loop and currency, issued = held + in flight + redeemed; every note accounted for; no negative balance.',
+    summary: 'Verifies the ledger: per loop and currency, issued = held + in flight + redeemed; every note accounted for; no negative balance; each redemption paid or owed its terms. Lists the reserve each distributor owes.',
     tags: ['admin'],
     caller: { kind: 'operator' },
     input: empty,
@@ -85,9 +85,12 @@ export const ledgerAdminRoutes: RouteDefinition[] = [
       })),
       reserves: z.array(z.strictObject({ design_id: z.string(), currency: z.string(), reserve: z.string(), needed: z.string() })),
       problems: z.array(z.string()),
+      // Cashloop's addition (docs/brand-cash.md): per design and distributor, the reserve its closed-loop sales left owed.
+      owed: z.array(z.strictObject({ design_id: z.string(), distributor_id: z.string(), currency: z.string(), reserve_owed: z.string(), pending: z.string(), settled: z.string() })),
     }),
     async handler({ engine }) {
-      return engine.services.ledger.cash.audit();
+      const [report, owed] = await Promise.all([engine.services.ledger.cash.audit(), engine.services.designs.adminOwed()]);
+      return { ...report, owed };
     },
   }),
 

@@ -49,15 +49,16 @@ export const reportRoutes: RouteDefinition[] = [
       };
       const filters = report.filters(request);
       if ('error' in filters) raise(filters);
-      if (!input.csv) {
-        const answer = await report.json(request, filters);
-        if ('error' in answer && answer.ok === false) raise(answer as never);
-        return answer;
-      }
+      const chunks = input.csv ? report.csv(filters) : await report.json(request, filters);
+      if ('error' in chunks) raise(chunks);
       response.status(200);
-      response.type('text/csv; charset=utf-8');
-      response.setHeader('content-disposition', 'attachment; filename="received-and-receivable.csv"');
-      for await (const chunk of report.csv(filters)) {
+      if (input.csv) {
+        response.type('text/csv; charset=utf-8');
+        response.setHeader('content-disposition', 'attachment; filename="received-and-receivable.csv"');
+      } else {
+        response.type('application/json; charset=utf-8');
+      }
+      for await (const chunk of chunks) {
         if (!response.write(chunk)) await once(response, 'drain');
       }
       response.end();

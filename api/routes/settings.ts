@@ -10,7 +10,7 @@ import {
 } from '../../engine/limits.ts';
 import { edgeErrors, httpError } from '../http/errors.ts';
 import { boundedString, stringList } from '../http/fields.ts';
-import { defineRoute, messageThrottle, RawResponse, uploadThrottle, type RouteDefinition } from '../http/route.ts';
+import { defineRoute, messageThrottle, RawResponse, uploadThrottle, withUploadRoom, type RouteDefinition } from '../http/route.ts';
 import { authnFailure } from './authn.ts';
 
 const caller = { kind: 'token', permission: 'change_settings' } as const;
@@ -156,9 +156,9 @@ export const settingsRoutes: RouteDefinition[] = [
     throttle: uploadThrottle,
     errors: [429],
     response: imageUrls,
-    async handler({ engine, token, request }) {
+    async handler({ engine, token, request, response }) {
       const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-      return answer(await engine.services.settings.setImage(token!.profileId, body));
+      return answer(await withUploadRoom(response, () => engine.services.settings.setImage(token!.profileId, body)));
     },
   }),
 

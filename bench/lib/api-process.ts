@@ -9,7 +9,8 @@ export interface ApiProcess extends ChildServer {
   operatorKey: string;
 }
 
-export async function startApiProcess(options: { databaseUrl?: string; redisUrl?: string; dataDir: string; nodeArguments?: string[] }): Promise<ApiProcess> {
+/** `cwd`: another checkout of the project (the gate comparison runs an older commit beside this one). */
+export async function startApiProcess(options: { databaseUrl?: string; redisUrl?: string; dataDir: string; nodeArguments?: string[]; cwd?: string }): Promise<ApiProcess> {
   const operatorKey = `bench-operator-${randomBytes(16).toString('hex')}`;
   const env: Record<string, string> = {
     DATA_DIR: options.dataDir,
@@ -22,6 +23,6 @@ export async function startApiProcess(options: { databaseUrl?: string; redisUrl?
   };
   if (options.databaseUrl) env.DATABASE_URL = options.databaseUrl;
   if (options.redisUrl) env.REDIS_URL = options.redisUrl;
-  const server = await startChildServer({ name: 'API', script: 'api/main.ts', env, readyPath: '/readyz', nodeArguments: options.nodeArguments });
+  const server = await startChildServer({ name: 'API', script: 'api/main.ts', env, readyPath: '/readyz', nodeArguments: options.nodeArguments, cwd: options.cwd });
   return { ...server, operatorKey };
 }

@@ -33,8 +33,8 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** Starts script (relative to the repository root) with env plus PORT and HOST; resolves once readyPath answers 2xx. */
-export async function startChildServer(options: { name: string; script: string; env: Record<string, string>; readyPath: string; nodeArguments?: string[] }): Promise<ChildServer> {
+/** Starts script (relative to cwd, the repository root by default) with env plus PORT and HOST; resolves once readyPath answers 2xx. */
+export async function startChildServer(options: { name: string; script: string; env: Record<string, string>; readyPath: string; nodeArguments?: string[]; cwd?: string }): Promise<ChildServer> {
   const port = await freePort();
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '',
@@ -43,7 +43,7 @@ export async function startChildServer(options: { name: string; script: string; 
     PORT: String(port),
     HOST: '127.0.0.1',
   };
-  const child: ChildProcess = spawn(process.execPath, [...(options.nodeArguments ?? []), '--import', 'tsx', options.script], { cwd: repositoryRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(process.execPath, [...(options.nodeArguments ?? []), '--import', 'tsx', options.script], { cwd: options.cwd ?? repositoryRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const keep = (chunk: Buffer) => {
     output = (output + chunk.toString('utf8')).slice(-outputKeptChars);

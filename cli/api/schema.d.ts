@@ -75,7 +75,7 @@ export interface paths {
         put?: never;
         /**
          * Issues a closed-loop token for a profile of the app's site (a business needs manager_uid).
-         * @description A server app issues a closed-loop access token for a profile of its own site, without the person signing in. For a business, manager_uid names the managing personal profile the token acts for; permissions narrow what the token may do.
+         * @description A server app issues a closed-loop access token for a profile of its own site, without the person signing in. For a business, manager_uid names the managing personal profile the token acts for; permissions narrow what the token may do. A profile a bill created for an email no one has proved yet waits for that address's owner to sign up, and is answered as not found.
          */
         post: operations["postProfileToken"];
         delete?: never;
@@ -1564,7 +1564,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Verifies the ledger: per loop and currency, issued = held + in flight + redeemed; every note accounted for; no negative balance.
+         * Verifies the ledger: per loop and currency, issued = held + in flight + redeemed; every note accounted for; no negative balance; each redemption paid or owed its terms. Lists the reserve each distributor owes.
          * @description Checks the whole ledger: per loop and currency, issued equals held plus in flight plus redeemed; every note is accounted for; no balance is negative. Answers the totals and any problems found. Operator key (the CLI drives it).
          */
         get: operations["getAdminLedgerAudit"];
@@ -1695,7 +1695,7 @@ export interface paths {
         put?: never;
         /**
          * Bills a customer for brand cash of a gl_design (merchants with the bill feature); the bill waits up to 14 days for payment.
-         * @description A merchant with the bill feature bills a customer for brand cash of a gl_design: the bill waits up to 14 days, with reminders, for payment; paid, the brand cash issues to the customer. Answers the TransferDetail.
+         * @description A merchant with the bill feature bills a customer for brand cash of a gl_design: the bill waits up to 14 days, with reminders, for payment; paid, the brand cash issues to the customer. A customer created from profile_creation_data belongs to the merchant's site; its email is where the bill goes, not a confirmed login: the address's owner takes that wallet over by signing up on the site with the code sent to the address. Answers the TransferDetail.
          */
         post: operations["postDesignBill"];
         delete?: never;
@@ -13332,6 +13332,14 @@ export interface operations {
                             needed: string;
                         }[];
                         problems: string[];
+                        owed: {
+                            design_id: string;
+                            distributor_id: string;
+                            currency: string;
+                            reserve_owed: string;
+                            pending: string;
+                            settled: string;
+                        }[];
                     };
                 };
             };

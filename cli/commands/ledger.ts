@@ -63,6 +63,7 @@ function registerAuditCommand(program: Command, env: Environment): void {
       const api = operatorApi(globals, env);
       const report = await api.call(api.client.GET('/admin/ledger/audit'));
       const reserves: any[] = (report as any).reserves ?? [];
+      const owed: any[] = (report as any).owed ?? [];
       print(globals, report, () => [
         ...table(
           ['loop', 'currency', 'issued', 'held', 'in_flight', 'reserved', 'redeemed', 'expired'],
@@ -71,6 +72,10 @@ function registerAuditCommand(program: Command, env: Environment): void {
         ),
         ...(reserves.length > 0
           ? ['', 'design reserves', ...table(['design', 'currency', 'reserve', 'needed'], reserves.map((row) => [row.design_id, row.currency, row.reserve, row.needed]), { rightAligned: [2, 3] })]
+          : []),
+        ...(owed.length > 0
+          ? ['', 'reserve owed by distributors (closed-loop sales)', ...table(['design', 'distributor', 'currency', 'reserve_owed', 'pending', 'settled'],
+            owed.map((row) => [row.design_id, row.distributor_id, row.currency, row.reserve_owed, row.pending, row.settled]), { rightAligned: [3, 4, 5] })]
           : []),
         report.ok ? 'audit ok' : `audit FAILED:\n  ${report.problems.join('\n  ')}`,
       ]);

@@ -193,6 +193,27 @@ test('a rejection or a failure in a shared transaction changes only its own comm
   assert.equal(await readCount('r3'), { count: 0, version: 1, state: 'open' });
 });
 
+test('after-commit listeners hear every commit, alone or shared, with or without effects, once it is visible; a rejection is not heard', async () => {
+  await createCounters(['l1', 'l2']);
+  const heard: { command: string | undefined; counts: Promise<number[]> }[] = [];
+  harness.engine.commands.onCommit(() => {
+    heard.push({ command: currentCommand(), counts: Promise.all(['l1', 'l2'].map(async (id) => (await readCount(id)).count)) });
+  });
+  await harness.engine.commands.run('counter.add', [{ kind: 'test_counter', id: 'l1' }], async (unit) => {
+    await unit.load(counter, 'l1');
+    unit.send(counter, 'l1', { type: 'counter.add', by: 5 });
+  });
+  assert.is(heard.length, 1, 'a command with no effects is heard');
+  assert.is(heard[0].command, undefined, 'outside the command');
+  assert.equal(await heard[0].counts, [5, 0], 'its commit is visible when heard');
+  await Promise.all([sharedAdd('l1', 1), sharedAdd('l2', 2)]);
+  assert.ok(heard.length >= 2, 'a shared transaction is heard');
+  assert.equal(await heard[heard.length - 1].counts, [6, 2]);
+  const before = heard.length;
+  await sharedAdd('l2', 7, async (unit) => unit.reject({ ok: false, error: 'refused' }));
+  assert.is(heard.length, before, 'a rejected command commits nothing and is not heard');
+});
+
 test('shared commands on one actor never share a transaction and equal the sequential result', async () => {
   await createCounters(['h']);
   const txids = await Promise.all(Array.from({ length: 10 }, (_, index) => sharedAdd('h', index + 1)));

@@ -119,6 +119,8 @@ export interface RunOptions {
 export interface CommandRunner {
   /** Runs body under the locks in one transaction; answers its result, or the value it rejected with. */
   run<R, E = never>(name: string, lockRefs: readonly { kind: string; id: string }[], body: (unit: Unit<E>) => Promise<R>, options?: RunOptions): Promise<R | E>;
+  /** Calls `listener` right after every commit (outside the command's scope), whether or not it queued effects. */
+  onCommit(listener: () => void): void;
 }
 
 export interface CommandRunnerOptions {
@@ -252,9 +254,14 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
   const { sql, locks, clock, metrics } = options;
   const ids = options.ids ?? createIdMinter(legacyIdPermutationKey);
 
+  const commitListeners: (() => void)[] = [];
+
   /** Effects are delivered after the commit and outside the command's scope (they may call the network). */
   function afterCommit(outboxIds: bigint[]): void {
-    commandScope.exit(() => options.onCommitted?.(outboxIds));
+    commandScope.exit(() => {
+      if (outboxIds.length > 0) options.onCommitted?.(outboxIds);
+      for (const listener of commitListeners) listener();
+    });
   }
 
   /** Runs a command alone with its locks held, retrying version conflicts and deadlocks; rejections answer. */
@@ -263,7 +270,7 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
       try {
         const { result, outboxIds } = await transact(sql, (tx) => openUnit(tx, clock.now(), ids), body, hold);
         metrics.commandDuration.observe({ command: name, outcome: 'committed' }, (performance.now() - startedAt) / 1000);
-        if (outboxIds.length > 0) afterCommit(outboxIds);
+        afterCommit(outboxIds);
         return result;
       } catch (error) {
         if (error instanceof CommandRejected) {
@@ -295,6 +302,9 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
   }
 
   return {
+    onCommit(listener) {
+      commitListeners.push(listener);
+    },
     async run<R, E>(name: string, lockRefs: readonly { kind: string; id: string }[], body: (unit: Unit<E>) => Promise<R>, runOptions?: RunOptions): Promise<R | E> {
       const resources = lockRefs.map((ref) => lockResource(ref.kind, ref.id));
       const startedAt = performance.now();

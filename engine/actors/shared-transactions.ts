@@ -57,7 +57,7 @@ export interface SharedTransactionOptions<U> {
   runAlone(name: string, body: (unit: U) => Promise<unknown>, hold: LockHold, startedAt: number): Promise<unknown>;
   /** The transaction a unit runs in. */
   txOf(unit: U): TransactionSql;
-  /** Delivers the effects of a commit. */
+  /** Runs after every commit: delivers its effects (if any) and tells the commit listeners. */
   afterCommit(outboxIds: bigint[]): void;
 }
 
@@ -137,7 +137,7 @@ export function createSharedTransactions<U>(options: SharedTransactionOptions<U>
       metrics.commandDuration.observe({ command: entry.name, outcome: 'committed' }, (finishedAt - entry.startedAt) / 1000);
       entry.settle({ ok: true, value: committed!.results[index] });
     });
-    if (committed.outboxIds.length > 0) options.afterCommit(committed.outboxIds);
+    options.afterCommit(committed.outboxIds);
   }
 
   function drain(): void {

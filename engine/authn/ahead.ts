@@ -1,7 +1,7 @@
 // Checks made before an attempt's command, so argon2 never runs while the command holds its locks
 // and a pooled connection: the attempt is read without a lock, the password or code is verified,
 // and the command only confirms that what was verified is still what it holds (a string compare).
-import { selectActor } from '../actors/store.ts';
+import { peekSnapshot } from '../actors/peek.ts';
 import { constantTimeEqual, secretHash } from '../ids.ts';
 import { verifySecret } from '../passwords.ts';
 import type { InvitationCodeVerdict } from '../invitations/service.ts';
@@ -12,9 +12,9 @@ import type { AttemptCredential } from './service.ts';
 /** The attempt's context as it stands now, if the credential opens it and it is active; else null (the command answers why). */
 export async function peekAttempt(ctx: AuthnContext, id: string, credential: AttemptCredential): Promise<AttemptContext | null> {
   if (!/^\d{10}$/.test(id)) return null;
-  const row = await selectActor(ctx.core.sql, 'authn_attempt', id);
-  if (!row || row.snapshot.value !== 'active') return null;
-  const context = row.snapshot.context as AttemptContext;
+  const snapshot = await peekSnapshot(ctx.core.sql, 'authn_attempt', id);
+  if (!snapshot || snapshot.value !== 'active') return null;
+  const context = snapshot.context as AttemptContext;
   if ('secret' in credential && !constantTimeEqual(secretHash(credential.secret), context.secretHash)) return null;
   return context;
 }

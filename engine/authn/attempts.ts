@@ -39,6 +39,16 @@ export async function guardTripped(db: Queryable, key: string, after: number, no
   return Boolean(guard && now.getTime() - guard.window_started_at.getTime() < authnLoginGuardWindowMs && guard.failures >= after);
 }
 
+/** Counts a failed guess against the guard of `key`; a window that has passed starts again. */
+export function countGuardFailure(db: Queryable, key: string, now: Date): Promise<void> {
+  return store.countGuardFailure(db, key, now, new Date(now.getTime() - authnLoginGuardWindowMs));
+}
+
+/** Clears the guard of `key` after a right guess. */
+export function clearGuard(db: Queryable, key: string): Promise<void> {
+  return store.clearGuard(db, key);
+}
+
 export async function checkGuardCaptcha(unit: Unit<AuthnFailure>, key: string, after: number, solved: boolean): Promise<void> {
   if ((await guardTripped(unit.tx, key, after, unit.now)) && !solved) unit.reject(failure('captcha_required'));
 }

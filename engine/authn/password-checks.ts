@@ -56,3 +56,13 @@ export const devicePinVerifier: PinVerifier = async (db, input) => {
   for (const hash of hashes) if (await verifySecret(hash, input.pin)) return 'match';
   return 'mismatch';
 };
+
+/** Keeps a device password (its hash) for (profile, device, access method), replacing one kept before. */
+export function keepDevicePassword(db: Queryable, profileId: string, deviceUuid: string, accessMethod: string, hash: string, now: Date): Promise<void> {
+  return store.upsertDevicePassword(db, profileId, deviceUuid, accessMethod, hash, now);
+}
+
+/** Forgets the device password of (profile, device, access method); whether there was one. */
+export function forgetDevicePassword(db: Queryable, profileId: string, deviceUuid: string, accessMethod: string): Promise<boolean> {
+  return store.deleteDevicePassword(db, profileId, deviceUuid, accessMethod);
+}

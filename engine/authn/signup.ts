@@ -52,7 +52,7 @@ export async function signupFinish(ctx: AuthnContext, id: string, credential: At
     if (!context.closedLoop && !context.signup.passwordHash) return unit.reject(failure('invalid', { password: 'is required (set-signup-data)' }));
     const confirmedUids = Object.entries(context.authenticated).filter(([, factor]) => factor.byCode).map(([uid]) => uid);
     for (const uid of confirmedUids) if (await profiles.findByUid(unit.tx, uid)) return unit.reject(failure('uid_taken', { login: `${uid} belongs to another wallet` }));
-    const { profileId } = await profiles.createIndividualIn(unit, {
+    const individual = {
       firstName: context.signup.firstName,
       lastName: context.signup.lastName,
       site: context.site,
@@ -60,7 +60,10 @@ export async function signupFinish(ctx: AuthnContext, id: string, credential: At
       passwordHash: context.signup.passwordHash,
       deviceUuid: context.deviceUuid,
       deviceName: context.deviceName,
-    });
+    };
+    // A profile of this site waiting for the owner of a UID this sign-up proved by a code (a bill's
+    // email) becomes the owner's wallet, with its bills; otherwise a new one.
+    const { profileId } = (await profiles.takeOverClaimIn(unit, individual)) ?? (await profiles.createIndividualIn(unit, individual));
     await applyTrust(unit, context, profileId);
     if (context.inviteId) await invitations.markAcceptedIn(unit, context.inviteId, profileId);
     const completion = await issueToken(ctx, unit, context, profileId);

@@ -7,7 +7,8 @@ import { authorityRefusal, dedupRepeat, dedupWinner, passGate, type DedupRequest
 import { billPaymentWaitMs, billReminderIntervalMs } from '../limits.ts';
 import { canonicalUidOf, personNameProblem } from '../profiles/names.ts';
 import { stateFields, transfer, type TransferStateName } from '../transfers/machine.ts';
-import * as transferStore from '../transfers/store.ts';
+import { transferById } from '../transfers/rows.ts';
+import type { NewTransfer } from '../transfers/types.ts';
 import { issueTerms, type IssueTerms } from './access.ts';
 import { remindIn } from './bill-reminders.ts';
 import type { BillInput, BillResult } from './bills.ts';
@@ -50,6 +51,8 @@ async function customerOf(ctx: CirculationContext, input: BillInput, site: strin
     if (!uid?.startsWith('email:')) return { id: null, problem: invalid('profile_creation_data.email', 'must be an email address') };
     const found = await ctx.profiles.findByUid(ctx.sql, uid);
     if (found && found.site === site) return { id: found.id, problem: null };
+    const waiting = await ctx.profiles.claimedProfileId(ctx.sql, site, uid);
+    if (waiting) return { id: waiting, problem: null };
   }
   return { id: null, problem: null };
 }
@@ -63,17 +66,18 @@ async function billIn(
   const at = unit.now;
   const transferId = await unit.newLongId('transfer');
   // A new customer belongs to the merchant's site, and the email the merchant typed stays a claim:
-  // no one proved it, so it confirms nothing (sign-up and /p/token never find the profile by it);
-  // the bill's requests go to it as the bill's sender UID.
+  // no one proved it, so it confirms nothing and no app takes a /p/token for the profile; the owner
+  // who proves it by a code signing up on the site takes the profile over (profiles/claims.ts).
+  // The bill's requests go to it as the bill's sender UID.
   let claimedUid: string | null = null;
   if (!customerId) {
     const data = input.profileCreationData!;
     claimedUid = data.email ? canonicalUidOf(data.email) : null;
-    customerId = (await ctx.profiles.createIndividualIn(unit, { firstName: data.first_name, lastName: data.last_name, site, confirmedUids: [] })).profileId;
+    customerId = (await ctx.profiles.createIndividualIn(unit, { firstName: data.first_name, lastName: data.last_name, site, confirmedUids: [], claimedUid })).profileId;
   }
   const snapshot = unit.create(transfer, transferId, { workflowType: 'bill', waitFor: 'bill', at: at.toISOString() });
   const agreementId = design.issuer_id === input.callerId ? null : await store.selectActiveAgreementId(unit.tx, design.id, input.callerId, 'distributor');
-  const row: transferStore.NewTransfer = {
+  const row: NewTransfer = {
     id: transferId, workflowType: 'bill', senderId: customerId, senderUid: claimedUid ?? `service:${customerId}`, recipientId: input.callerId, recipientUid: `service:${input.callerId}`,
     senderPersonalId: customerId, recipientPersonalId: null, currency: design.currency, amount, at, state: stateFields(snapshot.value as TransferStateName), endAt: null,
     activityCount: snapshot.context.activityCount, private: input.private, message: input.message ?? null, messageSubject: null, appdata: input.appdata,
@@ -100,7 +104,7 @@ async function billIn(
   const remindAt = new Date(at.getTime() + billReminderIntervalMs);
   unit.schedule(transfer, transferId, 'bill_expire', expiresAt, { type: 'transfer.bill_expire', at: expiresAt.toISOString() });
   unit.schedule(transfer, transferId, 'bill_remind', remindAt, { type: 'transfer.bill_remind', at: remindAt.toISOString() });
-  const inserted = await transferStore.selectTransfer(unit.tx, transferId);
+  const inserted = await transferById(unit.tx, transferId);
   await remindIn(ctx, unit, inserted!, 0);
   return { ok: true as const, transferId, duplicate: false };
 }

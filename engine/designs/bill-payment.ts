@@ -5,14 +5,15 @@ import type { Unit } from '../actors/command.ts';
 import { balanceLockKey, balanceRowLocks, walletHolder } from '../ledger/cash.ts';
 import { failure, sendFailure, type Failure } from '../ledger/errors.ts';
 import { transfer } from '../transfers/machine.ts';
-import * as transferStore from '../transfers/store.ts';
+import type { TransferRow } from '../transfers/types.ts';
+import { isTransferViewer, transferById } from '../transfers/rows.ts';
 import type { CirculationContext } from './context.ts';
 import { distributeIn, payIn } from './distribution.ts';
 import * as store from './store.ts';
 import { formatDecimal, type Decimal } from '../money.ts';
 
 /** Completes a waiting bill: the customer's payment (if any) reaches the merchant, then the brand cash is issued to the customer. */
-async function payBillIn(ctx: CirculationContext, unit: Unit<Failure>, row: transferStore.TransferRow, paidBy: 'wallet' | 'outside'): Promise<void> {
+async function payBillIn(ctx: CirculationContext, unit: Unit<Failure>, row: TransferRow, paidBy: 'wallet' | 'outside'): Promise<void> {
   const snapshot = await unit.load(transfer, row.id);
   if (!snapshot || snapshot.value !== 'bill') return unit.reject(failure('not_waiting'));
   const design = await store.selectDesign(unit.tx, String(row.details.design_id));
@@ -36,7 +37,7 @@ async function payBillIn(ctx: CirculationContext, unit: Unit<Failure>, row: tran
 }
 
 /** Pays the bill in one command locking both wallets and the transfer, sharing the balance rows' locks. */
-async function runPayment(ctx: CirculationContext, name: string, row: transferStore.TransferRow, paidBy: 'wallet' | 'outside'): Promise<{ ok: true; transferId: string } | Failure> {
+async function runPayment(ctx: CirculationContext, name: string, row: TransferRow, paidBy: 'wallet' | 'outside'): Promise<{ ok: true; transferId: string } | Failure> {
   const design = await store.selectDesign(ctx.sql, String(row.details.design_id));
   const issuerId = design?.issuer_id ?? row.recipient_id!;
   const locks = [{ kind: 'wallet', id: row.sender_id! }, { kind: 'wallet', id: row.recipient_id! }, { kind: 'transfer', id: row.id }];
@@ -48,7 +49,7 @@ async function runPayment(ctx: CirculationContext, name: string, row: transferSt
 }
 
 /** POST /t/<id>/accept on a bill: the billed customer pays it from their open loop cash. */
-export async function payFromWallet(ctx: CirculationContext, callerId: string, row: transferStore.TransferRow, closedLoopOnly: boolean): Promise<{ ok: true; transferId: string } | Failure> {
+export async function payFromWallet(ctx: CirculationContext, callerId: string, row: TransferRow, closedLoopOnly: boolean): Promise<{ ok: true; transferId: string } | Failure> {
   if (row.sender_id !== callerId) return failure('not_recipient', 'only the billed customer pays a bill');
   // Paying a bill spends open loop cash, which a closed-loop token may not move.
   if (closedLoopOnly) return sendFailure([{ code: 'open_loop_not_permitted', field_name: 'transfer_id', info: { reason: 'this token may move brand cash only' } }]);
@@ -56,7 +57,7 @@ export async function payFromWallet(ctx: CirculationContext, callerId: string, r
 }
 
 export async function recordOutsidePayment(ctx: CirculationContext, transferId: string): Promise<{ ok: true; transferId: string } | Failure> {
-  const row = await transferStore.selectTransfer(ctx.sql, transferId);
+  const row = await transferById(ctx.sql, transferId);
   if (!row || row.workflow_type !== 'bill') return failure('transfer_not_found');
   return runPayment(ctx, 'bill.paid_outside', row, 'outside');
 }
@@ -64,8 +65,8 @@ export async function recordOutsidePayment(ctx: CirculationContext, transferId: 
 export async function confirmPayment(
   ctx: CirculationContext, input: { callerId: string; transferId: string; declaredBank?: string; declaredAmount?: Decimal; declaredDate?: string },
 ): Promise<{ ok: true; transferId: string } | Failure> {
-  const row = await transferStore.selectTransfer(ctx.sql, input.transferId);
-  if (!row || row.workflow_type !== 'bill' || !(await transferStore.isViewer(ctx.sql, row.id, input.callerId))) return failure('transfer_not_found');
+  const row = await transferById(ctx.sql, input.transferId);
+  if (!row || row.workflow_type !== 'bill' || !(await isTransferViewer(ctx.sql, row.id, input.callerId))) return failure('transfer_not_found');
   if (row.sender_id !== input.callerId) return failure('not_recipient', 'only the billed customer confirms payment');
   return ctx.commands.run('bill.confirm', [{ kind: 'transfer', id: row.id }], async (unit: Unit<Failure>) => {
     const snapshot = await unit.load(transfer, row.id);

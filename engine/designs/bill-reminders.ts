@@ -5,12 +5,13 @@ import { billReminderIntervalMs } from '../limits.ts';
 import { billMessage } from '../messages/templates.ts';
 import { formatMinor } from '../money.ts';
 import { transfer, type TransferEvent } from '../transfers/machine.ts';
-import * as transferStore from '../transfers/store.ts';
+import type { TransferRow } from '../transfers/types.ts';
+import { transferById } from '../transfers/rows.ts';
 import type { CirculationContext } from './context.ts';
 import * as store from './store.ts';
 
 /** Inside a command: the bill's request (reminder 0) or a reminder, to the customer's confirmed email. */
-export async function remindIn(ctx: CirculationContext, unit: Unit, row: transferStore.TransferRow, reminder: number): Promise<void> {
+export async function remindIn(ctx: CirculationContext, unit: Unit, row: TransferRow, reminder: number): Promise<void> {
   const [merchant, design, uids] = await Promise.all([
     ctx.profiles.get(unit.tx, row.recipient_id!), store.selectDesign(unit.tx, String(row.details.design_id)), ctx.profiles.confirmedUids(unit.tx, row.sender_id!),
   ]);
@@ -32,7 +33,7 @@ export async function expireBillIn(ctx: CirculationContext, unit: Unit, transfer
 /** The bill_remind timer: another reminder, and the next one scheduled, until the customer confirms. */
 export async function remindBillIn(ctx: CirculationContext, unit: Unit, transferId: string): Promise<void> {
   const snapshot = await unit.load(transfer, transferId);
-  const row = await transferStore.selectTransfer(unit.tx, transferId);
+  const row = await transferById(unit.tx, transferId);
   if (!snapshot || !row || snapshot.value !== 'bill' || snapshot.context.billConfirmedAt) return;
   const next = await ctx.transfers.applyIn(unit, transferId, { type: 'transfer.bill_remind', at: unit.now.toISOString() }, { details: { reminder_count: (snapshot.context.reminderCount ?? 0) + 1 } });
   if (!next) return;

@@ -24,7 +24,7 @@ export async function setIcon(ctx: ImagesContext, profileId: string, designId: s
     { rendition: 'thumbnail_zoom', size: designIconThumbnailPx, fit: 'cover' },
     { rendition: 'thumbnail_fit', size: designIconThumbnailPx, fit: 'contain' },
   ] as const;
-  const renditions = await render(upload.bytes, jobs.map((job) => ({ rendition: job.rendition, width: job.size, height: job.size, fit: job.fit, jpeg: false })));
+  const renditions = await render(upload.bytes, jobs.map((job) => ({ rendition: job.rendition, width: job.size, height: job.size, fit: job.fit, jpeg: false })), ctx.config.imageDecoderPriority);
   if ('error' in renditions) return renditions;
   const mediaId = randomHex(10);
   const result = await onEditableDesign(ctx.commands, 'design.icon_set', profileId, designId, async (unit) => {

@@ -38,7 +38,7 @@ export async function setImage(ctx: ImagesContext, profileId: string, designId: 
   const renditions = await render(upload.bytes, [
     { rendition: 'full', ...designImageFullPx, fit: 'cover', jpeg },
     { rendition: 'thumbnail', ...designImageThumbnailPx, fit: 'cover', jpeg },
-  ]);
+  ], ctx.config.imageDecoderPriority);
   if ('error' in renditions) return renditions;
   const mediaId = randomHex(10);
   const result = await onEditableDesign(ctx.commands, 'design.image_set', profileId, designId, async (unit, design) => {

@@ -1,7 +1,8 @@
 // A design send (POST /design/<id>/send): the issuer or an active distributor issues brand cash to
 // an existing profile under a plan, paying the plan's split in open loop cash, in one command.
 import type { Unit } from '../actors/command.ts';
-import { balanceLockKey, balanceOf, balanceRowLocks } from '../ledger/cash.ts';
+import { balanceLockKey, balanceRowLocks } from '../ledger/cash.ts';
+import { heldForCap } from '../ledger/holdings.ts';
 import { sendFailure, type Duplicate, type Failure } from '../ledger/errors.ts';
 import { wallet } from '../profiles/machine.ts';
 import { dedupRepeat, dedupWinner, passGate, type DedupRequest } from '../transfers/gate.ts';
@@ -36,7 +37,7 @@ function checkedSend(ctx: CirculationContext, input: DesignSendInput): Promise<I
 async function sendIn(ctx: CirculationContext, unit: Unit<Duplicate | DesignFailure | Failure>, input: DesignSendInput, terms: IssueTerms, { profile, uid }: SendTo, dedup: DedupRequest | null) {
   const { design, plan, amount } = terms;
   const transferId = await unit.newLongId('transfer');
-  if (design.max_per_wallet !== null && (await balanceOf(unit.tx, profile.id, design.id, design.currency)) + amount > design.max_per_wallet) {
+  if (design.max_per_wallet !== null && (await heldForCap(unit.tx, profile.id, design.id, design.currency)) + amount > design.max_per_wallet) {
     return unit.reject(invalid('amount', `the recipient would hold more than this design's max_per_wallet`));
   }
   const views = [{ profileId: input.callerId, role: 'sender' }];

@@ -9,11 +9,13 @@
 // Design sends, bills and offers all issue through distributeIn; circulation.ts re-exports these.
 import type { Unit } from '../actors/command.ts';
 import { openLoopId } from '../ledger/allocation.ts';
-import { balanceOf, movementLines, pickFromWallet, walletHolder } from '../ledger/cash.ts';
+import { movementLines, pickFromWallet, walletHolder } from '../ledger/cash.ts';
+import { heldForCap } from '../ledger/holdings.ts';
 import { sendFailure, type Failure } from '../ledger/errors.ts';
-import * as ledgerStore from '../ledger/store.ts';
+import type { Holder } from '../ledger/types.ts';
 import { dayMs } from '../limits.ts';
-import * as posStore from '../pos/store.ts';
+import { recordReceivables } from '../pos/records.ts';
+import type { NewReceivable } from '../pos/types.ts';
 import { wallet } from '../profiles/machine.ts';
 import { issuedPicks, passGate, type Issue } from '../transfers/gate.ts';
 import { designKind } from './machine.ts';
@@ -81,10 +83,10 @@ export async function distributeIn(
   const split = distributionSplit(amount, plan.recipients, design.id);
   const reserveFunded = input.reserveOwed ? 0n : split.reserve;
   let number = input.number + 2;
-  const payments: [ledgerStore.Holder, bigint, string, string][] = [[{ kind: 'reserve', id: design.id }, reserveFunded, 'reserve', design.id]];
+  const payments: [Holder, bigint, string, string][] = [[{ kind: 'reserve', id: design.id }, reserveFunded, 'reserve', design.id]];
   for (const fee of split.fees) payments.push([walletHolder(fee.recipientId), fee.amount, 'fee', fee.recipientId]);
   if (design.issuer_id !== input.senderId) payments.push([walletHolder(design.issuer_id), split.proceeds, 'proceeds', design.issuer_id]);
-  const receivables: posStore.NewReceivable[] = [];
+  const receivables: NewReceivable[] = [];
   for (const [holder, paid, action, toId] of payments) {
     if (paid === 0n) continue;
     const refused = await payIn(unit, input.senderId, holder, design.currency, paid, { transferId, number, action, toId });
@@ -99,9 +101,9 @@ export async function distributeIn(
       });
     }
   }
-  await posStore.insertReceivables(unit.tx, receivables, at);
+  await recordReceivables(unit.tx, receivables, at);
   if (design.max_per_wallet !== null && input.recipientId !== design.issuer_id) {
-    const held = await ledgerStore.selectBalance(unit.tx, input.recipientId, design.id, design.currency);
+    const held = await heldForCap(unit.tx, input.recipientId, design.id, design.currency);
     if (held + amount > design.max_per_wallet) {
       return sendFailure([{ code: 'max_per_wallet', field_name: 'amount', info: { loop_id: design.id, reason: 'the recipient would hold more of this brand cash than a wallet may' } }]);
     }
@@ -111,7 +113,7 @@ export async function distributeIn(
     distTransferId: transferId,
   });
   // The gate's last rung: the cap again on what the recipient holds now, on the row the issuance locked.
-  if (design.max_per_wallet !== null && input.recipientId !== design.issuer_id && (await balanceOf(unit.tx, input.recipientId, design.id, design.currency)) > design.max_per_wallet) {
+  if (design.max_per_wallet !== null && input.recipientId !== design.issuer_id && (await heldForCap(unit.tx, input.recipientId, design.id, design.currency)) > design.max_per_wallet) {
     return sendFailure([{ code: 'max_per_wallet', field_name: 'amount', info: { loop_id: design.id, reason: 'the recipient would hold more of this brand cash than a wallet may' } }]);
   }
   // The terms the cash is sold under are fixed now: redemption reads these rows, never the live plan.
@@ -151,7 +153,7 @@ async function issueIn(unit: Unit, transferId: string, number: number, issue: Is
  * Moves open loop cash from a wallet to a holder through the gate, one movement line per issuer of
  * the notes: a leg of a transfer its path recorded (a plan's split, a bill's payment, an offer's price).
  */
-export async function payIn(unit: Unit, fromId: string, to: ledgerStore.Holder, currency: string, amount: bigint, movement: { transferId: string; number: number; action: string; toId: string }): Promise<Failure | null> {
+export async function payIn(unit: Unit, fromId: string, to: Holder, currency: string, amount: bigint, movement: { transferId: string; number: number; action: string; toId: string }): Promise<Failure | null> {
   if (amount === 0n) return null;
   const passed = await passGate(unit, {
     transferId: movement.transferId,

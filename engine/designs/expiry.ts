@@ -5,7 +5,7 @@
 import type { Unit } from '../actors/command.ts';
 import type { Pick } from '../ledger/allocation.ts';
 import { escrowPicks, walletHolder } from '../ledger/cash.ts';
-import * as ledgerStore from '../ledger/store.ts';
+import { countExpired } from '../ledger/supply.ts';
 import { designExpiryBatchMax, escrowedExpiryRetryMs } from '../limits.ts';
 import { passGate } from '../transfers/gate.ts';
 import { designKind } from './machine.ts';
@@ -38,7 +38,7 @@ async function expireHolderIn(unit: Unit, design: store.DesignRow, holderId: str
       lines: () => [{ number: 1, action: 'expire', fromId: holderId, toId: design.issuer_id, loopId: design.id, currency: design.currency, issuerId: design.issuer_id, amount }],
     },
     after: async () => {
-      await ledgerStore.addExpired(unit.tx, design.id, design.currency, amount);
+      await countExpired(unit.tx, design.id, design.currency, amount);
       if (reserve > 0n) await releaseReserve(unit, design.id, design.currency, reserve, design.issuer_id, { transferId, number: 2, action: 'release' });
     },
   });

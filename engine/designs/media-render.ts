@@ -1,8 +1,8 @@
 // Checking and rendering an uploaded image: PNG, JPEG or GIF whose bytes match the label, not a
 // decompression bomb, decodable to the end; rendered into fixed sizes (cropped or letterboxed).
 import type { Metadata } from 'sharp';
-import { decodeTimeout, decodeWorkProblem, isDecodeTimeout, loadSharp, withDecodeSlot } from '../sharp.ts';
-import { imageBodyBytesMax, imageInputPixelsMax } from '../limits.ts';
+import { decodeTooSlow, decodeWorkProblem, loadSharp, renderImage, type DecoderPriority } from '../sharp.ts';
+import { designJpegQuality, imageBodyBytesMax, imageInputPixelsMax } from '../limits.ts';
 import { invalid, type DesignFailure } from './errors.ts';
 import type { Rendition, RenditionName } from './media-store.ts';
 import type { ImageUpload } from './images.ts';
@@ -46,23 +46,9 @@ export async function check(upload: ImageUpload): Promise<Checked | DesignFailur
   return { format, width, height };
 }
 
-/** Decodes and resizes; a file that breaks off or is corrupt inside is a 400, never a 500. */
-export async function render(bytes: Buffer, jobs: { rendition: RenditionName; width: number; height: number; fit: 'cover' | 'contain'; jpeg: boolean }[]): Promise<Rendition[] | DesignFailure> {
-  const sharp = await loadSharp();
-  try {
-    return await withDecodeSlot(() => Promise.all(
-      jobs.map(async (job) => {
-        const pipeline = sharp(bytes, sharpOptions)
-          .timeout(decodeTimeout)
-          .rotate()
-          .resize(job.width, job.height, job.fit === 'cover' ? { fit: 'cover', position: 'attention' } : { fit: 'contain', background: { r: 0, g: 0, b: 0, alpha: 0 } });
-        const output = job.jpeg ? pipeline.jpeg({ quality: 85 }) : pipeline.png();
-        const contentType: Rendition['contentType'] = job.jpeg ? 'image/jpeg' : 'image/png';
-        return { rendition: job.rendition, contentType, width: job.width, height: job.height, bytes: await output.toBuffer() };
-      }),
-    ));
-  } catch (error) {
-    if (isDecodeTimeout(error)) return invalid('image', `took longer than ${decodeTimeout.seconds} s to decode; send a smaller image`);
-    return invalid('image', 'could not be decoded (truncated or corrupt)');
-  }
+/** Decodes and resizes (in the decoder process); a file that breaks off or is corrupt inside is a 400, never a 500. */
+export async function render(bytes: Buffer, jobs: { rendition: RenditionName; width: number; height: number; fit: 'cover' | 'contain'; jpeg: boolean }[], priority: DecoderPriority): Promise<Rendition[] | DesignFailure> {
+  const rendered = await renderImage(bytes, jobs.map((job) => ({ width: job.width, height: job.height, fit: job.fit, format: job.jpeg ? 'jpeg' : 'png', quality: designJpegQuality })), priority);
+  if (!rendered.ok) return invalid('image', rendered.problem === 'slow' ? decodeTooSlow : 'could not be decoded (truncated or corrupt)');
+  return jobs.map((job, index) => ({ rendition: job.rendition, contentType: job.jpeg ? 'image/jpeg' : 'image/png', width: job.width, height: job.height, bytes: rendered.outputs[index] }));
 }

@@ -9,11 +9,12 @@
 import type { Unit } from '../actors/command.ts';
 import type { Pick as LedgerPick } from '../ledger/allocation.ts';
 import { walletHolder } from '../ledger/cash.ts';
-import * as ledgerStore from '../ledger/store.ts';
+import { countRedeemed } from '../ledger/supply.ts';
 import { redeemOnArrivalNotesMax } from '../limits.ts';
 import { passGate } from '../transfers/gate.ts';
 import { settlementKind } from '../pos/machine.ts';
-import * as posStore from '../pos/store.ts';
+import type { NewReceivable, NewSettlement } from '../pos/types.ts';
+import { recordReceivables, recordSettlements } from '../pos/records.ts';
 import { releaseReserve, percentagePpm, ppmWhole } from './reserve.ts';
 import * as store from './store.ts';
 import type { PlanRecipient } from './store.ts';
@@ -114,8 +115,8 @@ export async function redeemArrivedIn(unit: Unit, input: RedeemInput): Promise<n
   let number = input.number;
   const byDesign = new Map<string, ArrivedNote[]>();
   for (const note of notes) byDesign.set(note.loop_id, [...(byDesign.get(note.loop_id) ?? []), note]);
-  const settlements: posStore.NewSettlement[] = [];
-  const receivables: posStore.NewReceivable[] = [];
+  const settlements: NewSettlement[] = [];
+  const receivables: NewReceivable[] = [];
   for (const [designId, designNotes] of byDesign) {
     const { currency, issuer_id: issuerId } = designNotes[0];
     const amount = designNotes.reduce((total, note) => total + note.amount, 0n);
@@ -136,7 +137,7 @@ export async function redeemArrivedIn(unit: Unit, input: RedeemInput): Promise<n
       },
     });
     if (!passed.ok) throw new Error(`a redemption is refused by no rung: ${passed.error}`);
-    await ledgerStore.addRedeemed(unit.tx, designId, currency, amount);
+    await countRedeemed(unit.tx, designId, currency, amount);
     number += 1;
     for (const lot of lotsOf(designNotes)) {
       const settled = await settleLotIn(unit, input, { designId, currency, lot, number }, settlements);
@@ -149,8 +150,8 @@ export async function redeemArrivedIn(unit: Unit, input: RedeemInput): Promise<n
       });
     }
   }
-  await posStore.insertSettlements(unit.tx, settlements, unit.now);
-  await posStore.insertReceivables(unit.tx, receivables, unit.now);
+  await recordSettlements(unit.tx, settlements, unit.now);
+  await recordReceivables(unit.tx, receivables, unit.now);
   return number;
 }
 
@@ -166,7 +167,7 @@ async function termsOf(unit: Unit, designId: string, lot: Lot): Promise<PlanReci
  * as pending settlement rows. Returns the redeemer's own funded and pending parts.
  */
 async function settleLotIn(
-  unit: Unit, input: RedeemInput, at: { designId: string; currency: string; lot: Lot; number: number }, settlements: posStore.NewSettlement[],
+  unit: Unit, input: RedeemInput, at: { designId: string; currency: string; lot: Lot; number: number }, settlements: NewSettlement[],
 ): Promise<{ number: number; funded: bigint; pending: bigint }> {
   const { designId, currency, lot } = at;
   let { number } = at;

@@ -3,7 +3,7 @@
 import type { Unit } from '../actors/command.ts';
 import { openLoopId, type Pick } from '../ledger/allocation.ts';
 import { movementLines, walletHolder } from '../ledger/cash.ts';
-import * as ledgerStore from '../ledger/store.ts';
+import { reserveNotesForUpdate } from '../ledger/reads.ts';
 import { reserveNotesMax } from '../limits.ts';
 import { passGate } from '../transfers/gate.ts';
 
@@ -17,7 +17,7 @@ export function percentagePpm(percentage: string): bigint {
 
 /** Moves open loop cash out of a design's reserve to a wallet, recorded as one movement. */
 export async function releaseReserve(unit: Unit, designId: string, currency: string, amount: bigint, toId: string, movement: { transferId: string; number: number; action: string }): Promise<void> {
-  const notes = await ledgerStore.selectNotesForUpdate(unit.tx, { kind: 'reserve', id: designId }, currency, null, reserveNotesMax);
+  const notes = await reserveNotesForUpdate(unit.tx, designId, currency, reserveNotesMax);
   const picks: Pick[] = [];
   let remaining = amount;
   for (const note of notes) {

@@ -2,11 +2,12 @@
 // holders from passing a design's cash to other individuals (its issuer may still send it, and
 // returns and redemptions go to businesses), and `max_per_wallet` caps what one wallet may hold.
 // Redeemers and the issuer are exempt from the cap: cash reaching them leaves circulation or
-// returns home.
+// returns home. What a wallet holds, for the cap, includes its own cash waiting in escrow (a payment
+// code, a trade, a send to an address): that cash returns to it without asking the cap.
 import type { Pick } from '../ledger/allocation.ts';
 import { openLoopId } from '../ledger/allocation.ts';
 import type { SendError } from '../ledger/errors.ts';
-import * as ledgerStore from '../ledger/store.ts';
+import { heldForCap } from '../ledger/holdings.ts';
 import { formatMinor } from '../money.ts';
 import type { Queryable } from '../storage/database.ts';
 import * as store from './store.ts';
@@ -29,7 +30,8 @@ export async function holdingRulesProblem(
     }
     if (rules.max_per_wallet === null || recipient.id === null || recipient.id === rules.issuer_id || redeemed.has(rules.id)) continue;
     const currency = picks.find((pick) => pick.loopId === rules.id)!.currency;
-    const held = await ledgerStore.selectBalance(db, recipient.id, rules.id, currency);
+    // Its own cash waiting in escrow counts: it comes back when not taken, and lands whatever the cap.
+    const held = await heldForCap(db, recipient.id, rules.id, currency);
     if ((credited ? held : held + amounts.get(rules.id)!) > rules.max_per_wallet) {
       return { code: 'max_per_wallet', field_name: 'amounts', info: { loop_id: rules.id, max_per_wallet: formatMinor(rules.max_per_wallet, currency), reason: 'the recipient would hold more of this brand cash than a wallet may' } };
     }

@@ -12,6 +12,7 @@ import { addAgreement, changeAgreement, removeAgreements } from './agreements.ts
 import { designsContext } from './context.ts';
 import { createDesign, patchDesign, removeDesign } from './design-edit.ts';
 import { createPlan, deletePlan, patchPlan } from './plans.ts';
+import { owedByDistributor } from './promises.ts';
 import { adminList, adminShow, getDesign, listDesigns, redeemers } from './reads.ts';
 import type { DesignsService } from './types.ts';
 
@@ -39,5 +40,6 @@ export function createDesignsService(core: Core, dependencies: { profiles: Profi
     adminCreate: (issuerId, input) => adminCreateDesign(ctx, issuerId, input),
     adminCreatePlan: (designId, title) => adminCreatePlan(ctx, designId, title),
     adminAddAgreement: (designId, input) => adminAddAgreement(ctx, designId, input),
+    adminOwed: () => owedByDistributor(ctx.sql),
   };
 }

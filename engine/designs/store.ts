@@ -1,55 +1,15 @@
 // SQL of cash designs, their explicit grants, distribution plans and network agreements
 // (migration 0400). The design and agreement actors hold state; these rows hold their fields.
-import type { MovementRow } from '../ledger/store.ts';
+import type { MovementRow } from '../ledger/types.ts';
 import type { Queryable, TransactionSql } from '../storage/database.ts';
+import type { DesignRow, PlanRecipient, PlanRow } from './types.ts';
 
-export interface DesignRow {
-  id: string;
-  issuer_id: string;
-  design_type: 'gl_design' | 'open_design' | 'overlay_design';
-  title: string;
-  currency: string;
-  description_html: string;
-  multiple_images: boolean;
-  waves: boolean;
-  transferable: boolean;
-  max_per_wallet: bigint | null;
-  designer_id: string | null;
-  featured_id: string | null;
-  expire_mode: 'absolute' | 'relative' | null;
-  expire_absolute: Date | null;
-  expire_relative_days: number | null;
-  email_freq: 'daily' | 'weekly' | 'weekly2' | 'monthly' | null;
-  generic_provider: boolean;
-  icon_media_id: string | null;
-  icon_style: 'fit' | 'zoom';
-  published_at: Date | null;
-  deleted_at: Date | null;
-  created_at: Date;
-  updated_at: Date;
-}
+export type { DesignRow, PlanRecipient, PlanRow } from './types.ts';
 
 /** The columns a PATCH may change. */
 export type DesignChanges = Partial<Pick<DesignRow,
   | 'title' | 'description_html' | 'multiple_images' | 'waves' | 'transferable' | 'max_per_wallet' | 'designer_id' | 'featured_id' | 'expire_mode'
   | 'expire_absolute' | 'expire_relative_days' | 'email_freq' | 'generic_provider' | 'icon_media_id' | 'icon_style'>>;
-
-export interface PlanRecipient {
-  percentage: string;
-  loop_id: string;
-  recipient_type: 'discount' | 'static' | 'redeemer';
-  recipient_id: string;
-}
-
-export interface PlanRow {
-  id: string;
-  design_id: string;
-  title: string;
-  recipients: PlanRecipient[];
-  deleted_at: Date | null;
-  created_at: Date;
-  updated_at: Date;
-}
 
 export interface AgreementRow {
   id: string;
@@ -407,4 +367,31 @@ export async function selectBrokenPromises(db: Queryable, limit: number): Promis
     from promised p left join paid s on s.redemption_transfer_id = p.transfer_id and s.design_id = p.loop_id and s.dist_tid = p.dist_tid
     where coalesce(s.settled, 0) < p.owed or coalesce(s.settled_redeemer, 0) < p.owed_redeemer or coalesce(s.settled, 0) - p.owed > coalesce(s.funded, 0)
     limit ${limit}`;
+}
+
+export interface OwedRow {
+  design_id: string;
+  distributor_id: string;
+  currency: string;
+  reserve_owed: bigint;
+  pending: bigint;
+  settled: bigint;
+}
+
+/**
+ * Per design and distributor, the reserve its closed-loop sales left owed (distribution_terms
+ * `reserve_owed`, 0402) and, of the redemptions of that cash, the settlement rows still pending
+ * (due now, until a settler pays them) and those a settler has paid.
+ */
+export async function selectOwedByDistributor(db: Queryable, limit: number): Promise<OwedRow[]> {
+  return db<OwedRow[]>`
+    with sales as (select dist_transfer_id, design_id, distributor_id, currency, reserve_owed from distribution_terms where reserve_owed > 0),
+    due as (
+      select s.dist_tid, s.design_id, coalesce(sum(s.amount) filter (where s.state = 'pending'), 0)::bigint as pending,
+        coalesce(sum(s.amount) filter (where s.state = 'settled'), 0)::bigint as settled
+      from settlements s join sales on sales.dist_transfer_id = s.dist_tid and sales.design_id = s.design_id group by 1, 2)
+    select sales.design_id, sales.distributor_id, sales.currency, sum(sales.reserve_owed)::bigint as reserve_owed,
+      coalesce(sum(due.pending), 0)::bigint as pending, coalesce(sum(due.settled), 0)::bigint as settled
+    from sales left join due on due.dist_tid = sales.dist_transfer_id and due.design_id = sales.design_id
+    group by 1, 2, 3 order by 1, 2, 3 limit ${limit}`;
 }

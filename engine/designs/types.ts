@@ -1,7 +1,6 @@
 // What the designs service takes and answers, and the permissions a design's creator holds;
 // service.ts re-exports all of it, so the routes and the tests import these from there.
 import type { DesignFailure } from './errors.ts';
-import type { PlanRecipient } from './store.ts';
 import type { Decimal } from '../money.ts';
 
 /** Every permission a design's creator holds on it. */
@@ -66,4 +65,53 @@ export interface DesignsService {
   adminCreatePlan(designId: string, title: string): Promise<DesignResult<{ planId: string }>>;
   /** The operator adds a network agreement to a design, as its issuer would. */
   adminAddAgreement(designId: string, input: AgreementInput): Promise<DesignResult<{ agreement: Json; agreements: Json[] }>>;
+  /** Operators: the reserve each distributor's closed-loop sales left owed, per design (the audit's `owed`). */
+  adminOwed(): Promise<{ design_id: string; distributor_id: string; currency: string; reserve_owed: string; pending: string; settled: string }[]>;
+}
+
+// The rows of a design and its plans as read: the shapes other domains use (the SQL is store.ts, this domain's alone).
+/** A design's row. */
+export interface DesignRow {
+  id: string;
+  issuer_id: string;
+  design_type: 'gl_design' | 'open_design' | 'overlay_design';
+  title: string;
+  currency: string;
+  description_html: string;
+  multiple_images: boolean;
+  waves: boolean;
+  transferable: boolean;
+  max_per_wallet: bigint | null;
+  designer_id: string | null;
+  featured_id: string | null;
+  expire_mode: 'absolute' | 'relative' | null;
+  expire_absolute: Date | null;
+  expire_relative_days: number | null;
+  email_freq: 'daily' | 'weekly' | 'weekly2' | 'monthly' | null;
+  generic_provider: boolean;
+  icon_media_id: string | null;
+  icon_style: 'fit' | 'zoom';
+  published_at: Date | null;
+  deleted_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** One recipient of a distribution plan's split. */
+export interface PlanRecipient {
+  percentage: string;
+  loop_id: string;
+  recipient_type: 'discount' | 'static' | 'redeemer';
+  recipient_id: string;
+}
+
+/** A distribution plan's row. */
+export interface PlanRow {
+  id: string;
+  design_id: string;
+  title: string;
+  recipients: PlanRecipient[];
+  deleted_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
 }

@@ -8,43 +8,48 @@ import type { Logger } from '../logger.ts';
 import type { Database } from '../storage/database.ts';
 import type { Announcement } from './store.ts';
 
+/** Hears each announced batch, with the process that announced it (null: the outbox's own delivery). */
+export type FeedBusHandler = (items: Announcement[], origin: string | null) => void;
+
 export interface FeedBus {
   kind: 'memory' | 'postgres' | 'redis';
-  /** Announces receipts to every process's listener (this one's too). */
-  publish(items: readonly Announcement[]): Promise<void>;
+  /** Announces receipts to every process's listener (this one's too); `origin` names the announcing process. */
+  publish(items: readonly Announcement[], origin?: string): Promise<void>;
   /** Starts listening; each announced batch reaches `handler`. */
-  listen(handler: (items: Announcement[]) => void): Promise<void>;
+  listen(handler: FeedBusHandler): Promise<void>;
   close(): Promise<void>;
 }
 
 const postgresChannel = 'cashloop_feed';
 
-/** The wire form of a batch: [[profile_id, transfer_id], ...], small enough for a NOTIFY payload. */
-function encode(items: readonly Announcement[]): string[] {
+/** The wire form of a batch: {o: origin, i: [[profile_id, transfer_id], ...]}, small enough for a NOTIFY payload. */
+function encode(items: readonly Announcement[], origin: string | null): string[] {
   const chunks: string[] = [];
   for (let start = 0; start < items.length; start += feedBusItemsMax) {
-    chunks.push(JSON.stringify(items.slice(start, start + feedBusItemsMax).map((item) => [item.profile_id, item.transfer_id])));
+    chunks.push(JSON.stringify({ o: origin, i: items.slice(start, start + feedBusItemsMax).map((item) => [item.profile_id, item.transfer_id]) }));
   }
   return chunks;
 }
 
-function decode(text: string, logger: Logger): Announcement[] {
+/** Reads a batch (also the bare array of pairs an older process announces). */
+function decode(text: string, logger: Logger): { items: Announcement[]; origin: string | null } {
   try {
-    const pairs = JSON.parse(text) as [string, string][];
-    return pairs.map(([profileId, transferId]) => ({ profile_id: String(profileId), transfer_id: String(transferId) }));
+    const parsed = JSON.parse(text) as [string, string][] | { o: string | null; i: [string, string][] };
+    const [pairs, origin] = Array.isArray(parsed) ? [parsed, null] : [parsed.i, parsed.o ?? null];
+    return { items: pairs.map(([profileId, transferId]) => ({ profile_id: String(profileId), transfer_id: String(transferId) })), origin };
   } catch (error) {
     logger.error('feed bus message is not a batch of receipts', { error });
-    return [];
+    return { items: [], origin: null };
   }
 }
 
 function memoryBus(): FeedBus {
-  let listener: ((items: Announcement[]) => void) | null = null;
+  let listener: FeedBusHandler | null = null;
   return {
     kind: 'memory',
-    async publish(items) {
+    async publish(items, origin) {
       const copy = [...items];
-      if (listener && copy.length > 0) queueMicrotask(() => listener?.(copy));
+      if (listener && copy.length > 0) queueMicrotask(() => listener?.(copy, origin ?? null));
     },
     async listen(handler) {
       listener = handler;
@@ -59,11 +64,14 @@ function postgresBus(database: Database, logger: Logger): FeedBus {
   let unlisten: (() => Promise<void>) | null = null;
   return {
     kind: 'postgres',
-    async publish(items) {
-      for (const chunk of encode(items)) await database.sql.notify(postgresChannel, chunk);
+    async publish(items, origin) {
+      for (const chunk of encode(items, origin ?? null)) await database.sql.notify(postgresChannel, chunk);
     },
     async listen(handler) {
-      const listening = await database.sql.listen(postgresChannel, (payload) => handler(decode(payload, logger)));
+      const listening = await database.sql.listen(postgresChannel, (payload) => {
+        const batch = decode(payload, logger);
+        handler(batch.items, batch.origin);
+      });
       unlisten = () => listening.unlisten();
     },
     async close() {
@@ -80,12 +88,14 @@ function redisBus(redis: Redis, channel: string, logger: Logger): FeedBus {
   subscriber.on('error', (error: Error) => logger.warn('feed bus (redis) error', { error: error.message }));
   return {
     kind: 'redis',
-    async publish(items) {
-      for (const chunk of encode(items)) await redis.publish(channel, chunk);
+    async publish(items, origin) {
+      for (const chunk of encode(items, origin ?? null)) await redis.publish(channel, chunk);
     },
     async listen(handler) {
       subscriber.on('message', (from: string, text: string) => {
-        if (from === channel) handler(decode(text, logger));
+        if (from !== channel) return;
+        const batch = decode(text, logger);
+        handler(batch.items, batch.origin);
       });
       // The subscription waits for Redis however long it is away (maxRetriesPerRequest: null); start-up
       // waits for it at most feedBusListenWaitMs, so a Redis that is down is reported by the start-up

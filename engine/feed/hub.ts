@@ -1,13 +1,17 @@
-// This process's feed subscriptions. Announcements arrive from the bus; the receipts of profiles
-// with subscribers here are read once and written to each subscriber whose token still holds. While
-// any subscription is open, the relay claims due feed.receipt outbox rows (from any process) and
-// announces them on the bus, so a receipt reaches its subscribers within a relay interval of commit.
+// This process's feed subscriptions. The relay claims due feed.receipt outbox rows (from any
+// process): woken right after each commit of this process's command path, so a receipt is claimed
+// as soon as it has committed (never before), and while any subscription is open also every
+// feedRelayIntervalMs, for rows no process claimed at once. Claimed rows are told to this process's
+// subscribers directly and announced on the bus for the others; announcements from other processes
+// arrive from the bus. The receipts of profiles with subscribers here are read once per batch and
+// written to each subscriber whose token still holds.
+import { randomUUID } from 'node:crypto';
 import { periodicRun } from '../actors/periodic.ts';
-import { feedRelayBatchMax, feedRelayIntervalMs, feedSubscriptionsPerTokenMax, feedTokenCheckIntervalMs } from '../limits.ts';
+import { feedAnnounceBackoffBaseMs, feedRelayBatchMax, feedRelayIntervalMs, feedSubscriptionsPerTokenMax, feedTokenCheckIntervalMs } from '../limits.ts';
 import type { TokensService } from '../tokens/service.ts';
 import type { FeedBus } from './bus.ts';
 import type { FeedEnd, FeedFailure } from './errors.ts';
-import { toReceipts, type ReceiptJson, type ReceiptsContext } from './receipts.ts';
+import { createSenderCache, toReceipts, type ReceiptJson, type ReceiptsContext } from './receipts.ts';
 import * as store from './store.ts';
 
 /** Where a subscription's messages go (the edge's connection). `send` answers false when the subscriber is too far behind. */
@@ -28,6 +32,8 @@ export interface FeedHub {
   subscribe(input: { profileId: string; tokenId: string; token: string; hardExpiresAt: Date }, sink: FeedSink): { ok: true; unsubscribe(): void } | FeedFailure;
   /** Local subscriptions (metrics and tests). */
   size(): number;
+  /** Claims and announces due receipts now (called right after each commit of this process). */
+  wake(): void;
   start(): Promise<void>;
   close(): Promise<void>;
 }
@@ -72,12 +78,65 @@ function createRegistry(hooks: { onFirst(): void; onLast(): void }) {
   };
 }
 
-/** Claims due feed.receipt outbox rows (of any process) and announces them on the bus. */
-function createRelay(ctx: HubContext) {
-  return periodicRun(async () => {
-    const items = await store.claimAnnouncements(ctx.core.sql, ctx.core.clock.now(), feedRelayBatchMax);
-    if (items.length > 0) await ctx.bus.publish(items);
-  }, (error) => ctx.core.logger.error('feed relay failed', { error }));
+/**
+ * Claims due feed.receipt outbox rows (of any process) and announces them on the bus; an announcement
+ * that fails goes back to the outbox, which retries it (feedAnnounceAttemptsMax). One claim runs at a
+ * time: a wake during a run (another commit) starts one more after it, so none is left waiting.
+ */
+function createRelay(ctx: HubContext, here: { origin: string; deliver(items: store.Announcement[]): Promise<void> }) {
+  const onFailure = (error: unknown) => ctx.core.logger.error('feed relay failed', { error });
+  let running: Promise<void> | null = null;
+  let again = false;
+  let closed = false;
+  const delivering = new Set<Promise<void>>();
+
+  /** One claim and its announcement; true when the batch was full (more may be due). */
+  async function claimAndAnnounce(): Promise<boolean> {
+    const claimed = await store.claimAnnouncements(ctx.core.sql, ctx.core.clock.now(), feedRelayBatchMax);
+    if (claimed.length === 0) return false;
+    const items = claimed.map((row) => row.payload);
+    // This process's subscribers are told at once; the others' through the bus (which this process ignores
+    // for its own announcements). On the in-process bus there are no others.
+    // The next claim does not wait for this delivery (close does).
+    const toldHere: Promise<void> = here.deliver(items).catch((error) => void ctx.core.logger.error('feed delivery failed', { error })).finally(() => delivering.delete(toldHere));
+    delivering.add(toldHere);
+    try {
+      if (ctx.bus.kind !== 'memory') await ctx.bus.publish(items, here.origin);
+    } catch (error) {
+      const retryAt = new Date(ctx.core.clock.now().getTime() + feedAnnounceBackoffBaseMs);
+      await store.releaseAnnouncements(ctx.core.sql, claimed.map((row) => row.id), retryAt, error instanceof Error ? error.message : String(error));
+      throw error;
+    }
+    return claimed.length === feedRelayBatchMax;
+  }
+
+  function wake(): Promise<void> {
+    if (closed) return Promise.resolve();
+    if (running) {
+      again = true;
+      return running;
+    }
+    running = (async () => {
+      do {
+        again = false;
+        again = (await claimAndAnnounce().catch((error) => void onFailure(error))) === true || again;
+      } while (again && !closed);
+    })().finally(() => (running = null));
+    return running;
+  }
+
+  const loop = periodicRun(() => wake(), onFailure);
+  return {
+    wake,
+    start: (intervalMs: number) => loop.start(intervalMs),
+    stop: () => loop.stop(),
+    async close() {
+      closed = true;
+      loop.stop();
+      await running;
+      await Promise.all([...delivering]);
+    },
+  };
 }
 
 /** The token's hard expiry ends the subscription on time (a logout is caught at the next receipt or check). */
@@ -87,9 +146,24 @@ function armExpiry(subscription: Subscription, untilExpiryMs: number, check: () 
   subscription.expiryTimer.unref();
 }
 
+/** Ends (through `end`) the subscriptions whose token no longer authenticates, each token checked once; answers those that hold. */
+async function holdingTokens(tokens: TokensService, subscriptions: Subscription[], end: (subscription: Subscription, reason: FeedEnd) => void): Promise<Subscription[]> {
+  const checks = new Map<string, ReturnType<TokensService['authenticate']>>();
+  for (const subscription of subscriptions) if (!checks.has(subscription.token)) checks.set(subscription.token, tokens.authenticate(subscription.token));
+  const holding: Subscription[] = [];
+  for (const subscription of subscriptions) {
+    const check = await checks.get(subscription.token)!;
+    if (check.ok) holding.push(subscription);
+    else end(subscription, { error_code: '401', error: check.error });
+  }
+  return holding;
+}
+
 export function createFeedHub(ctx: HubContext): FeedHub {
   const logger = ctx.core.logger;
-  const relay = createRelay(ctx);
+  const origin = randomUUID();
+  const senders = createSenderCache(() => Date.now());
+  const relay = createRelay(ctx, { origin, deliver: (items) => deliver(items) });
   const tokenCheck = periodicRun(() => checkTokens(registry.all()), (error) => logger.error('feed token check failed', { error }));
   const registry = createRegistry({
     onFirst() {
@@ -106,27 +180,22 @@ export function createFeedHub(ctx: HubContext): FeedHub {
     if (registry.remove(subscription)) subscription.sink.end(reason);
   }
 
-  /** Ends the subscriptions whose token no longer authenticates; answers those that hold. */
-  async function checkTokens(subscriptions: Subscription[]): Promise<Subscription[]> {
-    const checks = new Map<string, ReturnType<TokensService['authenticate']>>();
-    for (const subscription of subscriptions) if (!checks.has(subscription.token)) checks.set(subscription.token, ctx.tokens.authenticate(subscription.token));
-    const holding: Subscription[] = [];
-    for (const subscription of subscriptions) {
-      const check = await checks.get(subscription.token)!;
-      if (check.ok) holding.push(subscription);
-      else end(subscription, { error_code: '401', error: check.error });
-    }
-    return holding;
-  }
+  const checkTokens = (subscriptions: Subscription[]) => holdingTokens(ctx.tokens, subscriptions, end);
 
+  /** The receipts of the announced transfers to this process's subscribers of their recipients, tokens checked once per batch. */
   async function deliver(items: store.Announcement[]): Promise<void> {
-    const wanted = items.filter((item) => registry.byProfile.has(item.profile_id));
-    if (wanted.length === 0) return;
-    const rows = await store.selectReceiptsOf(ctx.core.sql, [...new Set(wanted.map((item) => item.transfer_id))]);
-    const receipts = await toReceipts(ctx, rows);
+    const profiles = new Set(items.filter((item) => registry.byProfile.has(item.profile_id)).map((item) => item.profile_id));
+    if (profiles.size === 0) return;
+    const transferIds = [...new Set(items.filter((item) => profiles.has(item.profile_id)).map((item) => item.transfer_id))];
+    const [rows, holding] = await Promise.all([
+      store.selectReceiptsOf(ctx.core.database.lookups, transferIds),
+      checkTokens([...profiles].flatMap((profileId) => [...(registry.byProfile.get(profileId) ?? [])])).then((held) => new Set(held)),
+    ]);
+    const receipts = await toReceipts(ctx, rows, senders);
     for (const [index, row] of rows.entries()) {
-      const subscriptions = await checkTokens([...(registry.byProfile.get(row.recipient_id) ?? [])]);
-      for (const subscription of subscriptions) {
+      // Only those still subscribed: one that ended or left while the receipts were read is told nothing more.
+      for (const subscription of registry.byProfile.get(row.recipient_id) ?? []) {
+        if (!holding.has(subscription)) continue;
         if (!subscription.sink.send(receipts[index])) end(subscription, { error_code: '429', error: 'slow_consumer' });
       }
     }
@@ -144,11 +213,15 @@ export function createFeedHub(ctx: HubContext): FeedHub {
     },
     size: () => registry.size(),
     async start() {
-      await ctx.bus.listen((items) => void deliver(items).catch((error) => logger.error('feed delivery failed', { error })));
+      await ctx.bus.listen((items, from) => {
+        // This process told its own subscribers when it claimed these.
+        if (from !== origin) void deliver(items).catch((error) => logger.error('feed delivery failed', { error }));
+      });
     },
+    wake: () => void relay.wake(),
     async close() {
-      relay.stop();
       tokenCheck.stop();
+      await relay.close();
       for (const subscription of registry.all()) registry.remove(subscription);
       await ctx.bus.close();
     },

@@ -2,7 +2,7 @@
 // checks against, the code check (argon2 before the attempt's command, a string compare inside it),
 // a failed try, and the acceptance.
 import type { Unit } from '../actors/command.ts';
-import { selectActor } from '../actors/store.ts';
+import { peekSnapshot } from '../actors/peek.ts';
 import { verifySecret } from '../passwords.ts';
 import type { InvitationsContext } from './context.ts';
 import { invitationKind, type InvitationContext } from './machine.ts';
@@ -25,8 +25,8 @@ export async function loadForAcceptIn(unit: Unit, inviteId: string): Promise<{ a
 
 /** Reads the invitation without a lock and checks the code against its hash, before the attempt's command. */
 export async function checkCodeAhead(ctx: InvitationsContext, inviteId: string, code: string): Promise<InvitationCodeVerdict> {
-  const row = /^\d{10}$/.test(inviteId) ? await selectActor(ctx.core.sql, invitationKind.kind, inviteId) : null;
-  const codeHash = row?.snapshot.value === 'sent' ? (row.snapshot.context as InvitationContext).codeHash : null;
+  const snapshot = /^\d{10}$/.test(inviteId) ? await peekSnapshot(ctx.core.sql, invitationKind.kind, inviteId) : null;
+  const codeHash = snapshot?.value === 'sent' ? (snapshot.context as InvitationContext).codeHash : null;
   return { inviteId, codeHash, ok: await verifySecret(codeHash, code) };
 }
 

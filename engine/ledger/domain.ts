@@ -8,7 +8,7 @@ import type { ProfilesService } from '../profiles/service.ts';
 import { createTransferQueries, type TransferQueries } from '../transfers/queries.ts';
 import { searchProfiles, type SearchInput, type SearchRejection } from '../transfers/search.ts';
 import { createTransfersService, type TransfersService } from '../transfers/service.ts';
-import { selectTransfer } from '../transfers/store.ts';
+import { transferById } from '../transfers/rows.ts';
 import { createTradesService, type TradesService } from '../transfers/trade.ts';
 import { createLedgerService, type LedgerService } from './service.ts';
 import { defaultCountries } from '../limits.ts';
@@ -33,7 +33,7 @@ export function createLedgerDomain(core: Core, dependencies: { profiles: Profile
   profiles.registerAccountsProvider((db, profileId) => payouts.accountsJson(db, profileId));
   // A resent invitation transfer sends its invitation again through the invitations domain.
   core.outbox.register('transfer.invitation', async (payload: { transferId: string }) => {
-    const row = await selectTransfer(core.sql, payload.transferId);
+    const row = await transferById(core.sql, payload.transferId);
     const inviteId = row?.details.invite_id as string | undefined;
     const clientId = row?.details.invite_client_id as string | undefined;
     if (!inviteId || !clientId) return;

@@ -22,3 +22,11 @@ export async function holdings(ctx: LedgerContext, db: Queryable = ctx.core.sql,
 export function balance(db: Queryable, profileId: string, loopId: string, currency: string): Promise<bigint> {
   return store.selectBalance(db, profileId, loopId, currency);
 }
+
+/**
+ * What a wallet holds of a loop for max_per_wallet: its balance plus its own cash waiting in escrow
+ * (payment codes, trades, sends to an address), which comes back to it if not taken.
+ */
+export function heldForCap(db: Queryable, profileId: string, loopId: string, currency: string): Promise<bigint> {
+  return store.selectHeldForCap(db, profileId, loopId, currency);
+}

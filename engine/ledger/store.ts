@@ -2,12 +2,9 @@
 // is one statement that moves the notes and adjusts the balances together.
 import type { Queryable } from '../storage/database.ts';
 import type { Note, Pick } from './allocation.ts';
+import type { Holder, LoopSummaryRow, MovementLine, MovementRow } from './types.ts';
 
-export type HolderKind = 'wallet' | 'transfer' | 'redeemed' | 'reserve' | 'expired';
-export interface Holder {
-  kind: HolderKind;
-  id: string;
-}
+export type { Holder, HolderKind, LoopSummaryRow, MovementLine, MovementRow } from './types.ts';
 
 interface NoteRow {
   serial: bigint;
@@ -211,17 +208,6 @@ export async function addRedeemed(tx: Queryable, loopId: string, currency: strin
   if (result.count !== 1) throw new Error(`redeemed total for ${loopId}/${currency} touched ${result.count} rows`);
 }
 
-export interface MovementLine {
-  number: number;
-  action: string;
-  fromId: string | null;
-  toId: string;
-  loopId: string;
-  currency: string;
-  issuerId: string;
-  amount: bigint;
-}
-
 /** The movement rows the lines become: lines of one movement numbered 1, 2, ... in their order. */
 export function movementRows(transferId: string, lines: readonly MovementLine[], at: Date): MovementRow[] {
   const lineNumbers = new Map<number, number>();
@@ -246,20 +232,6 @@ export async function insertMovements(tx: Queryable, transferId: string, lines: 
 export async function nextMovementNumber(tx: Queryable, transferId: string): Promise<number> {
   const rows = await tx<{ number: number | null }[]>`select max(number) as number from movements where transfer_id = ${transferId}`;
   return (rows[0].number ?? 0) + 1;
-}
-
-export interface MovementRow {
-  transfer_id: string;
-  number: number;
-  line: number;
-  at: Date;
-  action: string;
-  from_id: string | null;
-  to_id: string;
-  loop_id: string;
-  currency: string;
-  issuer_id: string;
-  amount: bigint;
 }
 
 export async function selectMovements(sql: Queryable, transferIds: readonly string[]): Promise<MovementRow[]> {
@@ -321,6 +293,15 @@ export async function selectBalance(sql: Queryable, profileId: string, loopId: s
   return rows[0]?.amount ?? 0n;
 }
 
+/** The balance plus the profile's own notes of the loop in escrow (held by transfers it sent; index notes_in_escrow_by_loop). */
+export async function selectHeldForCap(sql: Queryable, profileId: string, loopId: string, currency: string): Promise<bigint> {
+  const rows = await sql<{ amount: bigint }[]>`
+    select (coalesce((select amount from balances where profile_id = ${profileId} and currency = ${currency} and loop_id = ${loopId}), 0)
+      + coalesce((select sum(n.amount) from notes n join transfers t on t.id = n.holder_id
+          where n.holder_kind = 'transfer' and n.loop_id = ${loopId} and n.currency = ${currency} and t.sender_id = ${profileId}), 0))::bigint as amount`;
+  return rows[0]?.amount ?? 0n;
+}
+
 export interface HoldingRow {
   loop_id: string;
   currency: string;
@@ -343,13 +324,6 @@ export async function selectHoldings(sql: Queryable, profileId: string): Promise
       d.title, (select m.media_id from design_media m where m.design_id = d.id and m.kind = 'image' and m.denomination_minor is null) as image_media_id
     from balances b left join designs d on d.id = b.loop_id
     where b.profile_id = ${profileId} and b.amount > 0 order by b.currency, b.loop_id`;
-}
-
-export interface LoopSummaryRow {
-  loop_id: string;
-  currency: string;
-  issuer_id: string;
-  amount: bigint;
 }
 
 /** A wallet's cash by loop, currency and issuer (for presend). */

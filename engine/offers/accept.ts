@@ -5,7 +5,7 @@ import type { Unit } from '../actors/command.ts';
 import { designKind } from '../designs/machine.ts';
 import { randomSecret, secretHash } from '../ids.ts';
 import { duplicate, failure } from '../ledger/errors.ts';
-import * as ledgerStore from '../ledger/store.ts';
+import { lockBalances } from '../ledger/cash.ts';
 import { offerConfirmCodeBytes } from '../limits.ts';
 import { formatMinor } from '../money.ts';
 import { wallet } from '../profiles/machine.ts';
@@ -29,7 +29,7 @@ export async function answer(ctx: OffersContext, accepterId: string, transferId:
 
 /** Under the locks: the offer still open, both wallets active, within show_limit, then the stock taken. */
 async function takeStockIn(unit: Unit<AcceptRefusal>, { input, offer, design, plan }: PreparedAccept): Promise<void> {
-  await ledgerStore.lockBalances(unit.tx, balanceKeys(offer, design, plan, input.accepterId));
+  await lockBalances(unit.tx, balanceKeys(offer, design, plan, input.accepterId));
   const [snapshot, businessWallet, accepterWallet] = await Promise.all([
     unit.load(offerKind, offer.id), unit.load(wallet, offer.profile_id), unit.load(wallet, input.accepterId),
   ]);

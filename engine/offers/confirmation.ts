@@ -2,9 +2,9 @@
 // then, or the stock goes back when the business cannot pay), and the link's expiry by timer.
 import type { Unit } from '../actors/command.ts';
 import { designKind } from '../designs/machine.ts';
-import type * as designStore from '../designs/store.ts';
+import type { DesignRow, PlanRow } from '../designs/types.ts';
 import { secretHash } from '../ids.ts';
-import * as ledgerStore from '../ledger/store.ts';
+import { lockBalances } from '../ledger/cash.ts';
 import { offerConfirmExpireMs } from '../limits.ts';
 import { transfer } from '../transfers/machine.ts';
 import type { OffersContext } from './context.ts';
@@ -40,9 +40,9 @@ async function confirmedDetail(ctx: OffersContext, found: AcceptanceRow, offerId
  * then the cash moves, the email becomes a confirmed UID and the transfer completes.
  */
 async function completeIn(
-  ctx: OffersContext, unit: Unit<PayoutRefused>, found: AcceptanceRow, offer: OfferRow, design: designStore.DesignRow | null, plan: designStore.PlanRow | null,
+  ctx: OffersContext, unit: Unit<PayoutRefused>, found: AcceptanceRow, offer: OfferRow, design: DesignRow | null, plan: PlanRow | null,
 ): Promise<{ ok: true } | { ok: false; gone: true }> {
-  await ledgerStore.lockBalances(unit.tx, balanceKeys(offer, design, plan, found.accepter_id));
+  await lockBalances(unit.tx, balanceKeys(offer, design, plan, found.accepter_id));
   const row = await store.selectAcceptanceForUpdate(unit.tx, found.id);
   if (!row || row.state === 'canceled') return { ok: false as const, gone: true as const };
   if (row.state === 'completed') return { ok: true as const };

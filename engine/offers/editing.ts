@@ -2,7 +2,8 @@
 // offer's actor, after checking who may manage the business's offers in the paying design.
 import type { Unit } from '../actors/command.ts';
 import { distributionSplit } from '../designs/circulation.ts';
-import * as designStore from '../designs/store.ts';
+import type { DesignRow, PlanRow } from '../designs/types.ts';
+import { designById, grantsOn, livePlanOf } from '../designs/queries.ts';
 import type { OffersContext } from './context.ts';
 import { invalid, offerFailure, type OfferFailure } from './errors.ts';
 import { checkFields } from './fields.ts';
@@ -19,35 +20,40 @@ type Business = NonNullable<Awaited<ReturnType<OffersContext['profiles']['get']>
 async function mayManage(ctx: OffersContext, caller: OfferCaller | 'operator', businessId: string, designId: string | null): Promise<boolean> {
   if (caller === 'operator' || caller.profileId === businessId) return true;
   if (!designId || !caller.permissions.has('edit_design')) return false;
-  return (await designStore.selectGrants(ctx.sql, designId, caller.profileId)).includes('edit_design');
+  return (await grantsOn(ctx.sql, designId, caller.profileId)).includes('edit_design');
 }
 
-/** A closed-loop caller may make only offers that cost the business no open loop cash. */
-function closedLoopProblem(caller: OfferCaller | 'operator', design: designStore.DesignRow | null, plan: designStore.PlanRow | null, amount: bigint): OfferFailure | null {
+/**
+ * A closed-loop caller commits no open loop cash: brand cash offers only, whose plan pays no fees
+ * at distribution; the reserve its accepts need is left owed, as that token's design sends leave it.
+ */
+function closedLoopProblem(caller: OfferCaller | 'operator', design: DesignRow | null, plan: PlanRow | null, amount: bigint): OfferFailure | null {
   if (caller === 'operator' || !caller.closedLoopOnly) return null;
-  const refusal = 'a closed-loop token makes only brand cash offers whose plan costs no open loop cash';
+  const refusal = 'a closed-loop token makes only brand cash offers whose plan pays no open loop fees (the reserve is left owed)';
   if (!design || !plan) return offerFailure('offer_forbidden', { description: `This token may not commit open loop cash: ${refusal}.` });
-  const split = distributionSplit(amount, plan.recipients, design.id);
-  if (split.reserve > 0n || split.fees.length > 0) return invalid('distribution_plan_id', refusal);
+  if (distributionSplit(amount, plan.recipients, design.id).fees.length > 0) return invalid('distribution_plan_id', refusal);
   return null;
 }
 
+/** Whether the caller's offer leaves its accepts' reserve owed: a closed-loop token's. */
+const leavesReserveOwed = (caller: OfferCaller | 'operator') => caller !== 'operator' && caller.closedLoopOnly === true;
+
 /** The gl_design a new offer pays brand cash of, with its plan named; null for open loop cash. */
-async function designOfNew(ctx: OffersContext, input: CreateInput): Promise<{ ok: true; design: designStore.DesignRow | null } | OfferFailure> {
+async function designOfNew(ctx: OffersContext, input: CreateInput): Promise<{ ok: true; design: DesignRow | null } | OfferFailure> {
   if (input.design_id === undefined) {
     return input.distribution_plan_id !== undefined ? invalid('distribution_plan_id', 'goes with design_id') : { ok: true, design: null };
   }
-  const design = /^\d{10}$/.test(input.design_id) ? await designStore.selectDesign(ctx.sql, input.design_id) : null;
+  const design = /^\d{10}$/.test(input.design_id) ? await designById(ctx.sql, input.design_id) : null;
   if (!design || design.deleted_at) return invalid('design_id', 'names no design');
   if (design.design_type !== 'gl_design') return invalid('design_id', 'offers pay brand cash of a gl_design only');
   if (input.distribution_plan_id === undefined) return invalid('distribution_plan_id', 'is required with design_id');
-  if (!(await designStore.selectPlan(ctx.sql, design.id, input.distribution_plan_id))) return invalid('distribution_plan_id', 'is not a live plan of this design');
+  if (!(await livePlanOf(ctx.sql, design.id, input.distribution_plan_id))) return invalid('distribution_plan_id', 'is not a live plan of this design');
   if (input.currency !== undefined && input.currency !== design.currency) return invalid('currency', `must be the design's currency ${design.currency}`);
   return { ok: true, design };
 }
 
 /** The business a new offer belongs to: the design's issuer, the named profile or the caller. */
-async function businessOfNew(ctx: OffersContext, caller: OfferCaller | 'operator', input: CreateInput, design: designStore.DesignRow | null): Promise<{ ok: true; business: Business } | OfferFailure> {
+async function businessOfNew(ctx: OffersContext, caller: OfferCaller | 'operator', input: CreateInput, design: DesignRow | null): Promise<{ ok: true; business: Business } | OfferFailure> {
   const businessId = design?.issuer_id ?? input.profile_id ?? (caller === 'operator' ? null : caller.profileId);
   if (!businessId) return invalid('profile_id', 'is required');
   if (input.profile_id !== undefined && input.profile_id !== businessId) return invalid('profile_id', "must be the design's issuer");
@@ -72,7 +78,7 @@ export async function create(ctx: OffersContext, caller: OfferCaller | 'operator
   const checked = await checkFields({ ...input, options: input.options ?? [{ payment_type: 'free' }] }, currency, null);
   if (!checked.ok) return checked;
   const changes = checked.changes;
-  const plan = design ? await designStore.selectPlan(ctx.sql, design.id, input.distribution_plan_id!) : null;
+  const plan = design ? await livePlanOf(ctx.sql, design.id, input.distribution_plan_id!) : null;
   const closedLoop = closedLoopProblem(caller, design, plan, changes.amount!);
   if (closedLoop) return closedLoop;
   const location = changes.latitude !== undefined ? { latitude: changes.latitude!, longitude: changes.longitude! } : business.location;
@@ -85,7 +91,7 @@ export async function create(ctx: OffersContext, caller: OfferCaller | 'operator
       banner: changes.banner ?? null, metadata_image: changes.metadata_image ?? null, metadata_description: changes.metadata_description ?? '',
       require_confirmation: changes.require_confirmation ?? false, show_limit: changes.show_limit ?? 1, quantity: input.quantity, options: changes.options!,
       chain_id: changes.chain_id ?? null, latitude: location ? String(location.latitude) : null, longitude: location ? String(location.longitude) : null,
-      starts_at: changes.starts_at ?? null, expires_at: changes.expires_at ?? null,
+      starts_at: changes.starts_at ?? null, expires_at: changes.expires_at ?? null, reserve_owed: design !== null && leavesReserveOwed(caller),
     }, unit.now);
     return id;
   });
@@ -104,7 +110,8 @@ export async function edit(ctx: OffersContext, caller: OfferCaller, offerId: str
   const result = await ctx.commands.run('offer.edit', [{ kind: offerKind.kind, id: offerId }], async (unit: Unit<OfferFailure>) => {
     await unit.load(offerKind, offerId);
     if (!unit.send(offerKind, offerId, { type: 'offer.edit', at: unit.now.toISOString() })) return unit.reject(offerFailure('offer_closed'));
-    if (!(await store.updateOffer(unit.tx, offerId, checked.changes, unit.now))) {
+    const changes = leavesReserveOwed(caller) && row.design_id ? { ...checked.changes, reserve_owed: true } : checked.changes;
+    if (!(await store.updateOffer(unit.tx, offerId, changes, unit.now))) {
       return unit.reject(invalid('quantity', 'is below the units already accepted'));
     }
     return { ok: true as const };

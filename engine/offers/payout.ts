@@ -1,10 +1,11 @@
 // Moving an accept's cash: the design and plan an offer pays in, the balances an accept locks, the
 // payout itself, and the canceled transfer answered when the business cannot pay.
 import type { Unit } from '../actors/command.ts';
-import { distributeIn, payIn } from '../designs/circulation.ts';
-import * as designStore from '../designs/store.ts';
+import { distributeIn, distributionSplit, payIn } from '../designs/circulation.ts';
+import type { DesignRow, PlanRow } from '../designs/types.ts';
+import { designById, planById } from '../designs/queries.ts';
 import { balanceLockKey, walletHolder } from '../ledger/cash.ts';
-import type { Failure } from '../ledger/errors.ts';
+import { sendFailure, type Failure } from '../ledger/errors.ts';
 import { stateFields, transfer, type TransferStateName } from '../transfers/machine.ts';
 import { passGate } from '../transfers/gate.ts';
 import type { OffersContext } from './context.ts';
@@ -15,17 +16,17 @@ import type { OfferRow } from './store.ts';
 /** The design and live plan an offer pays brand cash through (both null for open loop cash). */
 export async function paying(ctx: OffersContext, offer: OfferRow) {
   if (!offer.design_id) return { design: null, plan: null };
-  const [design, plan] = await Promise.all([designStore.selectDesign(ctx.sql, offer.design_id), designStore.selectPlanAnyState(ctx.sql, offer.plan_id!)]);
+  const [design, plan] = await Promise.all([designById(ctx.sql, offer.design_id), planById(ctx.sql, offer.plan_id!)]);
   return { design, plan: plan && !plan.deleted_at ? plan : null };
 }
 
-export function balanceKeys(offer: OfferRow, design: designStore.DesignRow | null, plan: designStore.PlanRow | null, accepterId: string): string[] {
+export function balanceKeys(offer: OfferRow, design: DesignRow | null, plan: PlanRow | null, accepterId: string): string[] {
   const fees = design && plan ? plan.recipients.filter((row) => row.recipient_type === 'static' && row.loop_id !== design.id).map((row) => row.recipient_id) : [];
   return [...new Set([offer.profile_id, accepterId, ...fees])].sort().map((id) => balanceLockKey(id, offer.currency));
 }
 
 /** Moves the cash of an accept: the accepter's price (service options), then the payout. */
-export async function payoutIn(unit: Unit, offer: OfferRow, plan: designStore.PlanRow | null, design: designStore.DesignRow | null, accepterId: string, quantity: number, price: bigint, transferId: string): Promise<Failure | null> {
+export async function payoutIn(unit: Unit, offer: OfferRow, plan: PlanRow | null, design: DesignRow | null, accepterId: string, quantity: number, price: bigint, transferId: string): Promise<Failure | null> {
   let number = 1;
   const cost = price * BigInt(quantity);
   if (cost > 0n) {
@@ -35,7 +36,14 @@ export async function payoutIn(unit: Unit, offer: OfferRow, plan: designStore.Pl
   }
   const total = offer.amount * BigInt(quantity);
   if (offer.design_id && !(design && plan)) return { ok: false, error: 'send_failed', detail: "the offer's design or plan is gone" };
-  if (design && plan) return distributeIn(unit, { design, plan, senderId: offer.profile_id, recipientId: accepterId, amount: total, transferId, number });
+  if (design && plan) {
+    // A closed-loop token's offer moves no open loop cash of the business: the reserve is left owed,
+    // and a plan since edited to pay fees at distribution refuses the accept.
+    if (offer.reserve_owed && distributionSplit(total, plan.recipients, design.id).fees.length > 0) {
+      return sendFailure([{ code: 'open_loop_not_permitted', field_name: 'distribution_plan_id', info: { reason: "the offer's plan now pays fees in open loop cash, which its closed-loop maker may not commit" } }]);
+    }
+    return distributeIn(unit, { design, plan, senderId: offer.profile_id, recipientId: accepterId, amount: total, transferId, number, reserveOwed: offer.reserve_owed });
+  }
   return payIn(unit, offer.profile_id, walletHolder(accepterId), offer.currency, total, { transferId, number, action: 'move', toId: accepterId });
 }
 

@@ -1,6 +1,6 @@
 // The checks of an accept that need no lock, in a fixed order: the offer open and in its time,
 // the option, the quantity, the accepter and the email to confirm. The command re-checks under locks.
-import type * as designStore from '../designs/store.ts';
+import type { DesignRow, PlanRow } from '../designs/types.ts';
 import { amountUnitsMax, appdataCharsMax } from '../limits.ts';
 import { amountMinorMax } from '../money.ts';
 import { appdataChars } from '../transfers/service.ts';
@@ -16,8 +16,8 @@ export interface PreparedAccept {
   offer: OfferRow;
   option: OfferOption;
   price: bigint;
-  design: designStore.DesignRow | null;
-  plan: designStore.PlanRow | null;
+  design: DesignRow | null;
+  plan: PlanRow | null;
   /** The email to confirm, when the offer needs one the accepter has not confirmed. */
   confirmEmail: string | null;
 }

@@ -1,7 +1,7 @@
 // POST /o/<id>/signup_accept: a new person accepts an offer. The profile is created, its PIN kept
 // as a hash and the offer accepted in one command, so a refused accept leaves no profile behind.
 import type { Unit } from '../actors/command.ts';
-import * as authnStore from '../authn/store.ts';
+import { keepDevicePassword } from '../authn/password-checks.ts';
 import { designKind } from '../designs/machine.ts';
 import { randomSecret } from '../ids.ts';
 import { offerConfirmCodeBytes } from '../limits.ts';
@@ -40,7 +40,7 @@ async function createPersonIn(ctx: OffersContext, unit: Unit, input: SignupAccep
     firstName: input.firstName, lastName: input.lastName, site: app.site, confirmedUids: [], businessName: input.businessName ?? null,
     deviceUuid: input.deviceUuid, deviceName: input.deviceName, weeklyOffers: input.weeklyOffers, acceptedPolicy: false,
   });
-  await authnStore.upsertDevicePassword(unit.tx, created.profileId, input.deviceUuid, 'pin', pinHash, unit.now);
+  await keepDevicePassword(unit.tx, created.profileId, input.deviceUuid, 'pin', pinHash, unit.now);
   return created.profileId;
 }
 

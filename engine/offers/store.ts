@@ -35,6 +35,8 @@ export interface OfferRow {
   starts_at: Date | null;
   expires_at: Date | null;
   state: 'open' | 'closed';
+  /** Made or edited by a closed-loop token: accepts leave the reserve owed (migration 0910). */
+  reserve_owed: boolean;
   created_at: Date;
   updated_at: Date;
 }
@@ -44,20 +46,20 @@ export type NewOffer = Omit<OfferRow, 'created_at' | 'updated_at' | 'state' | 'r
 /** The columns an edit may change (quantity moves remaining by the same amount). */
 export type OfferChanges = Partial<Pick<OfferRow,
   | 'title' | 'description' | 'banner' | 'metadata_image' | 'metadata_description' | 'require_confirmation' | 'show_limit' | 'options' | 'chain_id'
-  | 'latitude' | 'longitude' | 'starts_at' | 'expires_at' | 'amount'>> & { quantity?: number };
+  | 'latitude' | 'longitude' | 'starts_at' | 'expires_at' | 'amount' | 'reserve_owed'>> & { quantity?: number };
 
 const offerColumns = `id, profile_id, created_by, design_id, plan_id, currency, amount, title, description, banner, metadata_image, metadata_description,
   require_confirmation, show_limit, quantity, remaining, options, chain_id, latitude::text as latitude, longitude::text as longitude, starts_at, expires_at,
-  state, created_at, updated_at`;
+  state, reserve_owed, created_at, updated_at`;
 
 export async function insertOffer(tx: TransactionSql, offer: NewOffer, at: Date): Promise<void> {
   await tx`
     insert into offers (id, profile_id, created_by, design_id, plan_id, currency, amount, title, description, banner, metadata_image, metadata_description,
-      require_confirmation, show_limit, quantity, remaining, options, chain_id, latitude, longitude, starts_at, expires_at, state, created_at, updated_at)
+      require_confirmation, show_limit, quantity, remaining, options, chain_id, latitude, longitude, starts_at, expires_at, state, reserve_owed, created_at, updated_at)
     values (${offer.id}, ${offer.profile_id}, ${offer.created_by}, ${offer.design_id}, ${offer.plan_id}, ${offer.currency}, ${offer.amount}, ${offer.title},
       ${offer.description}, ${offer.banner}, ${offer.metadata_image}, ${offer.metadata_description}, ${offer.require_confirmation}, ${offer.show_limit},
       ${offer.quantity}, ${offer.quantity}, ${tx.json(offer.options as never)}, ${offer.chain_id}, ${offer.latitude}, ${offer.longitude}, ${offer.starts_at},
-      ${offer.expires_at}, 'open', ${at}, ${at})`;
+      ${offer.expires_at}, 'open', ${offer.reserve_owed}, ${at}, ${at})`;
 }
 
 export async function selectOffer(db: Queryable, offerId: string): Promise<OfferRow | null> {

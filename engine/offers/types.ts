@@ -18,7 +18,7 @@ export interface OfferCaller {
   profileId: string;
   /** The token's permissions (edit_design lets a design's editor manage the issuer's offers). */
   permissions: ReadonlySet<string>;
-  /** A closed-loop token (POST /p/token) commits no open loop cash: brand cash offers whose plan costs none. */
+  /** A closed-loop token (POST /p/token) commits no open loop cash: brand cash offers only, their reserve left owed. */
   closedLoopOnly?: boolean;
 }
 

@@ -2,7 +2,7 @@
 // either redeems the cash (a `deposit` movement, the fee to its recipient) or returns it to the sender.
 import type { Unit } from '../actors/command.ts';
 import { escrowHolder, escrowPicks, movementLines, recordRedeemed, walletHolder } from '../ledger/cash.ts';
-import * as transferStore from '../transfers/store.ts';
+import { transferById } from '../transfers/rows.ts';
 import { passGate, returnEscrowIn } from '../transfers/gate.ts';
 import { transfer } from '../transfers/machine.ts';
 import type { BankConnector } from './connector.ts';
@@ -18,7 +18,7 @@ export function registerBankSend(ctx: PayoutsContext): void {
 
 async function sendToBank(ctx: PayoutsContext, transferId: string): Promise<void> {
   const { sql } = ctx.core;
-  const row = await transferStore.selectTransfer(sql, transferId);
+  const row = await transferById(sql, transferId);
   if (!row || row.next_activity !== 'send_to_dfi') return;
   const payout = row.details.payout as { account_id: string; dest_currency: string; dest_amount: string };
   const account = await store.selectAccount(sql, payout.account_id);
@@ -32,7 +32,7 @@ async function sendToBank(ctx: PayoutsContext, transferId: string): Promise<void
 
 /** Applies the bank's answer: redeem (and pay the fee) or return the cash to the sender. */
 async function settle(ctx: PayoutsContext, transferId: string, outcome: BankOutcome): Promise<void> {
-  const row = await transferStore.selectTransfer(ctx.core.sql, transferId);
+  const row = await transferById(ctx.core.sql, transferId);
   if (!row) throw new Error(`payout transfer ${transferId} is missing`);
   const payout = row.details.payout as PayoutDetails;
   await ctx.core.commands.run('payout.settle', [{ kind: 'wallet', id: row.sender_id! }, { kind: 'transfer', id: transferId }], async (unit: Unit) => {

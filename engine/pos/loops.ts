@@ -1,11 +1,11 @@
 // What a sender can pay a recipient with: the sender's brand cash summed per loop (all of it, or the
 // named serial numbers), most specific first, each marked with whether the recipient accepts it.
-import { selectLoopLooks } from '../designs/store.ts';
+import { loopLooks } from '../designs/queries.ts';
 import { mediaUrlOf } from '../designs/images.ts';
 import { openLoopId, parseSerialNumbers, specificity, summarizeByLoop } from '../ledger/allocation.ts';
-import { walletHolder } from '../ledger/cash.ts';
+import { heldNotesOf } from '../ledger/cash.ts';
 import { sendFailure, type Failure } from '../ledger/errors.ts';
-import * as ledgerStore from '../ledger/store.ts';
+import { loopSummaryOf } from '../ledger/reads.ts';
 import { formatMinor } from '../money.ts';
 import type { ProfileRecord } from '../profiles/service.ts';
 import { accepts, redeemedLoopsOf } from '../transfers/service.ts';
@@ -21,10 +21,10 @@ export async function loopsFor(ctx: PosContext, sender: ProfileRecord, recipient
   if (!serials.ok) return sendFailure(serials.errors);
   const redeemed = await redeemedLoopsOf(sql, recipient);
   const notes = serials.value === null
-    ? await ledgerStore.selectLoopSummary(sql, sender.id)
-    : summarizeByLoop(await ledgerStore.selectNotes(sql, walletHolder(sender.id), serials.value));
+    ? await loopSummaryOf(sql, sender.id)
+    : summarizeByLoop(await heldNotesOf(sql, sender.id, serials.value));
   const brand = notes.filter((row) => row.loop_id !== openLoopId);
-  const looks = await selectLoopLooks(sql, brand.map((row) => row.loop_id));
+  const looks = await loopLooks(sql, brand.map((row) => row.loop_id));
   const loops = brand
     .map((row) => ({ row, accepted: accepts({ loopId: row.loop_id, issuerId: row.issuer_id } as never, recipient, redeemed) }))
     .filter((entry) => entry.accepted || !onlyAccepted)

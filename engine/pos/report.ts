@@ -1,6 +1,6 @@
 // The received-and-receivable report (POST /wallet/report/receivable): the caller's report rows
-// under the filters, as JSON rows or as CSV read through a cursor, so a CSV export's memory stays
-// flat whatever the row count.
+// under the filters, as JSON or CSV, both streamed (Postgres's COPY on real Postgres, a cursor on
+// PGlite), so an answer's memory stays flat whatever the row count.
 import type { Core } from '../core.ts';
 import { dayMs, reportCursorRows, reportJsonRowsMax } from '../limits.ts';
 import { currencyScaleExceptions, formatMinor } from '../money.ts';
@@ -70,7 +70,8 @@ function parseDate(text: string): Date | null {
 export interface Report {
   /** The filters of a request, checked; an invalid field is named. */
   filters(request: ReportRequest): store.ReportFilters | PosFailure;
-  json(request: ReportRequest, filters: store.ReportFilters): Promise<Record<string, unknown> | PosFailure>;
+  /** JSON, streamed: the envelope, then the rows a batch at a time (made by Postgres's COPY on real Postgres). */
+  json(request: ReportRequest, filters: store.ReportFilters): Promise<AsyncIterable<string | Buffer> | PosFailure>;
   /** CSV: the header, then one line per row; from Postgres's COPY, or read a batch at a time on PGlite. */
   csv(filters: store.ReportFilters): AsyncIterable<string | Buffer>;
 }
@@ -101,28 +102,12 @@ export function createReport(core: Core, dependencies: { profiles: ProfilesServi
     },
 
     async json(request, filters) {
-      const [profile, personal] = await Promise.all([
-        dependencies.profiles.get(sql, request.profileId),
-        request.personalId && request.personalId !== request.profileId ? dependencies.profiles.get(sql, request.personalId) : Promise.resolve(null),
-      ]);
-      const report: ReportRow[] = [];
-      for await (const batch of store.reportQuery(sql, filters).cursor(reportCursorRows)) {
-        for (const row of batch) report.push(rowJson(row));
-        if (report.length > reportJsonRowsMax) return posFailure('report_too_large', { invalid: { csv: `the report has more than ${reportJsonRowsMax} rows; ask for csv: true` } });
+      if (await store.reportHasMoreThan(sql, filters, reportJsonRowsMax)) {
+        return posFailure('report_too_large', { invalid: { csv: `the report has more than ${reportJsonRowsMax} rows; ask for csv: true` } });
       }
-      return {
-        report_type: 'received_and_receivable',
-        generated_timestamp: core.clock.now().toISOString(),
-        generated_by: {
-          id: request.profileId, title: profile?.title ?? '',
-          personal_id: personal ? personal.id : (request.personalId ?? request.profileId), personal_title: personal ? personal.title : (profile?.title ?? ''),
-        },
-        filters: {
-          start_date: request.startDate ?? null, end_date: request.endDate ?? null, pos_device: request.posDevice ?? 'any_or_none',
-          settlement_types: request.settlementTypes && request.settlementTypes.length > 0 ? [...request.settlementTypes] : [...settlementTypes],
-        },
-        report,
-      };
+      const envelope = JSON.stringify({ ...await reportEnvelope(core, dependencies.profiles, request), report: [] });
+      // The rows go between the envelope's last "[" and "]}": the answer streams, its memory flat.
+      return jsonChunks(core, filters, envelope.slice(0, -2), envelope.slice(-2));
     },
 
     async *csv(filters) {
@@ -141,4 +126,55 @@ export function createReport(core: Core, dependencies: { profiles: ProfilesServi
       }
     },
   };
+}
+
+/** The JSON answer's fields other than the rows. */
+async function reportEnvelope(core: Core, profiles: ProfilesService, request: ReportRequest): Promise<Record<string, unknown>> {
+  const [profile, personal] = await Promise.all([
+    profiles.get(core.sql, request.profileId),
+    request.personalId && request.personalId !== request.profileId ? profiles.get(core.sql, request.personalId) : Promise.resolve(null),
+  ]);
+  return {
+    report_type: 'received_and_receivable',
+    generated_timestamp: core.clock.now().toISOString(),
+    generated_by: {
+      id: request.profileId, title: profile?.title ?? '',
+      personal_id: personal ? personal.id : (request.personalId ?? request.profileId), personal_title: personal ? personal.title : (profile?.title ?? ''),
+    },
+    filters: {
+      start_date: request.startDate ?? null, end_date: request.endDate ?? null, pos_device: request.posDevice ?? 'any_or_none',
+      settlement_types: request.settlementTypes && request.settlementTypes.length > 0 ? [...request.settlementTypes] : [...settlementTypes],
+    },
+  };
+}
+
+async function* jsonChunks(core: Core, filters: store.ReportFilters, head: string, tail: string): AsyncIterable<string | Buffer> {
+  yield head;
+  if (core.database.kind === 'postgres') {
+    yield* commaJoinedLines(await store.copyReportJson(core.sql, filters, currencyScaleExceptions));
+  } else {
+    let first = true;
+    for await (const batch of store.reportQuery(core.sql, filters).cursor(reportCursorRows)) {
+      const text = batch.map((row) => JSON.stringify(rowJson(row))).join(',');
+      yield first ? text : `,${text}`;
+      first = false;
+    }
+  }
+  yield tail;
+}
+
+const newline = 0x0a;
+const comma = 0x2c;
+
+/** Lines (each ending in a newline) joined by commas: every newline becomes a comma but the last, which is dropped. */
+export async function* commaJoinedLines(lines: AsyncIterable<Buffer>): AsyncIterable<Buffer> {
+  let held: Buffer | null = null;
+  for await (const chunk of lines) {
+    if (chunk.length === 0) continue;
+    const joined = Buffer.from(chunk);
+    for (let index = 0; index < joined.length; index++) if (joined[index] === newline) joined[index] = comma;
+    if (held) yield held;
+    held = joined;
+  }
+  if (held) yield held[held.length - 1] === comma ? held.subarray(0, held.length - 1) : held;
 }

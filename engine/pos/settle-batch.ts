@@ -3,9 +3,8 @@
 // settler's wallet, its rows marked settled and their settlement actors moved on.
 import type { Unit } from '../actors/command.ts';
 import { openLoopId } from '../ledger/allocation.ts';
-import { balanceLockKey, movementLines, pickFromWallet, walletHolder } from '../ledger/cash.ts';
+import { balanceLockKey, lockBalances, movementLines, pickFromWallet, walletHolder } from '../ledger/cash.ts';
 import { sendFailure, type Failure } from '../ledger/errors.ts';
-import * as ledgerStore from '../ledger/store.ts';
 import { passGate, type TransferRecord } from '../transfers/gate.ts';
 import { settlementKind } from './machine.ts';
 import * as store from './store.ts';
@@ -20,7 +19,7 @@ export async function settleBatch(unit: Unit<Failure>, design: Design, settlerId
   const byRecipient = new Map<string, store.PendingSettlementRow[]>();
   for (const row of rows) byRecipient.set(row.recipient_id, [...(byRecipient.get(row.recipient_id) ?? []), row]);
   // The settler's and every recipient's balances in the one balance order, before any moves.
-  await ledgerStore.lockBalances(unit.tx, [settlerId, ...byRecipient.keys()].map((id) => balanceLockKey(id, design.currency)));
+  await lockBalances(unit.tx, [settlerId, ...byRecipient.keys()].map((id) => balanceLockKey(id, design.currency)));
   const transferIds: string[] = [];
   let total = 0n;
   for (const [recipientId, owed] of byRecipient) {

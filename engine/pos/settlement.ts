@@ -5,7 +5,7 @@
 // from pending to settled. Running it again pays only what is still pending: it is idempotent.
 import type { Unit } from '../actors/command.ts';
 import type { Core } from '../core.ts';
-import { activeAgreementRoles, selectDesign, selectGrants } from '../designs/store.ts';
+import { agreementRolesOf, designById, grantsOn } from '../designs/queries.ts';
 import { openLoopId } from '../ledger/allocation.ts';
 import type { Failure } from '../ledger/errors.ts';
 import { authorityRefusal } from '../transfers/gate.ts';
@@ -56,7 +56,7 @@ export function createSettlements(core: Core): Settlements {
 async function settlerFor(ctx: SettlementsContext, designId: string, issuerId: string, settlerId: string | null): Promise<string | PosFailure> {
   const { sql } = ctx.core;
   if (settlerId !== null) {
-    if (settlerId === issuerId || (await activeAgreementRoles(sql, designId, settlerId)).settler) return settlerId;
+    if (settlerId === issuerId || (await agreementRolesOf(sql, designId, settlerId)).settler) return settlerId;
     return posFailure('not_settler', { description: 'Only the issuer or a profile with an active settler agreement settles this design.' });
   }
   const rows = await sql<{ member_id: string }[]>`
@@ -66,7 +66,7 @@ async function settlerFor(ctx: SettlementsContext, designId: string, issuerId: s
 
 async function settle(ctx: SettlementsContext, input: SettleInput): Promise<SettleResult> {
   const { sql, commands } = ctx.core;
-  const design = /^\d{10}$/.test(input.designId) ? await selectDesign(sql, input.designId) : null;
+  const design = /^\d{10}$/.test(input.designId) ? await designById(sql, input.designId) : null;
   if (!design || design.deleted_at) return posFailure('design_not_found');
   const settlerId = await settlerFor(ctx, design.id, design.issuer_id, input.settlerId);
   if (typeof settlerId !== 'string') return settlerId;
@@ -85,10 +85,10 @@ async function settle(ctx: SettlementsContext, input: SettleInput): Promise<Sett
 
 async function pending(ctx: SettlementsContext, designId: string, callerId: string): Promise<{ ok: true; pending: { currency: string; count: number; amount: string }[] } | PosFailure> {
   const { sql } = ctx.core;
-  const design = /^\d{10}$/.test(designId) ? await selectDesign(sql, designId) : null;
+  const design = /^\d{10}$/.test(designId) ? await designById(sql, designId) : null;
   if (!design || design.deleted_at) return posFailure('design_not_found');
   if (design.issuer_id !== callerId) {
-    const [roles, grants] = await Promise.all([activeAgreementRoles(sql, design.id, callerId), selectGrants(sql, design.id, callerId)]);
+    const [roles, grants] = await Promise.all([agreementRolesOf(sql, design.id, callerId), grantsOn(sql, design.id, callerId)]);
     if (!roles.settler && !roles.redeemer && !grants.includes('view_design_network')) return posFailure('not_settler', { description: 'Only the issuer, its settlers and redeemers see what is pending.' });
   }
   const pending = (await store.pendingTotals(sql, design.id)).map((row) => ({ currency: row.currency, count: row.count, amount: formatMinor(row.amount, row.currency) }));

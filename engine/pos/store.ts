@@ -1,5 +1,8 @@
 // SQL of the point of sale: pull consent, settlement rows, report rows and the report query.
 import type { Queryable } from '../storage/database.ts';
+import type { NewReceivable, NewSettlement } from './types.ts';
+
+export type { NewReceivable, NewSettlement } from './types.ts';
 
 export async function upsertConsent(db: Queryable, customerId: string, merchantId: string, at: Date): Promise<void> {
   await db`
@@ -21,21 +24,6 @@ export async function hasConsent(db: Queryable, customerId: string, merchantId: 
 export async function selectConsents(db: Queryable, customerId: string, limit: number): Promise<{ merchant_id: string; granted_at: Date }[]> {
   return db<{ merchant_id: string; granted_at: Date }[]>`
     select merchant_id, granted_at from pull_consents where customer_id = ${customerId} and revoked_at is null order by granted_at, merchant_id limit ${limit}`;
-}
-
-export interface NewSettlement {
-  id: string;
-  redemptionTransferId: string;
-  designId: string;
-  planId: string | null;
-  redeemerId: string;
-  recipientId: string;
-  role: 'redeemer' | 'static';
-  currency: string;
-  amount: bigint;
-  state: 'funded' | 'pending';
-  /** The transfer that distributed the redeemed notes (null for notes older than migration 0970). */
-  distTid: string | null;
 }
 
 export async function insertSettlements(db: Queryable, rows: readonly NewSettlement[], at: Date): Promise<void> {
@@ -79,25 +67,6 @@ export async function pendingTotals(db: Queryable, designId: string): Promise<{ 
   return db<{ currency: string; count: number; amount: bigint }[]>`
     select currency, count(*)::int as count, coalesce(sum(amount), 0)::bigint as amount from settlements
     where design_id = ${designId} and state = 'pending' group by currency order by currency`;
-}
-
-export interface NewReceivable {
-  profileId: string;
-  transferId: string;
-  posDeviceHolderId: string | null;
-  posDeviceId: string | null;
-  distTid: string | null;
-  settlementType: 'init_dist' | 'redeem' | 'immediate' | 'paycard' | 'non_service';
-  receivedCurrency: string;
-  settleCurrency: string;
-  loopId: string;
-  isFundable: boolean;
-  tenderType: string;
-  receivedAmount: bigint;
-  settleFunded: bigint;
-  settleReclaimed: bigint;
-  settlePending: bigint;
-  settleSettled: bigint;
 }
 
 export async function insertReceivables(db: Queryable, rows: readonly NewReceivable[], at: Date): Promise<void> {
@@ -250,10 +219,10 @@ function scaleCase(column: string, exceptions: Readonly<Record<string, number>>)
 }
 
 /**
- * The report as CSV produced by Postgres itself (COPY ... TO STDOUT), formatted exactly as the
- * JSON rows are: the API only pipes bytes, so its memory stays flat and its time near the bare query's.
+ * The report's select, formatted exactly as the JSON rows are (`is_fundable` as the text the CSV
+ * writes, or as a boolean for JSON), in time order. COPY takes no parameters: values are literals.
  */
-export function reportCopyText(filters: ReportFilters, scaleExceptions: Readonly<Record<string, number>>): string {
+function reportSelectText(filters: ReportFilters, scaleExceptions: Readonly<Record<string, number>>, fundable: 'text' | 'boolean'): string {
   const conditions = [`profile_id = ${literal(filters.profileId)}`];
   if (filters.startAt) conditions.push(`at >= ${literal(filters.startAt.toISOString())}::timestamptz`);
   if (filters.endBefore) conditions.push(`at < ${literal(filters.endBefore.toISOString())}::timestamptz`);
@@ -265,17 +234,43 @@ export function reportCopyText(filters: ReportFilters, scaleExceptions: Readonly
     const scale = scaleCase(currency, scaleExceptions);
     return `round((${value})::numeric / power(10::numeric, ${scale}), ${scale})::text`;
   };
-  return `copy (
-    select to_char(at at time zone 'UTC', 'YYYY-MM-DD') as date, to_char(at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as timestamp,
+  return `select to_char(at at time zone 'UTC', 'YYYY-MM-DD') as date, to_char(at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as timestamp,
       transfer_id, pos_device_holder_id, pos_device_id, dist_tid, settlement_type, received_currency, settle_currency, loop_id,
-      case when is_fundable then 'true' else 'false' end as is_fundable, tender_type,
+      ${fundable === 'text' ? "case when is_fundable then 'true' else 'false' end" : 'is_fundable'} as is_fundable, tender_type,
       ${money('received_amount', 'received_currency')} as received_amount,
       ${money('case when is_fundable then settle_funded else 0 end', 'settle_currency')} as settle_funded,
       ${money('settle_reclaimed', 'settle_currency')} as settle_reclaimed,
       ${money('settle_pending', 'settle_currency')} as settle_pending,
       ${money('settle_settled', 'settle_currency')} as settle_settled
-    from receivables where ${conditions.join(' and ')} order by at, id
-  ) to stdout with (format csv, header true)`;
+    from receivables where ${conditions.join(' and ')} order by at, id`;
+}
+
+/**
+ * The report as CSV produced by Postgres itself (COPY ... TO STDOUT), formatted exactly as the
+ * JSON rows are: the API only pipes bytes, so its memory stays flat and its time near the bare query's.
+ */
+export function reportCopyText(filters: ReportFilters, scaleExceptions: Readonly<Record<string, number>>): string {
+  return `copy (${reportSelectText(filters, scaleExceptions, 'text')}) to stdout with (format csv, header true)`;
+}
+
+/**
+ * The report's rows as JSON objects, one per line, made by Postgres (row_to_json keeps the
+ * columns' order). CSV with a delimiter and a quote character that JSON text never holds raw
+ * (control characters are escaped in JSON) writes each object unquoted and unescaped.
+ */
+export function reportJsonCopyText(filters: ReportFilters, scaleExceptions: Readonly<Record<string, number>>): string {
+  return `copy (select row_to_json(r)::text from (${reportSelectText(filters, scaleExceptions, 'boolean')}) r) to stdout with (format csv, delimiter e'\\x02', quote e'\\x01')`;
+}
+
+/** Whether the report holds more than max rows (reads at most max + 1 index entries). */
+export async function reportHasMoreThan(db: Queryable, filters: ReportFilters, max: number): Promise<boolean> {
+  const [row] = await db<{ n: number }[]>`select count(*)::int as n from (${reportQuery(db, filters)} limit ${max + 1}) counted`;
+  return row.n > max;
+}
+
+/** Streams the report's rows as JSON lines from Postgres (real Postgres only). */
+export async function copyReportJson(db: Queryable, filters: ReportFilters, scaleExceptions: Readonly<Record<string, number>>): Promise<AsyncIterable<Buffer>> {
+  return (await db.unsafe(reportJsonCopyText(filters, scaleExceptions)).readable()) as AsyncIterable<Buffer>;
 }
 
 /** Streams the report's CSV bytes from Postgres (real Postgres only). */

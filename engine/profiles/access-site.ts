@@ -58,7 +58,8 @@ export function issueProfileToken(ctx: ProfileAccessContext, app: { clientId: st
   const { profiles, tokens } = ctx;
   return ctx.core.sql.begin(async (tx): Promise<Access<{ token: AccessTokenInfo }>> => {
     const profile = await findOnSite(ctx, tx, request.uid, app.site);
-    if (!profile) return refuse('uid_not_found', { uid: 'no profile with this UID on the app\'s site' });
+    // A profile waiting for the owner of a claimed UID (a bill's email) is no one's to act for yet.
+    if (!profile || (await profiles.claimPending(tx, profile.id))) return refuse('uid_not_found', { uid: 'no profile with this UID on the app\'s site' });
     if ((await profiles.walletState(tx, profile.id)) !== 'active') return refuse('not_available');
     const person = await actingPerson(ctx, tx, profile, request.managerUid, app.site);
     if (!person.ok) return person;

@@ -12,6 +12,8 @@ export interface CreateIndividualInput {
   site: string;
   /** Canonical UIDs, e.g. email:a@b.com, phone:+15555550100. */
   confirmedUids: string[];
+  /** A canonical UID someone typed and no one proved (a bill's email): a claim the owner proves later, see claims.ts. */
+  claimedUid?: string | null;
   passwordHash?: string | null;
   businessName?: string | null;
   deviceUuid?: string | null;
@@ -47,13 +49,19 @@ function cleanAddress(address: Address | null | undefined): AddressRow | null {
   return cleaned;
 }
 
+/** Callers check that the UIDs are free first; one taken since is a fault (a 500), not an answer. */
+export async function insertConfirmedUidsIn(unit: Unit, profileId: string, uids: string[]): Promise<void> {
+  for (const uid of uids) {
+    if (!(await store.insertUid(unit.tx, profileId, uid, unit.now))) throw new Error(`UID ${uid} belongs to another profile`);
+  }
+}
+
 export async function createIndividualIn(unit: Unit, input: CreateIndividualInput): Promise<{ profileId: string }> {
   const profileId = await unit.newShortId('profile');
   await store.insertProfile(unit.tx, individualRow(profileId, input), unit.now);
-  for (const uid of input.confirmedUids) {
-    // Callers check that the UIDs are free first; one taken since is a fault (a 500), not an answer.
-    if (!(await store.insertUid(unit.tx, profileId, uid, unit.now))) throw new Error(`UID ${uid} belongs to another profile`);
-  }
+  await insertConfirmedUidsIn(unit, profileId, input.confirmedUids);
+  // A claim taken on the site since the caller looked leaves this profile without one.
+  if (input.claimedUid) await store.insertClaim(unit.tx, profileId, input.site, input.claimedUid, unit.now);
   if (input.deviceUuid) await store.upsertDevice(unit.tx, profileId, input.deviceUuid, input.deviceName ?? null, unit.now);
   unit.create(wallet, profileId, { profileId, isIndividual: true, createdAt: unit.now.toISOString() });
   return { profileId };

@@ -4,6 +4,7 @@ import type { Unit } from '../actors/command.ts';
 import type { Core } from '../core.ts';
 import type { Queryable } from '../storage/database.ts';
 import type { ListProvider, ProfilesContext } from './context.ts';
+import { claimedProfileId, claimPending, takeOverClaimIn } from './claims.ts';
 import { createBusinessIn, createIndividualIn, type CreateBusinessInput, type CreateIndividualInput } from './create.ts';
 import { rename, setFlags, setLocation, type FlagsOutcome, type LocationOutcome, type ProfileFlagsUpdate } from './edits.ts';
 import type { Location } from './location.ts';
@@ -23,6 +24,12 @@ export type ProfileFeature = (typeof profileFeatureNames)[number];
 export interface ProfilesService {
   createIndividualIn(unit: Unit, input: CreateIndividualInput): Promise<{ profileId: string }>;
   createBusinessIn(unit: Unit, input: CreateBusinessInput): Promise<{ profileId: string }>;
+  /** The profile of the site waiting for the owner of an unproved UID (a bill's email), or null. */
+  claimedProfileId(db: Queryable, site: string, uid: string): Promise<string | null>;
+  /** Whether the profile still waits for its owner to prove a claimed UID (no token is issued for it). */
+  claimPending(db: Queryable, profileId: string): Promise<boolean>;
+  /** A sign-up proving a claimed UID takes the waiting profile over; null when none waits. */
+  takeOverClaimIn(unit: Unit, input: CreateIndividualInput): Promise<{ profileId: string } | null>;
   get(db: Queryable, profileId: string): Promise<ProfileRecord | null>;
   /** Finds a profile by canonical UID: service:<id>, username:<name>, email:, phone: and external types. */
   findByUid(db: Queryable, canonicalUid: string): Promise<ProfileRecord | null>;
@@ -69,6 +76,9 @@ export function createProfilesService(core: Core): ProfilesService {
   return {
     createIndividualIn,
     createBusinessIn,
+    claimedProfileId,
+    claimPending,
+    takeOverClaimIn,
     get: getProfile,
     findByUid,
     confirmedUids: (db, profileId) => store.selectUids(db, profileId),

@@ -205,3 +205,28 @@ export async function updateBusinessLocation(db: Queryable, profileId: string, l
   if (rows.length !== 1) throw new Error(`profile ${profileId} location update touched ${rows.length} rows`);
   return rows[0];
 }
+
+/** Records an unproved UID's claim on a new profile; false when the UID already has a claim on the site. */
+export async function insertClaim(db: Queryable, profileId: string, site: string, uid: string, now: Date): Promise<boolean> {
+  const rows = await db`insert into profile_claims (profile_id, site, uid, created_at) values (${profileId}, ${site}, ${uid}, ${now}) on conflict do nothing returning profile_id`;
+  return rows.length === 1;
+}
+
+export async function selectClaimedProfileId(db: Queryable, site: string, uid: string): Promise<string | null> {
+  const rows = await db<{ profile_id: string }[]>`select profile_id from profile_claims where site = ${site} and uid = ${uid}`;
+  return rows[0]?.profile_id ?? null;
+}
+
+export async function hasClaim(db: Queryable, profileId: string): Promise<boolean> {
+  const rows = await db`select 1 from profile_claims where profile_id = ${profileId}`;
+  return rows.length === 1;
+}
+
+/** Ends the claim on one of these UIDs on the site; the profile it was on, or null when none (or another call ended it first). */
+export async function deleteClaim(db: Queryable, site: string, uids: string[]): Promise<string | null> {
+  if (uids.length === 0) return null;
+  const rows = await db<{ profile_id: string }[]>`
+    delete from profile_claims where profile_id = (select profile_id from profile_claims where site = ${site} and uid = any(${uids}::text[]) order by created_at limit 1)
+    returning profile_id`;
+  return rows[0]?.profile_id ?? null;
+}

@@ -1,7 +1,7 @@
 // A wallet's profile image: checked, decoded into square PNG renditions kept in Postgres, served
 // by size, and named by versioned URLs.
 import type { Metadata } from 'sharp';
-import { decodeTimeout, decodeWorkProblem, isDecodeTimeout, loadSharp, withDecodeSlot } from '../sharp.ts';
+import { decodeTooSlow, decodeWorkProblem, loadSharp, renderImage, type DecoderPriority } from '../sharp.ts';
 import { failure } from '../authn/errors.ts';
 import { imageBodyBytesMax, imageInputPixelsMax, profileImageRenditionsPx, profileImageWidthPxMin } from '../limits.ts';
 import type { Queryable } from '../storage/database.ts';
@@ -25,16 +25,12 @@ async function headerProblem(image: Buffer): Promise<SettingsOutcome | null> {
   return work ? failure('invalid', { image: work }) : null;
 }
 
-/** Every square rendition; 'corrupt' when the pixels do not decode, 'slow' past the time budget. */
-async function renditionsOf(image: Buffer): Promise<Rendition[] | 'corrupt' | 'slow'> {
-  const sharp = await loadSharp();
-  const render = (size: number) => sharp(image, { animated: false, limitInputPixels: imageInputPixelsMax }).timeout(decodeTimeout).rotate().resize(size, size, { fit: 'cover', position: 'attention' }).png().toBuffer();
+/** Every square rendition (decoded in the decoder process); 'corrupt' when the pixels do not decode, 'slow' past the time budget. */
+async function renditionsOf(image: Buffer, priority: DecoderPriority): Promise<Rendition[] | 'corrupt' | 'slow'> {
   // A header can read well while the pixels are truncated or corrupt: decoding is where that shows.
-  try {
-    return await withDecodeSlot(() => Promise.all(profileImageRenditionsPx.map(async (size) => ({ size, bytes: await render(size) }))));
-  } catch (error) {
-    return isDecodeTimeout(error) ? 'slow' : 'corrupt';
-  }
+  const rendered = await renderImage(image, profileImageRenditionsPx.map((size) => ({ width: size, height: size, fit: 'cover', format: 'png' })), priority);
+  if (!rendered.ok) return rendered.problem;
+  return profileImageRenditionsPx.map((size, index) => ({ size, bytes: rendered.outputs[index] }));
 }
 
 export async function imageUrls(ctx: SettingsContext, db: Queryable, profileId: string): Promise<Record<string, string | null>> {
@@ -48,9 +44,9 @@ export async function setImage(ctx: SettingsContext, profileId: string, image: B
   if (image.length === 0 || image.length > imageBodyBytesMax) return failure('invalid', { image: 'send a PNG, JPEG or GIF image' });
   const problem = await headerProblem(image);
   if (problem) return problem;
-  const renditions = await renditionsOf(image);
+  const renditions = await renditionsOf(image, ctx.core.config.imageDecoderPriority);
   if (renditions === 'corrupt') return failure('invalid', { image: 'is truncated or corrupt' });
-  if (renditions === 'slow') return failure('invalid', { image: `took longer than ${decodeTimeout.seconds} s to decode; send a smaller image` });
+  if (renditions === 'slow') return failure('invalid', { image: decodeTooSlow });
   const now = clock.now();
   await sql.begin(async (tx) => {
     for (const rendition of renditions) await store.upsertImage(tx, profileId, rendition.size, 'image/png', rendition.bytes, now);

@@ -1,9 +1,10 @@
 // The main password and device passwords of a wallet. Password checks share the guessing guard
 // of sign-in (captcha after repeated failures).
 import { failure, type AuthnFailure } from '../authn/errors.ts';
-import * as authnStore from '../authn/store.ts';
+import { clearGuard, countGuardFailure, guardTripped } from '../authn/attempts.ts';
+import { forgetDevicePassword, keepDevicePassword } from '../authn/password-checks.ts';
 import { randomSecret } from '../ids.ts';
-import { authnLoginCaptchaAfterFailures, authnLoginGuardWindowMs, devicePasswordBytes, passwordCharsMax, passwordCharsMin } from '../limits.ts';
+import { authnLoginCaptchaAfterFailures, devicePasswordBytes, passwordCharsMax, passwordCharsMin } from '../limits.ts';
 import { hashSecret, verifySecret } from '../passwords.ts';
 import type { SettingsContext, SettingsOutcome } from './service.ts';
 
@@ -17,15 +18,13 @@ async function checkPassword(ctx: SettingsContext, profileId: string, password: 
   const before = await ctx.profiles.get(ctx.core.sql, profileId);
   const matchedHash = before?.passwordHash && (await verifySecret(before.passwordHash, password)) ? before.passwordHash : null;
   return ctx.core.sql.begin(async (tx) => {
-    const guard = await authnStore.selectGuard(tx, key);
-    const windowOpen = guard && now.getTime() - guard.window_started_at.getTime() < authnLoginGuardWindowMs;
-    if (windowOpen && guard.failures >= authnLoginCaptchaAfterFailures && !captchaSolved) return failure('captcha_required');
+    if ((await guardTripped(tx, key, authnLoginCaptchaAfterFailures, now)) && !captchaSolved) return failure('captcha_required');
     const profile = await ctx.profiles.get(tx, profileId);
     if (!profile || matchedHash === null || profile.passwordHash !== matchedHash) {
-      await authnStore.countGuardFailure(tx, key, now, new Date(now.getTime() - authnLoginGuardWindowMs));
+      await countGuardFailure(tx, key, now);
       return failure('password_not_matched', { current_password: 'The password is not correct.' });
     }
-    await authnStore.clearGuard(tx, key);
+    await clearGuard(tx, key);
     return null;
   });
 }
@@ -49,12 +48,12 @@ export async function setDevicePassword(
   const problem = await checkPassword(ctx, principal.personalProfileId, input.currentPassword, input.captcha);
   if (problem) return problem;
   const devicePassword = randomSecret(devicePasswordBytes);
-  await authnStore.upsertDevicePassword(ctx.core.sql, principal.personalProfileId, principal.deviceId, input.accessMethod, await hashSecret(devicePassword), ctx.core.clock.now());
+  await keepDevicePassword(ctx.core.sql, principal.personalProfileId, principal.deviceId, input.accessMethod, await hashSecret(devicePassword), ctx.core.clock.now());
   return { ok: true, access_method: input.accessMethod, device_password: devicePassword };
 }
 
 export async function removeDevicePassword(ctx: SettingsContext, principal: { personalProfileId: string; deviceId: string | null }, accessMethod: string): Promise<SettingsOutcome> {
   if (!principal.deviceId) return failure('invalid', { request: 'this access token is not tied to a device (device_uuid)' });
-  const removed = await authnStore.deleteDevicePassword(ctx.core.sql, principal.personalProfileId, principal.deviceId, accessMethod);
+  const removed = await forgetDevicePassword(ctx.core.sql, principal.personalProfileId, principal.deviceId, accessMethod);
   return { ok: true, removed };
 }

@@ -3,7 +3,7 @@
 import type { Queryable } from '../storage/database.ts';
 import { openLoopId, type Note, type Pick } from '../ledger/allocation.ts';
 import type { ProfileRecord } from '../profiles/service.ts';
-import { selectRedeemedDesignIds } from '../designs/store.ts';
+import { designsRedeemedBy } from '../designs/queries.ts';
 
 const noLoops: ReadonlySet<string> = new Set();
 
@@ -20,5 +20,5 @@ export function accepts(note: Pick | Note, recipient: ProfileRecord | null, rede
 /** The designs a business recipient redeems by agreement (none for people and unknown recipients). */
 export async function redeemedLoopsOf(db: Queryable, recipient: ProfileRecord | null): Promise<ReadonlySet<string>> {
   if (!recipient || recipient.isIndividual) return noLoops;
-  return new Set(await selectRedeemedDesignIds(db, recipient.id));
+  return new Set(await designsRedeemedBy(db, recipient.id));
 }

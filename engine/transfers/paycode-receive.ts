@@ -6,7 +6,7 @@ import { escrowHolder, escrowPicks, movementLines, nextMovementNumber, pickFromW
 import { failure, type Failure } from '../ledger/errors.ts';
 import { paycodeCorrectionMs } from '../limits.ts';
 import { formatDecimal, formatMinor, positiveMoneyOf, type Decimal } from '../money.ts';
-import * as posStore from '../pos/store.ts';
+import { recordImmediateReceipt } from '../pos/records.ts';
 import type { ProfileRecord } from '../profiles/service.ts';
 import { redeemArrivedIn } from '../designs/redemption.ts';
 import { accepts, redeemedLoopsOf } from './acceptance.ts';
@@ -137,7 +137,7 @@ async function reportImmediateIn(unit: Unit, receipt: Receipt, transferId: strin
   const { recipient, input } = receipt;
   const openLoop = picks.filter((pick) => pick.loopId === openLoopId).reduce((total, pick) => total + pick.amount, 0n);
   if (!recipient || recipient.isIndividual || openLoop === 0n) return;
-  await posStore.addImmediateReceivable(unit.tx, { profileId: recipient.id, transferId, currency: input.currency, delta: sign * openLoop, posDevice: input.posDevice ?? null }, unit.now);
+  await recordImmediateReceipt(unit.tx, { profileId: recipient.id, transferId, currency: input.currency, delta: sign * openLoop, posDevice: input.posDevice ?? null }, unit.now);
 }
 
 /** A payment code's receipt through the gate: `amount` of the escrow to the recipient, the rest back to the sender. */

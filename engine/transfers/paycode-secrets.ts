@@ -3,8 +3,8 @@
 // Both keys are per-installation secrets, created on first use like the invitation-code key.
 import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
 import type { Core } from '../core.ts';
-import { installationSecret } from '../invitations/store.ts';
 import type { Queryable } from '../storage/database.ts';
+import { installationSecret } from '../storage/installation-store.ts';
 import { installationKeyBytes } from '../limits.ts';
 
 export interface PaycodeSecrets {

@@ -4,7 +4,7 @@ import type { Parsed, Pick } from '../ledger/allocation.ts';
 import { sumPicks } from '../ledger/allocation.ts';
 import { escrowHolder, movementLines, walletHolder } from '../ledger/cash.ts';
 import { sendFailure, type Failure } from '../ledger/errors.ts';
-import type { Holder, MovementLine } from '../ledger/store.ts';
+import type { Holder, MovementLine } from '../ledger/types.ts';
 import type { InviteInput } from '../invitations/service.ts';
 import { dayMs, defaultCountries, invitationExpireDaysDefault, paycodeExpiryMsDefault } from '../limits.ts';
 import { accepts } from './acceptance.ts';

@@ -2,14 +2,14 @@
 // send a recipient). TransferDetail, history and history_sync live in reads.ts.
 import type { Core } from '../core.ts';
 import { openLoopId, parseSerialNumbers, specificity, summarizeByLoop } from '../ledger/allocation.ts';
-import { walletHolder } from '../ledger/cash.ts';
+import { heldNotesOf } from '../ledger/cash.ts';
 import { sendFailure, type Failure } from '../ledger/errors.ts';
-import * as ledgerStore from '../ledger/store.ts';
+import { loopSummaryOf } from '../ledger/reads.ts';
 import { formatMinor } from '../money.ts';
 import type { ProfileRecord, ProfilesService } from '../profiles/service.ts';
 import type { Queryable } from '../storage/database.ts';
 import type { TransfersService } from './service.ts';
-import { selectLoopLooks } from '../designs/store.ts';
+import { loopLooks } from '../designs/queries.ts';
 import { mediaUrlOf } from '../designs/images.ts';
 import { accepts, redeemedLoopsOf } from './acceptance.ts';
 import { createPaycodeSecrets, type PaycodeSecrets } from './paycode-secrets.ts';
@@ -86,8 +86,8 @@ export async function presend(
   const serials = parseSerialNumbers(input.serialNumbers);
   if (!serials.ok) return sendFailure(serials.errors);
   const redeemed = await redeemedLoopsOf(sql, recipient);
-  const summary = serials.value === null ? await ledgerStore.selectLoopSummary(sql, input.senderId) : summarizeByLoop(await ledgerStore.selectNotes(sql, walletHolder(input.senderId), serials.value));
-  const looks = await selectLoopLooks(sql, summary.filter((row) => row.loop_id !== openLoopId).map((row) => row.loop_id));
+  const summary = serials.value === null ? await loopSummaryOf(sql, input.senderId) : summarizeByLoop(await heldNotesOf(sql, input.senderId, serials.value));
+  const looks = await loopLooks(sql, summary.filter((row) => row.loop_id !== openLoopId).map((row) => row.loop_id));
   const loops = summary
     .filter((row) => !(input.closedLoopOnly && row.loop_id === openLoopId))
     .map((row) => ({ row, accepted: accepts({ loopId: row.loop_id, issuerId: row.issuer_id } as never, recipient, redeemed) }))

@@ -1,7 +1,9 @@
 // A stakeholder's reads of transfers: TransferDetail, the list shape of one transfer, history (offset
 // pages over the per-profile view index) and history_sync (keyset over (sync_ts, transfer_id)).
 import { failure, type Failure } from '../ledger/errors.ts';
-import * as ledgerStore from '../ledger/store.ts';
+import { movementsOf } from '../ledger/reads.ts';
+import type { MovementRow } from '../ledger/types.ts';
+import { syncRemainExactMax } from '../limits.ts';
 import type { Queryable } from '../storage/database.ts';
 import type { HistoryInput, QueriesContext, SyncInput, TransferQueries } from './queries.ts';
 import * as store from './store.ts';
@@ -21,8 +23,8 @@ async function parties(db: Queryable, rows: readonly store.TransferRow[]): Promi
 }
 
 async function listJson(db: Queryable, rows: store.TransferRow[]): Promise<Record<string, unknown>[]> {
-  const [movements, infos] = await Promise.all([ledgerStore.selectMovements(db, rows.map((row) => row.id)), parties(db, rows)]);
-  const byTransfer = new Map<string, ledgerStore.MovementRow[]>();
+  const [movements, infos] = await Promise.all([movementsOf(db, rows.map((row) => row.id)), parties(db, rows)]);
+  const byTransfer = new Map<string, MovementRow[]>();
   for (const movement of movements) byTransfer.set(movement.transfer_id, [...(byTransfer.get(movement.transfer_id) ?? []), movement]);
   return rows.map((row) => transferJson(row, byTransfer.get(row.id) ?? [], infos));
 }
@@ -68,7 +70,7 @@ export async function sync(ctx: QueriesContext, input: SyncInput): ReturnType<Tr
   };
   if (input.countRemain) {
     const last = page[page.length - 1];
-    body.remain = last ? await store.countSync(sql, input.profileId, last.sync_ts, last.id) : 0;
+    body.remain = last ? await store.countSync(sql, input.profileId, last.sync_ts, last.id, syncRemainExactMax) : 0;
   }
   return body;
 }

@@ -1,8 +1,7 @@
 // GET /wallet/search: people and businesses to send to, paged with `more`.
 import type { Core } from '../core.ts';
 import { parseSerialNumbers } from '../ledger/allocation.ts';
-import { walletHolder } from '../ledger/cash.ts';
-import * as ledgerStore from '../ledger/store.ts';
+import { heldNotesOf } from '../ledger/cash.ts';
 import { searchQueryServiceCharsMin, serialNumbersMax } from '../limits.ts';
 import type { ProfilesService } from '../profiles/service.ts';
 import { parseLogin } from '../uids.ts';
@@ -48,7 +47,7 @@ export async function searchProfiles(core: Core, profiles: ProfilesService, inpu
     const serials = parseSerialNumbers(input.serialNumbers);
     if (!serials.ok || (serials.value?.length ?? 0) > serialNumbersMax) return invalid('serial_numbers', 'must be serial numbers');
     if (serials.value) {
-      const notes = await ledgerStore.selectNotes(sql, walletHolder(input.profileId), serials.value);
+      const notes = await heldNotesOf(sql, input.profileId, serials.value);
       const brand = notes.filter((note) => note.loopId !== '0');
       if (brand.length > 0) businessIssuers = [...new Set(brand.map((note) => note.issuerId))];
     }

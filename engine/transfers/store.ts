@@ -1,60 +1,14 @@
 // SQL for transfers, their per-profile views (history and sync), dedup keys and payment codes.
-import type { MovementRow } from '../ledger/store.ts';
+import type { MovementRow } from '../ledger/types.ts';
 import type { Queryable } from '../storage/database.ts';
+import type { NewTransfer, TransferRow } from './types.ts';
 
-export interface TransferRow {
-  id: string;
-  workflow_type: string;
-  sender_id: string | null;
-  sender_uid: string | null;
-  recipient_id: string | null;
-  recipient_uid: string | null;
-  sender_personal_id: string | null;
-  recipient_personal_id: string | null;
-  currency: string;
-  amount: bigint;
-  start_at: Date;
-  updated_at: Date;
-  end_at: Date | null;
-  next_activity: string;
-  completed: boolean;
-  canceled: boolean;
-  run_state: string;
-  activity_count: number;
-  reason: string | null;
-  private: boolean;
-  message: string | null;
-  message_subject: string | null;
-  appdata: Record<string, string>;
-  details: Record<string, unknown>;
-}
+export type { NewTransfer, TransferRow } from './types.ts';
 
 const transferColumns = (sql: Queryable) =>
   sql`t.id, t.workflow_type, t.sender_id, t.sender_uid, t.recipient_id, t.recipient_uid, t.sender_personal_id, t.recipient_personal_id,
     t.currency, t.amount, t.start_at, t.updated_at, t.end_at, t.next_activity, t.completed, t.canceled, t.run_state, t.activity_count,
     t.reason, t.private, t.message, t.message_subject, t.appdata, t.details`;
-
-export interface NewTransfer {
-  id: string;
-  workflowType: string;
-  senderId: string;
-  senderUid: string;
-  recipientId: string | null;
-  recipientUid: string | null;
-  senderPersonalId: string | null;
-  recipientPersonalId: string | null;
-  currency: string;
-  amount: bigint;
-  at: Date;
-  state: { nextActivity: string; completed: boolean; canceled: boolean; runState: string };
-  endAt: Date | null;
-  activityCount: number;
-  private: boolean;
-  message: string | null;
-  messageSubject: string | null;
-  appdata: Record<string, string>;
-  details: Record<string, unknown>;
-}
 
 /** The state a webhook filter names: completed, canceled or (neither) pending. */
 function webhookStateOf(state: { completed: boolean; canceled: boolean }): 'completed' | 'canceled' | 'pending' {
@@ -253,10 +207,32 @@ export async function selectSync(sql: Queryable, profileId: string, syncTs: Date
     order by v.sync_ts, v.transfer_id limit ${limit + 1}`;
 }
 
-export async function countSync(sql: Queryable, profileId: string, syncTs: Date, transferId: string | null): Promise<number> {
+/**
+ * How many of the profile's transfers sync after (syncTs, transferId): exact up to `exactMax`;
+ * above it, the planner's estimate of the same condition (no row read), at least exactMax + 1.
+ */
+export async function countSync(sql: Queryable, profileId: string, syncTs: Date, transferId: string | null, exactMax: number): Promise<number> {
   const after = transferId === null ? sql`sync_ts > ${syncTs}` : sql`(sync_ts, transfer_id) > (${syncTs}, ${transferId})`;
-  const rows = await sql<{ count: bigint }[]>`select count(*) as count from transfer_views where profile_id = ${profileId} and ${after}`;
-  return Number(rows[0].count);
+  const rows = await sql<{ count: number }[]>`
+    select count(*)::int as count from (select 1 from transfer_views where profile_id = ${profileId} and ${after} limit ${exactMax + 1}) counted`;
+  if (rows[0].count <= exactMax) return rows[0].count;
+  return Math.max(exactMax + 1, await estimateSync(sql, profileId, syncTs, transferId));
+}
+
+/** A SQL string literal of digits or an ISO time (EXPLAIN is sent as text; these were validated). */
+function plainLiteral(text: string): string {
+  if (!/^[0-9A-Za-z:.+-]+$/.test(text)) throw new Error(`not a plain literal: ${text}`);
+  return `'${text}'`;
+}
+
+async function estimateSync(sql: Queryable, profileId: string, syncTs: Date, transferId: string | null): Promise<number> {
+  const at = `${plainLiteral(syncTs.toISOString())}::timestamptz`;
+  const after = transferId === null ? `sync_ts > ${at}` : `(sync_ts, transfer_id) > (${at}, ${plainLiteral(transferId)})`;
+  const [row] = await sql.unsafe<{ 'QUERY PLAN': [{ Plan: { 'Plan Rows': number } }] }[]>(
+    `explain (format json) select 1 from transfer_views where profile_id = ${plainLiteral(profileId)} and ${after}`);
+  const plan = row['QUERY PLAN'];
+  const planned = (typeof plan === 'string' ? JSON.parse(plan) : plan)[0].Plan['Plan Rows'];
+  return Math.round(Number(planned));
 }
 
 export interface PaycodeRow {

@@ -2,7 +2,7 @@
 // PaymentCode (2.11). Pure functions over rows.
 import { formatMinor } from '../money.ts';
 import { parseUid } from '../uids.ts';
-import type { MovementRow } from '../ledger/store.ts';
+import type { MovementRow } from '../ledger/types.ts';
 import type { NewTransfer, PaycodeRow, TransferRow } from './store.ts';
 
 export interface PartyInfo {

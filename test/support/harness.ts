@@ -81,6 +81,8 @@ export async function createTestEngine(options: { clock?: ManualClock; env?: Rec
     CASHLOOP_RATE_LIMIT_SCALE: '1000',
     // Cheap argon2: engine/passwords.test.ts proves the standard cost once.
     CASHLOOP_PASSWORD_HASH_COST: 'test',
+    // Image decoding at the API's own priority: on a busy machine the low one can starve a test's upload past its budget.
+    CASHLOOP_IMAGE_DECODER_PRIORITY: 'normal',
     ...options.env,
   });
   const lockKeyPrefix = `cashloop-test:${randomBytes(4).toString('hex')}:`;

@@ -3,7 +3,7 @@
 import * as assert from 'uvu/assert';
 import { createServer, type Server } from 'node:http';
 import { createApp } from '../../api/server.ts';
-import { attachBidirectional } from '../../api/feed/socket.ts';
+import { attachBidirectional, type Bidirectional } from '../../api/feed/socket.ts';
 import { authenticatorsFor } from '../../api/authenticators.ts';
 import { createTestEngine, listen, type TestEngine } from './harness.ts';
 
@@ -88,6 +88,8 @@ export interface TestServer extends TestEngine {
   client: TestClient;
   baseUrl: string;
   server: Server;
+  /** The bidirectional API (/bd/sockjs) on the same server. */
+  bidirectional: Bidirectional;
 }
 
 /** A test engine (fresh database, manual clock) with the API listening on a free port. */
@@ -102,6 +104,7 @@ export async function startTestServer(options: Parameters<typeof createTestEngin
     client: new TestClient(baseUrl),
     baseUrl,
     server,
+    bidirectional,
     async close() {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       bidirectional.close();
