@@ -216,6 +216,34 @@ test('issue 21 item 3: a payment-code sale at a redeemer redeems the brand cash 
   await assertAudit('payment code at a redeemer');
 });
 
+test('a payment-code correction down at a redeemer refunds only cash the code brought and the redeemer still holds (4xx, never 500)', async () => {
+  const gift = await design('Gift refunds', { agreements: [[books, { redeemer: true }]] });
+  await server.engine.services.profiles.setFlags(server.engine.sql, books.id, { supportPaycode: true });
+  const [pat, friend] = [await customer(), await customer()];
+  await give(gift, pat, '10.00');
+  await issue(server, pat.id, '20.00');
+  const sent = await api.post('/wallet/send', { recipient_uid: `service:${books.id}`, amounts: 'any-USD-20.00' }, pat.auth);
+  assert.is(sent.status, 200, sent.text);
+  const code = sent.body.transfer.payment_codes[0].code as string;
+  // The till takes 5.00: brand cash, redeemed as it arrives. Pat then gives its other brand cash away.
+  assert.is((await api.post('/wallet/receive', { paycode: code, currency: 'USD', amount: '5.00' }, till)).status, 200);
+  assert.is(await brand(books.id, gift.id), '0.00');
+  assert.is((await api.post('/wallet/send', { recipient_uid: `service:${friend.id}`, amounts: `${gift.id}-USD-5.00` }, pat.auth)).status, 200);
+  // Up to 10.00: 5.00 more, open loop cash now. Down to 1.00 would refund 9.00, but only the 5.00 of
+  // open loop cash can come back (the brand cash left circulation at the redeemer).
+  const up = await api.post('/wallet/receive', { paycode: code, currency: 'USD', amount: '10.00' }, till);
+  assert.is(up.status, 200, up.text);
+  const before = await ledgerFingerprint(server.engine);
+  const down = await api.post('/wallet/receive', { paycode: code, currency: 'USD', amount: '1.00' }, till);
+  assert.is(down.status, 400, down.text);
+  assert.equal(await ledgerFingerprint(server.engine), before, 'a refused correction changes nothing');
+  const within = await api.post('/wallet/receive', { paycode: code, currency: 'USD', amount: '5.00' }, till);
+  assert.is(within.status, 200, within.text);
+  const rows = await server.engine.sql<{ received_amount: bigint }[]>`select received_amount from receivables where transfer_id = ${sent.body.transfer.id} and profile_id = ${books.id} and settlement_type = 'immediate'`;
+  assert.ok(rows.every((row) => row.received_amount >= 0n), rows.map((row) => String(row.received_amount)).join(","));
+  await assertAudit('payment code refund at a redeemer');
+});
+
 test('issue 21 item 3: brand cash a trade brings to a redeemer (either leg) is redeemed and reported in the same command', async () => {
   const gift = await design('Gift trades', { agreements: [[books, { redeemer: true }]] });
   const pat = await customer();

@@ -188,6 +188,22 @@ test('accept an open loop offer: cash, transfer, profile; dedup_id repeats the a
   await assertAudit('open loop accept');
 });
 
+test('an accept that would take the accepter over max_per_wallet is a 400 naming quantity, not the 503 of a business that cannot pay', async () => {
+  const capped = await post('/design/create', { title: 'Capped Gift', currency: 'USD', design_type: 'gl_design' }, cafe.auth);
+  const cappedPlan = (await post(`/design/${capped.body.id}/plan/create`, { title: 'Offers' }, cafe.auth)).body.plan_id;
+  assert.is((await server.client.request('PATCH', `/design/${capped.body.id}`, { max_per_wallet: '30.00' }, cafe.auth)).status, 200);
+  const created = await offer(cafe, { title: 'Capped deal', amount: '20.00', design_id: capped.body.id, distribution_plan_id: cappedPlan, show_limit: 3 });
+  const pat = await person();
+  assert.is((await post(`/o/${created.id}/accept`, { option_id: 'free' }, pat.auth)).status, 200);
+  const before = await ledgerFingerprint(server.engine);
+  const over = await post(`/o/${created.id}/accept`, { option_id: 'free' }, pat.auth);
+  assertRefused(over, 400, 'invalid');
+  assert.match(over.body.invalid?.quantity ?? '', /max_per_wallet/);
+  assert.equal(await ledgerFingerprint(server.engine), before, 'nothing moved');
+  assert.is((await get(`/o/${created.id}/info`)).body.offer.purchases_remain, 9, 'the stock taken for the refused accept went back');
+  await assertAudit('accept over the cap');
+});
+
 test('a brand cash offer issues the design\'s cash through its plan; a service option charges the accepter its price', async () => {
   const created = await offer(cafe, {
     title: 'Gift card deal', amount: '20.00', design_id: designId, distribution_plan_id: planId,

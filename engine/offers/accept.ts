@@ -13,7 +13,7 @@ import { stateFields, transfer, type TransferStateName } from '../transfers/mach
 import { compared, passGate } from '../transfers/gate.ts';
 import { requestConfirmationIn } from './confirmation.ts';
 import type { OffersContext } from './context.ts';
-import { invalid, offerFailure, payoutRefused } from './errors.ts';
+import { holdingRulesRefusal, invalid, offerFailure, payoutRefused } from './errors.ts';
 import { offerKind } from './machine.ts';
 import { balanceKeys, failedTransfer, payoutIn } from './payout.ts';
 import { prepareAccept, type PreparedAccept } from './prepare.ts';
@@ -116,7 +116,7 @@ export async function accept(ctx: OffersContext, input: AcceptInput): Promise<Ac
     if (!existing) throw new Error('dedup key vanished');
     return repeatOf(ctx, input, existing);
   }
-  if (outcome.error === 'payout') return failedTransfer(ctx, offer, input.accepterId, input.quantity, outcome.failure);
+  if (outcome.error === 'payout') return holdingRulesRefusal(outcome.failure) ?? failedTransfer(ctx, offer, input.accepterId, input.quantity, outcome.failure);
   return outcome;
 }
 

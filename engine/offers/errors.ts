@@ -25,6 +25,19 @@ export function invalid(field: string, message: string): OfferFailure {
   return offerFailure('invalid', { invalid: { [field]: message } });
 }
 
+/**
+ * A payout refused by the accepter's own holding rules (max_per_wallet, transferable): the accepter
+ * can correct it (a smaller quantity, after spending), so it is a 400 naming quantity, not the 503
+ * of a business that cannot pay. Null for any other refusal.
+ */
+export function holdingRulesRefusal(failure: Failure): OfferFailure | null {
+  const problem = failure.sendErrors?.find((error) => error.code === 'max_per_wallet' || error.code === 'not_transferable');
+  const overCap = problem?.code === 'max_per_wallet' || /max_per_wallet/.test(failure.invalid?.amount ?? '');
+  if (overCap) return invalid('quantity', 'you would hold more of this brand cash than a wallet may (max_per_wallet)');
+  if (problem) return invalid('quantity', 'this brand cash cannot be passed to people (not_transferable)');
+  return null;
+}
+
 /** The offer's transfer could not complete (the business is short of cash): a 503 that carries the canceled transfer, if one was written. */
 export interface TransferFailed {
   ok: false;

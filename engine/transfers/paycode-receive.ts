@@ -1,9 +1,10 @@
 // A business receives a payment code (POST /wallet/receive): the code releases up to its amount
 // from the transfer's escrow; within the correction period a resubmission changes the amount received.
 import type { Unit } from '../actors/command.ts';
-import { openLoopId, type Pick } from '../ledger/allocation.ts';
-import { escrowHolder, escrowPicks, movementLines, nextMovementNumber, pickFromWallet, returnEscrowRest, walletHolder } from '../ledger/cash.ts';
+import { openLoopId, type AmountEntry, type Pick } from '../ledger/allocation.ts';
+import { balanceOf, escrowHolder, escrowPicks, movementLines, nextMovementNumber, pickFromWallet, returnEscrowRest, walletHolder } from '../ledger/cash.ts';
 import { failure, type Failure } from '../ledger/errors.ts';
+import { movementsOf } from '../ledger/reads.ts';
 import { paycodeCorrectionMs } from '../limits.ts';
 import { formatDecimal, formatMinor, positiveMoneyOf, type Decimal } from '../money.ts';
 import { recordImmediateReceipt } from '../pos/records.ts';
@@ -177,7 +178,9 @@ async function correctionIn(unit: Unit<Failure>, receipt: Receipt, leg: { fromId
     wallets: { off: 'a correction of a completed receipt within its period: the send and the receipt read the wallets' },
     dedup: { off: 'the paycode itself: one transfer, corrected in place' },
     cash: async () => {
-      const picked = await pickFromWallet(unit.tx, leg.fromId, [{ loopId: 'any', currency: input.currency, minor: leg.amount }], null, {
+      const entries = toRecipient ? [{ loopId: 'any', currency: input.currency, minor: leg.amount }] : await refundEntries(unit, found, input.currency, leg.amount);
+      if (!entries) return failure('code_limited', 'a correction refunds only cash this code brought that the recipient still holds (brand cash redeemed as it arrived cannot come back)');
+      const picked = await pickFromWallet(unit.tx, leg.fromId, entries, null, {
         recipientId: leg.toId, accepts: (note) => accepts(note, toRecipient ? recipient : null), nonPayment: !toRecipient, at: unit.now,
       });
       if (picked.ok) return picked.value;
@@ -191,4 +194,31 @@ async function correctionIn(unit: Unit<Failure>, receipt: Receipt, leg: { fromId
   });
   if (!passed.ok) return unit.reject(passed);
   return passed.picks;
+}
+
+/**
+ * What a correction down may take back from the recipient, per loop: the cash this code brought it
+ * (its receipt and corrections up) less what was refunded or redeemed as it arrived, and no more
+ * than the recipient holds of that loop; open loop cash first. Null when that cannot cover `amount`:
+ * a refund never pays back in other cash than the code brought.
+ */
+async function refundEntries(unit: Unit<Failure>, found: { transfer_id: string; recipient_id: string }, currency: string, amount: bigint): Promise<AmountEntry[] | null> {
+  const net = new Map<string, bigint>();
+  for (const line of await movementsOf(unit.tx, [found.transfer_id])) {
+    if (line.currency !== currency) continue;
+    const sign = line.to_id === found.recipient_id && line.action === 'move' ? 1n : line.from_id === found.recipient_id && (line.action === 'refund' || line.action === 'redeem') ? -1n : 0n;
+    net.set(line.loop_id, (net.get(line.loop_id) ?? 0n) + sign * line.amount);
+  }
+  const loops = [...net.keys()].sort((left, right) => (left === openLoopId ? -1 : right === openLoopId ? 1 : left.localeCompare(right)));
+  const entries: AmountEntry[] = [];
+  let left = amount;
+  for (const loopId of loops) {
+    if (left === 0n) break;
+    const held = await balanceOf(unit.tx, found.recipient_id, loopId, currency);
+    const limit = [net.get(loopId)!, held, left].reduce((smallest, value) => (value < smallest ? value : smallest));
+    if (limit <= 0n) continue;
+    entries.push({ loopId, currency, minor: limit });
+    left -= limit;
+  }
+  return left === 0n ? entries : null;
 }
