@@ -513,10 +513,11 @@ export const feedBacklogMessagesMax = 200;
 /** ...nor this many bytes waiting in its socket. */
 export const feedBacklogBytesMax = 1_048_576;
 /**
- * A process's relay claims due feed.receipt outbox rows right after each of its commits; while it has
- * subscribers, also this often, for rows no process announced at once (one stopped right after its commit).
+ * A process with subscribers claims due feed.receipt outbox rows right after each of its commits and
+ * also this often: that is how receipts committed by processes without subscribers (which do not
+ * claim after their commits, so a send pays nothing for the feed but its outbox row) reach it.
  */
-export const feedRelayIntervalMs = 250;
+export const feedRelayIntervalMs = 50;
 /** The live feed reuses a sender's public profile read this recently (a busy till costs no profile read per payment)... */
 export const feedSenderCacheMs = 5_000;
 /** ...for at most this many senders per process. */
