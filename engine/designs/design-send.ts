@@ -2,7 +2,6 @@
 // an existing profile under a plan, paying the plan's split in open loop cash, in one command.
 import type { Unit } from '../actors/command.ts';
 import { balanceLockKey, balanceRowLocks } from '../ledger/cash.ts';
-import { heldForCap } from '../ledger/holdings.ts';
 import { sendFailure, type Duplicate, type Failure } from '../ledger/errors.ts';
 import { wallet } from '../profiles/machine.ts';
 import { dedupRepeat, dedupWinner, passGate, type DedupRequest } from '../transfers/gate.ts';
@@ -33,13 +32,10 @@ function checkedSend(ctx: CirculationContext, input: DesignSendInput): Promise<I
   });
 }
 
-/** The send's command body: the recipient's max_per_wallet, then the send_design transfer through the gate, the distribution after it. */
+/** The send's command body: the send_design transfer through the gate, the distribution (whose issue climbs the holding rungs) after it. */
 async function sendIn(ctx: CirculationContext, unit: Unit<Duplicate | DesignFailure | Failure>, input: DesignSendInput, terms: IssueTerms, { profile, uid }: SendTo, dedup: DedupRequest | null) {
   const { design, plan, amount } = terms;
   const transferId = await unit.newLongId('transfer');
-  if (design.max_per_wallet !== null && (await heldForCap(unit.tx, profile.id, design.id, design.currency)) + amount > design.max_per_wallet) {
-    return unit.reject(invalid('amount', `the recipient would hold more than this design's max_per_wallet`));
-  }
   const views = [{ profileId: input.callerId, role: 'sender' }];
   if (profile.id !== input.callerId) views.push({ profileId: profile.id, role: 'recipient' });
   const passed = await passGate(unit, {
@@ -49,7 +45,7 @@ async function sendIn(ctx: CirculationContext, unit: Unit<Duplicate | DesignFail
     wallets: { read: async () => ({ sender: (await unit.load(wallet, input.callerId))?.value ?? null, recipient: await ctx.profiles.walletState(unit.tx, profile.id) }) },
     dedup: dedup ?? { off: 'no dedup_id given' },
     cash: [],
-    holding: { off: 'issuance: distributeIn holds max_per_wallet before and after the issue; transferable binds holders, not the issuer\'s distribution' },
+    holding: { off: 'the cash is issued by the distribution below, whose issue passes the gate\'s holding rungs (max_per_wallet before and after)' },
     transfer: {
       ended: {
         workflowType: 'send_design', senderId: input.callerId, senderUid: `service:${input.callerId}`, recipientId: profile.id, recipientUid: uid, senderPersonalId: null,
@@ -63,6 +59,10 @@ async function sendIn(ctx: CirculationContext, unit: Unit<Duplicate | DesignFail
       design, plan, senderId: input.callerId, recipientId: profile.id, amount, transferId, number: 1, posDevice: input.posDevice, reserveOwed: input.closedLoopOnly === true,
     }),
   });
+  // The gate's cap refusal, answered as a design send always answered it: the amount is too much.
+  if (!passed.ok && 'sendErrors' in passed && passed.sendErrors?.some((problem) => problem.code === 'max_per_wallet')) {
+    return unit.reject(invalid('amount', `the recipient would hold more than this design's max_per_wallet`));
+  }
   if (!passed.ok) return unit.reject(passed);
   return { ok: true as const, transferId, duplicate: false };
 }

@@ -10,7 +10,6 @@
 import type { Unit } from '../actors/command.ts';
 import { openLoopId } from '../ledger/allocation.ts';
 import { movementLines, pickFromWallet, walletHolder } from '../ledger/cash.ts';
-import { heldForCap } from '../ledger/holdings.ts';
 import { sendFailure, type Failure } from '../ledger/errors.ts';
 import type { Holder } from '../ledger/types.ts';
 import { dayMs } from '../limits.ts';
@@ -102,20 +101,12 @@ export async function distributeIn(
     }
   }
   await recordReceivables(unit.tx, receivables, at);
-  if (design.max_per_wallet !== null && input.recipientId !== design.issuer_id) {
-    const held = await heldForCap(unit.tx, input.recipientId, design.id, design.currency);
-    if (held + amount > design.max_per_wallet) {
-      return sendFailure([{ code: 'max_per_wallet', field_name: 'amount', info: { loop_id: design.id, reason: 'the recipient would hold more of this brand cash than a wallet may' } }]);
-    }
-  }
-  await issueIn(unit, transferId, input.number, {
+  // max_per_wallet is the gate's: before the issue and again on the row the issuance locked.
+  const overCap = await issueIn(unit, transferId, input.number, {
     holderId: input.recipientId, loopId: design.id, currency: design.currency, issuerId: design.issuer_id, amount, expiresAt, reserve: reserveFunded, planId: plan.id,
     distTransferId: transferId,
   });
-  // The gate's last rung: the cap again on what the recipient holds now, on the row the issuance locked.
-  if (design.max_per_wallet !== null && input.recipientId !== design.issuer_id && (await heldForCap(unit.tx, input.recipientId, design.id, design.currency)) > design.max_per_wallet) {
-    return sendFailure([{ code: 'max_per_wallet', field_name: 'amount', info: { loop_id: design.id, reason: 'the recipient would hold more of this brand cash than a wallet may' } }]);
-  }
+  if (overCap) return overCap;
   // The terms the cash is sold under are fixed now: redemption reads these rows, never the live plan.
   await store.insertDistributionTerms(unit.tx, {
     dist_transfer_id: transferId, design_id: design.id, plan_id: plan.id, recipients: plan.recipients, distributor_id: input.senderId, currency: design.currency, amount,
@@ -127,7 +118,7 @@ export async function distributeIn(
 }
 
 /** The new brand cash note through the gate: movements `number` issue and `number` + 1 send_design, after the paired assertion. */
-async function issueIn(unit: Unit, transferId: string, number: number, issue: Issue): Promise<void> {
+async function issueIn(unit: Unit, transferId: string, number: number, issue: Issue): Promise<Failure | null> {
   const line = { loopId: issue.loopId, currency: issue.currency, issuerId: issue.issuerId, amount: issue.amount };
   const passed = await passGate(unit, {
     transferId,
@@ -136,7 +127,8 @@ async function issueIn(unit: Unit, transferId: string, number: number, issue: Is
     wallets: { off: 'the path read them (design send, bill payment, offer accept)' },
     dedup: { off: 'the path claimed the key with the transfer' },
     cash: issuedPicks(issue),
-    holding: { off: 'distributeIn holds max_per_wallet before and after the issue (field amount); transferable binds holders, not the issuer\'s distribution' },
+    // As issued by the issuer: transferable binds holders, not the issuer's distribution; the cap binds the holder.
+    holding: { senderId: issue.issuerId, recipient: { id: issue.holderId, isIndividual: true }, redeemed: new Set() },
     transfer: { off: 'the path recorded the transfer' },
     move: {
       issue,
@@ -146,7 +138,10 @@ async function issueIn(unit: Unit, transferId: string, number: number, issue: Is
       ],
     },
   });
-  if (!passed.ok) throw new Error(`issuing brand cash is refused by no rung: ${passed.error}`);
+  if (passed.ok) return null;
+  // Only the holding rungs refuse an issue (max_per_wallet): answered on the design send's field.
+  if (!passed.sendErrors) throw new Error(`issuing brand cash is refused by no other rung: ${passed.error}`);
+  return sendFailure(passed.sendErrors.map((problem) => ({ ...problem, field_name: 'amount' })));
 }
 
 /**
