@@ -356,6 +356,11 @@ export const imageDecodeSecondsMax = 5;
 export const imageDecodesInFlightMax = 1;
 /** Uploads one process lets wait for the decoder; past them an upload answers 429 with Retry-After before any work. */
 export const imageDecodesQueuedMax = 4;
+/**
+ * The share of one core a process's image decoding may take over time: after a decode that took
+ * t, the next starts no sooner than t × (1 / share − 1) later (uploads wait in the queue above).
+ */
+export const imageDecodeCoreShareMax = 0.25;
 /** JPEG quality of design image renditions. */
 export const designJpegQuality = 85;
 /** The decoder process's niceness (0 normal, 19 lowest) where the idle scheduling class is not to be had: on a busy machine sends get the CPU first. */

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import type SharpConstructor from 'sharp';
 import type { Metadata } from 'sharp';
 import {
-  gifDecodeWorkPixelsMax, imageDecoderNice, imageDecoderWatchdogSeconds, imageDecodesInFlightMax, imageDecodesQueuedMax, imageDecodeSecondsMax, imageDecodeWorkPixelsMax, imageInputPixelsMax,
+  gifDecodeWorkPixelsMax, imageDecodeCoreShareMax, imageDecoderNice, imageDecoderWatchdogSeconds, imageDecodesInFlightMax, imageDecodesQueuedMax, imageDecodeSecondsMax, imageDecodeWorkPixelsMax, imageInputPixelsMax,
 } from './limits.ts';
 
 let loaded: Promise<typeof SharpConstructor> | null = null;
@@ -52,11 +52,16 @@ export function releaseUpload(): void {
 async function withDecodeSlot<T>(work: () => Promise<T>): Promise<T> {
   if (decodesInFlight >= imageDecodesInFlightMax) await new Promise<void>((resolve) => waiting.push(resolve));
   decodesInFlight += 1;
+  const startedAt = performance.now();
   try {
     return await work();
   } finally {
-    decodesInFlight -= 1;
-    waiting.shift()?.();
+    // The decoder's share of a core (imageDecodeCoreShareMax): the slot rests before the next decode.
+    const restMs = (performance.now() - startedAt) * (1 / imageDecodeCoreShareMax - 1);
+    setTimeout(() => {
+      decodesInFlight -= 1;
+      waiting.shift()?.();
+    }, restMs).unref();
   }
 }
 
