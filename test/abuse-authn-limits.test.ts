@@ -5,18 +5,16 @@ import { acceptCodeFailuresMax, rateAcceptCodePerTokenMax, rateMessagesPerLoginM
 import { userToken } from './foundation-helpers.ts';
 import { issue, ledgerWorld, person, type LedgerWorld } from './ledger-api-support.ts';
 import { startTestServer, type TestServer, assertRefused } from './support/http.ts';
+import { captureEmails, type SentEmails } from './support/invitation-codes.ts';
 import { createAuthnApp, must, revealedCode, signUp, type AuthnApp } from './authn-support.ts';
 
 let server: TestServer;
 let app: AuthnApp;
 let world: LedgerWorld;
-/** The emails the server handed to its transport (an outbox row's text is erased once delivered). */
-const delivered: { to: string; text: string }[] = [];
+let emails: SentEmails;
 test.before(async () => {
   server = await startTestServer({ env: { CASHLOOP_RATE_LIMIT_SCALE: '1' } });
-  server.engine.services.messages.setTransport('email', async (message) => {
-    delivered.push({ to: message.to, text: message.text });
-  });
+  emails = captureEmails(server);
   app = await createAuthnApp(server);
   world = await ledgerWorld(server);
 });
@@ -63,31 +61,13 @@ test('a start that sends a message still spends the login budget: resets past it
   assert.is(await messagesTo(login), rateMessagesPerLoginMax);
 });
 
-/**
- * The invitation code in the newest message to an address: from the outbox row while it is waiting,
- * else from what the transport was handed (a delivered row's text is erased), waiting for either.
- */
-async function invitationCodeSentTo(address: string): Promise<string> {
-  for (let tries = 0; tries < 600; tries++) {
-    const rows = await server.engine.sql<{ text: string }[]>`select payload->>'text' as text from outbox where payload->>'to' = ${address} order by id desc limit 1`;
-    const texts = [rows[0]?.text ?? '', ...delivered.filter((message) => message.to === address).map((message) => message.text).reverse()];
-    for (const text of texts) {
-      const match = /code:? ([0-9A-Z-]+)/.exec(text);
-      if (match) return match[1];
-    }
-    await server.engine.outbox.runOnce();
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`no invitation code sent to ${address}`);
-}
-
 test('accept-code: wrong codes lock the wallet after the limit, even with the right code, and calls are throttled per token', async () => {
   const alice = await person(server, world);
   const guesser = await person(server, world);
   await issue(server, alice.id, '5.00');
   const invited = await server.client.post('/wallet/send', { recipient_uid: 'email:held.code@example.com', amounts: '0-USD-3.00', invitation_type: 'code_shared' }, { ...alice.auth, form: true });
   assert.is(invited.status, 200, invited.text);
-  const code = await invitationCodeSentTo('held.code@example.com');
+  const code = await emails.codeSentTo('held.code@example.com');
   // Wrong codes from two tokens of one wallet, from many addresses: each a plain 400 until the limit.
   const second = { auth: { bearer: await userToken(server, world.app, guesser.id, { concurrent: true }) } };
   const tokens = [guesser.auth, second];

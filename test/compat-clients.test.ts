@@ -6,13 +6,16 @@ import { startLedgerServer } from './support/ledger-server.ts';
 import { createAuthnApp, must, revealedCode, type AuthnApp } from './authn-support.ts';
 import { issue, person, type LedgerWorld } from './ledger-api-support.ts';
 import { tradeAcceptExpireSecondsDefault } from '../engine/limits.ts';
+import { captureEmails, type SentEmails } from './support/invitation-codes.ts';
 
 let server: TestServer;
 let world: LedgerWorld;
 let walletApp: AuthnApp;
 
+let emails: SentEmails;
 test.before(async () => {
   ({ server, world } = await startLedgerServer());
+  emails = captureEmails(server);
   walletApp = await createAuthnApp(server, { name: 'Gift card wallet backend' });
 });
 test.after(async () => server.close());
@@ -164,22 +167,13 @@ test('a /p/token token asked with permissions [] manages its user: add-uid, add-
   assert.is(me.body.first_name, 'Kimberly');
 });
 
-/** The invitation code in the newest message to an address (the outbox keeps what was sent). */
-async function invitationCodeSentTo(address: string): Promise<string> {
-  const rows = await server.engine.sql<{ text: string }[]>`
-    select payload->>'text' as text from outbox where payload->>'to' = ${address} order by id desc limit 1`;
-  const match = /code:? ([0-9A-Z-]+)/.exec(rows[0]?.text ?? '');
-  if (!match) throw new Error(`no invitation code sent to ${address}`);
-  return match[1];
-}
-
 test('POST /wallet/accept-code takes an invitation code typed in any case, with or without dashes, once', async () => {
   const alice = await person(server, world);
   const kim = await person(server, world);
   await issue(server, alice.id, '5.00');
   const invited = await raw('POST', '/wallet/send', { form: { recipient_uid: 'email:code.holder@example.com', amounts: '0-USD-3.00', invitation_type: 'code_shared' }, authorization: `Bearer ${alice.token}` });
   assert.is(invited.status, 200, invited.text);
-  const code = await invitationCodeSentTo('code.holder@example.com');
+  const code = await emails.codeSentTo('code.holder@example.com');
   const wrong = await raw('POST', '/wallet/accept-code', { json: { code: 'ZZZZ-ZZZZ' }, authorization: `Bearer ${kim.token}` });
   assert.is(wrong.status, 400, wrong.text);
   assert.is(wrong.body.error, 'invalid');
@@ -210,7 +204,7 @@ test('FerlySite: a code_shared send shows its invitation_code in the send answer
     const code: string = sent.body.transfer.invitation_code;
     assert.is(typeof code, 'string', sent.text);
     assert.is(code.replace(/-/g, '').length, length);
-    assert.is(code, await invitationCodeSentTo(address));
+    assert.is(code, await emails.codeSentTo(address));
     const read = await raw('GET', `/t/${sent.body.transfer.id}`, { authorization: `Bearer ${alice.token}` });
     assert.is(read.status, 200, read.text);
     assert.is(read.body.invitation_code, code);
