@@ -16,6 +16,13 @@ export function percentile(sortedAscending: readonly number[], q: number): numbe
   return sortedAscending[Math.min(sortedAscending.length, Math.max(1, rank)) - 1];
 }
 
+/** The middle sample (the mean of the two middle ones for an even count). */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
 export function summarize(samplesMs: readonly number[]): LatencySummary {
   const sorted = Float64Array.from(samplesMs).sort();
   const list = Array.from(sorted);

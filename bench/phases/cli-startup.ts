@@ -11,7 +11,7 @@ import os, { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { repositoryRoot, startApiProcess } from '../lib/api-process.ts';
-import { formatMs } from '../lib/stats.ts';
+import { formatMs, median } from '../lib/stats.ts';
 
 export const cliStartupTargets = Object.freeze({ wallSecondsMax: 0.5 });
 const runs = 15;
@@ -41,11 +41,6 @@ function wallMs(args: string[], env: Record<string, string> = {}): Promise<numbe
       else reject(new Error(`node ${args.join(' ')} exited ${code}: ${errors.slice(0, 500)}`));
     });
   });
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
 }
 
 export async function runCliStartup(log: (message: string) => void): Promise<CliStartupResult> {

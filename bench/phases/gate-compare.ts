@@ -11,6 +11,7 @@ import type { BenchEnvironment } from '../config.ts';
 import { repositoryRoot, startApiProcess, type ApiProcess } from '../lib/api-process.ts';
 import { createBenchDatabase, type BenchDatabase } from '../lib/databases.ts';
 import { HttpClient } from '../lib/http-client.ts';
+import { median } from '../lib/stats.ts';
 import { CashloopSetup, type Wallet } from '../scenarios/cashloop.ts';
 import { httpOperator } from '../scenarios/operator.ts';
 import { maxRate, uniformSource } from '../scenarios/sends.ts';
@@ -40,12 +41,6 @@ interface Side {
   client: HttpClient;
   wallets: Wallet[];
 }
-
-const median = (values: readonly number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-};
 
 /** A detached worktree of the base commit, with this checkout's node_modules (the base's packages are a subset). */
 function checkoutBase(commit: string): string {
