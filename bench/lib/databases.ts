@@ -15,11 +15,13 @@ export function databaseUrlWithName(base: string, name: string): string {
   return url.toString();
 }
 
-export async function createBenchDatabase(adminUrl: string, prefix: string): Promise<BenchDatabase> {
+/** `commitsWaitForDisk: false`: the database's sessions commit without waiting for the WAL to reach the disk (synchronous_commit off). */
+export async function createBenchDatabase(adminUrl: string, prefix: string, options: { commitsWaitForDisk?: boolean } = {}): Promise<BenchDatabase> {
   const name = `${prefix}_${randomBytes(5).toString('hex')}`;
   const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
   try {
     await admin.unsafe(`create database ${name}`);
+    if (options.commitsWaitForDisk === false) await admin.unsafe(`alter database ${name} set synchronous_commit = off`);
   } finally {
     await admin.end();
   }
