@@ -133,6 +133,12 @@ export interface CommandRunnerOptions {
   ids?: IdMinter;
   /** How long a command may hold its locks (default commandDeadlineMs; tests shorten it). */
   deadlineMs?: number;
+  /**
+   * Run each body in the command scope that currentCommand and assertOutsideCommand read (default
+   * on; config.commandScopeChecks). Off, they see no command: the checks are a development safety
+   * net, and the AsyncLocalStorage behind them makes Node track every promise of the process.
+   */
+  scopeChecks?: boolean;
 }
 
 export function toStored(snapshot: { value: unknown; context: unknown; status: string }): StoredSnapshot {
@@ -255,13 +261,18 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
   const ids = options.ids ?? createIdMinter(legacyIdPermutationKey);
 
   const commitListeners: (() => void)[] = [];
+  const scopeChecks = options.scopeChecks ?? true;
+  /** body inside the command's scope (the checks on), or as is. */
+  const inScope = <T>(name: string, body: () => Promise<T>): Promise<T> => (scopeChecks ? commandScope.run(name, body) : body());
 
   /** Effects are delivered after the commit and outside the command's scope (they may call the network). */
   function afterCommit(outboxIds: bigint[]): void {
-    commandScope.exit(() => {
+    const deliver = () => {
       if (outboxIds.length > 0) options.onCommitted?.(outboxIds);
       for (const listener of commitListeners) listener();
-    });
+    };
+    if (scopeChecks) commandScope.exit(deliver);
+    else deliver();
   }
 
   /** Runs a command alone with its locks held, retrying version conflicts and deadlocks; rejections answer. */
@@ -308,7 +319,7 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
     async run<R, E>(name: string, lockRefs: readonly { kind: string; id: string }[], body: (unit: Unit<E>) => Promise<R>, runOptions?: RunOptions): Promise<R | E> {
       const resources = lockRefs.map((ref) => lockResource(ref.kind, ref.id));
       const startedAt = performance.now();
-      return locks.using(resources, (hold) => commandScope.run(name, async () => {
+      return locks.using(resources, (hold) => inScope(name, async () => {
         const heldAt = performance.now();
         metrics.lockWait.observe({ command: name }, (heldAt - startedAt) / 1000);
         try {
