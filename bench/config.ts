@@ -24,6 +24,9 @@ export interface BenchPlan {
   uniformConcurrency: number;
   hotConcurrency: number;
   hotRecipients: number;
+  sharedWallets: number;
+  sharedConcurrency: number;
+  sharedWalletsSeconds: number;
   historySmallTransfers: number;
   historyLargeTransfers: number;
   historyRequests: number;
@@ -32,13 +35,20 @@ export interface BenchPlan {
   pgliteSendSeconds: number;
 }
 
-/** The targets of issue 4, verbatim as numbers. */
+/** The targets of issue 24 (which replaced issue 4's ratio to pgbench), verbatim as numbers. */
 export const targets = Object.freeze({
-  uniformToPgbenchRatioMin: 0.5,
+  /** Uniform sends over the HTTP reference (express 5 + postgres.js, one tpcb-like transaction per request). */
+  uniformToReferenceRatioMin: 0.8,
+  /** CPU per send summed over the API, Postgres, Redis and the load generator. */
+  cpuPerSendMsMax: 1.2,
   openLoopP99MsMax: 25,
   openLoopLoadFraction: 0.8,
+  pgliteSendsToUpdatesRatioMin: 0.3,
+  /** Sends between a few wallets chosen at random (sends in flight share wallets) over uniform sends. */
+  sharedWalletsToUniformRatioMin: 0.6,
   hotToUniformRatioMin: 0.25,
   historyLargeToSmallRatioMax: 1.5,
+  countRemainLargeToSmallRatioMax: 1.5,
 });
 
 const fullPlan: BenchPlan = {
@@ -57,6 +67,9 @@ const fullPlan: BenchPlan = {
   uniformConcurrency: 16,
   hotConcurrency: 32,
   hotRecipients: 50,
+  sharedWallets: 32,
+  sharedConcurrency: 16,
+  sharedWalletsSeconds: 15,
   historySmallTransfers: 1_000,
   historyLargeTransfers: 1_000_000,
   historyRequests: 300,
@@ -75,6 +88,7 @@ const quickPlan: BenchPlan = {
   closedLoopSeconds: 6,
   openLoopSeconds: 6,
   hotWalletSeconds: 5,
+  sharedWalletsSeconds: 5,
   uniformWallets: 100,
   historyLargeTransfers: 100_000,
   historyRequests: 100,

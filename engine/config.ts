@@ -31,6 +31,8 @@ const configSchema = z
     BANK_CONNECTOR_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(0),
     BANK_CONNECTOR_FAILURE_RATE: z.coerce.number().min(0).max(1).default(0),
     CASHLOOP_CHECK_RESPONSES: z.enum(['0', '1', 'false', 'true']).default('0'),
+    CASHLOOP_COMMAND_SCOPE_CHECKS: z.enum(['0', '1', 'false', 'true']).optional(),
+    NODE_ENV: z.string().optional(),
     CASHLOOP_RATE_LIMIT_SCALE: z.coerce.number().positive().max(1_000_000).default(1),
     CASHLOOP_WEBHOOK_ALLOW_PRIVATE: z.enum(['0', '1', 'false', 'true']).default('0'),
     CASHLOOP_FEED_IDLE_MS: z.coerce.number().int().min(1).max(feedIdleCloseMs).default(feedIdleCloseMs),
@@ -73,6 +75,13 @@ export type Config = Readonly<{
   bankConnectorFailureRate: number;
   /** Check every 200 answer against its route's declared response schema (tests turn it on; off by default). */
   checkResponses: boolean;
+  /**
+   * The command path's development safety net: each command body runs in an AsyncLocalStorage
+   * scope, so network calls and argon2 inside a command are refused or counted
+   * (assertOutsideCommand, currentCommand). CASHLOOP_COMMAND_SCOPE_CHECKS; by default on, and off
+   * when NODE_ENV=production or CASHLOOP_MODE=production (the scope costs CPU on every promise).
+   */
+  commandScopeChecks: boolean;
   /** Multiplies every rate limit of engine/limits.ts (1 in production; the test harness raises it). */
   rateLimitScale: number;
   /** The image decoder process's CPU priority: 'low' (production: uploads take CPU the sends leave) or 'normal' (test suites on busy machines). */
@@ -119,6 +128,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     bankConnectorDelayMs: value.BANK_CONNECTOR_DELAY_MS,
     bankConnectorFailureRate: value.BANK_CONNECTOR_FAILURE_RATE,
     checkResponses: value.CASHLOOP_CHECK_RESPONSES === '1' || value.CASHLOOP_CHECK_RESPONSES === 'true',
+    commandScopeChecks: value.CASHLOOP_COMMAND_SCOPE_CHECKS === undefined
+      ? value.NODE_ENV !== 'production' && value.CASHLOOP_MODE !== 'production'
+      : value.CASHLOOP_COMMAND_SCOPE_CHECKS === '1' || value.CASHLOOP_COMMAND_SCOPE_CHECKS === 'true',
     rateLimitScale: value.CASHLOOP_RATE_LIMIT_SCALE,
     imageDecoderPriority: value.CASHLOOP_IMAGE_DECODER_PRIORITY,
     webhookAllowPrivate: value.CASHLOOP_WEBHOOK_ALLOW_PRIVATE === '1' || value.CASHLOOP_WEBHOOK_ALLOW_PRIVATE === 'true',

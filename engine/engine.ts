@@ -83,7 +83,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
   const sql = database.sql;
   const ids = createIdMinter(await installationSecret(sql, 'id_permutation_key', randomSecret(idPermutationKeyBytes), clock.now()));
   const outbox = createOutbox({ sql, clock, logger, metrics });
-  const commands = createCommandRunner({ sql, locks, clock, metrics, ids, onCommitted: (ids) => outbox.kick(ids) });
+  const commands = createCommandRunner({ sql, locks, clock, metrics, ids, scopeChecks: config.commandScopeChecks, onCommitted: (ids) => outbox.kick(ids) });
   const sweeper = createSweeper({ sql, commands, clock, logger, metrics });
   const core: Core = { config, clock, logger, metrics, database, sql, locks, commands, sweeper, outbox, ids };
   const services = await createServices(core, { redis: redlock?.clients[0] ?? null, keyPrefix });

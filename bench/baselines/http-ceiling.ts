@@ -7,10 +7,13 @@ import { startChildServer, type ChildServer } from '../lib/child-server.ts';
 import { createBenchDatabase } from '../lib/databases.ts';
 import { HttpClient, prepare } from '../lib/http-client.ts';
 import { closedLoop, type PhaseResult, type RequestSource } from '../lib/load.ts';
+import { cpuMeter, type CpuMeter, type CpuSeconds } from '../lib/process-cpu.ts';
 import { initialisePgbench } from './pgbench.ts';
 
 export interface HttpCeilingResult {
   run: PhaseResult;
+  /** CPU seconds of each process over the run, measured as for the sends (bench/lib/process-cpu.ts). */
+  cpu: CpuSeconds;
   scale: number;
   callers: number;
   /** Failed requests with the server's last words; empty when every request succeeded. */
@@ -43,11 +46,12 @@ function serverOutputTail(server: ChildServer): string {
   return tail ? tail.replace(/\n+/g, ' | ') : '(no output)';
 }
 
-export async function runHttpCeiling(options: { adminUrl: string; pgbenchBinary: string; plan: BenchPlan; log: (message: string) => void }): Promise<HttpCeilingResult> {
+export async function runHttpCeiling(options: { adminUrl: string; redisUrl: string; pgbenchBinary: string; plan: BenchPlan; log: (message: string) => void }): Promise<HttpCeilingResult> {
   const { plan } = options;
   const database = await createBenchDatabase(options.adminUrl, 'cashloop_ceiling');
   let server: ChildServer | null = null;
   let client: HttpClient | null = null;
+  let meter: CpuMeter | null = null;
   try {
     await initialisePgbench({ adminUrl: options.adminUrl, binary: options.pgbenchBinary, database: database.name, scale: plan.pgbenchScale });
     server = await startChildServer({
@@ -61,16 +65,20 @@ export async function runHttpCeiling(options: { adminUrl: string; pgbenchBinary:
     const source = tpcbSource(plan.pgbenchScale);
     const callers = plan.uniformConcurrency;
     await closedLoop('warm-up', client, { callers, durationMs: plan.warmupSeconds * 1000, source });
+    meter = cpuMeter({ serverPids: [server.pid], databaseUrl: database.url, redisUrl: options.redisUrl });
+    const window = await meter.start();
     const run = await closedLoop('Reference: HTTP ceiling (express 5 + postgres.js, tpcb-like)', client, { callers, durationMs: plan.closedLoopSeconds * 1000, source });
+    const cpu = await window.stop();
     if (run.ok === 0) throw new Error(`every request failed: ${run.failureSamples.join(' / ')}`);
     const notes = run.failed > 0 ? [`HTTP ceiling: ${run.failed} requests failed; server output: ${serverOutputTail(server)}`] : [];
-    return { run, scale: plan.pgbenchScale, callers, notes };
+    return { run, cpu, scale: plan.pgbenchScale, callers, notes };
   } catch (error) {
     if (!server) throw error;
     const message = error instanceof Error ? error.message : String(error);
     throw new Error(`${message}; HTTP ceiling server output: ${serverOutputTail(server)}`, { cause: error });
   } finally {
     client?.close();
+    await meter?.close();
     await server?.stop();
     await database.drop();
   }

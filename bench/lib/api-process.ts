@@ -10,7 +10,8 @@ export interface ApiProcess extends ChildServer {
 }
 
 /** `cwd`: another checkout of the project (the gate comparison runs an older commit beside this one). */
-export async function startApiProcess(options: { databaseUrl?: string; redisUrl?: string; dataDir: string; nodeArguments?: string[]; cwd?: string }): Promise<ApiProcess> {
+/** `env`: settings added to (or overriding) the bench's own, for an A/B of one setting. */
+export async function startApiProcess(options: { databaseUrl?: string; redisUrl?: string; dataDir: string; nodeArguments?: string[]; cwd?: string; env?: Record<string, string> }): Promise<ApiProcess> {
   const operatorKey = `bench-operator-${randomBytes(16).toString('hex')}`;
   const env: Record<string, string> = {
     DATA_DIR: options.dataDir,
@@ -23,6 +24,7 @@ export async function startApiProcess(options: { databaseUrl?: string; redisUrl?
   };
   if (options.databaseUrl) env.DATABASE_URL = options.databaseUrl;
   if (options.redisUrl) env.REDIS_URL = options.redisUrl;
+  Object.assign(env, options.env ?? {});
   const server = await startChildServer({ name: 'API', script: 'api/main.ts', env, readyPath: '/readyz', nodeArguments: options.nodeArguments, cwd: options.cwd });
   return { ...server, operatorKey };
 }

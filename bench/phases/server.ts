@@ -1,5 +1,6 @@
-// The API on real Postgres and Redis, one child process on a fresh database: setup, uniform and
-// hot-wallet sends (closed loop for the maximum, open loop at 80% of it), history at two sizes,
+// The API on real Postgres and Redis, one child process on a fresh database: setup, uniform sends
+// (closed loop for the maximum with the CPU of every process, open loop at 80% of it), sends
+// between a few wallets at random, hot-wallet sends, history at two sizes,
 // the round trips of one send, and the ledger audit. The database is dropped at the end.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,11 +12,12 @@ import { startApiProcess, type ApiProcess } from '../lib/api-process.ts';
 import { createBenchDatabase } from '../lib/databases.ts';
 import { HttpClient } from '../lib/http-client.ts';
 import type { PhaseResult } from '../lib/load.ts';
+import { cpuMeter, type CpuMeter, type CpuSeconds } from '../lib/process-cpu.ts';
 import { meanMsBetween } from '../lib/prometheus.ts';
 import { CashloopSetup, paths, type Wallet } from '../scenarios/cashloop.ts';
 import { adminPaths, engineOperator, httpOperator, type AuditAnswer, type Operator } from '../scenarios/operator.ts';
 import { compareHistory, historyCalls, recentSyncTs, seedHistory, visibleTransfers, type HistoryComparison } from '../scenarios/history.ts';
-import { constantRate, hotSource, maxRate, uniformSource } from '../scenarios/sends.ts';
+import { constantRate, hotSource, maxRate, randomPairSource, uniformSource } from '../scenarios/sends.ts';
 import { profileOneSend, type SendProfile } from './round-trips.ts';
 
 export interface CommandTimes {
@@ -31,6 +33,10 @@ export interface ServerResult {
   ledgerRoutes: boolean;
   missing: string[];
   uniform: (PhaseResult & { times: CommandTimes }) | null;
+  /** CPU seconds of each process over the uniform closed loop (bench/lib/process-cpu.ts). */
+  uniformCpu: CpuSeconds | null;
+  /** Sends between plan.sharedWallets wallets chosen at random. */
+  sharedWallets: PhaseResult | null;
   openLoop: (PhaseResult & { scheduledRatePerSecond: number; lateStartsMax: number }) | null;
   hot: (PhaseResult & { times: CommandTimes }) | null;
   history: { small: number; large: number; seedSeconds: number; comparisons: HistoryComparison[] } | null;
@@ -59,6 +65,13 @@ async function commandTimes(setup: CashloopSetup, body: () => Promise<PhaseResul
   };
 }
 
+/** The phase's result and the CPU each process spent during it. */
+async function withCpu<T>(meter: CpuMeter, body: () => Promise<T>): Promise<{ value: T; cpu: CpuSeconds }> {
+  const window = await meter.start();
+  const value = await body();
+  return { value, cpu: await window.stop() };
+}
+
 async function templateTransfer(databaseUrl: string): Promise<string | null> {
   const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} });
   try {
@@ -76,10 +89,12 @@ export async function runServer(plan: BenchPlan, environment: BenchEnvironment, 
   let api: ApiProcess | null = null;
   let client: HttpClient | null = null;
   let setupRef: CashloopSetup | null = null;
-  const result: ServerResult = { ledgerRoutes: false, missing: [], uniform: null, openLoop: null, hot: null, history: null, profile: null, audit: null, operator: null, wallets: plan.uniformWallets, notes: [] };
+  let meter: CpuMeter | null = null;
+  const result: ServerResult = { ledgerRoutes: false, missing: [], uniform: null, uniformCpu: null, sharedWallets: null, openLoop: null, hot: null, history: null, profile: null, audit: null, operator: null, wallets: plan.uniformWallets, notes: [] };
   try {
     api = await startApiProcess({ databaseUrl: database.url, redisUrl: environment.redisUrl, dataDir });
     log(`API process ${api.pid} on ${api.baseUrl}, database ${database.name}`);
+    meter = cpuMeter({ serverPids: [api.pid], databaseUrl: database.url, redisUrl: environment.redisUrl });
     client = new HttpClient(api.baseUrl, Math.max(plan.uniformConcurrency, plan.hotConcurrency) + 8);
     const setup = new CashloopSetup(client, api.operatorKey);
     setupRef = setup;
@@ -115,13 +130,17 @@ export async function runServer(plan: BenchPlan, environment: BenchEnvironment, 
     };
     const uniform = uniformSource(wallets);
     await maxRate('warm-up', client, uniform, plan.uniformConcurrency, plan.warmupSeconds);
-    result.uniform = await step('uniform sends', () => commandTimes(setup, () => maxRate('P2P sends, uniform', client!, uniform, plan.uniformConcurrency, plan.closedLoopSeconds)));
+    const measured = await step('uniform sends', () => withCpu(meter!, () => commandTimes(setup, () => maxRate('P2P sends, uniform', client!, uniform, plan.uniformConcurrency, plan.closedLoopSeconds))));
+    result.uniform = measured?.value ?? null;
+    result.uniformCpu = measured?.cpu ?? null;
     if (result.uniform) {
       log(`uniform: ${result.uniform.ratePerSecond.toFixed(0)}/s, p99 ${result.uniform.latency.p99Ms.toFixed(1)} ms, ${result.uniform.failed} failed`);
       const openRate = Math.max(1, targets.openLoopLoadFraction * result.uniform.ratePerSecond);
       result.openLoop = await step('open loop sends', () => constantRate('P2P sends, uniform, open loop', client!, uniform, openRate, plan.openLoopSeconds));
       if (result.openLoop) log(`open loop at ${openRate.toFixed(0)}/s: p99 ${result.openLoop.latency.p99Ms.toFixed(1)} ms`);
     }
+    result.sharedWallets = await step('sends between a few wallets', () => maxRate(`P2P sends between ${plan.sharedWallets} wallets chosen at random`, client!, randomPairSource(wallets.slice(0, plan.sharedWallets)), plan.sharedConcurrency, plan.sharedWalletsSeconds));
+    if (result.sharedWallets) log(`${plan.sharedWallets} wallets at random: ${result.sharedWallets.ratePerSecond.toFixed(0)}/s, p99 ${result.sharedWallets.latency.p99Ms.toFixed(1)} ms, ${result.sharedWallets.failed} failed`);
     const hotRecipients = wallets.slice(0, plan.hotRecipients);
     result.hot = await step('hot wallet sends', () => commandTimes(setup, () => maxRate('P2P sends, one hot wallet', client!, hotSource(hot, hotRecipients), plan.hotConcurrency, plan.hotWalletSeconds)));
     if (result.hot) log(`hot wallet: ${result.hot.ratePerSecond.toFixed(0)}/s, p99 ${result.hot.latency.p99Ms.toFixed(1)} ms`);
@@ -139,6 +158,7 @@ export async function runServer(plan: BenchPlan, environment: BenchEnvironment, 
     return result;
   } finally {
     client?.close();
+    await meter?.close();
     await setupRef?.operator?.close();
     await api?.stop();
     await database.drop();

@@ -1,12 +1,13 @@
 // CPU per send, split by process: uniform P2P sends (closed loop) against one API process on
-// Postgres and Redis, with the CPU time the API process, the Postgres backends, Redis and this
-// load generator spent per send (from /proc), and optionally open-loop rates after it.
+// Postgres and Redis, with the CPU time the API process, the Postgres processes serving its
+// database, Redis and this load generator spent per send (bench/lib/process-cpu.ts), and
+// optionally open-loop rates after it.
 //   node --import tsx bench/probes/send-cpu.ts [--callers 16] [--seconds 10] [--open 300,450] [--routes] [--cpu-prof DIR]
-//     [--node-option=--max-semi-space-size=64 ...]
+//     [--node-option=--max-semi-space-size=64 ...] [--env NAME=value ...]
 // --routes first measures the API's CPU per request of cheaper calls (the floor under a send);
-// --cpu-prof writes the API process's V8 profile to DIR (summarise it with profile-summary.ts).
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+// --cpu-prof writes the API process's V8 profile to DIR (summarise it with profile-summary.ts);
+// --env adds to the API process's environment (an A/B of one setting).
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -15,6 +16,7 @@ import { startApiProcess } from '../lib/api-process.ts';
 import { createBenchDatabase } from '../lib/databases.ts';
 import { bearer, HttpClient, prepare, type PreparedRequest } from '../lib/http-client.ts';
 import { closedLoop } from '../lib/load.ts';
+import { cpuMeter, cpuParts, processCpuSeconds, totalCpuSeconds } from '../lib/process-cpu.ts';
 import { CashloopSetup } from '../scenarios/cashloop.ts';
 import { httpOperator } from '../scenarios/operator.ts';
 import { constantRate, maxRate, uniformSource } from '../scenarios/sends.ts';
@@ -26,43 +28,19 @@ const openLoopSeconds = 15;
 const { values } = parseArgs({
   options: {
     callers: { type: 'string', default: '16' }, seconds: { type: 'string', default: '10' }, open: { type: 'string' }, routes: { type: 'boolean', default: false },
-    'cpu-prof': { type: 'string' }, 'node-option': { type: 'string', multiple: true, default: [] },
+    'cpu-prof': { type: 'string' }, 'node-option': { type: 'string', multiple: true, default: [] }, env: { type: 'string', multiple: true, default: [] },
   },
 });
 const callers = Number(values.callers);
 const seconds = Number(values.seconds);
-const clockTicksPerSecond = Number(execFileSync('getconf', ['CLK_TCK']).toString());
-
-/** User + system CPU seconds of a process so far (0 once it is gone). */
-function cpuSeconds(pid: number): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / clockTicksPerSecond;
-  } catch {
-    return 0;
-  }
-}
-
-function pidsMatching(pattern: string, exact: boolean): number[] {
-  try {
-    return execFileSync('pgrep', exact ? ['-x', pattern] : ['-f', pattern]).toString().trim().split('\n').map(Number);
-  } catch {
-    return [];
-  }
-}
-
-function cpuSnapshot(apiPid: number) {
-  const sum = (pids: number[]) => pids.reduce((total, pid) => total + cpuSeconds(pid), 0);
-  const self = process.cpuUsage();
-  return { api: cpuSeconds(apiPid), postgres: sum(pidsMatching('postgres', false)), redis: sum(pidsMatching('redis-server', true)), generator: (self.user + self.system) / 1e6 };
-}
-
 const environment = loadBenchEnvironment();
 const database = await createBenchDatabase(environment.postgresUrl, 'cashloop_probe');
 const api = await startApiProcess({
   databaseUrl: database.url, redisUrl: environment.redisUrl, dataDir: mkdtempSync(path.join(tmpdir(), 'cashloop-probe-')),
   nodeArguments: [...(values['node-option'] ?? []), ...(values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(values['cpu-prof'])}`] : [])],
+  env: Object.fromEntries((values.env ?? []).map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)])),
 });
+const meter = cpuMeter({ serverPids: [api.pid], databaseUrl: database.url, redisUrl: environment.redisUrl });
 try {
   const client = new HttpClient(api.baseUrl, callers * 4);
   const setup = new CashloopSetup(client, api.operatorKey);
@@ -79,30 +57,32 @@ try {
     ];
     for (const [name, source] of routes) {
       await closedLoop('warm-up', client, { callers, durationMs: warmupSeconds * 1000, source });
-      const before = cpuSeconds(api.pid);
+      const before = processCpuSeconds(api.pid);
       const run = await closedLoop(name, client, { callers, durationMs: seconds * 1000, source });
-      const spent = cpuSeconds(api.pid) - before;
+      const spent = processCpuSeconds(api.pid) - before;
       console.log(`${name}: ${(run.ok / seconds).toFixed(0)}/s, API ${((spent / (run.ok + run.failed)) * 1e6).toFixed(0)} us/request, ${run.failed} failed`);
     }
   }
   const source = uniformSource(wallets);
   await maxRate('warm-up', client, source, callers, warmupSeconds);
 
-  const before = cpuSnapshot(api.pid);
+  const window = await meter.start();
   const result = await maxRate('uniform', client, source, callers, seconds);
-  const after = cpuSnapshot(api.pid);
-  const perSend = (name: keyof typeof before) => {
-    const spent = after[name] - before[name];
+  const spentByPart = await window.stop();
+  const perSend = (name: (typeof cpuParts)[number]) => {
+    const spent = spentByPart[name];
     return `${name} ${((spent / result.ok) * 1e6).toFixed(0)} us/send (${((spent / seconds) * 100).toFixed(0)}% of a core)`;
   };
+  const total = totalCpuSeconds(spentByPart);
   console.log(`uniform, ${callers} callers: ${(result.ok / seconds).toFixed(0)}/s, p50 ${result.latency.p50Ms.toFixed(1)} ms, p99 ${result.latency.p99Ms.toFixed(1)} ms, ${result.failed} failed`);
-  console.log(`CPU: ${(['api', 'postgres', 'redis', 'generator'] as const).map(perSend).join('; ')}`);
+  console.log(`CPU: total ${((total / result.ok) * 1e6).toFixed(0)} us/send; ${cpuParts.map(perSend).join('; ')}`);
 
   for (const rate of (values.open ?? '').split(',').filter(Boolean).map(Number)) {
     const open = await constantRate('open loop', client, source, rate, openLoopSeconds);
     console.log(`open loop at ${rate}/s: ${(open.ok / openLoopSeconds).toFixed(0)}/s done, p50 ${open.latency.p50Ms.toFixed(1)} ms, p90 ${open.latency.p90Ms.toFixed(1)} ms, p99 ${open.latency.p99Ms.toFixed(1)} ms`);
   }
 } finally {
+  await meter.close();
   await api.stop();
   await database.drop();
 }

@@ -1,5 +1,6 @@
 // P2P sends over HTTP: uniform (round-robin senders over many wallets, so two sends in flight
-// rarely share a sender) and hot (every send from one wallet), closed and open loop.
+// rarely share a sender), random pairs of a few wallets (sends in flight share wallets) and hot
+// (every send from one wallet), closed and open loop.
 import type { HttpClient } from '../lib/http-client.ts';
 import { closedLoop, openLoop, type PhaseResult, type RequestSource } from '../lib/load.ts';
 import { sendRequest, type Wallet } from './cashloop.ts';
@@ -16,6 +17,20 @@ export function uniformSource(wallets: readonly Wallet[]): RequestSource {
     const round = Math.floor(index / count);
     const offset = 1 + ((round * 7 + Math.floor(count / 3)) % (count - 1));
     return sendRequest(wallets[sender], wallets[(sender + offset) % count], sendAmount);
+  };
+}
+
+/**
+ * Sender and recipient drawn at random from a few wallets (never the same one), so sends in flight
+ * share wallets as in a small shop network: they wait for each other's locks.
+ */
+export function randomPairSource(wallets: readonly Wallet[]): RequestSource {
+  const count = wallets.length;
+  if (count < 2) throw new Error('random sends need at least two wallets');
+  return () => {
+    const sender = Math.floor(Math.random() * count);
+    const recipient = (sender + 1 + Math.floor(Math.random() * (count - 1))) % count;
+    return sendRequest(wallets[sender], wallets[recipient], sendAmount);
   };
 }
 

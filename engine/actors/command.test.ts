@@ -3,6 +3,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { assertOutsideCommand, CommandTimeoutError, createCommandRunner, currentCommand, type SharedRowLocks, type Unit } from './command.ts';
+import { loadConfig } from '../config.ts';
 import { createMemoryLocks } from '../locks/memory.ts';
 import { createTestEngine, type TestEngine } from '../../test/support/harness.ts';
 import { counter } from '../../test/support/counter.ts';
@@ -240,6 +241,21 @@ test('a command body knows it runs inside a command; slow work there is refused;
   assert.is(currentCommand(), undefined);
   const held = await metrics.registry.getSingleMetricAsString('cashloop_command_lock_held_seconds');
   assert.match(held, /cashloop_command_lock_held_seconds_count\{command="counter.inside"\} 1/);
+});
+
+test('with scope checks off (production) a body runs without the command scope; the setting is on unless production', async () => {
+  const { sql, clock, metrics } = harness.engine;
+  const runner = createCommandRunner({ sql, locks: createMemoryLocks(), clock, metrics, scopeChecks: false });
+  const inside = await runner.run('counter.unscoped', [{ kind: 'test_counter', id: 'unscoped' }], async () => {
+    await Promise.resolve();
+    assertOutsideCommand('a network call');
+    return currentCommand();
+  });
+  assert.is(inside, undefined);
+  assert.is(loadConfig({}).commandScopeChecks, true);
+  assert.is(loadConfig({ NODE_ENV: 'production' }).commandScopeChecks, false);
+  assert.is(loadConfig({ NODE_ENV: 'production', CASHLOOP_COMMAND_SCOPE_CHECKS: '1' }).commandScopeChecks, true);
+  assert.is(loadConfig({ CASHLOOP_COMMAND_SCOPE_CHECKS: 'false' }).commandScopeChecks, false);
 });
 
 test('a command stuck past its deadline answers CommandTimeoutError and lets its locks go', async () => {

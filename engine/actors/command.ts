@@ -133,6 +133,12 @@ export interface CommandRunnerOptions {
   ids?: IdMinter;
   /** How long a command may hold its locks (default commandDeadlineMs; tests shorten it). */
   deadlineMs?: number;
+  /**
+   * Run each body in the command scope that currentCommand and assertOutsideCommand read (default
+   * on; config.commandScopeChecks). Off, they see no command: the checks are a development safety
+   * net, and the AsyncLocalStorage behind them makes Node track every promise of the process.
+   */
+  scopeChecks?: boolean;
 }
 
 export function toStored(snapshot: { value: unknown; context: unknown; status: string }): StoredSnapshot {
@@ -250,19 +256,29 @@ async function transact<R>(sql: Sql, open: (tx: TransactionSql) => ReturnType<ty
   }) as Promise<{ result: R; outboxIds: bigint[] }>;
 }
 
+/** Runs work inside a command's scope and outside it; with the checks off (production), runs it as is. */
+function commandScopes(scopeChecks: boolean) {
+  return {
+    within: <T>(name: string, body: () => Promise<T>): Promise<T> => (scopeChecks ? commandScope.run(name, body) : body()),
+    outside: (body: () => void): void => (scopeChecks ? commandScope.exit(body) : body()),
+  };
+}
+
+/** Effects are delivered after the commit and outside the command's scope (they may call the network). */
+function afterCommitFor(scopes: ReturnType<typeof commandScopes>, onCommitted: CommandRunnerOptions['onCommitted'], listeners: readonly (() => void)[]): (outboxIds: bigint[]) => void {
+  return (outboxIds) => scopes.outside(() => {
+    if (outboxIds.length > 0) onCommitted?.(outboxIds);
+    for (const listener of listeners) listener();
+  });
+}
+
 export function createCommandRunner(options: CommandRunnerOptions): CommandRunner {
   const { sql, locks, clock, metrics } = options;
   const ids = options.ids ?? createIdMinter(legacyIdPermutationKey);
 
   const commitListeners: (() => void)[] = [];
-
-  /** Effects are delivered after the commit and outside the command's scope (they may call the network). */
-  function afterCommit(outboxIds: bigint[]): void {
-    commandScope.exit(() => {
-      if (outboxIds.length > 0) options.onCommitted?.(outboxIds);
-      for (const listener of commitListeners) listener();
-    });
-  }
+  const scopes = commandScopes(options.scopeChecks ?? true);
+  const afterCommit = afterCommitFor(scopes, options.onCommitted, commitListeners);
 
   /** Runs a command alone with its locks held, retrying version conflicts and deadlocks; rejections answer. */
   async function runHeld(name: string, body: (unit: Unit<unknown>) => Promise<unknown>, hold: LockHold, startedAt: number): Promise<unknown> {
@@ -308,7 +324,7 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
     async run<R, E>(name: string, lockRefs: readonly { kind: string; id: string }[], body: (unit: Unit<E>) => Promise<R>, runOptions?: RunOptions): Promise<R | E> {
       const resources = lockRefs.map((ref) => lockResource(ref.kind, ref.id));
       const startedAt = performance.now();
-      return locks.using(resources, (hold) => commandScope.run(name, async () => {
+      return locks.using(resources, (hold) => scopes.within(name, async () => {
         const heldAt = performance.now();
         metrics.lockWait.observe({ command: name }, (heldAt - startedAt) / 1000);
         try {

@@ -10,7 +10,7 @@ import { createEngine } from '../../engine/engine.ts';
 import { createLogger } from '../../engine/logger.ts';
 import { createMetrics } from '../../engine/metrics.ts';
 
-const config = loadConfig({ CASHLOOP_RATE_LIMIT_SCALE: '1000', CASHLOOP_PASSWORD_HASH_COST: 'test', CASHLOOP_IMAGE_DECODER_PRIORITY: 'normal', ...process.env, LOG_LEVEL: 'error', PORT: '0', CASHLOOP_CHECK_RESPONSES: '1' });
+const config = loadConfig({ CASHLOOP_RATE_LIMIT_SCALE: '1000', CASHLOOP_PASSWORD_HASH_COST: 'test', CASHLOOP_IMAGE_DECODER_PRIORITY: 'normal', ...process.env, LOG_LEVEL: 'error', PORT: '0', CASHLOOP_CHECK_RESPONSES: '1', CASHLOOP_COMMAND_SCOPE_CHECKS: '1' });
 const engine = await createEngine({ config, logger: createLogger('error', { silent: true }), metrics: createMetrics(), lockKeyPrefix: process.env.LOCK_KEY_PREFIX });
 const authenticators = authenticatorsFor(engine, config.operatorKey!);
 const server = createServer(createApp(engine, authenticators));

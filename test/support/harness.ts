@@ -83,6 +83,8 @@ export async function createTestEngine(options: { clock?: ManualClock; env?: Rec
     CASHLOOP_PASSWORD_HASH_COST: 'test',
     // Image decoding at the API's own priority: on a busy machine the low one can starve a test's upload past its budget.
     CASHLOOP_IMAGE_DECODER_PRIORITY: 'normal',
+    // The command path's safety net (assertOutsideCommand, argon2 counted inside commands) stays on in tests.
+    CASHLOOP_COMMAND_SCOPE_CHECKS: '1',
     ...options.env,
   });
   const lockKeyPrefix = `cashloop-test:${randomBytes(4).toString('hex')}:`;
