@@ -5,7 +5,6 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer as createTcpServer, type Server as TcpServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -13,7 +12,7 @@ import { loadConfig } from '../engine/config.ts';
 import { migrationLog } from '../engine/engine.ts';
 import { listMigrations, migrate } from '../engine/storage/migrate.ts';
 import { createTestDatabase, createTestEngine, environmentConfig } from './support/harness.ts';
-import { seedPgliteDataDir } from './support/templates.ts';
+import { seedPgliteDataDir, testScratchRoot } from './support/templates.ts';
 import { startTestServer } from './support/http.ts';
 import { addIndividual, createApp } from './foundation-helpers.ts';
 
@@ -50,7 +49,7 @@ function plainLines(exit: Exit): string[] {
     .filter((line) => line.trim() !== '' && !line.startsWith('{'));
 }
 
-const scratch = mkdtempSync(path.join(tmpdir(), 'cashloop-startup-'));
+const scratch = mkdtempSync(path.join(testScratchRoot(), 'cashloop-startup-'));
 test.after(() => rmSync(scratch, { recursive: true, force: true }));
 
 test('an unreachable database stops start-up with one line', async () => {

@@ -14,7 +14,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { loadConfig } from '../../engine/config.ts';
 import type { TestDatabase } from './harness.ts';
-import { seedPgliteDataDir } from './templates.ts';
+import { seedPgliteDataDir, testScratchRoot } from './templates.ts';
 
 export const root = path.resolve(import.meta.dirname, '../..');
 
@@ -90,7 +90,8 @@ export interface PageServer {
 
 /** A server for pages, on a random port; serverEnv adds to its environment (e.g. CASHLOOP_RATE_LIMIT_SCALE). */
 export async function startPageServer(serverEnvExtra: Record<string, string> = {}): Promise<PageServer> {
-  const scratch = mkdtempSync(path.join(tmpdir(), 'cashloop-docs-'));
+  // In memory (test/support/templates.ts): the server's embedded database lives in DATA_DIR.
+  const scratch = mkdtempSync(path.join(testScratchRoot(), 'cashloop-docs-'));
   const port = await freePort();
   let database: TestDatabase | undefined;
   const env: Record<string, string> = {
