@@ -24,12 +24,15 @@ interface Exit {
   stderr: string;
 }
 
-/** Runs `node api/main.ts` with only the given environment (plus PATH) and waits for it to exit (the runner's file timeout catches a hang). */
+/** PATH, and the run's Node options (test/run.ts: WebAssembly on the baseline compiler); no Cashloop setting. */
+const baseEnv = { PATH: process.env.PATH ?? '', ...(process.env.NODE_OPTIONS ? { NODE_OPTIONS: process.env.NODE_OPTIONS } : {}) };
+
+/** Runs `node api/main.ts` with only the given environment (plus baseEnv) and waits for it to exit (the runner's file timeout catches a hang). */
 function runServer(env: Record<string, string>): Promise<Exit> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'api/main.ts'], {
       cwd: root,
-      env: { PATH: process.env.PATH ?? '', PORT: '0', LOG_LEVEL: 'warn', ...env },
+      env: { ...baseEnv, PORT: '0', LOG_LEVEL: 'warn', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -107,7 +110,7 @@ test('the server listens on 127.0.0.1 unless HOST says otherwise, and its start-
   await seedPgliteDataDir(path.join(scratch, 'listen'));
   const child = spawn(process.execPath, ['--import', 'tsx', 'api/main.ts'], {
     cwd: root,
-    env: { PATH: process.env.PATH ?? '', PORT: '0', DATA_DIR: path.join(scratch, 'listen') },
+    env: { ...baseEnv, PORT: '0', DATA_DIR: path.join(scratch, 'listen') },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
