@@ -2,7 +2,7 @@
 // process group, one worker per core, printing each file's time as it finishes, the slowest files,
 // the total time, and last one line: "N passed, N failed".
 // Usage: npm test [-- <substring of file path>] [-t <substring of test name>]
-// Files start longest first, by their times in the last run (.scratch/test-times.json).
+// Files start longest first, by their times in the last run on the same backend (.scratch/test-times-<backend>.json).
 // Environment: CASHLOOP_TEST_WORKERS (default: one per core), CASHLOOP_TEST_FILE_TIMEOUT_S (default 300),
 // CASHLOOP_TEST_FILES (comma-separated files to run instead of finding them; test/run.test.ts uses it),
 // CASHLOOP_TEST_VERBOSE (print every file's output, not only a failed one's; e.g. the docs pages' block times),
@@ -32,8 +32,9 @@ const nodeOptions = [process.env.NODE_OPTIONS, `--import ${path.resolve('test/su
 // sooner than tsx; under `npm run coverage` (c8 sets NODE_V8_COVERAGE) tsx, whose source maps c8
 // reads completely (with the other loader it counted fewer functions). What a file spawns starts with tsx.
 const typeScriptLoader = process.env.NODE_V8_COVERAGE ? 'tsx' : './test/support/ts-loader.mjs';
-// Each file's time in the last run: files start longest first, so a long file never ends a run alone.
-const timesFile = '.scratch/test-times.json';
+// Each file's time in the last run on this backend (a file's weight differs between them: the fault
+// tests run only on Postgres): files start longest first, so a long file never ends a run alone.
+const timesFile = `.scratch/test-times-${process.env.DATABASE_URL ? 'postgres' : 'pglite'}.json`;
 
 /** Process groups of the files running now: every one is killed when the runner is interrupted. */
 const running = new Set<ChildProcess>();
