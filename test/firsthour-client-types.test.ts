@@ -4,9 +4,17 @@ import { readFileSync } from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { schemaTypesFile, schemaTypesFor, servedOpenApiDocument } from '../cli/api/generate.ts';
+import { createTestDatabase } from './support/harness.ts';
 
 test('cli/api/schema.d.ts matches the served OpenAPI document', async () => {
-  const expected = await schemaTypesFor(await servedOpenApiDocument());
+  const testDatabase = await createTestDatabase();
+  let served: unknown;
+  try {
+    served = await servedOpenApiDocument(testDatabase.database);
+  } finally {
+    await testDatabase.drop();
+  }
+  const expected = await schemaTypesFor(served);
   const committed = readFileSync(schemaTypesFile, 'utf8');
   if (committed !== expected) {
     const committedLines = committed.split('\n');

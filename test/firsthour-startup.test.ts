@@ -5,7 +5,6 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer as createTcpServer, type Server as TcpServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -13,7 +12,7 @@ import { loadConfig } from '../engine/config.ts';
 import { migrationLog } from '../engine/engine.ts';
 import { listMigrations, migrate } from '../engine/storage/migrate.ts';
 import { createTestDatabase, createTestEngine, environmentConfig } from './support/harness.ts';
-import { seedPgliteDataDir } from './support/templates.ts';
+import { seedPgliteDataDir, testScratchRoot } from './support/templates.ts';
 import { startTestServer } from './support/http.ts';
 import { addIndividual, createApp } from './foundation-helpers.ts';
 
@@ -25,12 +24,15 @@ interface Exit {
   stderr: string;
 }
 
-/** Runs `node api/main.ts` with only the given environment (plus PATH) and waits for it to exit (the runner's file timeout catches a hang). */
+/** PATH, and the run's Node options (test/run.ts: WebAssembly on the baseline compiler); no Cashloop setting. */
+const baseEnv = { PATH: process.env.PATH ?? '', ...(process.env.NODE_OPTIONS ? { NODE_OPTIONS: process.env.NODE_OPTIONS } : {}) };
+
+/** Runs `node api/main.ts` with only the given environment (plus baseEnv) and waits for it to exit (the runner's file timeout catches a hang). */
 function runServer(env: Record<string, string>): Promise<Exit> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'api/main.ts'], {
       cwd: root,
-      env: { PATH: process.env.PATH ?? '', PORT: '0', LOG_LEVEL: 'warn', ...env },
+      env: { ...baseEnv, PORT: '0', LOG_LEVEL: 'warn', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -50,7 +52,7 @@ function plainLines(exit: Exit): string[] {
     .filter((line) => line.trim() !== '' && !line.startsWith('{'));
 }
 
-const scratch = mkdtempSync(path.join(tmpdir(), 'cashloop-startup-'));
+const scratch = mkdtempSync(path.join(testScratchRoot(), 'cashloop-startup-'));
 test.after(() => rmSync(scratch, { recursive: true, force: true }));
 
 test('an unreachable database stops start-up with one line', async () => {
@@ -108,7 +110,7 @@ test('the server listens on 127.0.0.1 unless HOST says otherwise, and its start-
   await seedPgliteDataDir(path.join(scratch, 'listen'));
   const child = spawn(process.execPath, ['--import', 'tsx', 'api/main.ts'], {
     cwd: root,
-    env: { PATH: process.env.PATH ?? '', PORT: '0', DATA_DIR: path.join(scratch, 'listen') },
+    env: { ...baseEnv, PORT: '0', DATA_DIR: path.join(scratch, 'listen') },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -43,36 +43,43 @@ function processesWith(marker: string): string[] {
 test('a process a file leaves running is killed when the file ends; a timed-out file is killed with its whole group', async () => {
   const orphanMarker = String(900_000 + Math.floor(Math.random() * 90_000));
   const hangMarker = String(990_000 + Math.floor(Math.random() * 9_000));
-  const ended = await runRunner(['orphan.fixture.ts'], [], { FIXTURE_MARKER: orphanMarker, FIXTURE_SPAWNED: path.join(scratch, 'orphan') });
+  // Long enough for the file to start on a loaded machine (it needs about half a second of CPU); it
+  // then hangs until the runner kills it. The two runs are apart in everything, so they run at once.
+  const [ended, hung] = await Promise.all([
+    runRunner(['orphan.fixture.ts'], [], { FIXTURE_MARKER: orphanMarker, FIXTURE_SPAWNED: path.join(scratch, 'orphan') }),
+    runRunner(['hang.fixture.ts'], [], { FIXTURE_MARKER: hangMarker, FIXTURE_SPAWNED: path.join(scratch, 'hang'), CASHLOOP_TEST_FILE_TIMEOUT_S: '12' }),
+  ]);
   assert.ok(existsSync(path.join(scratch, 'orphan')), ended.output);
   assert.match(ended.output, /1 passed, 0 failed/);
   assert.equal(processesWith(orphanMarker), [], 'the orphan was killed');
-  // Long enough for the file to start on a loaded machine; it then hangs until the runner kills it.
-  const hung = await runRunner(['hang.fixture.ts'], [], { FIXTURE_MARKER: hangMarker, FIXTURE_SPAWNED: path.join(scratch, 'hang'), CASHLOOP_TEST_FILE_TIMEOUT_S: '30' });
   assert.ok(existsSync(path.join(scratch, 'hang')), hung.output);
   assert.is(hung.code, 1);
-  assert.match(hung.output, /timed out after 30 s; its process group was killed/);
+  assert.match(hung.output, /timed out after 12 s; its process group was killed/);
   assert.equal(processesWith(hangMarker), [], 'the hung file and its child were killed');
 });
 
 test('-t runs only the tests whose name contains it; the others and test.skip count as skipped', async () => {
-  const filtered = await runRunner(['names.fixture.ts'], ['-t', 'alpha']);
+  const [filtered, all, none] = await Promise.all([
+    runRunner(['names.fixture.ts'], ['-t', 'alpha']),
+    runRunner(['names.fixture.ts'], []),
+    runRunner(['names.fixture.ts'], ['-t', 'no such test']),
+  ]);
   assert.is(filtered.code, 0, filtered.output);
   assert.match(filtered.output, /\(1 passed, 2 skipped, 0 failed/);
-  const all = await runRunner(['names.fixture.ts'], []);
   assert.match(all.output, /\(2 passed, 1 skipped, 0 failed/);
-  const none = await runRunner(['names.fixture.ts'], ['-t', 'no such test']);
   assert.is(none.code, 1);
   assert.match(none.output, /no test's name contains "no such test"/);
 });
 
 test('the run\'s seed is printed and handed to every file; CASHLOOP_TEST_SEED sets it', async () => {
-  const random = await runRunner(['seed.fixture.ts', 'names.fixture.ts'], [], { CASHLOOP_TEST_SEED: '', CASHLOOP_TEST_VERBOSE: '1' });
+  const [random, chosen] = await Promise.all([
+    runRunner(['seed.fixture.ts', 'names.fixture.ts'], [], { CASHLOOP_TEST_SEED: '', CASHLOOP_TEST_VERBOSE: '1' }),
+    runRunner(['seed.fixture.ts'], [], { CASHLOOP_TEST_SEED: '4242', CASHLOOP_TEST_VERBOSE: '1' }),
+  ]);
   assert.is(random.code, 0, random.output);
   const printed = /CASHLOOP_TEST_SEED=(\d+)/.exec(random.output)?.[1];
   assert.ok(printed, random.output);
   assert.match(random.output, new RegExp(`seed seen: ${printed}\\b`));
-  const chosen = await runRunner(['seed.fixture.ts'], [], { CASHLOOP_TEST_SEED: '4242', CASHLOOP_TEST_VERBOSE: '1' });
   assert.match(chosen.output, /CASHLOOP_TEST_SEED=4242\)/);
   assert.match(chosen.output, /seed seen: 4242\b/);
 });

@@ -2,14 +2,15 @@
 // process group, one worker per core, printing each file's time as it finishes, the slowest files,
 // the total time, and last one line: "N passed, N failed".
 // Usage: npm test [-- <substring of file path>] [-t <substring of test name>]
+// Files start longest first, by their times in the last run on the same backend (.scratch/test-times-<backend>.json).
 // Environment: CASHLOOP_TEST_WORKERS (default: one per core), CASHLOOP_TEST_FILE_TIMEOUT_S (default 300),
 // CASHLOOP_TEST_FILES (comma-separated files to run instead of finding them; test/run.test.ts uses it),
 // CASHLOOP_TEST_VERBOSE (print every file's output, not only a failed one's; e.g. the docs pages' block times),
 // CASHLOOP_TEST_SEED (the run's seed, printed at the start and handed to every file, e.g. to share
 // one shuffle between the parts of test/docs-one-server/; random unless set).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 
 const roots = ['engine', 'api', 'cli', 'pos-sim', 'test'];
@@ -21,6 +22,19 @@ const fileTimeoutMs = (Number(process.env.CASHLOOP_TEST_FILE_TIMEOUT_S) || 300) 
 const slowFileMs = 60_000;
 // One seed per run, the same in every file (a file that shuffles across parts needs them to agree).
 const runSeed = String(Number(process.env.CASHLOOP_TEST_SEED) || 1 + Math.floor(Math.random() * (2 ** 31 - 1)));
+
+// Test databases and servers' data directories of this run (test/support/templates.ts): in memory
+// where there is /dev/shm, and removed when the run ends, so a file killed mid-test leaks nothing.
+const scratchRoot = path.join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), `cashloop-test-run-${process.pid}`);
+// Every process of the run (and what it spawns) runs WebAssembly on V8's baseline compiler (test/support/wasm-liftoff.mjs).
+const nodeOptions = [process.env.NODE_OPTIONS, `--import ${path.resolve('test/support/wasm-liftoff.mjs')}`].filter(Boolean).join(' ');
+// The test files' TypeScript loader: test/support/ts-loader.mjs, which starts a process about 0.4 s
+// sooner than tsx; under `npm run coverage` (c8 sets NODE_V8_COVERAGE) tsx, whose source maps c8
+// reads completely (with the other loader it counted fewer functions). What a file spawns starts with tsx.
+const typeScriptLoader = process.env.NODE_V8_COVERAGE ? 'tsx' : './test/support/ts-loader.mjs';
+// Each file's time in the last run on this backend (a file's weight differs between them: the fault
+// tests run only on Postgres): files start longest first, so a long file never ends a run alone.
+const timesFile = `.scratch/test-times-${process.env.DATABASE_URL ? 'postgres' : 'pglite'}.json`;
 
 /** Process groups of the files running now: every one is killed when the runner is interrupted. */
 const running = new Set<ChildProcess>();
@@ -89,13 +103,15 @@ function runFile(file: string, nameFilter: string | undefined): Promise<FileResu
   return new Promise((resolve) => {
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', '--import', './test/support/uvu-name-filter.mjs', 'node_modules/uvu/bin.js', path.dirname(file), `^${path.basename(file).replace(/\./g, '\\.')}$`],
+      ['--import', typeScriptLoader, '--import', './test/support/uvu-name-filter.mjs', 'node_modules/uvu/bin.js', path.dirname(file), `^${path.basename(file).replace(/\./g, '\\.')}$`],
       {
         env: {
           // Cheap argon2 for everything the file starts (engine/passwords.test.ts proves the standard cost).
           CASHLOOP_PASSWORD_HASH_COST: 'test',
           ...process.env,
           CASHLOOP_TEST_SEED: runSeed,
+          CASHLOOP_TEST_SCRATCH: scratchRoot,
+          NODE_OPTIONS: nodeOptions,
           FORCE_COLOR: '0',
           NO_COLOR: '1',
           ...(nameFilter ? { CASHLOOP_TEST_NAME: nameFilter } : {}),
@@ -146,6 +162,33 @@ function prepareTemplates(): void {
   if (prepared.status !== 0) throw new Error('preparing the test database template failed');
 }
 
+function lastTimes(): Record<string, number> {
+  try {
+    return JSON.parse(readFileSync(timesFile, 'utf8'));
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * The files in the order they start: by their time in the last run, longest first (the longest
+ * that start last would end the run alone); a file with no time yet starts first if it declares a
+ * long timeout, else after those, by name.
+ */
+function longestFirst(files: string[]): string[] {
+  const times = lastTimes();
+  const expectedMs = (file: string) => times[file] ?? (timeoutOf(file) > fileTimeoutMs ? Infinity : 0);
+  return [...files].sort((left, right) => expectedMs(right) - expectedMs(left) || left.localeCompare(right));
+}
+
+/** Keeps each file's time for the next run's order. */
+function rememberTimes(results: FileResult[]): void {
+  const times = lastTimes();
+  for (const result of results) times[result.file] = result.durationMs;
+  mkdirSync(path.dirname(timesFile), { recursive: true });
+  writeFileSync(timesFile, `${JSON.stringify(times, null, 1)}\n`);
+}
+
 function parseArguments(argv: string[]): { fileFilter: string | undefined; nameFilter: string | undefined } {
   let fileFilter: string | undefined;
   let nameFilter: string | undefined;
@@ -177,10 +220,9 @@ function printSummary(results: FileResult[], startedAt: number, nameFilter: stri
 async function main(): Promise<void> {
   const { fileFilter, nameFilter } = parseArguments(process.argv.slice(2));
   const found = process.env.CASHLOOP_TEST_FILES ? process.env.CASHLOOP_TEST_FILES.split(',') : roots.flatMap(findTests);
-  // The files that declare a long timeout start first, so they do not run alone at the end.
-  const long = (file: string) => (timeoutOf(file) > fileTimeoutMs ? 0 : 1);
-  const files = found.filter((file) => !fileFilter || file.includes(fileFilter)).sort((left, right) => long(left) - long(right) || left.localeCompare(right));
+  const files = longestFirst(found.filter((file) => !fileFilter || file.includes(fileFilter)));
   ensureTools();
+  mkdirSync(scratchRoot, { recursive: true });
   if (files.length > 0) prepareTemplates();
   const queue = [...files];
   const results: FileResult[] = [];
@@ -197,12 +239,16 @@ async function main(): Promise<void> {
     }
   }
   await Promise.all(Array.from({ length: concurrency }, worker));
+  rmSync(scratchRoot, { recursive: true, force: true });
+  // A file run alone with -t is not a whole file's time, and the runner's own test runs fixtures.
+  if (!nameFilter && !process.env.CASHLOOP_TEST_FILES) rememberTimes(results);
   printSummary(results, startedAt, nameFilter);
 }
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
     for (const child of running) killGroup(child);
+    rmSync(scratchRoot, { recursive: true, force: true });
     process.exit(130);
   });
 }

@@ -306,13 +306,16 @@ faultTest('kill -9 of one API process, a Redis restart and a Postgres restart lo
 
   // Every retry with its dedup_id returns the original transfer, or runs once.
   // A retry is sent as a client would: after a 503 (Retry-After: 1) or a cut connection it tries again.
-  for (const attempt of attempts) {
-    const retry = await sendUntilAnswered(targets[1], attempt.token, attempt.body);
-    assert.is(retry.status, 200, `retry of ${attempt.body.dedup_id}: ${retry.status} ${retry.error}`);
-    if (attempt.status === 200) assert.is(retry.transferId, attempt.transferId, `retry of a 200 (${attempt.body.dedup_id}) returns the original transfer`);
-    const again = await sendUntilAnswered(targets[0], attempt.token, attempt.body);
-    assert.is(again.transferId, retry.transferId, 'a second retry answers the same transfer');
-  }
+  // Each sender retries its own attempts in order, as its client would; the senders retry side by side.
+  await Promise.all(people.map(async (_, sender) => {
+    for (const attempt of attempts.filter((candidate) => candidate.sender === sender)) {
+      const retry = await sendUntilAnswered(targets[1], attempt.token, attempt.body);
+      assert.is(retry.status, 200, `retry of ${attempt.body.dedup_id}: ${retry.status} ${retry.error}`);
+      if (attempt.status === 200) assert.is(retry.transferId, attempt.transferId, `retry of a 200 (${attempt.body.dedup_id}) returns the original transfer`);
+      const again = await sendUntilAnswered(targets[0], attempt.token, attempt.body);
+      assert.is(again.transferId, retry.transferId, 'a second retry answers the same transfer');
+    }
+  }));
   const [{ transfers, keys }] = await engine!.sql<{ transfers: number; keys: number }[]>`
     select (select count(*)::int from transfers where workflow_type = 'profile_to_profile') as transfers, (select count(*)::int from transfer_dedup) as keys`;
   assert.is(transfers, attempts.length, 'each dedup_id ran exactly once');

@@ -14,7 +14,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { loadConfig } from '../../engine/config.ts';
 import type { TestDatabase } from './harness.ts';
-import { seedPgliteDataDir } from './templates.ts';
+import { seedPgliteDataDir, testScratchRoot } from './templates.ts';
 
 export const root = path.resolve(import.meta.dirname, '../..');
 
@@ -90,7 +90,8 @@ export interface PageServer {
 
 /** A server for pages, on a random port; serverEnv adds to its environment (e.g. CASHLOOP_RATE_LIMIT_SCALE). */
 export async function startPageServer(serverEnvExtra: Record<string, string> = {}): Promise<PageServer> {
-  const scratch = mkdtempSync(path.join(tmpdir(), 'cashloop-docs-'));
+  // In memory (test/support/templates.ts): the server's embedded database lives in DATA_DIR.
+  const scratch = mkdtempSync(path.join(testScratchRoot(), 'cashloop-docs-'));
   const port = await freePort();
   let database: TestDatabase | undefined;
   const env: Record<string, string> = {
@@ -109,6 +110,8 @@ export async function startPageServer(serverEnvExtra: Record<string, string> = {
   const serverEnv: Record<string, string> = { ...env, TMPDIR: tmpdir(), LOG_LEVEL: 'warn', CASHLOOP_PASSWORD_HASH_COST: 'test', CASHLOOP_IMAGE_DECODER_PRIORITY: 'normal', ...serverEnvExtra };
   // Under `npm run coverage`, the server's coverage counts too (it stops on SIGTERM, so it writes it).
   if (process.env.NODE_V8_COVERAGE) serverEnv.NODE_V8_COVERAGE = process.env.NODE_V8_COVERAGE;
+  // The run's Node options (test/run.ts: WebAssembly on the baseline compiler, test/support/wasm-liftoff.mjs).
+  if (process.env.NODE_OPTIONS) serverEnv.NODE_OPTIONS = process.env.NODE_OPTIONS;
   // The harness (the whole engine, about 1 s of CPU to load) only for real Postgres: the embedded run copies a data directory.
   if (loadConfig().databaseUrl) {
     const { createTestDatabase, environmentConfig } = await import('./harness.ts');

@@ -1,8 +1,9 @@
-// Test harness: each test file gets its own database (a fresh in-memory PGlite, or a new database
-// on the real Postgres at DATABASE_URL) and its own Redis key prefix, so runs never collide.
+// Test harness: each test file gets its own database (a fresh PGlite on a copied data directory,
+// or a new database on the real Postgres at DATABASE_URL) and its own Redis key prefix, so runs never collide.
 // Databases start as copies of a migrated template (test/support/templates.ts): no initdb and no
 // migrations per test.
 import { randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import postgres from 'postgres';
@@ -12,7 +13,7 @@ import { createEngine, type Engine } from '../../engine/engine.ts';
 import { createLogger } from '../../engine/logger.ts';
 import { createMetrics } from '../../engine/metrics.ts';
 import { openPglite, openPostgres, type Database } from '../../engine/storage/database.ts';
-import { pgliteTemplate, postgresTemplate } from './templates.ts';
+import { copyPgliteTemplate, postgresTemplate } from './templates.ts';
 
 export const environmentConfig: Config = loadConfig();
 export const usesRealServices = Boolean(environmentConfig.databaseUrl);
@@ -23,6 +24,12 @@ export interface TestDatabase {
   url: string | undefined;
   drop(): Promise<void>;
 }
+
+/** Copied PGlite data directories not dropped yet: removed when the process exits, however it ends a test. */
+const pgliteDirectories = new Set<string>();
+process.on('exit', () => {
+  for (const directory of pgliteDirectories) rmSync(directory, { recursive: true, force: true });
+});
 
 function databaseUrlWithName(base: string, name: string): string {
   const url = new URL(base);
@@ -36,13 +43,32 @@ function databaseUrlWithName(base: string, name: string): string {
  */
 export async function createTestDatabase(options: { empty?: boolean } = {}): Promise<TestDatabase> {
   if (!environmentConfig.databaseUrl) {
-    const database = await openPglite(undefined, undefined, options.empty ? {} : { loadDataDir: await pgliteTemplate() });
-    return { database, url: undefined, drop: () => database.close() };
+    if (options.empty) {
+      const database = await openPglite(undefined);
+      return { database, url: undefined, drop: () => database.close() };
+    }
+    const directory = await copyPgliteTemplate();
+    pgliteDirectories.add(directory);
+    const database = await openPglite(directory);
+    return {
+      database,
+      url: undefined,
+      async drop() {
+        await database.close();
+        rmSync(directory, { recursive: true, force: true });
+        pgliteDirectories.delete(directory);
+      },
+    };
   }
   const name = `cashloop_test_${randomBytes(6).toString('hex')}`;
   const template = options.empty ? undefined : await postgresTemplate(environmentConfig.databaseUrl);
   const admin = postgres(environmentConfig.databaseUrl, { max: 1, onnotice: () => {} });
   await admin.unsafe(template ? `create database ${name} template ${template}` : `create database ${name}`);
+  // Commits do not wait for their WAL to reach the disk: what a test sees is the same (visibility,
+  // locks, constraints), only a crash of the machine's Postgres could lose the last commits, and no
+  // test crashes it (test/trust-faults.test.ts restarts a Postgres of its own). Every connection
+  // to this database, a spawned server's too, starts with the setting.
+  await admin.unsafe(`alter database ${name} set synchronous_commit = off`);
   const url = databaseUrlWithName(environmentConfig.databaseUrl, name);
   const database = await openPostgres(url);
   return {

@@ -1,12 +1,12 @@
 // Migrated database templates: running initdb and every migration costs seconds per database
 // (tens of seconds on a loaded machine), so a run does it once and each test database starts from
-// a copy. PGlite: a dumped data directory (tar) for in-memory databases and an on-disk data
-// directory for spawned servers. Postgres: a migrated database that `create database … template`
+// a copy. PGlite: a migrated on-disk data directory, copied for each test database (into memory,
+// /dev/shm, where there is one) and for spawned servers; and a dumped tar of it. Postgres: a migrated database that `create database … template`
 // copies. Templates are keyed by the migrations' text (and PGlite's version), so a changed
 // migration makes a new template; the first process to need one builds it, atomically (build
 // under a private name, then rename), so parallel files never see a half-built template.
 import { createHash, randomBytes } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
@@ -65,6 +65,30 @@ async function pgliteTemplateDirectory(): Promise<string> {
     // Another process renamed its copy first; either is the same template.
     rmSync(building, { recursive: true, force: true });
   }
+  return directory;
+}
+
+/**
+ * Where test databases and servers' data directories go: the runner's per-run directory
+ * (CASHLOOP_TEST_SCRATCH, removed when the run ends, so a killed file leaks nothing), else /dev/shm.
+ * In memory because PGlite writes each commit's WAL and fsyncs it: on a disk that costs a test
+ * database's start and every commit.
+ */
+export function testScratchRoot(): string {
+  const root = process.env.CASHLOOP_TEST_SCRATCH || (existsSync('/dev/shm') ? '/dev/shm' : tmpdir());
+  mkdirSync(root, { recursive: true });
+  return root;
+}
+
+/**
+ * A fresh directory holding a copy of the migrated data directory (DATA_DIR layout:
+ * `<dir>/pglite`), for openPglite(dir). Copying the files (about 40 MB) is a tenth of what
+ * loading the same directory from its tar into PGlite's in-memory file system costs, and
+ * PGlite then reads only the pages it needs.
+ */
+export async function copyPgliteTemplate(): Promise<string> {
+  const directory = mkdtempSync(path.join(testScratchRoot(), 'cashloop-pglite-'));
+  await seedPgliteDataDir(directory);
   return directory;
 }
 
