@@ -28,10 +28,6 @@ const runSeed = String(Number(process.env.CASHLOOP_TEST_SEED) || 1 + Math.floor(
 const scratchRoot = path.join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), `cashloop-test-run-${process.pid}`);
 // Every process of the run (and what it spawns) runs WebAssembly on V8's baseline compiler (test/support/wasm-liftoff.mjs).
 const nodeOptions = [process.env.NODE_OPTIONS, `--import ${path.resolve('test/support/wasm-liftoff.mjs')}`].filter(Boolean).join(' ');
-// The test files' TypeScript loader: test/support/ts-loader.mjs, which starts a process about 0.4 s
-// sooner than tsx; under `npm run coverage` (c8 sets NODE_V8_COVERAGE) tsx, whose source maps c8
-// reads completely (with the other loader it counted fewer functions). What a file spawns starts with tsx.
-const typeScriptLoader = process.env.NODE_V8_COVERAGE ? 'tsx' : './test/support/ts-loader.mjs';
 // Each file's time in the last run on this backend (a file's weight differs between them: the fault
 // tests run only on Postgres): files start longest first, so a long file never ends a run alone.
 const timesFile = `.scratch/test-times-${process.env.DATABASE_URL ? 'postgres' : 'pglite'}.json`;
@@ -103,7 +99,7 @@ function runFile(file: string, nameFilter: string | undefined): Promise<FileResu
   return new Promise((resolve) => {
     const child = spawn(
       process.execPath,
-      ['--import', typeScriptLoader, '--import', './test/support/uvu-name-filter.mjs', 'node_modules/uvu/bin.js', path.dirname(file), `^${path.basename(file).replace(/\./g, '\\.')}$`],
+      ['--import', 'tsx', '--import', './test/support/uvu-name-filter.mjs', 'node_modules/uvu/bin.js', path.dirname(file), `^${path.basename(file).replace(/\./g, '\\.')}$`],
       {
         env: {
           // Cheap argon2 for everything the file starts (engine/passwords.test.ts proves the standard cost).
