@@ -2,7 +2,7 @@
 // process group, one worker per core, printing each file's time as it finishes, the slowest files,
 // the total time, and last one line: "N passed, N failed".
 // Usage: npm test [-- <substring of file path>] [-t <substring of test name>]
-// Files start longest first, by their times in the last run on the same backend (.scratch/test-times-<backend>.json).
+// Files start longest first, by their times in the last run on the same backend (.scratch/test-times-<backend>.json, else test/file-times/<backend>.json).
 // Environment: CASHLOOP_TEST_WORKERS (default: one per core), CASHLOOP_TEST_FILE_TIMEOUT_S (default 300),
 // CASHLOOP_TEST_FILES (comma-separated files to run instead of finding them; test/run.test.ts uses it),
 // CASHLOOP_TEST_VERBOSE (print every file's output, not only a failed one's; e.g. the docs pages' block times),
@@ -30,7 +30,11 @@ const scratchRoot = path.join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), `c
 const nodeOptions = [process.env.NODE_OPTIONS, `--import ${path.resolve('test/support/wasm-liftoff.mjs')}`].filter(Boolean).join(' ');
 // Each file's time in the last run on this backend (a file's weight differs between them: the fault
 // tests run only on Postgres): files start longest first, so a long file never ends a run alone.
-const timesFile = `.scratch/test-times-${process.env.DATABASE_URL ? 'postgres' : 'pglite'}.json`;
+const backend = process.env.DATABASE_URL ? 'postgres' : 'pglite';
+const timesFile = `.scratch/test-times-${backend}.json`;
+// A fresh clone (CI) has no last run: it orders files by the times committed here (a quiet run's,
+// refreshed by hand with `cp .scratch/test-times-*.json test/file-times/` now and then).
+const committedTimesFile = `test/file-times/${backend}.json`;
 
 /** Process groups of the files running now: every one is killed when the runner is interrupted. */
 const running = new Set<ChildProcess>();
@@ -158,12 +162,17 @@ function prepareTemplates(): void {
   if (prepared.status !== 0) throw new Error('preparing the test database template failed');
 }
 
-function lastTimes(): Record<string, number> {
+function readTimes(file: string): Record<string, number> {
   try {
-    return JSON.parse(readFileSync(timesFile, 'utf8'));
+    return JSON.parse(readFileSync(file, 'utf8'));
   } catch {
     return {};
   }
+}
+
+/** Each file's time in this checkout's last run on this backend, else in the committed times. */
+function lastTimes(): Record<string, number> {
+  return { ...readTimes(committedTimesFile), ...readTimes(timesFile) };
 }
 
 /**
