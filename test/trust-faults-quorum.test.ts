@@ -4,7 +4,7 @@
 // restart story is test/trust-faults.test.ts; both share test/support/faults.ts.)
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { fund, individual, ledgerFingerprint } from './ledger-support.ts';
+import { designateIssuer, fund, individual, ledgerFingerprint } from './ledger-support.ts';
 import { usesRealServices } from './support/harness.ts';
 import * as faults from './support/faults.ts';
 import { redisPorts, send, setUpFaults, startApi, startRedis, stopRedis, tearDownFaults, tokenFor } from './support/faults.ts';
@@ -18,6 +18,7 @@ const faultTest = usesRealServices ? test : test.skip;
 
 faultTest('three Redis nodes: one down, sends go on; two down, sends answer 503 busy and change nothing', async () => {
   if (faults.setupError) throw faults.setupError;
+  await designateIssuer(faults.engine!);
   const [pat, sam] = [await individual(faults.engine!), await individual(faults.engine!)];
   await fund(faults.engine!, pat, '10.00');
   const token = await tokenFor(pat);

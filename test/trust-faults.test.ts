@@ -138,9 +138,10 @@ faultTest('kill -9 of one API process, a Redis restart and a Postgres restart lo
   const [{ stuck }] = await faults.engine!.sql<{ stuck: number }[]>`select count(*)::int as stuck from transfers where not completed and not canceled`;
   assert.is(stuck, 0);
   let outboxDetail = '';
-  // The API processes here run no background loop (tests drive the outbox by hand): this engine delivers.
+  // The API processes here run no background loop (tests drive the outbox by hand): this engine
+  // delivers every due row (drain: batch after batch until none is due), then looks again.
   await waitFor(async () => {
-    await faults.engine!.outbox.runOnce();
+    await faults.engine!.outbox.drain();
     const [{ pending }] = await faults.engine!.sql<{ pending: number }[]>`select count(*)::int as pending from outbox where delivered_at is null and failed_at is null`;
     if (pending > 0) outboxDetail = JSON.stringify(await faults.engine!.sql`select kind, attempts, next_attempt_at, last_error from outbox where delivered_at is null and failed_at is null limit 5`);
     return pending === 0;
