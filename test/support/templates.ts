@@ -1,12 +1,12 @@
 // Migrated database templates: running initdb and every migration costs seconds per database
 // (tens of seconds on a loaded machine), so a run does it once and each test database starts from
 // a copy. PGlite: a migrated on-disk data directory, copied for each test database (into memory,
-// /dev/shm, where there is one) and for spawned servers; and a dumped tar of it. Postgres: a migrated database that `create database … template`
+// /dev/shm, where there is one) and for spawned servers. Postgres: a migrated database that `create database … template`
 // copies. Templates are keyed by the migrations' text (and PGlite's version), so a changed
 // migration makes a new template; the first process to need one builds it, atomically (build
 // under a private name, then rename), so parallel files never see a half-built template.
 import { createHash, randomBytes } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
@@ -27,38 +27,18 @@ let key: string | undefined;
 const currentKey = () => (key ??= templateKey());
 const privateSuffix = () => `${process.pid}-${randomBytes(4).toString('hex')}`;
 
-async function buildPgliteTar(target: string): Promise<void> {
-  const database = await openPglite(undefined);
-  try {
-    await migrate(database.sql);
-    const tar = Buffer.from(await (await database.dump!()).arrayBuffer());
-    const building = `${target}.${privateSuffix()}`;
-    writeFileSync(building, tar);
-    renameSync(building, target);
-  } finally {
-    await database.close();
-  }
-}
-
-let pgliteTar: Promise<Blob> | undefined;
-
-/** The migrated PGlite data directory as a tar, built on first use by any process of the run. */
-export function pgliteTemplate(): Promise<Blob> {
-  return (pgliteTar ??= (async () => {
-    mkdirSync(templatesDir, { recursive: true });
-    const file = path.join(templatesDir, `pglite-${currentKey()}.tar`);
-    if (!existsSync(file)) await buildPgliteTar(file);
-    return new Blob([readFileSync(file)]);
-  })());
-}
-
 /** An on-disk migrated PGlite data directory (DATA_DIR layout: `<dir>/pglite`), built once. */
 async function pgliteTemplateDirectory(): Promise<string> {
   const directory = path.join(templatesDir, `pglite-${currentKey()}-datadir`);
   if (existsSync(directory)) return directory;
   const building = `${directory}.${privateSuffix()}`;
-  const database = await openPglite(building, undefined, { loadDataDir: await pgliteTemplate() });
-  await database.close();
+  mkdirSync(templatesDir, { recursive: true });
+  const database = await openPglite(building);
+  try {
+    await migrate(database.sql);
+  } finally {
+    await database.close();
+  }
   try {
     renameSync(building, directory);
   } catch {
