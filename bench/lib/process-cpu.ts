@@ -16,23 +16,24 @@ export const cpuParts: readonly CpuPart[] = ['api', 'postgres', 'redis', 'genera
 /** CPU seconds spent by each part over a window. */
 export type CpuSeconds = Record<CpuPart, number>;
 
-/** User + system CPU seconds of a process so far (0 once it is gone). */
-export function processCpuSeconds(pid: number): number {
+/** The fields of /proc/<pid>/stat after the command name (state first), or null once the process is gone. */
+function statFields(pid: number): string[] | null {
   try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / clockTicksPerSecond;
-  } catch {
-    return 0;
-  }
-}
-
-function parentPid(pid: number): number | null {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return Number(fields[1]);
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   } catch {
     return null;
   }
+}
+
+/** User + system CPU seconds of a process so far (0 once it is gone). */
+export function processCpuSeconds(pid: number): number {
+  const fields = statFields(pid);
+  return fields ? (Number(fields[11]) + Number(fields[12])) / clockTicksPerSecond : 0;
+}
+
+function parentPid(pid: number): number | null {
+  const fields = statFields(pid);
+  return fields ? Number(fields[1]) : null;
 }
 
 interface Reading {
