@@ -132,8 +132,9 @@ export const historyAppdataFilterCharsMax = 128;
 export const syncLimitDefault = 1000;
 export const syncLimitMax = 1000;
 /**
- * history_sync's `remain` is counted exactly up to this many transfers; above it, it is Postgres's
- * estimate (never below this bound + 1), so a first sync of a long history costs no full count.
+ * history_sync's `remain` is exact when at most this many transfers lie before the page's end (the
+ * profile's count of views less them) or after it (counted); between, Postgres's estimate, never
+ * within this bound of either end. A first page or a last one costs no full count of a long history.
  */
 export const syncRemainExactMax = 10_000;
 export const offersFindLimitDefault = 10;

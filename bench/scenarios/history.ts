@@ -1,6 +1,6 @@
 // History at scale: seeds ~1,000 and ~1,000,000 transfers visible to two reader profiles with
 // SQL straight into the ledger's tables (engine/storage/migrations/0300_ledger.sql: transfers,
-// transfer_views, movements), then times GET /wallet/history and POST /wallet/history_sync
+// transfer_views, movements; 1040: transfer_view_counts), then times GET /wallet/history and POST /wallet/history_sync
 // for both readers, alternating requests so drift hits both alike.
 import { performance } from 'node:perf_hooks';
 import postgres from 'postgres';
@@ -65,6 +65,13 @@ export async function seedHistory(databaseUrl: string, options: { templateId: st
           from transfers t
           cross join lateral (values (t.sender_id, 'sender'), (t.recipient_id, 'recipient')) as v(profile_id, role)
           where t.id between ${prefix + String(from).padStart(14, '0')} and ${prefix + String(to).padStart(14, '0')}`;
+        // Counted as the engine counts every view it writes (migration 1040, engine/transfers/store.ts).
+        await tx`
+          insert into transfer_view_counts as c (profile_id, views)
+          select profile_id, count(*) from transfer_views
+          where transfer_id between ${prefix + String(from).padStart(14, '0')} and ${prefix + String(to).padStart(14, '0')}
+          group by profile_id order by profile_id
+          on conflict (profile_id) do update set views = c.views + excluded.views`;
         await tx`
           insert into movements (transfer_id, number, line, at, action, from_id, to_id, loop_id, currency, issuer_id, amount)
           select t.id, m.number, m.line, t.start_at, m.action, t.sender_id, t.recipient_id, m.loop_id, m.currency, m.issuer_id, m.amount

@@ -10,6 +10,7 @@ import { searchProfiles, type SearchInput, type SearchRejection } from '../trans
 import { createTransfersService, type TransfersService } from '../transfers/service.ts';
 import { transferById } from '../transfers/rows.ts';
 import { createTradesService, type TradesService } from '../transfers/trade.ts';
+import { viewCountProblems } from '../transfers/view-counts.ts';
 import { createLedgerService, type LedgerService } from './service.ts';
 import { defaultCountries } from '../limits.ts';
 
@@ -29,6 +30,8 @@ export function createLedgerDomain(core: Core, dependencies: { profiles: Profile
   const transfers = createTransfersService(core, profiles, dependencies.invitations);
   const queries = createTransferQueries(core, profiles);
   const payouts = createPayoutsService(core, { profiles, ledger: cash, transfers });
+  // history_sync's `remain` reads each profile's count of views: the audit proves it equals the views.
+  cash.addAuditCheck(viewCountProblems);
   profiles.registerHoldingsProvider((db, profileId) => cash.holdings(db, profileId));
   profiles.registerAccountsProvider((db, profileId) => payouts.accountsJson(db, profileId));
   // A resent invitation transfer sends its invitation again through the invitations domain.

@@ -69,8 +69,9 @@ export async function sync(ctx: QueriesContext, input: SyncInput): ReturnType<Tr
     last_sync_ts: page.length > 0 ? page[page.length - 1].sync_ts.toISOString() : null,
   };
   if (input.countRemain) {
+    // No more rows after the page: nothing remains, and nothing need be counted.
     const last = page[page.length - 1];
-    body.remain = last ? await store.countSync(sql, input.profileId, last.sync_ts, last.id, syncRemainExactMax) : 0;
+    body.remain = more ? await store.countSyncAfter(sql, input.profileId, last.sync_ts, last.id, syncRemainExactMax) : 0;
   }
   return body;
 }

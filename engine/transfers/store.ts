@@ -50,9 +50,22 @@ function queueReceipt(tx: Queryable, change: { transferId: string; at: Date; rec
       returning 1)`;
 }
 
-/** Inserts a transfer and one view row per stakeholder, in one statement. */
+/**
+ * A CTE that adds the views the statement inserts (the CTE `inserted`, returning profile_id) to
+ * their profiles' counts (migration 1040), in profile order, so two statements take the count rows
+ * in one order. Every insert into transfer_views carries it: history_sync's `remain` reads the count.
+ */
+function countViews(tx: Queryable, inserted: ReturnType<Queryable>) {
+  return tx`counted as (
+      insert into transfer_view_counts as c (profile_id, views)
+      select profile_id, count(*) from ${inserted} group by profile_id order by profile_id
+      on conflict (profile_id) do update set views = c.views + excluded.views
+      returning 1)`;
+}
+
+/** Inserts a transfer and one view row per stakeholder (and counts them), in one statement. */
 export async function insertTransfer(tx: Queryable, transfer: NewTransfer, views: { profileId: string; role: string }[]): Promise<void> {
-  const rows = await tx<{ transfer_rows: bigint; view_rows: bigint }[]>`
+  const rows = await tx<{ transfer_rows: bigint; view_rows: bigint; counted_rows: bigint }[]>`
     with inserted as (
       insert into transfers (id, workflow_type, sender_id, sender_uid, recipient_id, recipient_uid, sender_personal_id, recipient_personal_id,
         currency, amount, start_at, updated_at, end_at, next_activity, completed, canceled, run_state, activity_count, reason, private,
@@ -67,11 +80,15 @@ export async function insertTransfer(tx: Queryable, transfer: NewTransfer, views
       insert into transfer_views (profile_id, transfer_id, role, start_at, sync_ts)
       select profile_id, ${transfer.id}, role, ${transfer.at}, ${transfer.at}
       from unnest(${views.map((view) => view.profileId)}::text[], ${views.map((view) => view.role)}::text[]) as v(profile_id, role)
-      returning 1),
+      returning profile_id),
+    ${countViews(tx, tx`viewed`)},
     ${queueWebhooks(tx, { transferId: transfer.id, workflowType: tx`${transfer.workflowType}::text`, state: transfer.state, activityCount: transfer.activityCount, at: transfer.at, profileIds: tx`select unnest(${views.map((view) => view.profileId)}::text[])` })}
     ${transfer.state.completed ? queueReceipt(tx, { transferId: transfer.id, at: transfer.at, recipient: tx`select ${transfer.recipientId}::text` }) : tx``}
-    select (select count(*) from inserted) as transfer_rows, (select count(*) from viewed) as view_rows`;
-  if (rows[0].transfer_rows !== 1n || rows[0].view_rows !== BigInt(views.length)) throw new Error(`transfer ${transfer.id} insert touched unexpected rows`);
+    select (select count(*) from inserted) as transfer_rows, (select count(*) from viewed) as view_rows, (select count(*) from counted) as counted_rows`;
+  const profiles = new Set(views.map((view) => view.profileId)).size;
+  if (rows[0].transfer_rows !== 1n || rows[0].view_rows !== BigInt(views.length) || rows[0].counted_rows !== BigInt(profiles)) {
+    throw new Error(`transfer ${transfer.id} insert touched unexpected rows`);
+  }
 }
 
 /**
@@ -102,10 +119,10 @@ export interface TransferChange {
   addViews?: { profileId: string; role: string }[];
 }
 
-/** Writes a transfer's new state and moves every viewer's sync_ts to now, in one statement. */
+/** Writes a transfer's new state, moves every viewer's sync_ts to now and adds (and counts) new viewers, in one statement. */
 export async function updateTransfer(tx: Queryable, id: string, change: TransferChange, at: Date): Promise<void> {
   const added = change.addViews ?? [];
-  const rows = await tx<{ transfer_rows: bigint; view_rows: bigint; added_rows: bigint }[]>`
+  const rows = await tx<{ transfer_rows: bigint; view_rows: bigint; added_rows: bigint; counted_rows: bigint }[]>`
     with changed as (
       update transfers set updated_at = ${at}, end_at = ${change.endAt}, next_activity = ${change.state.nextActivity},
         completed = ${change.state.completed}, canceled = ${change.state.canceled}, run_state = ${change.state.runState},
@@ -124,14 +141,18 @@ export async function updateTransfer(tx: Queryable, id: string, change: Transfer
       from unnest(${added.map((view) => view.profileId)}::text[], ${added.map((view) => view.role)}::text[]) as v(profile_id, role)
       join transfers t on t.id = ${id}
       on conflict (profile_id, transfer_id) do nothing
-      returning 1),
+      returning profile_id),
+    ${countViews(tx, tx`added`)},
     ${queueWebhooks(tx, {
       transferId: id, workflowType: tx`(select workflow_type from transfers where id = ${id})`, state: change.state, activityCount: change.activityCount, at,
       profileIds: tx`select profile_id from transfer_views where transfer_id = ${id} union select unnest(${added.map((view) => view.profileId)}::text[])`,
     })}
     ${change.state.completed ? queueReceipt(tx, { transferId: id, at, recipient: tx`select ${change.recipientId === undefined ? tx`recipient_id` : tx`${change.recipientId}::text`} from transfers where id = ${id} and not completed` }) : tx``}
-    select (select count(*) from changed) as transfer_rows, (select count(*) from synced) as view_rows, (select count(*) from added) as added_rows`;
+    select (select count(*) from changed) as transfer_rows, (select count(*) from synced) as view_rows, (select count(*) from added) as added_rows,
+      (select count(*) from counted) as counted_rows`;
   if (rows[0].transfer_rows !== 1n) throw new Error(`transfer ${id} update touched ${rows[0].transfer_rows} rows`);
+  // One view per profile and transfer: each view added is one profile's count.
+  if (rows[0].counted_rows !== rows[0].added_rows) throw new Error(`transfer ${id} added ${rows[0].added_rows} views but counted ${rows[0].counted_rows}`);
 }
 
 export async function selectTransfer(sql: Queryable, id: string): Promise<TransferRow | null> {
@@ -208,15 +229,36 @@ export async function selectSync(sql: Queryable, profileId: string, syncTs: Date
 }
 
 /**
- * How many of the profile's transfers sync after (syncTs, transferId): exact up to `exactMax`;
- * above it, the planner's estimate of the same condition (no row read), at least exactMax + 1.
+ * How many of the profile's transfers sync after the view (syncTs, transferId), the end of a page.
+ * Exact near either end of the history: its count of views (transfer_view_counts) less those up to
+ * the page's end when at most `exactMax` are (a first page); else those after it when at most
+ * `exactMax` are (a page near the end). Between the two, the planner's estimate of those after (no
+ * row read), within what the bounded counts proved: more than `exactMax` on either side.
  */
-export async function countSync(sql: Queryable, profileId: string, syncTs: Date, transferId: string | null, exactMax: number): Promise<number> {
-  const after = transferId === null ? sql`sync_ts > ${syncTs}` : sql`(sync_ts, transfer_id) > (${syncTs}, ${transferId})`;
-  const rows = await sql<{ count: number }[]>`
-    select count(*)::int as count from (select 1 from transfer_views where profile_id = ${profileId} and ${after} limit ${exactMax + 1}) counted`;
-  if (rows[0].count <= exactMax) return rows[0].count;
-  return Math.max(exactMax + 1, await estimateSync(sql, profileId, syncTs, transferId));
+export async function countSyncAfter(sql: Queryable, profileId: string, syncTs: Date, transferId: string, exactMax: number): Promise<number> {
+  const [row] = await sql<{ views: bigint; through: number }[]>`
+    select coalesce((select views from transfer_view_counts where profile_id = ${profileId}), 0) as views,
+      (select count(*)::int from (select 1 from transfer_views where profile_id = ${profileId} and (sync_ts, transfer_id) <= (${syncTs}, ${transferId})
+        limit ${exactMax + 1}) counted) as through`;
+  const views = Number(row.views);
+  if (views < row.through) throw new Error(`profile ${profileId} counts ${views} views but has at least ${row.through}`);
+  if (row.through <= exactMax) return views - row.through;
+  const after = await sql<{ count: number }[]>`
+    select count(*)::int as count from (select 1 from transfer_views where profile_id = ${profileId} and (sync_ts, transfer_id) > (${syncTs}, ${transferId})
+      limit ${exactMax + 1}) counted`;
+  if (after[0].count <= exactMax) return after[0].count;
+  const estimate = await estimateSync(sql, profileId, syncTs, transferId);
+  return Math.max(exactMax + 1, Math.min(estimate, views - exactMax - 1));
+}
+
+/** Profiles whose count of views (transfer_view_counts) differs from their rows of transfer_views: none, or a writer forgot to count. */
+export async function selectViewCountMismatches(db: Queryable, mismatchesMax: number): Promise<{ profile_id: string; counted: bigint; views: bigint }[]> {
+  return db<{ profile_id: string; counted: bigint; views: bigint }[]>`
+    select coalesce(c.profile_id, v.profile_id) as profile_id, coalesce(c.views, 0) as counted, coalesce(v.views, 0) as views
+    from transfer_view_counts c
+    full join (select profile_id, count(*) as views from transfer_views group by profile_id) v on v.profile_id = c.profile_id
+    where coalesce(c.views, 0) <> coalesce(v.views, 0)
+    order by 1 limit ${mismatchesMax}`;
 }
 
 /** A SQL string literal of digits or an ISO time (EXPLAIN is sent as text; these were validated). */
@@ -225,9 +267,9 @@ function plainLiteral(text: string): string {
   return `'${text}'`;
 }
 
-async function estimateSync(sql: Queryable, profileId: string, syncTs: Date, transferId: string | null): Promise<number> {
+async function estimateSync(sql: Queryable, profileId: string, syncTs: Date, transferId: string): Promise<number> {
   const at = `${plainLiteral(syncTs.toISOString())}::timestamptz`;
-  const after = transferId === null ? `sync_ts > ${at}` : `(sync_ts, transfer_id) > (${at}, ${plainLiteral(transferId)})`;
+  const after = `(sync_ts, transfer_id) > (${at}, ${plainLiteral(transferId)})`;
   const [row] = await sql.unsafe<{ 'QUERY PLAN': [{ Plan: { 'Plan Rows': number } }] }[]>(
     `explain (format json) select 1 from transfer_views where profile_id = ${plainLiteral(profileId)} and ${after}`);
   const plan = row['QUERY PLAN'];
