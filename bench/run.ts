@@ -7,7 +7,7 @@
 // subscribers (`-- --receive-feed` runs only that). Writes bench/results/latest.md.
 // `-- --cli-startup` runs only the CLI's start-up against `node -e ""` (bench/phases/cli-startup.ts);
 // `-- --gate-compare` only uniform sends against the commit before the gate (bench/phases/gate-compare.ts);
-// `-- --pos-report` and `-- --image-uploads` only those phases.
+// `-- --pos-report`, `-- --image-uploads` and `-- --history` (with `--quick`: 100,000 transfers) only those phases.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -19,8 +19,8 @@ import { loadBenchEnvironment, planFor, type BenchEnvironment, type BenchPlan } 
 import { repositoryRoot } from './lib/api-process.ts';
 import { renderMarkdown, type Report } from './report.ts';
 import { runEmbedded, type EmbeddedResult } from './phases/embedded.ts';
-import { runServer, type ServerResult } from './phases/server.ts';
-import { buildReport } from './phases/summary.ts';
+import { runHistoryOnly, runServer, type ServerResult } from './phases/server.ts';
+import { buildReport, renderHistoryOnly } from './phases/summary.ts';
 import { renderPosReport, runPosReport, type PosReportResult } from './phases/pos-report.ts';
 import { renderImageUploads, runImageUploads } from './phases/image-uploads.ts';
 import { renderReceiveFeed, runReceiveFeed } from './phases/receive-feed.ts';
@@ -73,6 +73,8 @@ interface OnlyPhase {
 }
 
 const onlyPhases: readonly OnlyPhase[] = [
+  // History and history_sync at 1,000 and 1,000,000 transfers (100,000 with --quick), count_remain among them (issue 24).
+  { flag: '--history', file: 'history.md', run: async () => renderHistoryOnly(await runHistoryOnly(planFor(process.argv.slice(2)), loadBenchEnvironment(), log)) },
   // The received-and-receivable report at 100,000 rows (issues 11 and 24).
   { flag: '--pos-report', file: 'pos-report.md', run: async () => {
     const result = await runPosReport(loadBenchEnvironment(), log);

@@ -11,7 +11,7 @@ import { targets } from '../config.ts';
 import { startApiProcess, type ApiProcess } from '../lib/api-process.ts';
 import { createBenchDatabase } from '../lib/databases.ts';
 import { HttpClient } from '../lib/http-client.ts';
-import type { PhaseResult } from '../lib/load.ts';
+import { sequential, type PhaseResult } from '../lib/load.ts';
 import { cpuMeter, type CpuMeter, type CpuSeconds } from '../lib/process-cpu.ts';
 import { meanMsBetween } from '../lib/prometheus.ts';
 import { CashloopSetup, paths, type Wallet } from '../scenarios/cashloop.ts';
@@ -29,6 +29,13 @@ export interface CommandTimes {
   httpMeanMs: number;
 }
 
+export interface HistoryResult {
+  small: number;
+  large: number;
+  seedSeconds: number;
+  comparisons: HistoryComparison[];
+}
+
 export interface ServerResult {
   ledgerRoutes: boolean;
   missing: string[];
@@ -39,7 +46,7 @@ export interface ServerResult {
   sharedWallets: PhaseResult | null;
   openLoop: (PhaseResult & { scheduledRatePerSecond: number; lateStartsMax: number }) | null;
   hot: (PhaseResult & { times: CommandTimes }) | null;
-  history: { small: number; large: number; seedSeconds: number; comparisons: HistoryComparison[] } | null;
+  history: HistoryResult | null;
   profile: SendProfile | null;
   audit: AuditAnswer | null;
   /** How cash was issued and audited. */
@@ -166,10 +173,61 @@ export async function runServer(plan: BenchPlan, environment: BenchEnvironment, 
   }
 }
 
-async function runHistory(plan: BenchPlan, databaseUrl: string, setup: CashloopSetup, app: Awaited<ReturnType<CashloopSetup['createApp']>>, log: (message: string) => void) {
+/** What `npm run bench -- --history` measures: the history phase alone, and the audit after it. */
+export interface HistoryOnlyResult {
+  history: HistoryResult | null;
+  audit: AuditAnswer | null;
+  notes: string[];
+}
+
+/**
+ * The history phase alone on a fresh database (`npm run bench -- --history`, `--quick` for 100,000
+ * transfers): the API as in runServer, a few wallets, a few sends (the completed transfer the seed
+ * copies), then the same seed and timed calls as the full run, and the ledger audit.
+ */
+export async function runHistoryOnly(plan: BenchPlan, environment: BenchEnvironment, log: (message: string) => void): Promise<HistoryOnlyResult> {
+  const database = await createBenchDatabase(environment.postgresUrl, 'cashloop_bench');
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'cashloop-bench-history-'));
+  let api: ApiProcess | null = null;
+  let client: HttpClient | null = null;
+  const result: HistoryOnlyResult = { history: null, audit: null, notes: [] };
+  try {
+    api = await startApiProcess({ databaseUrl: database.url, redisUrl: environment.redisUrl, dataDir });
+    log(`API process ${api.pid} on ${api.baseUrl}, database ${database.name}`);
+    client = new HttpClient(api.baseUrl, 8);
+    const setup = new CashloopSetup(client, api.operatorKey);
+    setup.operator = httpOperator(client, api.operatorKey);
+    const app = await setup.createApp();
+    await setup.designateIssuer(app);
+    const wallets = await setup.wallets(app, historyOnlySenders);
+    await setup.fund(wallets, walletFunding);
+    const sends = await sequential('sends to copy', client, { count: historyOnlySenders, source: uniformSource(wallets) });
+    if (sends.failed > 0) throw new Error(`sends failed: ${sends.failureSamples.join(' / ')}`);
+    result.history = await runHistory(plan, database.url, setup, app, log, historyOnlySenders);
+    result.audit = await setup.audit();
+    log(`audit: ${result.audit.ok ? 'balanced' : `PROBLEMS ${result.audit.problems.join('; ')}`}`);
+    await setup.operator.close();
+    return result;
+  } catch (error) {
+    result.notes.push(`stopped early: ${String((error as Error).stack ?? error).split('\n').slice(0, 4).join(' | ')}`);
+    if (api) result.notes.push(`API process output (tail): ${api.output().slice(-2000)}`);
+    log(`history phase stopped early: ${String(error)}`);
+    return result;
+  } finally {
+    client?.close();
+    await api?.stop();
+    await database.drop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** Wallets (and sends between them) the history-only run makes before its seed. */
+const historyOnlySenders = 4;
+
+async function runHistory(plan: BenchPlan, databaseUrl: string, setup: CashloopSetup, app: Awaited<ReturnType<CashloopSetup['createApp']>>, log: (message: string) => void, walletsBefore = plan.uniformWallets + 1): Promise<HistoryResult> {
   const templateId = await templateTransfer(databaseUrl);
   if (!templateId) throw new Error('no completed P2P transfer to copy for the history seed');
-  const [small, large, other] = await setup.wallets(app, 3, plan.uniformWallets + 1);
+  const [small, large, other] = await setup.wallets(app, 3, walletsBefore);
   const endAt = new Date(Date.now() - 60_000);
   const seededSmall = await seedHistory(databaseUrl, { templateId, reader: small.profileId, other: other.profileId, count: plan.historySmallTransfers, readerNumber: 1, endAt });
   const seededLarge = await seedHistory(databaseUrl, { templateId, reader: large.profileId, other: other.profileId, count: plan.historyLargeTransfers, readerNumber: 2, endAt });

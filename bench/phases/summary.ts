@@ -4,11 +4,12 @@ import { targets } from '../config.ts';
 import type { HttpCeilingResult } from '../baselines/http-ceiling.ts';
 import type { PgbenchResult } from '../baselines/pgbench.ts';
 import type { PhaseResult } from '../lib/load.ts';
-import { formatMs, formatRate, formatRatio, latencyText, rateText, verdict, type Report, type Row } from '../report.ts';
+import { formatMs, formatRate, formatRatio, latencyText, rateText, renderMarkdown, verdict, type Report, type Row } from '../report.ts';
 import type { RunState } from '../run.ts';
 import { cpuPerOperationMs, cpuPerOperationText } from '../lib/process-cpu.ts';
 import { posReportTargets } from './pos-report.ts';
 import { describeProfile } from './round-trips.ts';
+import type { HistoryOnlyResult, HistoryResult } from './server.ts';
 
 function failuresText(result: PhaseResult): string {
   if (result.failed === 0) return '';
@@ -120,7 +121,10 @@ function contentionRows(state: RunState): Row[] {
 }
 
 function historyRows(state: RunState): Row[] {
-  const history = state.server?.history ?? null;
+  return historyComparisonRows(state.server?.history ?? null);
+}
+
+function historyComparisonRows(history: HistoryResult | null): Row[] {
   if (!history) return [na('History and history_sync at 1,000 and 1,000,000 transfers', `≤ ${targets.historyLargeToSmallRatioMax}×`, 'did not run')];
   return history.comparisons.map((comparison) => {
     const ratio = comparison.large.latency.p50Ms / comparison.small.latency.p50Ms;
@@ -217,4 +221,21 @@ export function buildReport(state: RunState): Report {
     rows,
     sections,
   };
+}
+
+/** The history phase run alone (`npm run bench -- --history`): its rows of the table, each call's latencies, the audit. */
+export function renderHistoryOnly(result: HistoryOnlyResult): { markdown: string; ok: boolean } {
+  const rows = historyComparisonRows(result.history);
+  if (result.audit) rows.push({ measure: 'Ledger audit of the bench database', value: result.audit.ok ? 'balanced' : result.audit.problems.slice(0, 3).join('; '), baseline: '—', ratio: '—', target: 'balances', verdict: verdict(result.audit.ok) });
+  const lines = result.history ? [
+    `- History seed: ${result.history.small.toLocaleString('en-US')} + ${result.history.large.toLocaleString('en-US')} transfers (with views, their counts and movements) in ${result.history.seedSeconds.toFixed(1)} s.`,
+    ...result.history.comparisons.map((comparison) => `- ${comparison.call}: small ${comparison.small.ok} requests ${latencyText(comparison.small.latency)}; large ${comparison.large.ok} requests ${latencyText(comparison.large.latency)}${failuresText(comparison.large)}${failuresText(comparison.small)}`),
+  ] : [];
+  const markdown = renderMarkdown({
+    title: 'History at two sizes (bench --history)',
+    context: [`${new Date().toISOString()}, load average ${os.loadavg()[0].toFixed(2)} at the end`],
+    rows,
+    sections: [{ heading: 'Calls', lines: [...lines, ...result.notes.map((note) => `- ${note}`)] }],
+  });
+  return { markdown, ok: rows.every((row) => row.verdict === 'PASS') };
 }
