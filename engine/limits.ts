@@ -390,6 +390,11 @@ export const settleBatchesPerRunMax = 10_000;
 export const reportCursorRows = 1000;
 /** Rows a JSON report answers with at most (it streams, but a client parses it whole); CSV has no limit. */
 export const reportJsonRowsMax = 200_000;
+/**
+ * Bytes the API gathers from the report's COPY before one write to the client: Postgres sends each
+ * row as its own message, and a write per row (100,000 chunked frames) costs more than the rows.
+ */
+export const reportWriteBytesMin = 64 * 1024;
 
 // --- First hour (issue 13): start-up, readiness and identifier keys ---
 /** Random bytes of an installation's id permutation key (created at first start). */

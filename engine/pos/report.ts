@@ -2,7 +2,7 @@
 // under the filters, as JSON or CSV, both streamed (Postgres's COPY on real Postgres, a cursor on
 // PGlite), so an answer's memory stays flat whatever the row count.
 import type { Core } from '../core.ts';
-import { dayMs, reportCursorRows, reportJsonRowsMax } from '../limits.ts';
+import { dayMs, reportCursorRows, reportJsonRowsMax, reportWriteBytesMin } from '../limits.ts';
 import { currencyScaleExceptions, formatMinor } from '../money.ts';
 import type { ProfilesService } from '../profiles/service.ts';
 import { invalid, posFailure, type PosFailure } from './errors.ts';
@@ -102,17 +102,19 @@ export function createReport(core: Core, dependencies: { profiles: ProfilesServi
     },
 
     async json(request, filters) {
-      if (await store.reportHasMoreThan(sql, filters, reportJsonRowsMax)) {
+      // The bound's count and the envelope's reads go out together (one round trip, not two).
+      const [tooLarge, fields] = await Promise.all([store.reportHasMoreThan(sql, filters, reportJsonRowsMax), reportEnvelope(core, dependencies.profiles, request)]);
+      if (tooLarge) {
         return posFailure('report_too_large', { invalid: { csv: `the report has more than ${reportJsonRowsMax} rows; ask for csv: true` } });
       }
-      const envelope = JSON.stringify({ ...await reportEnvelope(core, dependencies.profiles, request), report: [] });
+      const envelope = JSON.stringify({ ...fields, report: [] });
       // The rows go between the envelope's last "[" and "]}": the answer streams, its memory flat.
       return jsonChunks(core, filters, envelope.slice(0, -2), envelope.slice(-2));
     },
 
     async *csv(filters) {
       if (core.database.kind === 'postgres') {
-        yield* await store.copyReport(sql, filters, currencyScaleExceptions);
+        yield* gathered(await store.copyReport(sql, filters, currencyScaleExceptions), reportWriteBytesMin);
         return;
       }
       yield csvLine(csvColumns);
@@ -166,13 +168,28 @@ async function* jsonChunks(core: Core, filters: store.ReportFilters, head: strin
 const newline = 0x0a;
 const comma = 0x2c;
 
-/** Lines (each ending in a newline) joined by commas: every newline becomes a comma but the last, which is dropped. */
-export async function* commaJoinedLines(lines: AsyncIterable<Buffer>): AsyncIterable<Buffer> {
-  let held: Buffer | null = null;
-  for await (const chunk of lines) {
+/** The chunks gathered into pieces of at least `bytesMin` (the last may be shorter), each one new Buffer. */
+export async function* gathered(chunks: AsyncIterable<Buffer>, bytesMin: number): AsyncIterable<Buffer> {
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  for await (const chunk of chunks) {
     if (chunk.length === 0) continue;
-    const joined = Buffer.from(chunk);
-    for (let index = 0; index < joined.length; index++) if (joined[index] === newline) joined[index] = comma;
+    pending.push(chunk);
+    pendingBytes += chunk.length;
+    if (pendingBytes < bytesMin) continue;
+    yield Buffer.concat(pending, pendingBytes);
+    pending = [];
+    pendingBytes = 0;
+  }
+  if (pendingBytes > 0) yield Buffer.concat(pending, pendingBytes);
+}
+
+/** Lines (each ending in a newline) joined by commas, in pieces of about `bytesMin`: every newline becomes a comma but the last, which is dropped. */
+export async function* commaJoinedLines(lines: AsyncIterable<Buffer>, bytesMin = reportWriteBytesMin): AsyncIterable<Buffer> {
+  let held: Buffer | null = null;
+  for await (const joined of gathered(lines, bytesMin)) {
+    // indexOf finds each newline natively: one step per row, not per byte. The piece is a copy: ours to change.
+    for (let index = joined.indexOf(newline); index !== -1; index = joined.indexOf(newline, index + 1)) joined[index] = comma;
     if (held) yield held;
     held = joined;
   }
