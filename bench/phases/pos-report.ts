@@ -154,12 +154,13 @@ async function timedReport(api: ApiProcess, token: string, csv: boolean): Promis
   return { ...best!, rssBeforeMb: before, rssPeakMb: peak };
 }
 
-export async function runPosReport(environment: BenchEnvironment, log: (message: string) => void, rows = posReportTargets.rows): Promise<PosReportResult> {
+/** `nodeArguments`: added to the API process's command line (an A/B of V8 flags against the usual start). */
+export async function runPosReport(environment: BenchEnvironment, log: (message: string) => void, rows = posReportTargets.rows, nodeArguments: string[] = []): Promise<PosReportResult> {
   const database = await createBenchDatabase(environment.postgresUrl, 'cashloop_bench');
   const dataDir = mkdtempSync(path.join(tmpdir(), 'cashloop-bench-pos-'));
   let api: ApiProcess | null = null;
   try {
-    api = await startApiProcess({ databaseUrl: database.url, redisUrl: environment.redisUrl, dataDir });
+    api = await startApiProcess({ databaseUrl: database.url, redisUrl: environment.redisUrl, dataDir, nodeArguments });
     const setup = new CashloopSetup(new HttpClient(api.baseUrl, 4), api.operatorKey);
     const app = await setup.createApp();
     const managerId = await setup.addIndividual(app, 0);
