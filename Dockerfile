@@ -14,4 +14,4 @@ RUN mkdir -p /data && chown node:node /data
 VOLUME ["/data"]
 EXPOSE 8080
 USER node
-CMD ["node", "--import", "tsx", "api/main.ts"]
+CMD ["node", "--max-semi-space-size=8", "--import", "tsx", "api/main.ts"]

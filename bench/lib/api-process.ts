@@ -1,12 +1,26 @@
-// The API under test: a separate child process (`node --import tsx api/main.ts`), started with
-// its environment, awaited on /readyz, and stopped with SIGTERM (the server's graceful path).
+// The API under test: a separate child process started as `npm start` starts it (`node [its
+// options] --import tsx api/main.ts`), with its environment, awaited on /readyz, and stopped with
+// SIGTERM (the server's graceful path).
 import { randomBytes } from 'node:crypto';
-import { startChildServer, type ChildServer } from './child-server.ts';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { repositoryRoot, startChildServer, type ChildServer } from './child-server.ts';
 
 export { freePort, repositoryRoot } from './child-server.ts';
 
 export interface ApiProcess extends ChildServer {
   operatorKey: string;
+}
+
+/**
+ * The node options of `npm start` in the checkout at `root` (its package.json's start script, `node
+ * [options] --import tsx api/main.ts`): the bench starts the API as a user does, V8 flags included.
+ */
+export function startNodeOptions(root: string): string[] {
+  const start: string = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')).scripts.start;
+  const match = /^node((?: --[a-z0-9-]+(?:=\S+)?)*) --import tsx api\/main\.ts$/.exec(start);
+  if (!match) throw new Error(`npm start is not "node [options] --import tsx api/main.ts": ${start}`);
+  return match[1].split(' ').filter(Boolean);
 }
 
 /** `cwd`: another checkout of the project (the gate comparison runs an older commit beside this one). */
@@ -25,6 +39,7 @@ export async function startApiProcess(options: { databaseUrl?: string; redisUrl?
   if (options.databaseUrl) env.DATABASE_URL = options.databaseUrl;
   if (options.redisUrl) env.REDIS_URL = options.redisUrl;
   Object.assign(env, options.env ?? {});
-  const server = await startChildServer({ name: 'API', script: 'api/main.ts', env, readyPath: '/readyz', nodeArguments: options.nodeArguments, cwd: options.cwd });
+  const nodeArguments = [...startNodeOptions(options.cwd ?? repositoryRoot), ...(options.nodeArguments ?? [])];
+  const server = await startChildServer({ name: 'API', script: 'api/main.ts', env, readyPath: '/readyz', nodeArguments, cwd: options.cwd });
   return { ...server, operatorKey };
 }

@@ -213,7 +213,7 @@ export function buildReport(state: RunState): Report {
     title: `Cashloop benchmark (${plan.quick ? 'quick' : 'full'} run)`,
     context: [
       `${state.startedAt.toISOString()}, ${Math.round(state.seconds)} s, Node ${process.version}, ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'}), ${Math.round(os.totalmem() / 2 ** 30)} GiB`,
-      'API: one child process (`node --import tsx api/main.ts`, LOG_LEVEL=error); the load generator, Postgres and Redis share the same cores.',
+      'API: one child process started as `npm start` starts it (`node --max-semi-space-size=8 --import tsx api/main.ts`, package.json), LOG_LEVEL=error; the load generator, Postgres and Redis share the same cores.',
       `Load average (1 min) at start ${state.loadAverageStart.toFixed(2)}, at end ${os.loadavg()[0].toFixed(2)}: other work on this machine skews every figure, baselines included.`,
       server?.operator ? `Cash issued and audited through: ${server.operator}.` : 'Cash: not issued.',
       'Latency percentiles are exact (nearest rank over every sample); open-loop latency counts from each request\'s scheduled start.',
