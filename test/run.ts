@@ -1,10 +1,12 @@
-// Runs every test file (unit tests beside the code, stories in test/) each in its own process and
-// process group, one worker per core, printing each file's time as it finishes, the slowest files,
-// the total time, and last one line: "N passed, N failed".
+// Runs every test file (unit tests beside the code, stories in test/), one worker per core, each
+// worker's files one after another in a test process of its own process group (a fresh one every
+// few files, or for a file that says `// test-process: own`), printing each file's time as it
+// finishes, the slowest files, the total time, and last one line: "N passed, N failed".
 // Usage: npm test [-- <substring of file path>] [-t <substring of test name>]
 // Files start longest first, by their times in the last run on the same backend (.scratch/test-times-<backend>.json, else test/file-times/<backend>.json).
 // Environment: CASHLOOP_TEST_WORKERS (default: one per core), CASHLOOP_TEST_FILE_TIMEOUT_S (default 300),
 // CASHLOOP_TEST_FILES (comma-separated files to run instead of finding them; test/run.test.ts uses it),
+// CASHLOOP_TEST_FILES_PER_PROCESS (default 12; 1 runs every file in a process of its own),
 // CASHLOOP_TEST_VERBOSE (print every file's output, not only a failed one's; e.g. the docs pages' block times),
 // CASHLOOP_TEST_SEED (the run's seed, printed at the start and handed to every file, e.g. to share
 // one shuffle between the parts of test/docs-one-server/; random unless set).
