@@ -6,6 +6,7 @@
 // may be wider than the terminal less one column. Both failed before: a "\r" inside a business title
 // sent the cursor back to the first column mid-line, and in a terminal narrower than the fixed 79
 // columns the terminal wrapped each long line itself, into the first column of the next row.
+// test-process: own (ink reads CI when it loads: this file must load it after deleting CI)
 import { EventEmitter } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';

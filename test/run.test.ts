@@ -1,6 +1,9 @@
 // Proves the test runner (test/run.ts) on fixture files: a file's spawned processes die with its
-// process group when it ends and when it times out; -t runs only the tests it names and counts the
-// rest as skipped; test.skip counts as skipped, not passed; every file gets the run's printed seed.
+// process group when its process ends and when it times out; files share a process, each with its
+// own counts, except a file that asks for its own; a file that crashes its process or times out
+// fails alone and the next file gets a fresh process; a process a file leaves a timer running in
+// fails the run; -t runs only the tests it names and counts the rest as skipped; test.skip counts
+// as skipped, not passed; every file gets the run's printed seed.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -45,9 +48,11 @@ test('a process a file leaves running is killed when the file ends; a timed-out 
   const hangMarker = String(990_000 + Math.floor(Math.random() * 9_000));
   // Long enough for the file to start on a loaded machine (it needs about half a second of CPU); it
   // then hangs until the runner kills it. The two runs are apart in everything, so they run at once.
-  const [ended, hung] = await Promise.all([
+  const [ended, hung, leaked] = await Promise.all([
     runRunner(['orphan.fixture.ts'], [], { FIXTURE_MARKER: orphanMarker, FIXTURE_SPAWNED: path.join(scratch, 'orphan') }),
-    runRunner(['hang.fixture.ts'], [], { FIXTURE_MARKER: hangMarker, FIXTURE_SPAWNED: path.join(scratch, 'hang'), CASHLOOP_TEST_FILE_TIMEOUT_S: '12' }),
+    // One worker: the hung file first (by name), then a file that must still run, in a fresh process.
+    runRunner(['hang.fixture.ts', 'pid.fixture.ts'], [], { FIXTURE_MARKER: hangMarker, FIXTURE_SPAWNED: path.join(scratch, 'hang'), CASHLOOP_TEST_FILE_TIMEOUT_S: '12', CASHLOOP_TEST_WORKERS: '1' }),
+    runRunner(['open-handle.fixture.ts'], [], { CASHLOOP_TEST_FILE_TIMEOUT_S: '12' }),
   ]);
   assert.ok(existsSync(path.join(scratch, 'orphan')), ended.output);
   assert.match(ended.output, /1 passed, 0 failed/);
@@ -55,7 +60,28 @@ test('a process a file leaves running is killed when the file ends; a timed-out 
   assert.ok(existsSync(path.join(scratch, 'hang')), hung.output);
   assert.is(hung.code, 1);
   assert.match(hung.output, /timed out after 12 s; its process group was killed/);
+  assert.match(hung.output, /ok {3}test\/support\/runner-fixtures\/pid\.fixture\.ts \(1 passed, 0 failed/);
+  assert.match(hung.output, /1 passed, 1 failed/);
   assert.equal(processesWith(hangMarker), [], 'the hung file and its child were killed');
+  assert.is(leaked.code, 1, leaked.output);
+  assert.match(leaked.output, /did not exit within 12 s after its last file \(test\/support\/runner-fixtures\/open-handle\.fixture\.ts\) ended/);
+  assert.match(leaked.output, /1 passed, 1 failed/);
+});
+
+test('files share a process, each with its own counts; a crash fails only its file; test-process: own gets a process of its own', async () => {
+  // One worker, files by name: crash, own, pid, seed.
+  const run = await runRunner(['seed.fixture.ts', 'pid.fixture.ts', 'own.fixture.ts', 'crash.fixture.ts'], [], { CASHLOOP_TEST_WORKERS: '1', CASHLOOP_TEST_VERBOSE: '1' });
+  assert.is(run.code, 1, run.output);
+  assert.match(run.output, /FAIL test\/support\/runner-fixtures\/crash\.fixture\.ts \(0 passed, 1 failed/);
+  assert.match(run.output, /the crash fixture throws outside any test/);
+  assert.match(run.output, /3 passed, 1 failed/);
+  const crashed = /crashing process: (\d+)/.exec(run.output)?.[1];
+  const own = /own process: (\d+)/.exec(run.output)?.[1];
+  const shared = /file process: (\d+)/.exec(run.output)?.[1];
+  const seed = /seed seen: \d+ \(process (\d+)\)/.exec(run.output)?.[1];
+  assert.ok(crashed && own && shared && seed, run.output);
+  assert.is(seed, shared, 'pid and seed ran in one process');
+  assert.is(new Set([crashed, own, shared]).size, 3, 'the crashed, the own and the shared process are three');
 });
 
 test('-t runs only the tests whose name contains it; the others and test.skip count as skipped', async () => {

@@ -1,14 +1,17 @@
-// Runs every test file (unit tests beside the code, stories in test/) each in its own process and
-// process group, one worker per core, printing each file's time as it finishes, the slowest files,
-// the total time, and last one line: "N passed, N failed".
+// Runs every test file (unit tests beside the code, stories in test/), one worker per core, each
+// worker's files one after another in a test process of its own process group (a fresh one every
+// few files, or for a file that says `// test-process: own`), printing each file's time as it
+// finishes, the slowest files, the total time, and last one line: "N passed, N failed".
 // Usage: npm test [-- <substring of file path>] [-t <substring of test name>]
 // Files start longest first, by their times in the last run on the same backend (.scratch/test-times-<backend>.json, else test/file-times/<backend>.json).
 // Environment: CASHLOOP_TEST_WORKERS (default: one per core), CASHLOOP_TEST_FILE_TIMEOUT_S (default 300),
 // CASHLOOP_TEST_FILES (comma-separated files to run instead of finding them; test/run.test.ts uses it),
+// CASHLOOP_TEST_FILES_PER_PROCESS (default 12; 1 runs every file in a process of its own),
 // CASHLOOP_TEST_VERBOSE (print every file's output, not only a failed one's; e.g. the docs pages' block times),
 // CASHLOOP_TEST_SEED (the run's seed, printed at the start and handed to every file, e.g. to share
 // one shuffle between the parts of test/docs-one-server/; random unless set).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import type { Writable } from 'node:stream';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
@@ -20,6 +23,13 @@ const concurrency = Number(process.env.CASHLOOP_TEST_WORKERS) || availableParall
 const fileTimeoutMs = (Number(process.env.CASHLOOP_TEST_FILE_TIMEOUT_S) || 300) * 1000;
 // Files slower than this are named at the end: split them, or share a fixture.
 const slowFileMs = 60_000;
+// A test process runs files one after another (test/support/file-process.ts): a process start, the
+// engine's imports and PGlite's WebAssembly compile are paid once for several files. It takes no
+// more files after this many, or once it holds this much memory, and the next file gets a fresh one.
+const filesPerProcessMax = Number(process.env.CASHLOOP_TEST_FILES_PER_PROCESS) || 12;
+const processMegabytesMax = 1500;
+// The line before and after each file's output in a test process's output (test/support/file-process.ts).
+const fileMarker = `##cashloop-test-file-${process.pid}##`;
 // One seed per run, the same in every file (a file that shuffles across parts needs them to agree).
 const runSeed = String(Number(process.env.CASHLOOP_TEST_SEED) || 1 + Math.floor(Math.random() * (2 ** 31 - 1)));
 
@@ -63,6 +73,8 @@ interface FileResult {
   skipped: number;
   output: string;
   durationMs: number;
+  /** A failure of a test process after its last file ended, not a file's own result. */
+  afterwards?: boolean;
 }
 
 /** SIGKILL to a whole process group: the file, the servers and CLIs it spawned, and theirs. */
@@ -89,6 +101,15 @@ function countResult(file: string, output: string, exitCode: number | null, dura
 }
 
 /**
+ * A file that changes its process for good (an environment variable a module reads when it loads,
+ * a global) says so with a line `// test-process: own` in its first lines: it runs in a fresh process
+ * of its own, never after another file in the same one.
+ */
+function ownProcess(file: string): boolean {
+  return /^\/\/ test-process: own\b/m.test(readFileSync(file, 'utf8').slice(0, 2000));
+}
+
+/**
  * A file may raise its own timeout with a line `// test-timeout: <seconds>` in its first lines (the
  * docs walkthroughs run many servers and pages); the runner's default is for everything else.
  */
@@ -97,50 +118,136 @@ function timeoutOf(file: string): number {
   return declared ? Math.max(fileTimeoutMs, Number(declared[1]) * 1000) : fileTimeoutMs;
 }
 
-function runFile(file: string, nameFilter: string | undefined): Promise<FileResult> {
-  const startedAt = Date.now();
-  const timeoutMs = timeoutOf(file);
-  return new Promise((resolve) => {
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', '--import', './test/support/uvu-name-filter.mjs', 'node_modules/uvu/bin.js', path.dirname(file), `^${path.basename(file).replace(/\./g, '\\.')}$`],
-      {
-        env: {
-          // Cheap argon2 for everything the file starts (engine/passwords.test.ts proves the standard cost).
-          CASHLOOP_PASSWORD_HASH_COST: 'test',
-          ...process.env,
-          CASHLOOP_TEST_SEED: runSeed,
-          CASHLOOP_TEST_SCRATCH: scratchRoot,
-          NODE_OPTIONS: nodeOptions,
-          FORCE_COLOR: '0',
-          NO_COLOR: '1',
-          ...(nameFilter ? { CASHLOOP_TEST_NAME: nameFilter } : {}),
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
-        // Its own process group, so the servers it spawns die with it (killGroup) in every outcome.
-        detached: true,
-      },
-    );
-    running.add(child);
-    let output = '';
-    let exitCode: number | null = null;
-    child.stdout!.on('data', (chunk) => (output += chunk));
-    child.stderr!.on('data', (chunk) => (output += chunk));
+/** The environment of every test process. */
+function testEnvironment(nameFilter: string | undefined): NodeJS.ProcessEnv {
+  return {
+    // Cheap argon2 for everything the file starts (engine/passwords.test.ts proves the standard cost).
+    CASHLOOP_PASSWORD_HASH_COST: 'test',
+    ...process.env,
+    CASHLOOP_TEST_SEED: runSeed,
+    CASHLOOP_TEST_SCRATCH: scratchRoot,
+    NODE_OPTIONS: nodeOptions,
+    FORCE_COLOR: '0',
+    NO_COLOR: '1',
+    ...(nameFilter ? { CASHLOOP_TEST_NAME: nameFilter } : {}),
+  };
+}
+
+interface RunningFile {
+  file: string;
+  startedAt: number;
+  timer: NodeJS.Timeout;
+  resolve: (result: FileResult) => void;
+}
+
+/**
+ * A test process (test/support/file-process.ts) that runs the files it is handed one after another,
+ * in its own process group. Its stdout and stderr come through one pipe, in order, split into each
+ * file's output by the process's marker lines. A file that passes its timeout, or during which the
+ * process dies, fails, and the whole group is killed; the next file gets a fresh process.
+ */
+class FileProcess {
+  readonly child: ChildProcess;
+  /** Resolves when the process has exited and its group is killed. */
+  readonly exited: Promise<void>;
+  filesRun = 0;
+  rssMegabytes = 0;
+  lastFile: string | undefined;
+  /** What the process printed after its last marker: the current file's output so far. */
+  private pending = '';
+  private buffer = '';
+  private current: RunningFile | undefined;
+  exitStatus: string | undefined;
+  private killedBecause: string | undefined;
+  private failedDuringFile = false;
+
+  constructor(private readonly nameFilter: string | undefined) {
+    const command = [process.execPath, '--import', 'tsx', '--import', './test/support/uvu-name-filter.mjs', 'test/support/file-process.ts', fileMarker];
+    // sh merges stderr into stdout (one pipe keeps the order of a file's output and the markers) and
+    // execs node, so the process is the group's leader; fd 3 carries the files to run.
+    this.child = spawn('sh', ['-c', 'exec "$@" 2>&1', 'sh', ...command], {
+      env: testEnvironment(nameFilter),
+      stdio: ['ignore', 'pipe', 'ignore', 'pipe'],
+      // Its own process group, so the servers its files spawn die with it (killGroup) in every outcome.
+      detached: true,
+    });
+    running.add(this.child);
+    // Writing to a process that has just died fails; its 'close' reports the file it was running.
+    (this.child.stdio[3] as Writable).on('error', () => {});
+    this.child.stdout!.setEncoding('utf8');
+    this.child.stdout!.on('data', (chunk: string) => this.receive(chunk));
+    let exited: () => void;
+    this.exited = new Promise((resolve) => (exited = resolve));
+    // The group is killed on exit, not close: a server a file left running would hold the pipe open.
+    this.child.on('exit', (code, signal) => {
+      this.exitStatus = signal ? `signal ${signal}` : `code ${code}`;
+      killGroup(this.child);
+      running.delete(this.child);
+    });
+    this.child.on('close', () => {
+      this.receive('', true);
+      exited();
+    });
+  }
+
+  /** Runs one file in this process; resolves with its result when it ends, fails or times out. */
+  run(file: string): Promise<FileResult> {
+    const timeoutMs = timeoutOf(file);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.killedBecause = `\n[test runner] ${file} timed out after ${timeoutMs / 1000} s; its process group was killed\n`;
+        killGroup(this.child);
+      }, timeoutMs);
+      this.current = { file, startedAt: Date.now(), timer, resolve };
+      this.filesRun++;
+      this.lastFile = file;
+      (this.child.stdio[3] as Writable).write(`${file}\n`);
+    });
+  }
+
+  /** No more files: the process exits once its files' servers, sockets and timers are gone. */
+  async end(): Promise<FileResult | undefined> {
+    (this.child.stdio[3] as Writable).end();
     const timer = setTimeout(() => {
-      output += `\n[test runner] ${file} timed out after ${timeoutMs / 1000} s; its process group was killed\n`;
-      killGroup(child);
-    }, timeoutMs);
-    // On exit, not close: a server the file left running holds the pipes open until its group is killed.
-    child.on('exit', (code, signal) => {
-      exitCode = signal ? 1 : code;
-      clearTimeout(timer);
-      killGroup(child);
-    });
-    child.on('close', () => {
-      running.delete(child);
-      resolve(countResult(file, output, exitCode, Date.now() - startedAt, nameFilter));
-    });
-  });
+      this.killedBecause = `\n[test runner] the process did not exit within ${fileTimeoutMs / 1000} s after its last file (${this.lastFile}) ended: one of its files left a server, socket or timer open; its process group was killed\n`;
+      killGroup(this.child);
+    }, fileTimeoutMs);
+    await this.exited;
+    clearTimeout(timer);
+    // A process that fails after its files ended (a late crash, a handle left open) fails the run,
+    // unless its failure was a file's own (a crash or timeout during the file).
+    if ((this.exitStatus === 'code 0' && !this.killedBecause) || this.failedDuringFile) return undefined;
+    const output = `${this.pending}${this.killedBecause ?? ''}\n[test runner] the test process exited with ${this.exitStatus} after its last file (${this.lastFile}) ended\n`;
+    return { file: `${this.lastFile} (after it ended)`, passed: 0, failed: 1, skipped: 0, output, durationMs: 0, afterwards: true };
+  }
+
+  private receive(chunk: string, closing = false): void {
+    this.buffer += chunk;
+    const markerLine = new RegExp(`\\n${fileMarker} (start|end) (\\S+)(?: (\\d+) (\\d+))?\\n`);
+    for (let found = markerLine.exec(this.buffer); found; found = markerLine.exec(this.buffer)) {
+      this.pending += this.buffer.slice(0, found.index);
+      this.buffer = this.buffer.slice(found.index + found[0].length);
+      if (found[1] === 'start') continue;
+      this.rssMegabytes = Number(found[4]);
+      this.finish(Number(found[3]), '');
+    }
+    // Keep a possible marker's beginning in the buffer; the rest is the current file's output.
+    const keep = closing ? 0 : Math.min(this.buffer.length, fileMarker.length + 1000);
+    this.pending += this.buffer.slice(0, this.buffer.length - keep);
+    this.buffer = this.buffer.slice(this.buffer.length - keep);
+    if (closing && this.current) this.failedDuringFile = true;
+    if (closing && this.current) this.finish(1, this.killedBecause ?? `\n[test runner] the test process exited with ${this.exitStatus} before ${this.current.file} ended\n`);
+  }
+
+  private finish(exitCode: number, note: string): void {
+    const current = this.current;
+    if (!current) return;
+    this.current = undefined;
+    clearTimeout(current.timer);
+    const output = this.pending + note;
+    this.pending = '';
+    current.resolve(countResult(current.file, output, exitCode, Date.now() - current.startedAt, this.nameFilter));
+  }
 }
 
 /**
@@ -189,7 +296,7 @@ function longestFirst(files: string[]): string[] {
 /** Keeps each file's time for the next run's order. */
 function rememberTimes(results: FileResult[]): void {
   const times = lastTimes();
-  for (const result of results) times[result.file] = result.durationMs;
+  for (const result of results) if (!result.afterwards) times[result.file] = result.durationMs;
   mkdirSync(path.dirname(timesFile), { recursive: true });
   writeFileSync(timesFile, `${JSON.stringify(times, null, 1)}\n`);
 }
@@ -233,17 +340,42 @@ async function main(): Promise<void> {
   const results: FileResult[] = [];
   const startedAt = Date.now();
   process.stdout.write(`Running ${files.length} test files, ${concurrency} at a time${nameFilter ? `, tests named *${nameFilter}*` : ''} (CASHLOOP_TEST_SEED=${runSeed})\n`);
+  const report = (result: FileResult) => {
+    results.push(result);
+    const mark = result.failed > 0 ? 'FAIL' : 'ok  ';
+    const skipped = result.skipped > 0 ? `, ${result.skipped} skipped` : '';
+    const progress = `${results.filter((each) => !each.afterwards).length}/${files.length} ${seconds(Date.now() - startedAt)}`;
+    process.stdout.write(`[${progress}] ${mark} ${result.file} (${result.passed} passed${skipped}, ${result.failed} failed, ${seconds(result.durationMs)})\n`);
+    if (result.failed > 0 || process.env.CASHLOOP_TEST_VERBOSE) process.stdout.write(result.output.split('\n').map((line) => `     ${line}`).join('\n') + '\n');
+  };
+  // A process that takes no more files exits in the background; the run waits for them all.
+  const ending: Promise<void>[] = [];
+  const retire = (fileProcess: FileProcess) => ending.push(fileProcess.end().then((failure) => failure && report(failure)));
   async function worker(): Promise<void> {
+    let shared: FileProcess | undefined;
     for (let file = queue.shift(); file; file = queue.shift()) {
-      const result = await runFile(file, nameFilter);
-      results.push(result);
-      const mark = result.failed > 0 ? 'FAIL' : 'ok  ';
-      const skipped = result.skipped > 0 ? `, ${result.skipped} skipped` : '';
-      process.stdout.write(`[${results.length}/${files.length} ${seconds(Date.now() - startedAt)}] ${mark} ${file} (${result.passed} passed${skipped}, ${result.failed} failed, ${seconds(result.durationMs)})\n`);
-      if (result.failed > 0 || process.env.CASHLOOP_TEST_VERBOSE) process.stdout.write(result.output.split('\n').map((line) => `     ${line}`).join('\n') + '\n');
+      if (ownProcess(file)) {
+        const own = new FileProcess(nameFilter);
+        report(await own.run(file));
+        retire(own);
+        continue;
+      }
+      // A process that died between files (its failure is reported when it is retired) takes no more.
+      if (shared?.exitStatus) {
+        retire(shared);
+        shared = undefined;
+      }
+      shared ??= new FileProcess(nameFilter);
+      report(await shared.run(file));
+      if (shared.exitStatus || shared.filesRun >= filesPerProcessMax || shared.rssMegabytes > processMegabytesMax) {
+        retire(shared);
+        shared = undefined;
+      }
     }
+    if (shared) retire(shared);
   }
   await Promise.all(Array.from({ length: concurrency }, worker));
+  await Promise.all(ending);
   rmSync(scratchRoot, { recursive: true, force: true });
   // A file run alone with -t is not a whole file's time, and the runner's own test runs fixtures.
   if (!nameFilter && !process.env.CASHLOOP_TEST_FILES) rememberTimes(results);

@@ -2,7 +2,7 @@
 import { test } from 'uvu';
 
 test('prints its seed', () => {
-  console.log(`seed seen: ${process.env.CASHLOOP_TEST_SEED}`);
+  console.log(`seed seen: ${process.env.CASHLOOP_TEST_SEED} (process ${process.pid})`);
 });
 
 test.run();
