@@ -14,7 +14,7 @@ export function addAuditCheck(ctx: LedgerContext, check: AuditCheck): void {
 }
 
 /** Per loop and currency: issued cash is live, redeemed or expired, and the notes and movements agree. */
-function totalsProblems(rows: store.AuditRow[]): string[] {
+export function totalsProblems(rows: store.AuditRow[]): string[] {
   const problems: string[] = [];
   for (const row of rows) {
     const name = `${row.loop_id}/${row.currency}`;
