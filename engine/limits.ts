@@ -295,6 +295,8 @@ export const fxRateCharsMax = 25;
 export const payoutExpressFeeHundredths = 100n;
 /** offer_name (a deposit offer: standard or express) on an account send, in characters. */
 export const depositOfferNameCharsMax = 50;
+/** Problems of one kind an audit check names at most (the first ones found): the audit's report stays readable. */
+export const auditMismatchesMax = 20;
 
 // Trades (POST /wallet/trade): how long the recipient has to accept.
 export const tradeAcceptExpireSecondsDefault = 24 * 60 * 60;

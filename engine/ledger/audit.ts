@@ -1,11 +1,10 @@
 // The audit that proves no cash was created or lost: the ledger totals against the notes and the
 // movements, balances against notes, reserves against brand cash, plus each domain's own checks.
 import { formatMinor } from '../money.ts';
+import { auditMismatchesMax } from '../limits.ts';
 import type { Queryable } from '../storage/database.ts';
 import type { AuditReport, LedgerContext } from './service.ts';
 import * as store from './store.ts';
-
-const auditMismatchesMax = 20;
 
 export type AuditCheck = (db: Queryable) => Promise<string[]>;
 
