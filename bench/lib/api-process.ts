@@ -43,3 +43,10 @@ export async function startApiProcess(options: { databaseUrl?: string; redisUrl?
   const server = await startChildServer({ name: 'API', script: 'api/main.ts', env, readyPath: '/readyz', nodeArguments, cwd: options.cwd });
   return { ...server, operatorKey };
 }
+
+/** What a phase that stopped early notes in its result (the error's first lines, the API's last output) and logs. */
+export function noteStoppedEarly(result: { notes: string[] }, api: ApiProcess | null, log: (message: string) => void, phase: string, error: unknown): void {
+  result.notes.push(`stopped early: ${String((error as Error).stack ?? error).split('\n').slice(0, 4).join(' | ')}`);
+  if (api) result.notes.push(`API process output (tail): ${api.output().slice(-2000)}`);
+  log(`${phase} stopped early: ${String(error)}`);
+}

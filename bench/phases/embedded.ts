@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { BenchPlan } from '../config.ts';
-import { startApiProcess, type ApiProcess } from '../lib/api-process.ts';
+import { noteStoppedEarly, startApiProcess, type ApiProcess } from '../lib/api-process.ts';
 import { HttpClient } from '../lib/http-client.ts';
 import type { PhaseResult } from '../lib/load.ts';
 import { CashloopSetup, paths } from '../scenarios/cashloop.ts';
@@ -47,9 +47,7 @@ export async function runEmbedded(plan: BenchPlan, log: (message: string) => voi
     result.audit = await setup.audit();
     return result;
   } catch (error) {
-    result.notes.push(`stopped early: ${String((error as Error).stack ?? error).split('\n').slice(0, 4).join(' | ')}`);
-    if (api) result.notes.push(`API process output (tail): ${api.output().slice(-2000)}`);
-    log(`embedded phase stopped early: ${String(error)}`);
+    noteStoppedEarly(result, api, log, 'embedded phase', error);
     return result;
   } finally {
     client?.close();

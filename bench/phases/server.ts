@@ -8,7 +8,7 @@ import path from 'node:path';
 import postgres from 'postgres';
 import type { BenchEnvironment, BenchPlan } from '../config.ts';
 import { targets } from '../config.ts';
-import { startApiProcess, type ApiProcess } from '../lib/api-process.ts';
+import { noteStoppedEarly, startApiProcess, type ApiProcess } from '../lib/api-process.ts';
 import { createBenchDatabase } from '../lib/databases.ts';
 import { HttpClient } from '../lib/http-client.ts';
 import { sequential, type PhaseResult } from '../lib/load.ts';
@@ -159,9 +159,7 @@ export async function runServer(plan: BenchPlan, environment: BenchEnvironment, 
     if (result.audit) log(`audit: ${result.audit.ok ? 'balanced' : `PROBLEMS ${result.audit.problems.join('; ')}`}`);
     return result;
   } catch (error) {
-    result.notes.push(`stopped early: ${String((error as Error).stack ?? error).split('\n').slice(0, 4).join(' | ')}`);
-    if (api) result.notes.push(`API process output (tail): ${api.output().slice(-2000)}`);
-    log(`API on Postgres stopped early: ${String(error)}`);
+    noteStoppedEarly(result, api, log, 'API on Postgres', error);
     return result;
   } finally {
     client?.close();
@@ -209,9 +207,7 @@ export async function runHistoryOnly(plan: BenchPlan, environment: BenchEnvironm
     await setup.operator.close();
     return result;
   } catch (error) {
-    result.notes.push(`stopped early: ${String((error as Error).stack ?? error).split('\n').slice(0, 4).join(' | ')}`);
-    if (api) result.notes.push(`API process output (tail): ${api.output().slice(-2000)}`);
-    log(`history phase stopped early: ${String(error)}`);
+    noteStoppedEarly(result, api, log, 'history phase', error);
     return result;
   } finally {
     client?.close();
