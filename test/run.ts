@@ -30,6 +30,8 @@ const filesPerProcessMax = Number(process.env.CASHLOOP_TEST_FILES_PER_PROCESS) |
 const processMegabytesMax = 1500;
 // The line before and after each file's output in a test process's output (test/support/file-process.ts).
 const fileMarker = `##cashloop-test-file-${process.pid}##`;
+// A marker line: `<marker> start <file>`, or `<marker> end <file> <status> <rss MB>`.
+const markerLine = new RegExp(`\\n${fileMarker} (start|end) (\\S+)(?: (\\d+) (\\d+))?\\n`);
 // One seed per run, the same in every file (a file that shuffles across parts needs them to agree).
 const runSeed = String(Number(process.env.CASHLOOP_TEST_SEED) || 1 + Math.floor(Math.random() * (2 ** 31 - 1)));
 
@@ -223,7 +225,6 @@ class FileProcess {
 
   private receive(chunk: string, closing = false): void {
     this.buffer += chunk;
-    const markerLine = new RegExp(`\\n${fileMarker} (start|end) (\\S+)(?: (\\d+) (\\d+))?\\n`);
     for (let found = markerLine.exec(this.buffer); found; found = markerLine.exec(this.buffer)) {
       this.pending += this.buffer.slice(0, found.index);
       this.buffer = this.buffer.slice(found.index + found[0].length);
@@ -235,8 +236,10 @@ class FileProcess {
     const keep = closing ? 0 : Math.min(this.buffer.length, fileMarker.length + 1000);
     this.pending += this.buffer.slice(0, this.buffer.length - keep);
     this.buffer = this.buffer.slice(this.buffer.length - keep);
-    if (closing && this.current) this.failedDuringFile = true;
-    if (closing && this.current) this.finish(1, this.killedBecause ?? `\n[test runner] the test process exited with ${this.exitStatus} before ${this.current.file} ended\n`);
+    if (closing && this.current) {
+      this.failedDuringFile = true;
+      this.finish(1, this.killedBecause ?? `\n[test runner] the test process exited with ${this.exitStatus} before ${this.current.file} ended\n`);
+    }
   }
 
   private finish(exitCode: number, note: string): void {
