@@ -47,7 +47,8 @@ export interface CreateAppInput {
 
 export interface AppsService {
   create(input: CreateAppInput): Promise<{ clientId: string; clientSecret: string }>;
-  get(clientId: string): Promise<AppRecord | null>;
+  /** The app, read in db when given (a transaction's own: PGlite serves one connection), else the pool. */
+  get(clientId: string, db?: Queryable): Promise<AppRecord | null>;
   authenticate(clientId: string, clientSecret: string): Promise<AppCheck>;
   /** The user permissions the app may request beyond the default set, read in db (a transaction's own). */
   userPermissions(db: Queryable, clientId: string): Promise<string[]>;
@@ -99,9 +100,9 @@ export function createAppsService(core: Core): AppsService {
       });
       return { clientId: clientId as string, clientSecret };
     },
-    async get(clientId) {
+    async get(clientId, db = sql) {
       if (!clientIdPattern.test(clientId)) return null;
-      const row = await store.selectApp(sql, clientId);
+      const row = await store.selectApp(db, clientId);
       return row ? toRecord(row) : null;
     },
     async userPermissions(db, clientId) {

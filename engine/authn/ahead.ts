@@ -42,8 +42,9 @@ export async function checkCodesAhead(context: AttemptContext | null, code: stri
  * the factor named is not the invitation's.
  */
 export async function checkInvitationCodeAhead(ctx: AuthnContext, context: AttemptContext | null, code: string, factorId: string): Promise<InvitationCodeVerdict | null> {
-  if (!context?.inviteId || !pendingFactor(context, factorId)?.viaInvitation) return null;
-  return ctx.deps.invitations.checkCodeAhead(context.inviteId, code);
+  const pending = context ? pendingFactor(context, factorId) : null;
+  if (!context?.inviteId || !pending?.viaInvitation) return null;
+  return ctx.deps.invitations.checkCodeAhead(context.inviteId, pending.uid, code);
 }
 
 /** Inside the command: whether the code was verified ahead against this very factor (same id, same hash) and matched. */

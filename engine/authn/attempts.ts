@@ -94,6 +94,14 @@ export function wrongAnswer(unit: Unit, id: string, next: AttemptSnapshot, kind:
   return kind === 'code' ? failure('incorrect_code', { code: 'The code is not correct.' }) : failure('password_not_matched', { password: 'The password is not correct.' });
 }
 
+/** The sign-up an unproven attempt shows for a registered login: the one a new login would have (none for a reset or a closed-loop sign-in). */
+function shownSignup(context: AttemptContext): AttemptContext['signup'] {
+  const blank = { firstName: '', lastName: '', passwordHash: null, nameChecked: false };
+  if (context.intent === 'signup' || context.intent === 'signup-closed') return blank;
+  if (context.intent === 'accept' && context.inviteeName) return { ...blank, ...context.inviteeName };
+  return null;
+}
+
 export function resultOf(ctx: AuthnContext, id: string, context: AttemptContext, extras: { secret?: string; revealed?: (string | null)[]; token?: AccessTokenInfo; profile?: Record<string, unknown> } = {}): AuthnResult {
   const result: AuthnResult = { attempt_path: `/aa/${id}/` };
   if (extras.secret) result.secret = extras.secret;
@@ -109,13 +117,15 @@ export function resultOf(ctx: AuthnContext, id: string, context: AttemptContext,
   result.authenticated = Object.fromEntries(
     Object.entries(context.authenticated).map(([uid, factor]) => [uid, { original: factor.original, country: factor.country, strong: factor.strong, used_password: factor.usedPassword }]),
   );
-  // A withheld verdict hides whose wallet the login is until the code proves the caller; so does a
-  // sign-up start, which answers a registered login as it answers a new one until a factor is proven.
-  const unprovenSignup = (context.intent === 'signup' || context.intent === 'signup-closed') && !context.passwordOk && Object.keys(context.authenticated).length === 0;
-  const hidden = (context.verdictWithheld === true && !context.completedMfa) || unprovenSignup;
+  // Whose wallet the login is stays hidden until the caller proves something: a factor, or the
+  // password (a sign-in, which answers a wrong one at once), unless a withheld verdict hides it
+  // until MFA completes. Every start call (sign-up, reset, accept, closed-loop sign-in) thus
+  // answers a registered login as it answers a new one.
+  const unproven = context.intent !== 'add-uid' && !context.passwordOk && Object.keys(context.authenticated).length === 0;
+  const hidden = (context.verdictWithheld === true && !context.completedMfa) || unproven;
   result.profile_id = hidden ? null : context.profileId;
   result.profile_title = hidden ? null : context.profileTitle;
-  const signup = hidden && unprovenSignup && !context.signup ? { firstName: '', lastName: '', passwordHash: null, nameChecked: false } : context.signup;
+  const signup = hidden && !context.signup ? shownSignup(context) : context.signup;
   result.signup = signup && (!context.profileId || hidden)
     ? { first_name: signup.firstName, last_name: signup.lastName, has_password: signup.passwordHash !== null, name_checked: signup.nameChecked }
     : null;

@@ -36,7 +36,7 @@ export async function authUid(ctx: AuthnContext, id: string, credential: Attempt
     let ok = false;
     if (pending) {
       ok = pending.viaInvitation
-        ? await invitations.codeStandsIn(unit, before.inviteId ?? '', invitationAhead)
+        ? await invitations.codeStandsIn(unit, before.inviteId ?? '', pending.uid, invitationAhead)
         : codeVerdictFor(codeAhead, pending);
     }
     const next = send(unit, id, { type: 'attempt.code', factorId: input.factorId, ok });

@@ -78,6 +78,11 @@ export interface AttemptContext {
   viaAuthorize?: boolean;
   /** A sign-in under the login guard without a captcha: the password's verdict is not told (service.ts). */
   verdictWithheld?: boolean;
+  /**
+   * An accept attempt's invitee name: what its answer shows as the sign-up a new wallet would
+   * have until a factor is proven, for a registered login too, so the answer tells no one it is.
+   */
+  inviteeName?: { firstName: string; lastName: string };
 }
 
 export type AttemptInput = Omit<AttemptContext, 'failures' | 'completedMfa' | 'trust30' | 'factorsIssued' | 'pending'> & {

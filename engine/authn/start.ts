@@ -46,6 +46,7 @@ interface Opening {
   withheld: 'right' | 'wrong' | null;
   authenticated: AttemptContext['authenticated'];
   revealed: (string | null)[];
+  inviteeName?: AttemptContext['inviteeName'];
 }
 
 function opening(decided: Partial<Opening>): Opening {
@@ -138,26 +139,35 @@ async function startSignin(ctx: AuthnContext, unit: Unit<AuthnFailure>, { input,
   return opening({ passwordOk: true, withheld: guarded ? 'right' : null, deviceTrusted, authenticated });
 }
 
-async function startAccept(ctx: AuthnContext, unit: Unit<AuthnFailure>, { input, login, profile, codes }: StartRequest): Promise<Opening> {
+/**
+ * An invitation is accepted through an app of the site that sent it. Its code proves the login
+ * only when the login is one of its addresses and that address was sent a code of its own that no
+ * one else was shown: a code proves at most the one address its message went to. Any other login
+ * gets a fresh code of its own, as a sign-up does.
+ */
+async function startAccept(ctx: AuthnContext, unit: Unit<AuthnFailure>, { input, app, login, profile, codes }: StartRequest): Promise<Opening> {
   const invitation = await ctx.deps.invitations.loadForAcceptIn(unit, input.inviteId ?? '');
-  if (!invitation) return unit.reject(failure('attempt_gone', undefined, 'The invitation has expired or is unavailable.'));
+  const sender = invitation ? await ctx.deps.apps.get(invitation.clientId, unit.tx) : null;
+  if (!invitation || sender?.site !== app.site) return unit.reject(failure('attempt_gone', undefined, 'The invitation has expired or is unavailable.'));
   const signup = profile ? null : { firstName: invitation.firstName, lastName: invitation.lastName, passwordHash: null, nameChecked: false };
   const inviteId = input.inviteId ?? null;
-  if (invitation.addresses.includes(login.uid)) {
+  const inviteeName = { firstName: invitation.firstName, lastName: invitation.lastName };
+  const ownCode = invitation.addresses.find((address) => address.uid === login.uid)?.codeHash ?? null;
+  if (ownCode !== null) {
     const pending: PendingFactor = {
       factorId: randomHex(authnFactorIdBytes),
       uid: login.uid,
       type: login.type as FactorType,
       original: login.original,
       country: login.country,
-      codeHash: invitation.codeHash,
+      codeHash: ownCode,
       codeLength: invitation.codeLength,
       viaInvitation: true,
     };
-    return opening({ inviteId, pending, signup });
+    return opening({ inviteId, pending, signup, inviteeName });
   }
   const issued = issueCode(ctx, unit, login, profile ? 'authn-invite-existent' : 'authn-invite-nonexistent', takeCode(codes, login.type as FactorType));
-  return opening({ inviteId, pending: issued.pending, revealed: [issued.revealed], signup });
+  return opening({ inviteId, pending: issued.pending, revealed: [issued.revealed], signup, inviteeName });
 }
 
 /**
@@ -210,6 +220,7 @@ async function finishStart(ctx: AuthnContext, unit: Unit<AuthnFailure>, request:
     expiresAt: expiresAt.toISOString(),
     viaAuthorize: input.viaAuthorize ?? false,
     verdictWithheld: opened.withheld !== null,
+    ...(opened.inviteeName ? { inviteeName: opened.inviteeName } : {}),
   }) as AttemptSnapshot;
   unit.schedule(authnAttempt, id, 'expire', expiresAt, { type: 'attempt.expire' });
   const empty = { ...created.context, completedMfa: false };

@@ -9,36 +9,58 @@ import { invitationKind, type InvitationContext } from './machine.ts';
 import { loadSent } from './sent.ts';
 import * as store from './store.ts';
 
-/** An invitation's code checked before the command: against which hash (null: no invitation to accept), and the answer. */
+/** An invitation's code checked before the command: against which address's hash (null: none to prove), and the answer. */
 export interface InvitationCodeVerdict {
   inviteId: string;
+  uid: string;
   codeHash: string | null;
   ok: boolean;
 }
 
-export async function loadForAcceptIn(unit: Unit, inviteId: string): Promise<{ addresses: string[]; codeHash: string; codeLength: number; firstName: string; lastName: string } | null> {
+/** What an accept attempt needs of an invitation: who sent it, its addresses (with the hash of each one's own code), the invitee's name. */
+export interface InvitationForAccept {
+  clientId: string;
+  addresses: { uid: string; codeHash: string | null }[];
+  codeLength: number;
+  firstName: string;
+  lastName: string;
+}
+
+/** The hash of the code sent to `uid` alone; null when none was (a shown code, or an invitation from before per-address codes). */
+function addressCodeHash(context: InvitationContext, uid: string): string | null {
+  return context.addresses.find((address) => address.uid === uid)?.codeHash ?? null;
+}
+
+export async function loadForAcceptIn(unit: Unit, inviteId: string): Promise<InvitationForAccept | null> {
   const snapshot = await loadSent(unit, inviteId);
   if (!snapshot || snapshot === 'expired_now') return null;
   const context = snapshot.context;
-  return { addresses: context.addresses.map((address) => address.uid), codeHash: context.codeHash, codeLength: context.codeLength, firstName: context.firstName, lastName: context.lastName };
+  return {
+    clientId: context.clientId,
+    addresses: context.addresses.map((address) => ({ uid: address.uid, codeHash: address.codeHash ?? null })),
+    codeLength: context.codeLength,
+    firstName: context.firstName,
+    lastName: context.lastName,
+  };
 }
 
-/** Reads the invitation without a lock and checks the code against its hash, before the attempt's command. */
-export async function checkCodeAhead(ctx: InvitationsContext, inviteId: string, code: string): Promise<InvitationCodeVerdict> {
+/** Reads the invitation without a lock and checks the code against the one sent to `uid`, before the attempt's command. */
+export async function checkCodeAhead(ctx: InvitationsContext, inviteId: string, uid: string, code: string): Promise<InvitationCodeVerdict> {
   const snapshot = /^\d{10}$/.test(inviteId) ? await peekSnapshot(ctx.core.sql, invitationKind.kind, inviteId) : null;
-  const codeHash = snapshot?.value === 'sent' ? (snapshot.context as InvitationContext).codeHash : null;
-  return { inviteId, codeHash, ok: await verifySecret(codeHash, code) };
+  const codeHash = snapshot?.value === 'sent' ? addressCodeHash(snapshot.context as InvitationContext, uid) : null;
+  return { inviteId, uid, codeHash, ok: codeHash !== null && (await verifySecret(codeHash, code)) };
 }
 
 /**
- * Inside the command: whether the code was checked ahead against the hash the invitation still
- * has, and matched (a string compare, no argon2). A code changed in between (a reinvite) answers
- * as a wrong code would.
+ * Inside the command: whether the code was checked ahead against the hash the address still has,
+ * and matched (a string compare, no argon2). A code changed in between (a reinvite) answers as a
+ * wrong code would.
  */
-export async function codeStandsIn(unit: Unit, inviteId: string, verdict: InvitationCodeVerdict | null): Promise<boolean> {
+export async function codeStandsIn(unit: Unit, inviteId: string, uid: string, verdict: InvitationCodeVerdict | null): Promise<boolean> {
   const snapshot = await unit.load(invitationKind, inviteId);
   if (!snapshot || snapshot.value !== 'sent' || !verdict) return false;
-  return verdict.ok && verdict.inviteId === inviteId && verdict.codeHash === snapshot.context.codeHash;
+  const codeHash = addressCodeHash(snapshot.context, uid);
+  return verdict.ok && codeHash !== null && verdict.inviteId === inviteId && verdict.uid === uid && verdict.codeHash === codeHash;
 }
 
 export async function recordFailureIn(unit: Unit, inviteId: string): Promise<void> {

@@ -11,10 +11,13 @@ function fillTemplate(template: string, values: Record<string, string>): string 
   return template.replace(/INVITE_ID|CODE|DELIVERY_ID|EXT_ID/g, (name) => encodeURIComponent(values[name] ?? ''));
 }
 
-/** Sends the invitation message with a fresh code to each address; returns the sandbox reveals. */
-export function deliver(ctx: InvitationsContext, unit: Unit, inviteId: string, context: Pick<InvitationContext, 'firstName' | 'senderName' | 'orgName' | 'urlTemplate' | 'extId'>, addresses: InvitationAddress[], code: string): string[] {
+/** Sends the invitation message to each address with the code of its own; returns the sandbox reveals. */
+export function deliver(
+  ctx: InvitationsContext, unit: Unit, inviteId: string, context: Pick<InvitationContext, 'firstName' | 'senderName' | 'orgName' | 'urlTemplate' | 'extId'>,
+  sent: readonly { address: InvitationAddress; code: string }[],
+): string[] {
   const revealed: string[] = [];
-  for (const address of addresses) {
+  for (const { address, code } of sent) {
     const channel = address.uid.startsWith('email:') ? 'email' : 'sms';
     const deliveryId = randomHex(4);
     const url = fillTemplate(context.urlTemplate, { INVITE_ID: inviteId, CODE: code, DELIVERY_ID: deliveryId, EXT_ID: context.extId ?? '' });

@@ -9,8 +9,7 @@ import { invitationMachine, type InvitationEvent, type InvitationInput } from '.
 const input: InvitationInput = {
   clientId: 'app-1',
   email: 'pat@example.com',
-  addresses: [{ uid: 'email:pat@example.com', original: 'pat@example.com' }],
-  codeHash: 'hash-1',
+  addresses: [{ uid: 'email:pat@example.com', original: 'pat@example.com', codeHash: 'hash-1' }],
   codeLength: 8,
   expiresAt: '2026-04-01T00:00:00.000Z',
   firstName: 'Pat',
@@ -33,22 +32,23 @@ test('an invitation starts sent, once, with no failures and no one accepted', ()
   assert.is(start.context.acceptedProfileId, null);
 });
 
-test('a re-send takes the fresh code, adds only new addresses and counts the sending', () => {
+test('a re-send gives each address it goes to its fresh code, adds only new addresses and counts the sending', () => {
   const [start] = initialTransition(invitationMachine, input);
   const [again] = transition(invitationMachine, start, {
     type: 'invitation.reinvite',
-    codeHash: 'hash-2',
-    addresses: [{ uid: 'email:pat@example.com', original: 'PAT@example.com' }, { uid: 'phone:+15555550100', original: '555-555-0100' }],
+    addresses: [{ uid: 'email:pat@example.com', original: 'PAT@example.com', codeHash: 'hash-2' }, { uid: 'phone:+15555550100', original: '555-555-0100', codeHash: 'hash-3' }],
     email: null,
     details: { firstName: 'Patricia' },
   });
   assert.is(again.value, 'sent');
-  assert.is(again.context.codeHash, 'hash-2');
+  assert.equal(again.context.addresses.map((address) => address.codeHash), ['hash-2', 'hash-3'], 'each address has a code of its own');
   assert.equal(again.context.addresses.map((address) => address.uid), ['email:pat@example.com', 'phone:+15555550100']);
   assert.is(again.context.addresses[0].original, 'pat@example.com', 'a known address keeps its first spelling');
   assert.is(again.context.email, 'pat@example.com', 'no new email keeps the old one');
   assert.is(again.context.firstName, 'Patricia');
   assert.is(again.context.sentCount, 2);
+  const [third] = transition(invitationMachine, again, { type: 'invitation.reinvite', addresses: [{ uid: 'phone:+15555550100', original: '555-555-0100', codeHash: 'hash-4' }], email: null, details: {} });
+  assert.equal(third.context.addresses.map((address) => address.codeHash), ['hash-2', 'hash-4'], 'an address not sent to keeps its code');
 });
 
 test('accepting records the profile and stays sent until the invitation is finished', () => {
@@ -77,7 +77,7 @@ test('an expired invitation takes no more events', () => {
   const [start] = initialTransition(invitationMachine, input);
   const [expired] = transition(invitationMachine, start, { type: 'invitation.expire' });
   const events: InvitationEvent[] = [
-    { type: 'invitation.reinvite', codeHash: 'h', addresses: [], email: null, details: {} },
+    { type: 'invitation.reinvite', addresses: [], email: null, details: {} },
     { type: 'invitation.code_failed' },
     { type: 'invitation.accept', profileId: '1234567890' },
     { type: 'invitation.expire' },

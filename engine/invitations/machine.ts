@@ -8,6 +8,12 @@ import { invitationExpireAfterFailures } from '../limits.ts';
 export interface InvitationAddress {
   uid: string;
   original: string;
+  /**
+   * The hash of the code sent to this address alone, which proves the address in an accept
+   * attempt. Null when the code was also shown to someone else (a `code_shared` send); absent on
+   * invitations sent before each address had its own code. Either way it proves nothing.
+   */
+  codeHash?: string | null;
 }
 
 export interface InvitationDetails {
@@ -28,7 +34,6 @@ export interface InvitationContext extends InvitationDetails {
   /** The email given by the sender, as given. */
   email: string | null;
   addresses: InvitationAddress[];
-  codeHash: string;
   codeLength: number;
   failures: number;
   sentCount: number;
@@ -39,7 +44,7 @@ export interface InvitationContext extends InvitationDetails {
 export type InvitationInput = Omit<InvitationContext, 'failures' | 'sentCount' | 'acceptedProfileId'>;
 
 export type InvitationEvent =
-  | { type: 'invitation.reinvite'; codeHash: string; addresses: InvitationAddress[]; email: string | null; details: Partial<InvitationDetails> }
+  | { type: 'invitation.reinvite'; addresses: InvitationAddress[]; email: string | null; details: Partial<InvitationDetails> }
   | { type: 'invitation.code_failed' }
   | { type: 'invitation.accept'; profileId: string }
   | { type: 'invitation.expire' };
@@ -53,9 +58,12 @@ export const invitationMachine = setup({
     countFailure: assign({ failures: ({ context }) => context.failures + 1 }),
     resend: assign(({ context, event }) => {
       if (event.type !== 'invitation.reinvite') return {};
+      // The addresses sent to get their fresh codes; the others keep theirs.
+      const fresh = new Map(event.addresses.map((address) => [address.uid, address]));
+      const kept = context.addresses.map((address) => (fresh.has(address.uid) ? { ...address, codeHash: fresh.get(address.uid)!.codeHash } : address));
       const known = new Set(context.addresses.map((address) => address.uid));
-      const addresses = [...context.addresses, ...event.addresses.filter((address) => !known.has(address.uid))];
-      return { ...event.details, codeHash: event.codeHash, addresses, email: event.email ?? context.email, sentCount: context.sentCount + 1 };
+      const addresses = [...kept, ...event.addresses.filter((address) => !known.has(address.uid))];
+      return { ...event.details, addresses, email: event.email ?? context.email, sentCount: context.sentCount + 1 };
     }),
     accept: assign({ acceptedProfileId: ({ context, event }) => (event.type === 'invitation.accept' ? event.profileId : context.acceptedProfileId) }),
   },

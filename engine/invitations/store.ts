@@ -26,13 +26,17 @@ export async function selectClientId(db: Queryable, id: string): Promise<string 
   return rows[0]?.client_id ?? null;
 }
 
-export async function setCodeDigest(db: Queryable, id: string, digest: string): Promise<void> {
-  const result = await db`update invitations set code_digest = ${digest} where id = ${id}`;
-  if (result.count !== 1) throw new Error(`invitation ${id} is missing from the index`);
+/** The keyed digest of the code an address was sent (a re-send replaces that address's digest only). */
+export async function setCodeDigest(db: Queryable, id: string, uid: string, digest: string): Promise<void> {
+  const result = await db`
+    insert into invitation_code_digests (digest, invitation_id, uid) values (${digest}, ${id}, ${uid})
+    on conflict (invitation_id, uid) do update set digest = excluded.digest`;
+  if (result.count !== 1) throw new Error(`invitation ${id}: the digest of ${uid}'s code was not written`);
 }
 
 export async function selectByCodeDigest(db: Queryable, digest: string): Promise<{ id: string; ext_id: string | null } | null> {
-  const rows = await db<{ id: string; ext_id: string | null }[]>`select id, ext_id from invitations where code_digest = ${digest}`;
+  const rows = await db<{ id: string; ext_id: string | null }[]>`
+    select i.id, i.ext_id from invitation_code_digests d join invitations i on i.id = d.invitation_id where d.digest = ${digest}`;
   return rows[0] ?? null;
 }
 

@@ -27,7 +27,8 @@ export async function writeSend(
     if (!invitationCode) throw new Error('a send that invites needs the code made before its command');
     // The invitation is created in this same transaction: no transfer without its message.
     const sender = await ctx.profiles.get(unit.tx, senderId);
-    const invited = await ctx.invitations!.inviteIn(unit, { ...plan.invitation, senderName: sender?.title ?? '' }, invitationCode);
+    const codeShown = details?.invitation_type === 'code_shared';
+    const invited = await ctx.invitations!.inviteIn(unit, { ...plan.invitation, senderName: sender?.title ?? '', codeShown }, invitationCode);
     details = { ...details, invite_id: invited.inviteId, invite_client_id: plan.invitation.clientId };
     // A shared code is meant for every participant to see (supplement 2.10); other codes stay secret.
     if (details.invitation_type === 'code_shared') details.invitation_code = displayInvitationCode(invitationCode.code);
