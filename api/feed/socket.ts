@@ -46,6 +46,8 @@ interface BacklogStats {
   backlogBytesHighest: number;
   backlogMessagesHighest: number;
   slowConsumersDropped: number;
+  /** Messages written to connections within the backlog limits (receipts, answers, errors). */
+  messagesWritten: number;
 }
 
 /**
@@ -56,6 +58,7 @@ function writeWithin(connection: Connection, stats: BacklogStats, message: objec
   const backlog = backlogOf(connection);
   if (backlog.messages >= feedBacklogMessagesMax || backlog.bytes >= feedBacklogBytesMax) return false;
   connection.write(JSON.stringify(message));
+  stats.messagesWritten += 1;
   const after = backlogOf(connection);
   stats.backlogBytesHighest = Math.max(stats.backlogBytesHighest, after.bytes);
   stats.backlogMessagesHighest = Math.max(stats.backlogMessagesHighest, after.messages);
@@ -179,7 +182,7 @@ export interface Bidirectional {
 export function attachBidirectional(server: Server, engine: EdgeEngine, authenticators: Authenticators): Bidirectional {
   const perAddress = new Map<string, number>();
   const connections = new Set<Connection>();
-  const stats: BacklogStats = { backlogBytesHighest: 0, backlogMessagesHighest: 0, slowConsumersDropped: 0 };
+  const stats: BacklogStats = { backlogBytesHighest: 0, backlogMessagesHighest: 0, slowConsumersDropped: 0, messagesWritten: 0 };
   const addressMax = Math.floor(feedConnectionsPerAddressMax * engine.config.rateLimitScale);
   // faye_server_options.maxLength: a WebSocket message over the cap closes its connection (1009).
   const socketServer = sockjs.createServer({ prefix: sockjsPrefix, log: () => {}, disconnect_delay: 5_000, ...({ faye_server_options: { maxLength: feedTransportBodyBytesMax } } as object) });
