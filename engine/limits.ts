@@ -555,6 +555,12 @@ export const feedTokenCheckIntervalMs = 15_000;
  */
 export const feedCatchUpOverlapMs = 20_000;
 
+/**
+ * The embedded database drops erased content (a delivered message's body) from its files this long
+ * after an erasure: one vacuum, WAL switch and checkpoint for all the erasures in that time.
+ */
+export const pgliteErasedScrubDelayMs = 10_000;
+
 /** How long start-up waits for the receive feed's Redis subscription before going on (a Redis that is down is then reported by the start-up check). */
 export const feedBusListenWaitMs = 3_000;
 /** A receipt's announcement on the feed bus is retried this many times, from this first wait doubling (about 8 s in all). */
