@@ -172,8 +172,9 @@ export interface Bidirectional {
   close(): void;
   /**
    * Open connections; the most bytes and messages ever left waiting for one connection just after a
-   * receipt was written to it (a subscriber is dropped before feedBacklogBytesMax / feedBacklogMessagesMax
-   * is passed, so these stay within one message of them); and how many slow consumers were dropped.
+   * message (a receipt, an answer) was written to it (a connection is dropped before feedBacklogBytesMax /
+   * feedBacklogMessagesMax is passed, so these stay within one message of them); how many slow
+   * consumers were dropped; and how many messages were written.
    */
   stats(): BacklogStats & { connections: number };
 }
