@@ -90,11 +90,14 @@ function routePattern(path: string): RegExp {
   return new RegExp(`^${path.replace(/:[A-Za-z_]+/g, '[^/]+')}/?$`);
 }
 
+/** Proxies whose X-Forwarded-For is believed (Express's `trust proxy`); the receive feed counts connections by the same client address. */
+export const trustedProxies = 'loopback';
+
 export function createApp(engine: Engine, authenticators: Authenticators): express.Express {
   const routes = allRoutes();
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', 'loopback');
+  app.set('trust proxy', trustedProxies);
   app.set('query parser', 'simple');
   useRequestEdges(app, engine);
   useBodyParsers(app, routes);

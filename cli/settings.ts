@@ -5,7 +5,8 @@
 // then `cashloop config set url`, then http://127.0.0.1:8080.
 // Operator key: --operator-key, then CASHLOOP_OPERATOR_KEY, then `cashloop config set
 // operator-key`, then the operator-key file in --data-dir, DATA_DIR, the configured data-dir or ./data.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 
@@ -58,11 +59,22 @@ export function readStoredConfig(env: Environment): StoredConfig {
   }
 }
 
+/**
+ * Writes the config as a new file readable by its owner only (0600), then renames it over the old
+ * one: the file may hold an operator key, and an existing file's own mode (say 0644, made by hand or
+ * by an older version) never carries over, nor is the key ever in a file others may read.
+ */
 export function writeStoredConfig(env: Environment, config: StoredConfig): string {
   const file = configFile(env);
   mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-  // The file may hold an operator key: readable by its owner only.
-  writeFileSync(file, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600 });
+  const temporary = `${file}.${randomBytes(6).toString('hex')}.tmp`;
+  try {
+    writeFileSync(temporary, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
+    renameSync(temporary, file);
+  } catch (error) {
+    rmSync(temporary, { force: true });
+    throw error;
+  }
   return file;
 }
 

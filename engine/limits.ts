@@ -520,12 +520,20 @@ export const feedSubscriptionsPerTokenMax = 5;
 export const feedConnectionsPerAddressMax = 50;
 /** One request message, in characters. */
 export const feedRequestCharsMax = 4096;
+/**
+ * One body SockJS reads (xhr_send, jsonp_send: a batch of messages) and one WebSocket message, in
+ * bytes: a larger one is answered 413 (WebSocket: closed 1009) before it is kept. Room for a dozen
+ * requests of the longest kind, or hundreds of usual ones.
+ */
+export const feedTransportBodyBytesMax = 65_536;
+/** Requests of one connection waiting for their answers; more are refused at once (429 too_many_pending_requests). */
+export const feedRequestsPendingMax = 16;
 /** Receipts one /wallet/receive-feed reply lists (`limit`): default and most. */
 export const feedReceiptsListDefault = 20;
 export const feedReceiptsListMax = 100;
-/** A subscriber that has not taken this many messages yet (SockJS's send buffer) is dropped, not buffered further. */
+/** A connection that has not taken this many messages yet (SockJS's send buffer) is dropped, not buffered further. */
 export const feedBacklogMessagesMax = 200;
-/** ...nor this many bytes waiting in its socket. */
+/** ...nor this many bytes not yet taken (its send buffer and its socket). Answers count as receipts do. */
 export const feedBacklogBytesMax = 1_048_576;
 /**
  * A process with subscribers claims due feed.receipt outbox rows right after each of its commits and
@@ -548,6 +556,12 @@ export const feedTokenCheckIntervalMs = 15_000;
  * receipt's timestamp is taken when its command starts and a command may commit up to its deadline later.
  */
 export const feedCatchUpOverlapMs = 20_000;
+
+/**
+ * The embedded database drops erased content (a delivered message's body) from its files this long
+ * after an erasure: one vacuum, WAL switch and checkpoint for all the erasures in that time.
+ */
+export const pgliteErasedScrubDelayMs = 10_000;
 
 /** How long start-up waits for the receive feed's Redis subscription before going on (a Redis that is down is then reported by the start-up check). */
 export const feedBusListenWaitMs = 3_000;

@@ -86,6 +86,7 @@ export function createMessagesService(core: Core): MessagesService {
       assertOutsideCommand('sending a message');
       await transports[channel](payload, context);
       await eraseDeliveredBody(core.sql, context.outboxId);
+      core.database.forgetErased?.('outbox');
     });
   }
   return {

@@ -1,10 +1,11 @@
 // Storage through postgres.js: either a real Postgres at DATABASE_URL, or the embedded default,
 // PGlite with its data in DATA_DIR, served to postgres.js over a loopback socket.
 import { once } from 'node:events';
-import { existsSync, mkdirSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import postgres from 'postgres';
+import { pgliteErasedScrubDelayMs } from '../limits.ts';
 import type { Logger } from '../logger.ts';
 
 export type Sql = postgres.Sql<{ bigint: bigint }>;
@@ -23,12 +24,73 @@ export interface Database {
   kind: 'postgres' | 'pglite';
   /** PGlite only: its data directory as a tar, to start another PGlite from (test templates). */
   dump?(): Promise<Blob>;
+  /**
+   * Embedded PGlite on disk only: `table` had content erased (a delivered message's body); its old
+   * row versions leave the database's files soon (docs/reliability.md says what a Postgres server keeps).
+   */
+  forgetErased?(table: string): void;
   close(): Promise<void>;
 }
 
 export interface PgliteOptions {
   /** A data directory dumped by dump(): PGlite starts from it instead of running initdb. */
   loadDataDir?: Blob;
+  /** How long after an erasure its pass runs (tests shorten it); default pgliteErasedScrubDelayMs. */
+  erasedScrubDelayMs?: number;
+}
+
+/**
+ * The embedded database's files are its owner's only: directories 0700, files 0600. PGlite writes the
+ * files initdb made as 0666 whatever the umask (later files it makes 0600 itself), so the tree is
+ * set right at each open, and the directory (0700) keeps out anyone else from what it makes later.
+ */
+function restrictToOwner(directory: string): void {
+  chmodSync(directory, 0o700);
+  for (const entry of readdirSync(directory, { withFileTypes: true })) {
+    const child = path.join(directory, entry.name);
+    if (entry.isDirectory()) restrictToOwner(child);
+    else if (entry.isFile()) chmodSync(child, 0o600);
+  }
+}
+
+/**
+ * Erased content leaves the embedded database's files: an UPDATE leaves the old row version in its
+ * table's page and the WAL segment (also the page's full image). A pass, one per delay however many
+ * erasures came in it, vacuums the tables named (the page keeps only the erased version), switches to
+ * a new WAL segment and checkpoints, after which the old segments are deleted (wal_recycle off: not
+ * renamed for reuse with their content). Each pass costs the one backend about 50-250 ms.
+ */
+function erasedScrubber(sql: Sql, delayMs: number, logger?: Logger) {
+  const tables = new Set<string>();
+  let timer: NodeJS.Timeout | null = null;
+  let running: Promise<void> = Promise.resolve();
+  const pass = () => {
+    timer = null;
+    const names = [...tables];
+    tables.clear();
+    running = running.then(async () => {
+      for (const name of names) await sql.unsafe(`vacuum ${name}`).simple();
+      await sql`select pg_switch_wal()`;
+      await sql.unsafe('checkpoint').simple();
+    }).catch((error: unknown) => void logger?.warn('embedded database: erased rows could not be scrubbed from its files', { error: String(error) }));
+    return running;
+  };
+  return {
+    request(table: string) {
+      // A table name from the code (it is spliced into VACUUM), never from a request.
+      if (!/^[a-z_]+$/.test(table)) throw new Error(`not a table name: ${table}`);
+      tables.add(table);
+      timer ??= setTimeout(pass, delayMs).unref();
+    },
+    /** Runs a pass still waiting (before the database closes), and waits for a running one. */
+    async flush() {
+      if (timer) {
+        clearTimeout(timer);
+        await pass();
+      }
+      await running;
+    },
+  };
 }
 
 const poolSizeMax = 10;
@@ -128,9 +190,14 @@ export async function openPglite(dataDir: string | undefined, logger?: Logger, o
     location = path.resolve(dataDir, 'pglite');
     // A first start creates the database files: say so, it is the slow part before migrating.
     if (!existsSync(path.join(location, 'PG_VERSION'))) logger?.info(`creating the embedded database in ${location} (first start)`, { location });
-    mkdirSync(location, { recursive: true });
+    mkdirSync(location, { recursive: true, mode: 0o700 });
+    chmodSync(location, 0o700);
   }
   const pglite = await PGlite.create({ ...(location ? { dataDir: location } : {}), ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}) });
+  if (location) restrictToOwner(location);
+  // Old WAL segments are deleted, not renamed for reuse with their content, and a new one is not
+  // zero-filled (a sparse file: the scrub below takes ~50 ms instead of ~1 s). One backend: set once.
+  await pglite.exec('set wal_recycle = off; set wal_init_zero = off');
   const poolSize = 4;
   // PGlite serves one backend; the socket server multiplexes. It must accept the whole pool.
   const server = new PGLiteSocketServer({ db: pglite, host: '127.0.0.1', port: 0, maxConnections: poolSize + 4 });
@@ -140,13 +207,16 @@ export async function openPglite(dataDir: string | undefined, logger?: Logger, o
   const address = server.getServerConn();
   const sql = connect(`postgres://postgres@${address}/postgres`, poolSize);
   await sql`select 1`;
+  const scrubber = location ? erasedScrubber(sql, options.erasedScrubDelayMs ?? pgliteErasedScrubDelayMs, logger) : null;
   return {
     sql,
     // One backend serves every connection: a second pool would only queue behind the first.
     lookups: sql,
     kind: 'pglite',
     dump: () => pglite.dumpDataDir('none'),
+    ...(scrubber ? { forgetErased: (table: string) => scrubber.request(table) } : {}),
     close: closeOnce(async () => {
+      await scrubber?.flush();
       await sql.end({ timeout: 5 });
       await server.stop();
       await pglite.close();
