@@ -44,10 +44,15 @@ export interface Topology {
   ports: Ports;
   /** Timings of Patroni's leader lease, in seconds (failover takes about ttl at worst). */
   patroni: { ttlSeconds: number; loopWaitSeconds: number; retryTimeoutSeconds: number };
+  /**
+   * Whether the processes outlive the one that started them (`npm run ha -- up`), or stay in its
+   * process group (a test: the test runner's kill of a file that overran takes them along).
+   */
+  detached: boolean;
 }
 
-export function topology(dir: string, base: number): Topology {
-  return { dir: path.resolve(dir), ports: portsFrom(base), patroni: { ttlSeconds: 10, loopWaitSeconds: 1, retryTimeoutSeconds: 4 } };
+export function topology(dir: string, base: number, detached = true): Topology {
+  return { dir: path.resolve(dir), ports: portsFrom(base), patroni: { ttlSeconds: 10, loopWaitSeconds: 1, retryTimeoutSeconds: 4 }, detached };
 }
 
 /** What Cashloop's processes are given: HAProxy's read-write port always reaches the current primary. */
@@ -119,8 +124,8 @@ export const dataDirOf = (top: Topology, node: number) => path.join(top.dir, nod
 function startProcess(top: Topology, name: string, command: string, args: string[], options: { env?: Record<string, string | undefined>; asService?: boolean; cwd?: string } = {}): number {
   const out = openSync(path.join(logDir(top), `${name}.log`), 'a');
   const user = options.asService === false ? undefined : serviceUser();
-  const child = spawn(command, args, { detached: true, stdio: ['ignore', out, out], env: { ...process.env, ...options.env }, cwd: options.cwd ?? top.dir, ...(user ?? {}) });
-  child.unref();
+  const child = spawn(command, args, { detached: top.detached, stdio: ['ignore', out, out], env: { ...process.env, ...options.env }, cwd: options.cwd ?? top.dir, ...(user ?? {}) });
+  if (top.detached) child.unref();
   if (!child.pid) throw new Error(`${name} did not start (${command})`);
   writeFileSync(path.join(runDir(top), `${name}.pid`), `${child.pid}\n`);
   return child.pid;
