@@ -90,10 +90,10 @@ async function openEngine(dir: string): Promise<Engine> {
 
 haTest('kill -9 of the primary under mixed load: the synchronous standby takes over, nothing acknowledged is lost or run twice, writes again within 30 s, no 500', async () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'cashloop-ha-failover-'));
-  top = topology(dir, portBase, false);
+  top = topology(dir, portBase, { detached: false, fsync: false });
   const apiEnv = { CASHLOOP_OPERATOR_KEY: testOperatorKey, CASHLOOP_RATE_LIMIT_SCALE: '1000', CASHLOOP_PASSWORD_HASH_COST: 'test', LOG_LEVEL: 'error' };
   const setUpAt = Date.now();
-  await up(top, { env: apiEnv });
+  await up(top, { env: apiEnv }, (line) => console.log(`ha-failover: ${((Date.now() - setUpAt) / 1000).toFixed(1)} s: ${line}`));
   const setUpMs = Date.now() - setUpAt;
   engine = await openEngine(dir);
   const base = `http://127.0.0.1:${top.ports.api}`;
@@ -146,6 +146,7 @@ haTest('kill -9 of the primary under mixed load: the synchronous standby takes o
     return { kind, caller, path: '/wallet/send', token: people[caller].token, body: { recipient_uid: `service:${shop.id}`, amounts: `any-USD-${cents}`, dedup_id } };
   };
 
+  const worldMs = Date.now() - setUpAt - setUpMs;
   const attempts: Attempt[] = [];
   const unexpected: string[] = [];
   const startedAt = Date.now();
@@ -181,7 +182,7 @@ haTest('kill -9 of the primary under mixed load: the synchronous standby takes o
   const recoveryMs = recovered ? recovered.atMs - killedAtMs : null;
   const counts = (filter: (attempt: Attempt) => boolean) => attempts.filter(filter).length;
   console.log([
-    `ha-failover: set-up ${(setUpMs / 1000).toFixed(1)} s; primary ${nodeNames[primaryBefore!]} (postmaster ${killed.pid}) killed at ${(killedAtMs / 1000).toFixed(1)} s;`,
+    `ha-failover: topology up in ${(setUpMs / 1000).toFixed(1)} s, world in ${(worldMs / 1000).toFixed(1)} s; primary ${nodeNames[primaryBefore!]} (postmaster ${killed.pid}) killed at ${(killedAtMs / 1000).toFixed(1)} s;`,
     `${nodeNames[promoted.node]} promoted ${((promoted.atMs - killedAtMs) / 1000).toFixed(1)} s after the kill; first write answered 200 ${recoveryMs === null ? 'never' : `${(recoveryMs / 1000).toFixed(1)} s`} after it;`,
     `${attempts.length} payments: ${counts((a) => a.status === 200)} acknowledged, ${counts((a) => a.status === 503)} answered 503, ${counts((a) => a.status === 'cut')} cut or timed out, ${counts((a) => typeof a.status === 'number' && a.status >= 500 && a.status !== 503)} other 5xx`,
   ].join(' '));
@@ -191,11 +192,12 @@ haTest('kill -9 of the primary under mixed load: the synchronous standby takes o
 
   // Each API process serves writes by itself after the failover, not only one of them behind HAProxy.
   for (let index = 0; index < 2; index++) {
+    let last: Answer | undefined;
     const probe = await waitFor(async () => {
-      const answer = await post(`http://127.0.0.1:${top!.ports.apis[index]}/wallet/send`, people[0].token, { recipient_uid: `service:${people[1].id}`, amounts: '0-USD-0.01', dedup_id: `probe-${index}` });
+      const answer = last = await post(`http://127.0.0.1:${top!.ports.apis[index]}/wallet/send`, people[0].token, { recipient_uid: `service:${people[1].id}`, amounts: '0-USD-0.01', dedup_id: `probe-${index}` });
       return answer.status === 200 ? answer : null;
     }, `API process ${index + 1} serving a write after the failover`, recoveryMsMax).catch((error: Error) => error);
-    assert.ok(!(probe instanceof Error), `API process ${index + 1} heals by itself: ${probe instanceof Error ? probe.message : ''}`);
+    assert.ok(!(probe instanceof Error), `API process ${index + 1} heals by itself: ${probe instanceof Error ? `${probe.message} (last answer ${last?.status} ${last?.error})` : ''}`);
   }
 
   // Every payment again with its dedup_id, as its client would after an unknown outcome (and after a 200: it must answer the same transfer).
@@ -263,6 +265,7 @@ haTest('kill -9 of the primary under mixed load: the synchronous standby takes o
   assert.is(audit.status, 200, audit.text);
   assert.equal(audit.body.problems, [], 'the ledger audit is exact');
   assert.ok(audit.body.ok);
+  console.log(`ha-failover: ${codes.length} payment codes taken; retries and audits done ${((Date.now() - startedAt) / 1000).toFixed(1)} s after the load began`);
 
   // The cluster is whole again: the old primary rejoined as the synchronous standby.
   await waitFor(() => synchronousStandby(top!).then((node) => node === killed.node), `${nodeNames[killed.node]} back as the synchronous standby`, 60_000);

@@ -49,10 +49,15 @@ export interface Topology {
    * process group (a test: the test runner's kill of a file that overran takes them along).
    */
   detached: boolean;
+  /**
+   * fsync of the Postgres nodes. On for `npm run ha`; a test turns it off (it kills a postmaster,
+   * never the machine, so the page cache keeps every write, and the machine is shared).
+   */
+  fsync: boolean;
 }
 
-export function topology(dir: string, base: number, detached = true): Topology {
-  return { dir: path.resolve(dir), ports: portsFrom(base), patroni: { ttlSeconds: 10, loopWaitSeconds: 1, retryTimeoutSeconds: 4 }, detached };
+export function topology(dir: string, base: number, options: { detached?: boolean; fsync?: boolean } = {}): Topology {
+  return { dir: path.resolve(dir), ports: portsFrom(base), patroni: { ttlSeconds: 10, loopWaitSeconds: 1, retryTimeoutSeconds: 4 }, detached: options.detached ?? true, fsync: options.fsync ?? true };
 }
 
 /** What Cashloop's processes are given: HAProxy's read-write port always reaches the current primary. */
@@ -153,7 +158,12 @@ export function alive(pid: number | null): boolean {
 export async function waitFor<T>(check: () => Promise<T | null | false> | T | null | false, what: string, timeoutMs: number, detail: () => string = () => ''): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const value = await Promise.resolve(check()).catch(() => null);
+    let value: T | null | false = null;
+    try {
+      value = await check();
+    } catch {
+      value = null;
+    }
     if (value) return value;
     if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms. ${detail()}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -198,7 +208,7 @@ function patroniConfig(top: Topology, node: number): string {
           },
         },
       },
-      initdb: [{ encoding: 'UTF8' }, 'data-checksums', { auth: 'trust' }],
+      initdb: [{ encoding: 'UTF8' }, 'data-checksums', { auth: 'trust' }, ...(top.fsync ? [] : ['no-sync'])],
     },
     postgresql: {
       listen: `127.0.0.1:${ports.postgres[node]}`,
@@ -209,7 +219,9 @@ function patroniConfig(top: Topology, node: number): string {
       authentication: { superuser: { username: 'postgres' }, replication: { username: 'postgres' }, rewind: { username: 'postgres' } },
       // Loopback only: trust, as the machine's own test cluster. A deployment sets passwords (docs/operations.md).
       pg_hba: ['local all all trust', 'host all all 127.0.0.1/32 trust', 'host replication all 127.0.0.1/32 trust'],
-      parameters: { unix_socket_directories: top.dir, fsync: 'on' },
+      parameters: { unix_socket_directories: top.dir, fsync: top.fsync ? 'on' : 'off' },
+      // A new standby is cloned at once, not after a spread checkpoint.
+      basebackup: [{ checkpoint: 'fast' }],
     },
     tags: { nofailover: false, noloadbalance: false, clonefrom: false, nosync: false },
   }, null, 2);
@@ -363,9 +375,10 @@ async function apiReady(top: Topology, index: number): Promise<boolean> {
 }
 
 /**
- * Starts every part, in order, and waits for each: etcd, the first Patroni node (it bootstraps the
- * primary), the second (it clones a standby and becomes synchronous), HAProxy, Redis, the database,
- * and the two API processes. Throws with the failing part's log.
+ * Starts every part and waits for each: etcd; both Patroni nodes (the first to take the leader lock
+ * bootstraps the primary, the other clones it and becomes its synchronous standby), HAProxy and
+ * Redis; the database once HAProxy reaches the primary; the two API processes (while the standby
+ * is still cloning: until it streams, commits do not wait for it). Throws with the failing part's log.
  */
 export async function up(top: Topology, options: ApiOptions = {}, log: (line: string) => void = () => {}): Promise<void> {
   for (const directory of [top.dir, runDir(top), logDir(top), path.join(top.dir, 'etcd'), path.join(top.dir, 'redis'), path.join(top.dir, 'api')]) mkdirSync(directory, { recursive: true });
@@ -385,15 +398,13 @@ export async function up(top: Topology, options: ApiOptions = {}, log: (line: st
     ]);
     await waitFor(async () => (await fetch(`http://127.0.0.1:${ports.etcdClient}/health`, { signal: AbortSignal.timeout(1_000) })).ok, 'etcd answering', 30_000, () => tail(top, 'etcd'));
   }
+  // Both nodes at once: whichever takes the leader lock first bootstraps, the other clones it.
   for (let node = 0; node < nodeNames.length; node++) {
     const name = nodeNames[node];
     if (alive(pidOf(top, name))) continue;
     log(`Patroni ${name}: Postgres on 127.0.0.1:${ports.postgres[node]}, REST on 127.0.0.1:${ports.patroni[node]}`);
     startProcess(top, name, 'patroni', [path.join(top.dir, `${name}.yml`)]);
-    if (node === 0) await waitFor(() => primaryNode(top).then((primary) => primary !== null), 'a primary', 90_000, () => tail(top, name));
   }
-  await waitFor(() => synchronousStandby(top).then((node) => node !== null), 'a synchronous standby streaming', 120_000, () => `${tail(top, nodeNames[1])} `);
-
   if (!alive(pidOf(top, 'haproxy'))) {
     log(`HAProxy: API on 127.0.0.1:${ports.api}, primary on ${ports.primary}, standby reads on ${ports.replicas}, stats on ${ports.haproxyStats}`);
     startProcess(top, 'haproxy', 'haproxy', ['-W', '-db', '-f', path.join(top.dir, 'haproxy.cfg')]);
@@ -407,16 +418,16 @@ export async function up(top: Topology, options: ApiOptions = {}, log: (line: st
     if (psql(ports.primary, `select 1 from pg_database where datname = '${database}'`) === '1') return true;
     psql(ports.primary, `create database ${database}`);
     return true;
-  }, 'the database through HAProxy', 30_000, () => tail(top, 'haproxy'));
+  }, 'the primary through HAProxy', 120_000, () => [...nodeNames, 'haproxy'].map((name) => tail(top, name)).join('\n'));
 
-  // The first API process applies the migrations; the second starts once it answers.
+  // Both at once: one applies the migrations under the database's start-up lock, the other waits for it.
   for (let index = 0; index < 2; index++) {
-    if (!alive(pidOf(top, `api${index + 1}`))) {
-      log(`API process ${index + 1} on 127.0.0.1:${ports.apis[index]}`);
-      startApi(top, index, options);
-    }
-    await waitFor(() => apiReady(top, index), `API process ${index + 1} ready`, 180_000, () => tail(top, `api${index + 1}`));
+    if (alive(pidOf(top, `api${index + 1}`))) continue;
+    log(`API process ${index + 1} on 127.0.0.1:${ports.apis[index]}`);
+    startApi(top, index, options);
   }
+  await waitFor(() => synchronousStandby(top).then((node) => node !== null), 'a synchronous standby streaming', 120_000, () => nodeNames.map((name) => tail(top, name)).join('\n'));
+  for (let index = 0; index < 2; index++) await waitFor(() => apiReady(top, index), `API process ${index + 1} ready`, 180_000, () => tail(top, `api${index + 1}`));
   await waitFor(async () => (await fetch(`${apiUrl(top)}/readyz`, { signal: AbortSignal.timeout(2_000) })).ok, 'the API through HAProxy', 30_000, () => tail(top, 'haproxy'));
 }
 
