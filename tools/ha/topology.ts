@@ -6,6 +6,8 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { randomSecret } from '../../engine/ids.ts';
+import { operatorKeyBytes } from '../../engine/limits.ts';
 
 export const pgBin = '/usr/lib/postgresql/15/bin';
 const repository = path.resolve(import.meta.dirname, '../..');
@@ -420,6 +422,8 @@ export async function up(top: Topology, options: ApiOptions = {}, log: (line: st
     return true;
   }, 'the primary through HAProxy', 120_000, () => [...nodeNames, 'haproxy'].map((name) => tail(top, name)).join('\n'));
 
+  // The processes share one operator key: made here, before both start, so neither races to create it.
+  if (!existsSync(operatorKeyFile(top))) writeFileSync(operatorKeyFile(top), `${randomSecret(operatorKeyBytes)}\n`, { mode: 0o600, flag: 'wx' });
   // Both at once: one applies the migrations under the database's start-up lock, the other waits for it.
   for (let index = 0; index < 2; index++) {
     if (alive(pidOf(top, `api${index + 1}`))) continue;
