@@ -118,8 +118,7 @@ export function renderSyncStandby(result: SyncStandbyResult): string {
     ...result.rounds.map((round, index) => `| ${index + 1} | ${round['with standby'].toFixed(0)} | ${round.without.toFixed(0)} |`),
     `| median | ${result.withMedian.toFixed(0)} | ${result.withoutMedian.toFixed(0)} |`,
     '',
-    `With / without: ${result.ratio.toFixed(3)}; per send ${(1000 / result.withMedian).toFixed(2)} ms of wall time per caller slot with, ` +
-      `${(1000 / result.withoutMedian).toFixed(2)} ms without (${settings.callers} callers); failed sends: with ${result.failed['with standby']}, without ${result.failed.without}.`,
+    `With / without: ${result.ratio.toFixed(3)} (medians); failed sends: with ${result.failed['with standby']}, without ${result.failed.without}.`,
     '',
   ].join('\n');
 }
