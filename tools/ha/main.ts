@@ -1,4 +1,4 @@
-// `npm run ha -- up | down | status | kill-primary`: the high-availability topology of
+// `npm run ha -- up | down | status | kill-primary | install`: the high-availability topology of
 // docs/operations.md on this machine, from Debian packages, on loopback ports (base
 // CASHLOOP_HA_PORT_BASE, default 17000), with its data in CASHLOOP_HA_DIR (default
 // $TMPDIR/cashloop-ha), never in the repository.
@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { apiUrl, databaseUrl, down, installPackages, killPrimary, nodeNames, operatorKeyFile, primaryNode, redisUrl, replicaUrl, status, topology, up, waitFor } from './topology.ts';
 
-const usage = 'usage: npm run ha -- up | down | status | kill-primary';
+const usage = 'usage: npm run ha -- up | down | status | kill-primary | install';
 const [command] = process.argv.slice(2);
 const base = Number(process.env.CASHLOOP_HA_PORT_BASE ?? 17000);
 const dir = process.env.CASHLOOP_HA_DIR ?? path.join(tmpdir(), 'cashloop-ha');
@@ -29,6 +29,12 @@ async function main(): Promise<number> {
     say(`REDIS_URL: ${redisUrl(top)}`);
     say(`data, logs and pid files: ${top.dir}   stop with: npm run ha -- down`);
     return 0;
+  }
+  if (command === 'install') {
+    const problem = installPackages(say);
+    if (problem) process.stderr.write(`${problem}\n`);
+    else say('the Debian packages of the topology are installed');
+    return problem ? 1 : 0;
   }
   if (command === 'down') {
     await down(top, say);

@@ -98,13 +98,22 @@ export function installPackages(log: (line: string) => void = () => {}): string 
   if (missing.length === 0) return null;
   if (process.getuid?.() !== 0) return `missing Debian packages ${missing.join(', ')}, and only root can install them (apt-get install -y ${missing.join(' ')})`;
   log(`installing ${missing.join(', ')} with apt-get`);
-  // Debian starts a package's service on install unless told not to: the topology starts its own.
-  const environment = { ...process.env, DEBIAN_FRONTEND: 'noninteractive', RUNLEVEL: '1' };
-  const install = () => spawnSync('apt-get', ['install', '-y', '--no-install-recommends', ...missing], { encoding: 'utf8', env: environment, timeout: 600_000 });
-  let result = install();
-  if (result.status !== 0) {
-    spawnSync('apt-get', ['update'], { encoding: 'utf8', env: environment, timeout: 300_000 });
+  // Debian starts a package's service on install (etcd on 2379, Redis on 6379, a Postgres cluster on
+  // 5432) unless policy-rc.d forbids it: the topology starts its own, on its own ports, and nothing else.
+  const policy = '/usr/sbin/policy-rc.d';
+  const ownPolicy = !existsSync(policy);
+  if (ownPolicy) writeFileSync(policy, '#!/bin/sh\n# Written by tools/ha while it installs packages; removed after.\nexit 101\n', { mode: 0o755 });
+  const environment = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  const install = () => spawnSync('apt-get', ['install', '-y', '-q', ...missing], { encoding: 'utf8', env: environment, timeout: 600_000 });
+  let result;
+  try {
     result = install();
+    if (result.status !== 0) {
+      spawnSync('apt-get', ['update', '-q'], { encoding: 'utf8', env: environment, timeout: 300_000 });
+      result = install();
+    }
+  } finally {
+    if (ownPolicy) rmSync(policy, { force: true });
   }
   if (result.status !== 0) return `apt-get install ${missing.join(' ')} failed: ${(result.stderr || result.stdout).slice(-1000)}`;
   const still = missingPackages();
