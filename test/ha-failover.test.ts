@@ -4,7 +4,7 @@
 // postmaster promotes the standby; retrying every unknown outcome by its dedup_id loses no
 // acknowledged payment and runs none twice, the audits are exact, writes are served again within
 // 30 s of the kill, and nothing answers 500. Prints the time to recover.
-// test-timeout: 240
+// test-timeout: 360
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
