@@ -1,8 +1,8 @@
 // The high-availability topology on one machine, from Debian packages, on loopback ports: one etcd
 // member, two Patroni nodes (a Postgres 15 primary and its synchronous standby), HAProxy in front of
 // both (the primary's port chosen by Patroni's REST health checks) and of two API processes, and one
-// Redis. Every process is started detached with its pid in <dir>/run, so `down` (or a test) stops
-// exactly what was started and nothing else. Used by tools/ha/main.ts and test/ha-*.test.ts.
+// Redis. Every process is started with its pid in <dir>/run, so `down` (or a test) stops exactly
+// what was started and nothing else. Used by tools/ha/main.ts and test/ha-*.test.ts.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -14,6 +14,8 @@ const repository = path.resolve(import.meta.dirname, '../..');
 const database = 'cashloop';
 const scope = 'cashloop';
 export const nodeNames = ['pg1', 'pg2'] as const;
+/** How long `up` waits for each part on a loaded 2-core machine before it gives up with the part's log. */
+const waitMsMax = Object.freeze({ etcd: 30_000, primary: 120_000, standby: 120_000, api: 180_000, haproxy: 30_000, stop: 30_000 });
 const debianPackages = ['patroni', 'etcd-server', 'etcd-client', 'haproxy', 'redis-server', 'postgresql-15'];
 const commandsOfPackages: Record<string, string> = { patroni: 'patroni', 'etcd-server': 'etcd', 'etcd-client': 'etcdctl', haproxy: 'haproxy', 'redis-server': 'redis-server', 'postgresql-15': `${pgBin}/postgres` };
 
@@ -407,7 +409,7 @@ export async function up(top: Topology, options: ApiOptions = {}, log: (line: st
       '--listen-peer-urls', `http://127.0.0.1:${ports.etcdPeer}`, '--initial-advertise-peer-urls', `http://127.0.0.1:${ports.etcdPeer}`,
       '--initial-cluster', `etcd1=http://127.0.0.1:${ports.etcdPeer}`, '--initial-cluster-state', 'new', '--enable-v2=false',
     ]);
-    await waitFor(async () => (await fetch(`http://127.0.0.1:${ports.etcdClient}/health`, { signal: AbortSignal.timeout(1_000) })).ok, 'etcd answering', 30_000, () => tail(top, 'etcd'));
+    await waitFor(async () => (await fetch(`http://127.0.0.1:${ports.etcdClient}/health`, { signal: AbortSignal.timeout(1_000) })).ok, 'etcd answering', waitMsMax.etcd, () => tail(top, 'etcd'));
   }
   // Both nodes at once: whichever takes the leader lock first bootstraps, the other clones it.
   for (let node = 0; node < nodeNames.length; node++) {
@@ -429,7 +431,7 @@ export async function up(top: Topology, options: ApiOptions = {}, log: (line: st
     if (psql(ports.primary, `select 1 from pg_database where datname = '${database}'`) === '1') return true;
     psql(ports.primary, `create database ${database}`);
     return true;
-  }, 'the primary through HAProxy', 120_000, () => [...nodeNames, 'haproxy'].map((name) => tail(top, name)).join('\n'));
+  }, 'the primary through HAProxy', waitMsMax.primary, () => [...nodeNames, 'haproxy'].map((name) => tail(top, name)).join('\n'));
 
   // The processes share one operator key: made here, before both start, so neither races to create it.
   if (!existsSync(operatorKeyFile(top))) writeFileSync(operatorKeyFile(top), `${randomSecret(operatorKeyBytes)}\n`, { mode: 0o600, flag: 'wx' });
@@ -439,15 +441,9 @@ export async function up(top: Topology, options: ApiOptions = {}, log: (line: st
     log(`API process ${index + 1} on 127.0.0.1:${ports.apis[index]}`);
     startApi(top, index, options);
   }
-  await waitFor(() => synchronousStandby(top).then((node) => node !== null), 'a synchronous standby streaming', 120_000, () => nodeNames.map((name) => tail(top, name)).join('\n'));
-  for (let index = 0; index < 2; index++) await waitFor(() => apiReady(top, index), `API process ${index + 1} ready`, 180_000, () => tail(top, `api${index + 1}`));
-  await waitFor(async () => (await fetch(`${apiUrl(top)}/readyz`, { signal: AbortSignal.timeout(2_000) })).ok, 'the API through HAProxy', 30_000, () => tail(top, 'haproxy'));
-}
-
-/** Restarts one API process (after a kill), on its own port. */
-export async function restartApi(top: Topology, index: number, options: ApiOptions = {}): Promise<void> {
-  startApi(top, index, options);
-  await waitFor(() => apiReady(top, index), `API process ${index + 1} ready`, 60_000, () => tail(top, `api${index + 1}`));
+  await waitFor(() => synchronousStandby(top).then((node) => node !== null), 'a synchronous standby streaming', waitMsMax.standby, () => nodeNames.map((name) => tail(top, name)).join('\n'));
+  for (let index = 0; index < 2; index++) await waitFor(() => apiReady(top, index), `API process ${index + 1} ready`, waitMsMax.api, () => tail(top, `api${index + 1}`));
+  await waitFor(async () => (await fetch(`${apiUrl(top)}/readyz`, { signal: AbortSignal.timeout(2_000) })).ok, 'the API through HAProxy', waitMsMax.haproxy, () => tail(top, 'haproxy'));
 }
 
 /** kill -9 of the primary's postmaster (the node's Patroni lives on); returns the node and pid killed. */
@@ -472,7 +468,7 @@ export async function down(top: Topology, log: (line: string) => void = () => {}
     if (alive(pid)) {
       log(`stopping ${name} (pid ${pid})`);
       process.kill(pid!, 'SIGTERM');
-      await waitFor(() => !alive(pid), `${name} stopping`, 30_000).catch(() => {
+      await waitFor(() => !alive(pid), `${name} stopping`, waitMsMax.stop).catch(() => {
         if (alive(pid)) process.kill(pid!, 'SIGKILL');
       });
     }
