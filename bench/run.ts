@@ -7,6 +7,8 @@
 // subscribers (`-- --receive-feed` runs only that). Writes bench/results/latest.md.
 // `-- --cli-startup` runs only the CLI's start-up against `node -e ""` (bench/phases/cli-startup.ts);
 // `-- --gate-compare` only uniform sends against the commit before the gate (bench/phases/gate-compare.ts);
+// `-- --sync-standby` only sends with and without waiting for the synchronous standby, on the cluster at
+// BENCH_POSTGRES_URL (bench/phases/sync-standby.ts; e.g. `npm run ha -- up`'s DATABASE_URL);
 // `-- --pos-report`, `-- --image-uploads` and `-- --history` (with `--quick`: 100,000 transfers) only those phases.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -26,6 +28,7 @@ import { renderImageUploads, runImageUploads } from './phases/image-uploads.ts';
 import { renderReceiveFeed, runReceiveFeed } from './phases/receive-feed.ts';
 import { renderCliStartup, runCliStartup } from './phases/cli-startup.ts';
 import { renderGateCompare, runGateCompare } from './phases/gate-compare.ts';
+import { renderSyncStandby, runSyncStandby } from './phases/sync-standby.ts';
 
 export interface RunState {
   plan: BenchPlan;
@@ -99,6 +102,11 @@ const onlyPhases: readonly OnlyPhase[] = [
   { flag: '--gate-compare', file: 'gate-compare.md', run: async () => {
     const result = await runGateCompare(loadBenchEnvironment(), log);
     return { markdown: renderGateCompare(result), ok: result.ok };
+  } },
+  // Sends with and without waiting for the synchronous standby, on a highly available cluster at BENCH_POSTGRES_URL (issue 35).
+  { flag: '--sync-standby', file: 'sync-standby.md', run: async () => {
+    const result = await runSyncStandby(loadBenchEnvironment(), log);
+    return { markdown: renderSyncStandby(result), ok: result.failed['with standby'] === 0 && result.failed.without === 0 };
   } },
 ];
 
