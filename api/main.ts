@@ -1,6 +1,5 @@
 // Starts the API server: config, engine (migrations applied), operator key, HTTP, background
 // workers, and a graceful shutdown on SIGINT and SIGTERM.
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
@@ -8,23 +7,11 @@ import { ConfigError, loadConfig, productionProblems, type Config } from '../eng
 import { createEngine, type Engine } from '../engine/engine.ts';
 import { openPglite, openPostgres } from '../engine/storage/database.ts';
 import { createLogger } from '../engine/logger.ts';
-import { randomSecret } from '../engine/ids.ts';
-import { operatorKeyBytes, shutdownGraceMs, startupConnectTimeoutMs, startupLockPollMs } from '../engine/limits.ts';
+import { operatorKeyFor } from './operator-key.ts';
+import { shutdownGraceMs, startupConnectTimeoutMs, startupLockPollMs } from '../engine/limits.ts';
 import { authenticatorsFor } from './authenticators.ts';
 import { createApp } from './server.ts';
 import { attachBidirectional, type Bidirectional } from './feed/socket.ts';
-
-/** The operator key: CASHLOOP_OPERATOR_KEY, or one created at first start in DATA_DIR/operator-key (mode 0600). */
-export function operatorKeyFor(config: Config): { key: string; file: string | null } {
-  if (config.operatorKey) return { key: config.operatorKey, file: null };
-  const file = path.resolve(config.dataDir, 'operator-key');
-  if (existsSync(file)) return { key: readFileSync(file, 'utf8').trim(), file };
-  mkdirSync(path.dirname(file), { recursive: true });
-  const key = randomSecret(operatorKeyBytes);
-  writeFileSync(file, `${key}\n`, { mode: 0o600, flag: 'wx' });
-  chmodSync(file, 0o600);
-  return { key, file };
-}
 
 /** Stops start-up with one plain line on stderr and a non-zero exit. */
 function refuseToStart(message: string): never {
