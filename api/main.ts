@@ -61,7 +61,7 @@ async function main(): Promise<void> {
   let engine: Engine;
   const logger = createLogger(config.logLevel);
   try {
-    const database = config.databaseUrl ? await withinStartupTimeout(openPostgres(config.databaseUrl), 'the database') : await openPglite(config.dataDir, logger);
+    const database = config.databaseUrl ? await withinStartupTimeout(openPostgres(config.databaseUrl, undefined, config), 'the database') : await openPglite(config.dataDir, logger);
     engine = await createEngine({ config, database, logger });
   } catch (error) {
     refuseToStart(describeStorageError(error, config));

@@ -73,7 +73,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? createLogger(config.logLevel);
   const metrics = options.metrics ?? createMetrics({ defaultMetrics: true });
-  const database = options.database ?? (config.databaseUrl ? await openPostgres(config.databaseUrl) : await openPglite(config.dataDir, logger));
+  const database = options.database ?? (config.databaseUrl ? await openPostgres(config.databaseUrl, undefined, config) : await openPglite(config.dataDir, logger));
   const applied = await migrate(database.sql, undefined, migrationLog(logger));
   if (applied.length > 0) logger.info('migrations applied', { migrations: applied.length });
   const keyPrefix = options.lockKeyPrefix ?? redisKeyPrefix(config.databaseUrl);

@@ -8,6 +8,7 @@ import type { EdgeEngine } from '../../engine/engine.ts';
 import type { FeedEnd, FeedSink, ReceiptJson } from '../../engine/feed/service.ts';
 import { feedBacklogBytesMax, feedBacklogMessagesMax, feedConnectionsPerAddressMax } from '../../engine/limits.ts';
 import type { Authenticators } from '../http/principals.ts';
+import { edgeErrors, outageOf } from '../http/errors.ts';
 import { errorMessage, parseMessage, receiveFeed, receiveFeedPath, type RequestOutcome } from './requests.ts';
 
 export const sockjsPrefix = '/bd/sockjs';
@@ -90,6 +91,13 @@ function serveConnection(engine: EdgeEngine, authenticators: Authenticators, con
   connection.on('data', (text: string) => {
     if (dropped) return;
     queue = queue.then(() => answer(text)).catch((error) => {
+      // The database or Redis out of reach answers 503 busy (try again), as over HTTP; the rest is a bug.
+      const outage = outageOf(error);
+      if (outage) {
+        engine.logger.warn('feed request: dependency unavailable', { outage, error: (error as Error).message });
+        connection.write(JSON.stringify(errorMessage('503', 'busy', { error_description: edgeErrors[outage].description })));
+        return;
+      }
       engine.logger.error('feed request failed', { error });
       connection.write(JSON.stringify(errorMessage('500', 'internal_error')));
     }).finally(armIdle);

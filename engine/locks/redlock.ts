@@ -44,6 +44,22 @@ async function awaitQuorum(connected: () => boolean, resources: readonly string[
   }
 }
 
+/** ioredis's errors for a command it could not send, or got no answer for: the server is out of reach. */
+const redisUnreachableMessages = new Set(['Connection is closed.', "Stream isn't writeable and enableOfflineQueue options is false", 'Command timed out', 'connect ETIMEDOUT']);
+/** Redis's own answers while it cannot serve yet: loading its data, a replica (a failover), a busy script. */
+const redisNotServingReply = /^(LOADING|READONLY|MASTERDOWN|BUSY|TRYAGAIN|CLUSTERDOWN) /;
+
+/**
+ * Whether an error from a Redis client (the locks' or the rate limits') says Redis is out of reach
+ * for the moment rather than that a command was wrong: a retry may succeed, so the edge answers 503.
+ */
+export function isRedisUnavailable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  if (error.name === 'MaxRetriesPerRequestError') return true;
+  if (redisUnreachableMessages.has(error.message)) return true;
+  return error.name === 'ReplyError' && redisNotServingReply.test(error.message);
+}
+
 export function createRedlockLocks(options: RedlockOptions): LockService & { clients: Redis[] } {
   const clients = connectNodes(options.urls, options.logger);
   const quorum = Math.floor(clients.length / 2) + 1;
