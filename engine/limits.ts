@@ -229,6 +229,11 @@ export const databaseReconnectDelayMsMax = 1_000;
 /** The Retry-After, in seconds, of every 503 a database, lock or deadline outage answers. */
 export const unavailableRetryAfterSeconds = 1;
 export const lockRetryCount = 2000;
+/**
+ * Tries in one round of a Redlock acquire, and of each lock extension and release: a release or an
+ * extension on a Redis that is down gives up after these (tens of milliseconds).
+ */
+export const lockRoundRetryCount = 10;
 export const lockRetryDelayMs = 3;
 export const lockRetryJitterMs = 3;
 /** How long a lock waits for a majority of Redis nodes to be connected (a restart) before it answers 503 busy. */
