@@ -173,7 +173,6 @@ faultTest('Postgres down 10 s, Redis down 5 s and the connection slots taken: 20
     await Promise.all([...loops, prober]);
   }
 
-  writeFileSync('/tmp/heal/attempts.json', JSON.stringify({ attempts: attempts.map((a) => [a.sender, a.sentAtMs, a.answeredAtMs, a.result.status, a.result.error]), probes }));  // DEBUG
   const figures = [
     `Postgres down ${postgresDownMs / 1000} s (stop -m immediate): first send served ${afterPostgres.sendMs} ms, /readyz ready ${afterPostgres.readyMs} ms after Postgres accepted connections`,
     `Redis down ${redisDownMs / 1000} s (kill -9): first send served ${afterRedis.sendMs} ms, /readyz ready ${afterRedis.readyMs} ms after Redis answered`,
