@@ -237,6 +237,8 @@ function useErrorAnswers(app: express.Express, engine: Engine): void {
     // The request deadline answered already (or a stream had begun): the late outcome is only logged.
     if (response.headersSent) {
       if (!outageOf(error)) engine.logger.error('error after the answer began', { ...where, error });
+      // A streamed answer cut short ends abnormally, so the client does not wait for the rest.
+      if (!response.writableEnded) response.destroy();
       return;
     }
     const failure = error instanceof HttpError ? error : parseErrorToHttp(error);
