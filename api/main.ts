@@ -12,6 +12,7 @@ import { randomSecret } from '../engine/ids.ts';
 import { operatorKeyBytes, shutdownGraceMs, startupConnectTimeoutMs, startupLockPollMs } from '../engine/limits.ts';
 import { authenticatorsFor } from './authenticators.ts';
 import { createApp } from './server.ts';
+import { surviveOutageRejections } from './http/outage-rejections.ts';
 import { attachBidirectional, type Bidirectional } from './feed/socket.ts';
 
 /** The operator key: CASHLOOP_OPERATOR_KEY, or one created at first start in DATA_DIR/operator-key (mode 0600). */
@@ -60,6 +61,7 @@ async function main(): Promise<void> {
   // Only connecting is bounded in time; a first start's migrations may take longer.
   let engine: Engine;
   const logger = createLogger(config.logLevel);
+  surviveOutageRejections(logger);
   try {
     const database = config.databaseUrl ? await withinStartupTimeout(openPostgres(config.databaseUrl, undefined, config), 'the database') : await openPglite(config.dataDir, logger);
     engine = await createEngine({ config, database, logger });
