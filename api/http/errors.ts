@@ -1,11 +1,8 @@
 // Errors at the HTTP edge. Each domain maps its named error codes with errorTable(), typed so
 // that a code without a mapping does not compile; handlers throw the mapped HttpError.
 import type { Response } from 'express';
-import { CommandTimeoutError } from '../../engine/actors/command.ts';
 import { unavailableRetryAfterSeconds } from '../../engine/limits.ts';
-import { LockLostError, LockUnavailableError } from '../../engine/locks/lock.ts';
-import { isRedisUnavailable } from '../../engine/locks/redlock.ts';
-import { databaseOutage } from '../../engine/storage/database.ts';
+import { outageOf as engineOutageOf, type Outage } from '../../engine/outages.ts';
 
 export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 410 | 413 | 415 | 429 | 503;
 
@@ -111,19 +108,11 @@ export const edgeErrors = errorTable<EdgeError>({
 });
 
 /** The edge errors that say a dependency (the database, Redis) or a deadline failed the request: 503 busy with Retry-After. */
-export type OutageError = Extract<EdgeError, 'lock_unavailable' | 'lock_lost' | 'database_unavailable' | 'command_deadline' | 'request_deadline'>;
+export type OutageError = Extract<EdgeError, Outage | 'request_deadline'>;
 
-/**
- * The outage an engine error reports, or null when it is none (then it is a named error or a bug).
- * Every outage answers 503 busy with Retry-After; none is a 500.
- */
+/** The outage an error reports (engine/outages.ts), or null when it is none (then it is a named error or a bug). */
 export function outageOf(error: unknown): OutageError | null {
-  if (error instanceof LockUnavailableError) return 'lock_unavailable';
-  if (error instanceof LockLostError) return 'lock_lost';
-  if (error instanceof CommandTimeoutError) return 'command_deadline';
-  if (databaseOutage(error) !== null) return 'database_unavailable';
-  if (isRedisUnavailable(error)) return 'lock_unavailable';
-  return null;
+  return engineOutageOf(error);
 }
 
 /** Answers an outage: 503 busy, the spec's error body, Retry-After (unavailableRetryAfterSeconds). */
