@@ -1,9 +1,10 @@
 // Proves which database errors the edge answers 503 (retry) rather than 500 (a bug), and that a
-// connection a COPY ... TO STDOUT used answers its next statement (the paused-socket hang of issue 35).
+// connection a COPY ... TO STDOUT used answers its next statement (the paused-socket hang of issue 35),
+// and that a multi-host URL reaches the host that answers (issue 35: the socket factory used the first only).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createTestDatabase, type TestDatabase } from '../../test/support/harness.ts';
-import { databaseOutage, type DatabaseOutage } from './database.ts';
+import { createTestDatabase, usesRealServices, type TestDatabase } from '../../test/support/harness.ts';
+import { databaseOutage, openPostgres, type DatabaseOutage } from './database.ts';
 
 let testDatabase: TestDatabase;
 test.before(async () => {
@@ -44,6 +45,22 @@ test('a COPY TO STDOUT whose whole answer arrives in one read leaves its connect
     // Every connection of the pool must answer, whichever one the COPY used.
     const answers = await answersWithin(Promise.all(Array.from({ length: 12 }, () => sql`select 1 as one`)), `the pool after COPY ${round + 1}`, 5_000);
     assert.is(answers.length, 12);
+  }
+});
+
+// A multi-host URL is what a failover needs (docs/operations.md); PGlite has one socket, no hosts.
+const onPostgres = usesRealServices ? test : test.skip;
+
+onPostgres('a multi-host URL with target_session_attrs=read-write reaches the host that answers, past one that refuses', async () => {
+  const url = new URL(testDatabase.url!);
+  // Port 1: nothing listens there, so the first host refuses every connection.
+  const multiHost = `postgres://${url.username}@127.0.0.1:1,${url.host}${url.pathname}?target_session_attrs=read-write`;
+  const database = await openPostgres(multiHost, 2);
+  try {
+    const answers = await Promise.all(Array.from({ length: 4 }, () => database.sql<{ one: number }[]>`select 1 as one`));
+    assert.equal(answers.map((rows) => rows[0].one), [1, 1, 1, 1]);
+  } finally {
+    await database.close();
   }
 });
 
