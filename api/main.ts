@@ -11,6 +11,7 @@ import { operatorKeyFor } from './operator-key.ts';
 import { shutdownGraceMs, startupConnectTimeoutMs, startupLockPollMs } from '../engine/limits.ts';
 import { authenticatorsFor } from './authenticators.ts';
 import { createApp } from './server.ts';
+import { surviveOutageRejections } from './http/outage-rejections.ts';
 import { attachBidirectional, type Bidirectional } from './feed/socket.ts';
 
 /** Stops start-up with one plain line on stderr and a non-zero exit. */
@@ -47,8 +48,9 @@ async function main(): Promise<void> {
   // Only connecting is bounded in time; a first start's migrations may take longer.
   let engine: Engine;
   const logger = createLogger(config.logLevel);
+  surviveOutageRejections(logger);
   try {
-    const database = config.databaseUrl ? await withinStartupTimeout(openPostgres(config.databaseUrl), 'the database') : await openPglite(config.dataDir, logger);
+    const database = config.databaseUrl ? await withinStartupTimeout(openPostgres(config.databaseUrl, undefined, config), 'the database') : await openPglite(config.dataDir, logger);
     engine = await createEngine({ config, database, logger });
   } catch (error) {
     refuseToStart(describeStorageError(error, config));

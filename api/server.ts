@@ -4,7 +4,8 @@ import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Engine } from '../engine/engine.ts';
 import { contentTypeCharsMax, formParametersMax, imageBodyBytesMax, requestBodyBytesMax, requestIdCharsMax } from '../engine/limits.ts';
-import { edgeErrors, httpError, HttpError } from './http/errors.ts';
+import { edgeErrors, httpError, HttpError, outageOf, sendOutage } from './http/errors.ts';
+import { requestDeadline } from './http/deadline.ts';
 import { buildOpenApi, withServers } from './http/openapi.ts';
 import { referenceAsset, referencePage, referencePolicy } from './http/reference-page.ts';
 import { operationDocs } from './docs/index.ts';
@@ -13,9 +14,7 @@ import { mountRoutes, type RouteDefinition } from './http/route.ts';
 import { readBearerToken } from './http/credentials.ts';
 import { constantTimeEqual } from '../engine/ids.ts';
 import { isUnstorableText } from './http/text.ts';
-import { LockUnavailableError } from '../engine/locks/lock.ts';
 import { CommandTimeoutError } from '../engine/actors/command.ts';
-import { isDatabaseUnavailable } from '../engine/storage/database.ts';
 import { allRoutes } from './routes/index.ts';
 
 const jsonTypes = ['application/json', 'application/*+json'];
@@ -141,6 +140,10 @@ function useRequestEdges(app: express.Express, engine: Engine): void {
     next();
   });
 
+  app.use(requestDeadline(engine.config.requestDeadlineMs, (request, response) => {
+    engine.logger.warn('request deadline passed; answered 503', { requestId: response.locals.requestId, path: request.path, deadlineMs: engine.config.requestDeadlineMs });
+  }));
+
   // Bad input is refused once, here, for every route: a path that is not percent-encoded UTF-8 (or
   // decodes to NUL or a lone surrogate), and a Content-Type that is too long or malformed.
   app.use((request: Request, _response: Response, next: NextFunction) => {
@@ -230,26 +233,32 @@ function useNotFound(app: express.Express, routes: RouteDefinition[]): void {
   });
 }
 
-/** Named errors answer with the spec's error body; an unavailable database or lock 503; anything else is a logged 500. */
+/** Named errors answer with the spec's error body; an outage (database, locks, a deadline) 503 with Retry-After; anything else is a logged 500. */
 function useErrorAnswers(app: express.Express, engine: Engine): void {
   app.use((error: unknown, request: Request, response: Response, _next: NextFunction) => {
-    let failure = error instanceof HttpError ? error : parseErrorToHttp(error);
-    if (!failure && error instanceof LockUnavailableError) failure = httpError(edgeErrors, 'lock_unavailable');
-    // The database out of reach, or a command stuck on it past its deadline: try again shortly.
-    const timedOut = error instanceof CommandTimeoutError;
-    if (!failure && (timedOut || isDatabaseUnavailable(error))) {
-      const where = { requestId: response.locals.requestId, path: request.path };
-      if (timedOut) engine.logger.error('command timed out; its locks were released', { ...where, command: error.command });
-      else engine.logger.warn('database unavailable', { ...where, code: (error as { code: string }).code });
-      response.setHeader('retry-after', '1');
-      failure = httpError(edgeErrors, 'database_unavailable');
-    }
-    if (!failure) {
-      engine.logger.error('unhandled error', { requestId: response.locals.requestId, path: request.path, error });
-      response.status(500).json({ error: 'internal_error', error_description: 'The service failed to handle this request.' });
+    const where = { requestId: response.locals.requestId, path: request.path };
+    // The request deadline answered already (or a stream had begun): the late outcome is only logged.
+    if (response.headersSent) {
+      if (!outageOf(error)) engine.logger.error('error after the answer began', { ...where, error });
+      // A streamed answer cut short ends abnormally, so the client does not wait for the rest.
+      if (!response.writableEnded) response.destroy();
       return;
     }
-    const errorOk = '__error_ok__' in ((request.query ?? {}) as object) || (request.body && typeof request.body === 'object' && !Buffer.isBuffer(request.body) && '__error_ok__' in request.body);
-    response.status(failure.status === 400 && errorOk ? 200 : failure.status).json(failure.body);
+    const failure = error instanceof HttpError ? error : parseErrorToHttp(error);
+    if (failure) {
+      const errorOk = '__error_ok__' in ((request.query ?? {}) as object) || (request.body && typeof request.body === 'object' && !Buffer.isBuffer(request.body) && '__error_ok__' in request.body);
+      response.status(failure.status === 400 && errorOk ? 200 : failure.status).json(failure.body);
+      return;
+    }
+    // The database or Redis out of reach, or a command stuck past its deadline: try again shortly.
+    const outage = outageOf(error);
+    if (outage) {
+      if (error instanceof CommandTimeoutError) engine.logger.error('command timed out; its locks were released', { ...where, command: error.command });
+      else engine.logger.warn('dependency unavailable', { ...where, outage, code: (error as { code?: unknown }).code, error: (error as Error).message });
+      sendOutage(response, outage);
+      return;
+    }
+    engine.logger.error('unhandled error', { ...where, error });
+    response.status(500).json({ error: 'internal_error', error_description: 'The service failed to handle this request.' });
   });
 }

@@ -1,6 +1,6 @@
 // The environment, parsed once by one schema and frozen. Nothing else reads process.env.
 import { z } from 'zod';
-import { feedIdleCloseMs } from './limits.ts';
+import { databaseIdleInTransactionTimeoutMs, databaseStatementTimeoutMs, feedIdleCloseMs, requestDeadlineMs } from './limits.ts';
 
 const redisUrlList = z
   .string()
@@ -38,6 +38,9 @@ const configSchema = z
     CASHLOOP_FEED_IDLE_MS: z.coerce.number().int().min(1).max(feedIdleCloseMs).default(feedIdleCloseMs),
     CASHLOOP_PASSWORD_HASH_COST: z.enum(['standard', 'test']).default('standard'),
     CASHLOOP_IMAGE_DECODER_PRIORITY: z.enum(['low', 'normal']).default('low'),
+    CASHLOOP_REQUEST_DEADLINE_MS: z.coerce.number().int().min(100).max(600_000).default(requestDeadlineMs),
+    CASHLOOP_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(databaseStatementTimeoutMs),
+    CASHLOOP_IDLE_IN_TRANSACTION_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(databaseIdleInTransactionTimeoutMs),
   })
   .superRefine((config, context) => {
     if (Boolean(config.RECAPTCHA_SITE_KEY) !== Boolean(config.RECAPTCHA_SECRET)) {
@@ -95,6 +98,12 @@ export type Config = Readonly<{
    * production mode, which always hashes at the standard cost). Verification reads the cost from the hash.
    */
   passwordHashCost: 'standard' | 'test';
+  /** A request that has not begun its answer within this answers 503 busy with Retry-After (requestDeadlineMs). */
+  requestDeadlineMs: number;
+  /** Postgres sessions' statement_timeout (databaseStatementTimeoutMs; migrations run without it). */
+  statementTimeoutMs: number;
+  /** Postgres sessions' idle_in_transaction_session_timeout (databaseIdleInTransactionTimeoutMs). */
+  idleInTransactionTimeoutMs: number;
 }>;
 
 export class ConfigError extends Error {}
@@ -136,6 +145,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     webhookAllowPrivate: value.CASHLOOP_WEBHOOK_ALLOW_PRIVATE === '1' || value.CASHLOOP_WEBHOOK_ALLOW_PRIVATE === 'true',
     feedIdleMs: value.CASHLOOP_FEED_IDLE_MS,
     passwordHashCost: value.CASHLOOP_MODE === 'production' ? 'standard' : value.CASHLOOP_PASSWORD_HASH_COST,
+    requestDeadlineMs: value.CASHLOOP_REQUEST_DEADLINE_MS,
+    statementTimeoutMs: value.CASHLOOP_STATEMENT_TIMEOUT_MS,
+    idleInTransactionTimeoutMs: value.CASHLOOP_IDLE_IN_TRANSACTION_TIMEOUT_MS,
   });
 }
 

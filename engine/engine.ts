@@ -10,7 +10,7 @@ import type { LockService } from './locks/lock.ts';
 import { openPglite, openPostgres, type Database } from './storage/database.ts';
 import { migrate, type MigrationProgress } from './storage/migrate.ts';
 import { setPasswordHashCost } from './passwords.ts';
-import { idPermutationKeyBytes, readinessCheckTimeoutMs } from './limits.ts';
+import { commandDeadlineMs, idPermutationKeyBytes, readinessCheckTimeoutMs } from './limits.ts';
 import { createCommandRunner } from './actors/command.ts';
 import { createSweeper } from './actors/sweeper.ts';
 import { createOutbox } from './actors/outbox.ts';
@@ -73,7 +73,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? createLogger(config.logLevel);
   const metrics = options.metrics ?? createMetrics({ defaultMetrics: true });
-  const database = options.database ?? (config.databaseUrl ? await openPostgres(config.databaseUrl) : await openPglite(config.dataDir, logger));
+  const database = options.database ?? (config.databaseUrl ? await openPostgres(config.databaseUrl, undefined, config) : await openPglite(config.dataDir, logger));
   const applied = await migrate(database.sql, undefined, migrationLog(logger));
   if (applied.length > 0) logger.info('migrations applied', { migrations: applied.length });
   const keyPrefix = options.lockKeyPrefix ?? redisKeyPrefix(config.databaseUrl);
@@ -83,7 +83,8 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
   const sql = database.sql;
   const ids = createIdMinter(await installationSecret(sql, 'id_permutation_key', randomSecret(idPermutationKeyBytes), clock.now()));
   const outbox = createOutbox({ sql, clock, logger, metrics });
-  const commands = createCommandRunner({ sql, locks, clock, metrics, ids, scopeChecks: config.commandScopeChecks, onCommitted: (ids) => outbox.kick(ids) });
+  // A command lets its locks go by the request's deadline at the latest (a shorter CASHLOOP_REQUEST_DEADLINE_MS).
+  const commands = createCommandRunner({ sql, locks, clock, metrics, ids, scopeChecks: config.commandScopeChecks, deadlineMs: Math.min(commandDeadlineMs, config.requestDeadlineMs), onCommitted: (ids) => outbox.kick(ids) });
   const sweeper = createSweeper({ sql, commands, clock, logger, metrics });
   const core: Core = { config, clock, logger, metrics, database, sql, locks, commands, sweeper, outbox, ids };
   const services = await createServices(core, { redis: redlock?.clients[0] ?? null, keyPrefix });

@@ -208,7 +208,32 @@ export const lockTtlMs = 10_000;
  * Postgres still guards the rows: a late commit is found by the retry's dedup_id.
  */
 export const commandDeadlineMs = 20_000;
+/**
+ * A request that has not begun its answer within this answers 503 busy with Retry-After (default of
+ * CASHLOOP_REQUEST_DEADLINE_MS). Longer than commandDeadlineMs and databaseStatementTimeoutMs, so
+ * what a request holds (locks, a statement, a transaction) is let go by those first.
+ */
+export const requestDeadlineMs = 30_000;
+/** Postgres cancels a statement running longer than this (statement_timeout; default of CASHLOOP_STATEMENT_TIMEOUT_MS). */
+export const databaseStatementTimeoutMs = 20_000;
+/**
+ * Postgres ends a session left idle inside a transaction this long (idle_in_transaction_session_timeout;
+ * default of CASHLOOP_IDLE_IN_TRANSACTION_TIMEOUT_MS): its row locks go with it. Our transactions
+ * never wait on anything but their own statements.
+ */
+export const databaseIdleInTransactionTimeoutMs = 10_000;
+/** A connection attempt to Postgres that has not finished its handshake within this fails (postgres.js connect_timeout). */
+export const databaseConnectTimeoutMs = 5_000;
+/** The longest wait of a pool connection before it tries to connect again after a failure (its backoff grows to this). */
+export const databaseReconnectDelayMsMax = 1_000;
+/** The Retry-After, in seconds, of every 503 a database, lock or deadline outage answers. */
+export const unavailableRetryAfterSeconds = 1;
 export const lockRetryCount = 2000;
+/**
+ * Tries in one round of a Redlock acquire, and of each lock extension and release: a release or an
+ * extension on a Redis that is down gives up after these (tens of milliseconds).
+ */
+export const lockRoundRetryCount = 10;
 export const lockRetryDelayMs = 3;
 export const lockRetryJitterMs = 3;
 /** How long a lock waits for a majority of Redis nodes to be connected (a restart) before it answers 503 busy. */

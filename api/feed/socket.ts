@@ -12,6 +12,7 @@ import type { FeedEnd, FeedSink, ReceiptJson } from '../../engine/feed/service.t
 import { feedBacklogBytesMax, feedBacklogMessagesMax, feedConnectionsPerAddressMax, feedRequestsPendingMax, feedTransportBodyBytesMax } from '../../engine/limits.ts';
 import type { Authenticators } from '../http/principals.ts';
 import { trustedProxies } from '../server.ts';
+import { edgeErrors, outageOf } from '../http/errors.ts';
 import { errorMessage, parseMessage, receiveFeed, receiveFeedPath, type RequestOutcome } from './requests.ts';
 import { installSockjs } from './transport.ts';
 
@@ -152,6 +153,13 @@ function serveConnection(engine: EdgeEngine, authenticators: Authenticators, con
     }
     pending += 1;
     queue = queue.then(() => answer(text)).catch((error) => {
+      // The database or Redis out of reach answers 503 busy (try again), as over HTTP; the rest is a bug.
+      const outage = outageOf(error);
+      if (outage) {
+        engine.logger.warn('feed request: dependency unavailable', { outage, error: (error as Error).message });
+        write(errorMessage('503', 'busy', { error_description: edgeErrors[outage].description }));
+        return;
+      }
       engine.logger.error('feed request failed', { error });
       write(errorMessage('500', 'internal_error'));
     }).finally(() => {

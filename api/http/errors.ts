@@ -1,5 +1,8 @@
 // Errors at the HTTP edge. Each domain maps its named error codes with errorTable(), typed so
 // that a code without a mapping does not compile; handlers throw the mapped HttpError.
+import type { Response } from 'express';
+import { unavailableRetryAfterSeconds } from '../../engine/limits.ts';
+import { outageOf as engineOutageOf, type Outage } from '../../engine/outages.ts';
 
 export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 410 | 413 | 415 | 429 | 503;
 
@@ -64,7 +67,10 @@ export type EdgeError =
   | 'insufficient_scope'
   | 'app_not_permitted'
   | 'lock_unavailable'
+  | 'lock_lost'
   | 'database_unavailable'
+  | 'command_deadline'
+  | 'request_deadline'
   | 'rate_limited';
 
 const tokenError = (tokenErrorCode: string, description: string): ErrorMapping => ({
@@ -94,6 +100,24 @@ export const edgeErrors = errorTable<EdgeError>({
   insufficient_scope: { status: 403, description: 'The access token does not carry the permission this call needs.' },
   app_not_permitted: { status: 403, error: 'app_denied', description: 'The app does not have the permission this call needs.' },
   lock_unavailable: { status: 503, error: 'busy', description: 'The service is busy; try again.' },
+  lock_lost: { status: 503, error: 'busy', description: 'The request lost its lock before it could commit and changed nothing; try again with the same dedup_id.' },
   database_unavailable: { status: 503, error: 'busy', description: 'The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).' },
+  command_deadline: { status: 503, error: 'busy', description: 'The request did not finish within its deadline; try again with the same dedup_id (a retry answers the original transfer if it was made).' },
+  request_deadline: { status: 503, error: 'busy', description: 'The request did not finish within its deadline; try again with the same dedup_id (a retry answers the original transfer if it was made).' },
   rate_limited: { status: 429, error: 'rate_limited', description: 'Too many requests; try again after Retry-After seconds.' },
 });
+
+/** The edge errors that say a dependency (the database, Redis) or a deadline failed the request: 503 busy with Retry-After. */
+export type OutageError = Extract<EdgeError, Outage | 'request_deadline'>;
+
+/** The outage an error reports (engine/outages.ts), or null when it is none (then it is a named error or a bug). */
+export function outageOf(error: unknown): OutageError | null {
+  return engineOutageOf(error);
+}
+
+/** Answers an outage: 503 busy, the spec's error body, Retry-After (unavailableRetryAfterSeconds). */
+export function sendOutage(response: Response, outage: OutageError): void {
+  const failure = httpError(edgeErrors, outage);
+  response.setHeader('retry-after', String(unavailableRetryAfterSeconds));
+  response.status(failure.status).json(failure.body);
+}

@@ -1,11 +1,9 @@
 // Storage through postgres.js: either a real Postgres at DATABASE_URL, or the embedded default,
 // PGlite with its data in DATA_DIR, served to postgres.js over a loopback socket.
-import { once } from 'node:events';
 import { chmodSync, existsSync, mkdirSync, readdirSync } from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import postgres from 'postgres';
-import { pgliteErasedScrubDelayMs } from '../limits.ts';
+import { databaseConnectTimeoutMs, databaseIdleInTransactionTimeoutMs, databaseReconnectDelayMsMax, databaseStatementTimeoutMs, pgliteErasedScrubDelayMs } from '../limits.ts';
 import type { Logger } from '../logger.ts';
 
 export type Sql = postgres.Sql<{ bigint: bigint }>;
@@ -96,27 +94,43 @@ function erasedScrubber(sql: Sql, delayMs: number, logger?: Logger) {
 const poolSizeMax = 10;
 const lookupPoolSize = 2;
 
-/**
- * A connected socket with Nagle's algorithm off (as libpq does): postgres.js pipelines
- * several messages per round trip, and none of them should wait for a delayed ACK.
- */
-async function noDelaySocket(options: { host: string[]; port: number[]; path?: string | false }): Promise<net.Socket> {
-  const socket = options.path ? net.connect(options.path) : net.connect(options.port[0], options.host[0]);
-  socket.setNoDelay(true);
-  await once(socket, 'connect');
-  return socket;
+/** Server-side bounds every Postgres session starts with (config: CASHLOOP_STATEMENT_TIMEOUT_MS and CASHLOOP_IDLE_IN_TRANSACTION_TIMEOUT_MS). */
+export interface SessionLimits {
+  statementTimeoutMs: number;
+  idleInTransactionTimeoutMs: number;
 }
 
-function connect(url: string, poolSize: number): Sql {
+export const defaultSessionLimits: SessionLimits = { statementTimeoutMs: databaseStatementTimeoutMs, idleInTransactionTimeoutMs: databaseIdleInTransactionTimeoutMs };
+
+/**
+ * The wait before a pool connection tries again after a failed connect, in seconds (postgres.js's
+ * own backoff grows to 20 s, so a pool that failed through a 10 s outage would sleep long after
+ * the database is back): it grows from 10 ms and stops at databaseReconnectDelayMsMax.
+ */
+function reconnectDelaySeconds(retries: number): number {
+  return (0.5 + Math.random() / 2) * Math.min(3 ** retries * 10, databaseReconnectDelayMsMax) / 1000;
+}
+
+/**
+ * No socket factory: postgres.js connects by itself, to each host of a multi-host URL in turn (what
+ * target_session_attrs needs in a failover), and a refused connect runs its close path, so the
+ * pool retries. (A factory that rejected left its pool slot connecting forever.) Nagle's algorithm
+ * is off in patches/postgres+3.4.9.patch, as libpq does.
+ */
+function connect(url: string, poolSize: number, session: SessionLimits | null): Sql {
   return postgres(url, {
     max: poolSize,
-    // postgres.js supports a socket factory but does not declare it in its types.
-    ...({ socket: noDelaySocket } as object),
+    connect_timeout: databaseConnectTimeoutMs / 1000,
+    backoff: reconnectDelaySeconds,
     onnotice: () => {},
     types: {
       bigint: postgres.BigInt,
     },
-    connection: { application_name: 'cashloop' },
+    // Startup parameters (milliseconds, the settings' unit): every session, however often the pool reconnects, carries the bounds.
+    connection: {
+      application_name: 'cashloop',
+      ...(session ? { statement_timeout: session.statementTimeoutMs, idle_in_transaction_session_timeout: session.idleInTransactionTimeoutMs } : {}),
+    },
   }) as unknown as Sql;
 }
 
@@ -148,18 +162,45 @@ export async function pipelinedTransaction<R>(sql: Sql, fn: (tx: TransactionSql)
   }
 }
 
-/** postgres.js's own codes for a connection that went away, and the socket errors under them. */
-const lostConnectionCodes = new Set(['CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT', 'ECONNREFUSED', 'ECONNRESET', 'EPIPE']);
+/** Why the database could not serve a statement for the moment; a retry may succeed. */
+export type DatabaseOutage = 'unreachable' | 'read_only' | 'overloaded' | 'timed_out' | 'contention';
+
+/** postgres.js's own codes for a connection that went away, and the socket and name errors under them. */
+const unreachableCodes = new Set([
+  'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT',
+  'ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'EHOSTDOWN', 'ENETUNREACH', 'ENETDOWN', 'ENOTFOUND', 'EAI_AGAIN', 'EADDRNOTAVAIL',
+]);
+
+/** SQLSTATEs of one outage each, beyond the classes matched by prefix in databaseOutage. */
+const outageSqlStates: Record<string, DatabaseOutage> = {
+  // A standby, or a primary being demoted: writes wait for the failover (target_session_attrs finds the new primary).
+  '25006': 'read_only',
+  // Our own bounds: statement_timeout (or a cancel) and idle_in_transaction_session_timeout.
+  '57014': 'timed_out',
+  '25P03': 'timed_out',
+  // lock_timeout, serialization failure and deadlock past the command path's retries.
+  '55P03': 'contention',
+  '40001': 'contention',
+  '40P01': 'contention',
+};
 
 /**
- * Whether an error says the database is (for the moment) out of reach rather than that a statement
- * was wrong: a lost connection, or SQLSTATE class 08 (connection exception) or 57P (shutdown,
- * crash, not accepting connections yet). The transaction did not commit; a retry may succeed.
+ * The outage an error reports, or null when it says a statement was wrong (a bug, a 500): a lost
+ * or refused connection; SQLSTATE class 08 (connection exception), 53 (insufficient resources:
+ * 53300 too many connections, disk full, out of memory) or 57P (shutdown, crash, not accepting
+ * connections yet); a read-only session (failover); a statement or transaction past its bound;
+ * contention that outlived its retries. The transaction did not commit; a retry may succeed.
  */
-export function isDatabaseUnavailable(error: unknown): boolean {
+export function databaseOutage(error: unknown): DatabaseOutage | null {
   const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code !== 'string') return false;
-  return lostConnectionCodes.has(code) || code.startsWith('08') || code.startsWith('57P');
+  if (typeof code !== 'string') return null;
+  if (unreachableCodes.has(code) || code.startsWith('08') || code.startsWith('57P')) return 'unreachable';
+  if (code.startsWith('53')) return 'overloaded';
+  return outageSqlStates[code] ?? null;
+}
+
+export function isDatabaseUnavailable(error: unknown): boolean {
+  return databaseOutage(error) !== null;
 }
 
 export class TransactionRolledBackError extends Error {
@@ -174,9 +215,9 @@ function closeOnce(close: () => Promise<void>): () => Promise<void> {
   return () => (closing ??= close());
 }
 
-export async function openPostgres(url: string, poolSize = poolSizeMax): Promise<Database> {
-  const sql = connect(url, poolSize);
-  const lookups = connect(url, lookupPoolSize);
+export async function openPostgres(url: string, poolSize = poolSizeMax, session: SessionLimits = defaultSessionLimits): Promise<Database> {
+  const sql = connect(url, poolSize, session);
+  const lookups = connect(url, lookupPoolSize, session);
   await Promise.all([sql`select 1`, lookups`select 1`]);
   return { sql, lookups, kind: 'postgres', close: closeOnce(async () => void (await Promise.all([sql.end({ timeout: 5 }), lookups.end({ timeout: 5 })]))) };
 }
@@ -205,7 +246,8 @@ export async function openPglite(dataDir: string | undefined, logger?: Logger, o
   keepExtendedBatchesTogether(server);
   await server.start();
   const address = server.getServerConn();
-  const sql = connect(`postgres://postgres@${address}/postgres`, poolSize);
+  // PGlite has one backend and no timers of its own: no session bounds (the request deadline still holds).
+  const sql = connect(`postgres://postgres@${address}/postgres`, poolSize, null);
   await sql`select 1`;
   const scrubber = location ? erasedScrubber(sql, options.erasedScrubDelayMs ?? pgliteErasedScrubDelayMs, logger) : null;
   return {

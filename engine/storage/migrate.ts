@@ -41,6 +41,9 @@ export interface MigrationProgress {
 /** Applies every migration not yet applied; returns the names applied now. */
 export async function migrate(sql: Sql, migrations = listMigrations(), progress: MigrationProgress = {}): Promise<string[]> {
   return sql.begin(async (tx) => {
+    // A migration may rewrite a large table, and a second process waits here for the first one's:
+    // the sessions' request-sized bounds (statement_timeout) do not apply to this transaction.
+    await tx`set local statement_timeout = 0`;
     await tx`select pg_advisory_xact_lock(${migrationLockKey})`;
     await tx`create table if not exists schema_migrations (
       number integer primary key,

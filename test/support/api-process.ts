@@ -9,8 +9,11 @@ import { loadConfig } from '../../engine/config.ts';
 import { createEngine } from '../../engine/engine.ts';
 import { createLogger } from '../../engine/logger.ts';
 import { createMetrics } from '../../engine/metrics.ts';
+import { surviveOutageRejections } from '../../api/http/outage-rejections.ts';
 
 const config = loadConfig({ CASHLOOP_RATE_LIMIT_SCALE: '1000', CASHLOOP_PASSWORD_HASH_COST: 'test', CASHLOOP_IMAGE_DECODER_PRIORITY: 'normal', ...process.env, LOG_LEVEL: 'error', PORT: '0', CASHLOOP_CHECK_RESPONSES: '1', CASHLOOP_COMMAND_SCOPE_CHECKS: '1' });
+// As api/main.ts: an outage error no one awaited is logged to stderr, not fatal.
+surviveOutageRejections(createLogger('warn'));
 const engine = await createEngine({ config, logger: createLogger('error', { silent: true }), metrics: createMetrics(), lockKeyPrefix: process.env.LOCK_KEY_PREFIX });
 const authenticators = authenticatorsFor(engine, config.operatorKey!);
 const server = createServer(createApp(engine, authenticators));

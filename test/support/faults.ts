@@ -83,10 +83,11 @@ export async function waitFor(check: () => Promise<boolean>, what: string, timeo
   throw new Error(`${what} did not come up in ${timeoutMs} ms ${detail()}`);
 }
 
-export function startApi(redisUrl: string): Promise<{ child: ChildProcess; url: string }> {
+/** Starts an API process on the file's Postgres and redisUrl; env adds settings (a shorter request deadline). */
+export function startApi(redisUrl: string, env: Record<string, string> = {}): Promise<{ child: ChildProcess; url: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/api-process.ts'], {
-      env: { ...process.env, DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, LOCK_KEY_PREFIX: 'faults:', CASHLOOP_OPERATOR_KEY: operatorKey },
+      env: { ...process.env, ...env, DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, LOCK_KEY_PREFIX: 'faults:', CASHLOOP_OPERATOR_KEY: operatorKey },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     apiProcesses.push(child);
@@ -154,6 +155,64 @@ async function setUp(redisServers: number): Promise<void> {
   engine = await step('engine', async () => createEngine({ config, logger: createLogger('error', { silent: true }), metrics: createMetrics(), database: await openPostgres(databaseUrl) }));
 }
 
+/** As run, without blocking the event loop (the load and the probes go on meanwhile). */
+function runInBackground(command: string, args: string[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('runuser', ['-u', 'postgres', '--', command, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout!.on('data', (chunk) => (output += chunk));
+    child.stderr!.on('data', (chunk) => (output += chunk));
+    child.once('error', reject);
+    child.once('exit', (code, signal) => (code === 0 ? resolve() : reject(new Error(`${command} ${args.join(' ')} failed (${code ?? signal}): ${output}`))));
+  });
+}
+
+/** Stops the file's Postgres hard (`-m immediate`: no checkpoint, every backend killed), as a crash would. */
+export function stopPostgresHard(): Promise<void> {
+  return runInBackground(`${pgBin}/pg_ctl`, ['-D', `${dataDir}/pg`, '-m', 'immediate', '-w', '-t', '60', 'stop']);
+}
+
+/** Starts the file's Postgres and waits until it accepts connections (it recovers from its WAL first). */
+export function startPostgres(): Promise<void> {
+  return runInBackground(`${pgBin}/pg_ctl`, ['-D', `${dataDir}/pg`, '-o', postgresOptions(), '-w', '-t', '60', '-l', `${dataDir}/log`, 'start']);
+}
+
+/** GET /readyz: 200 or 503, or 'cut' when no answer came within timeoutMs. */
+export async function readyz(url: string, timeoutMs = 3_000): Promise<number | 'cut'> {
+  try {
+    const response = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(timeoutMs) });
+    await response.arrayBuffer();
+    return response.status;
+  } catch {
+    return 'cut';
+  }
+}
+
+/**
+ * Takes every connection slot of the file's Postgres that is free (one postgres.js pool, each
+ * connection reserved until release), so that any new connection is refused with 53300 "too many
+ * clients"; answers how many it took.
+ */
+export async function holdConnectionSlots(): Promise<{ taken: number; release(): Promise<void> }> {
+  const holder = postgres(`postgres://postgres@127.0.0.1:${pgPort}/postgres`, { max: 1000, onnotice: () => {}, connect_timeout: 10 });
+  const reserved: { release(): void }[] = [];
+  for (;;) {
+    try {
+      reserved.push(await holder.reserve());
+    } catch (error) {
+      if ((error as { code?: string }).code !== '53300') throw error;
+      break;
+    }
+  }
+  return {
+    taken: reserved.length,
+    async release() {
+      for (const connection of reserved) connection.release();
+      await holder.end({ timeout: 5 });
+    },
+  };
+}
+
 export function postgresOptions(): string {
   return `-p ${pgPort} -k ${dataDir} -c listen_addresses=127.0.0.1 -c fsync=off`;
 }
@@ -193,15 +252,23 @@ export async function tokenFor(profileId: string): Promise<string> {
   return info.access_token;
 }
 
-export async function send(url: string, token: string, body: Record<string, string>, timeoutMs = 20_000): Promise<{ status: number | 'cut'; transferId: string | null; error: string | null }> {
+export interface SendResult {
+  status: number | 'cut';
+  transferId: string | null;
+  error: string | null;
+  /** The Retry-After header, when there was one. */
+  retryAfter: string | null;
+}
+
+export async function send(url: string, token: string, body: Record<string, string>, timeoutMs = 20_000): Promise<SendResult> {
   try {
     const response = await fetch(`${url}/wallet/send`, {
       method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(timeoutMs),
     });
     const answer = (await response.json().catch(() => ({}))) as { transfer?: { id: string }; error?: string };
-    return { status: response.status, transferId: answer.transfer?.id ?? null, error: answer.error ?? null };
+    return { status: response.status, transferId: answer.transfer?.id ?? null, error: answer.error ?? null, retryAfter: response.headers.get('retry-after') };
   } catch {
-    return { status: 'cut', transferId: null, error: null };
+    return { status: 'cut', transferId: null, error: null, retryAfter: null };
   }
 }
 
