@@ -348,7 +348,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Reads a profile: ProfileDetail plus site, features, managers, managed profiles and wallet state.
+         * Reads a profile named by its id or any UID (service:, email:, phone:, username:, or a bare id, email or +phone): ProfileDetail plus site, features, managers, managed profiles and wallet state.
          * @description Reads a profile in full: its ProfileDetail plus site, features, managers, managed profiles and wallet state. Operator key (the CLI drives it).
          */
         get: operations["getAdminProfilesByProfileId"];
@@ -1584,7 +1584,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * A profile's holdings (constant time from the balances table).
+         * A profile's holdings (constant time from the balances table); the profile by id or any UID, 404 when none.
          * @description A profile's holdings per loop and currency, read from the balances table in constant time. Operator key (the CLI drives it).
          */
         get: operations["getAdminLedgerHoldingsByProfileId"];
@@ -2343,6 +2343,40 @@ export interface paths {
          */
         post: operations["postAdminDesignsPlans"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/designs/{designId}/agreements/{agreementId}/deactivate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Deactivates a network agreement, as the design's issuer would. Activation is the member's own call (POST /design/<id>/agreement/<agreement_id>/activate with the member's token). */
+        post: operations["postAdminDesignsAgreementsDeactivate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/designs/{designId}/agreements/{agreementId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Removes a network agreement, as the design's issuer would; answers the design's agreements left. */
+        delete: operations["deleteAdminDesignsAgreementsByAgreementId"];
         options?: never;
         head?: never;
         patch?: never;
@@ -18569,6 +18603,236 @@ export interface operations {
              * @description No such resource. The error may be:
              *
              *     - `not_found`: No such design (or it is not visible to this profile).
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postAdminDesignsAgreementsDeactivate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                designId: string;
+                agreementId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+                "application/x-www-form-urlencoded": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        agreement: {
+                            id: string;
+                            member_id: string;
+                            state: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `token_incorrect`): The operator key is required.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such endpoint.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteAdminDesignsAgreementsByAgreementId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                designId: string;
+                agreementId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+                "application/x-www-form-urlencoded": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        agreements: ({
+                            id: string;
+                            member_id: string;
+                            state: string;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                    };
+                };
+            };
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `token_incorrect`): The operator key is required.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such endpoint.
              */
             404: {
                 headers: {
