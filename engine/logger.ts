@@ -65,11 +65,12 @@ export function readableLine(info: Record<string, unknown>, colors: boolean): st
   const shownLevel = colors ? `${levelColors[level] ?? ''}${level.padEnd(5)}\x1b[0m` : level.padEnd(5);
   const message = String(info.message);
   if (message === 'request') return `${time} ${shownLevel} ${info.method} ${info.path} ${info.status} ${info.durationMs} ms`;
+  const headline = message === 'cashloop listening' && typeof info.url === 'string' ? `cashloop listening on ${info.url} (open ${info.url}/docs for the API reference)` : message;
   const chosen = readableFields[message]
     ?? Object.keys(info).filter((key) => !['level', 'message', 'timestamp', progressField].includes(key) && typeof info[key] !== 'object').slice(0, readableFieldsMax);
   const extra = chosen.filter((key) => info[key] !== undefined).map((key) => `${key}=${fieldText(info[key])}`);
   const error = info.error && typeof info.error === 'object' ? ` error=${fieldText((info.error as { message?: unknown }).message ?? info.error)}` : '';
-  return `${time} ${shownLevel} ${message}${extra.length > 0 ? `  ${extra.join(' ')}` : ''}${error}`;
+  return `${time} ${shownLevel} ${headline}${extra.length > 0 ? `  ${extra.join(' ')}` : ''}${error}`;
 }
 
 const messageKey = Symbol.for('message');
@@ -95,8 +96,8 @@ class LineTransport extends Transport {
   }
 }
 
-const readableFormat = winston.format((info) => {
-  (info as Record<symbol, unknown>)[messageKey] = readableLine(info as Record<string, unknown>, true);
+const readableFormat = winston.format((info, options) => {
+  (info as Record<symbol, unknown>)[messageKey] = readableLine(info as Record<string, unknown>, (options as { colors?: boolean }).colors === true);
   return info;
 });
 
@@ -113,7 +114,7 @@ export function createLogger(level: string, options: { silent?: boolean; format?
     level,
     silent: options.silent ?? false,
     format: readable
-      ? winston.format.combine(winston.format.timestamp(), redactFormat(), readableFormat())
+      ? winston.format.combine(winston.format.timestamp(), redactFormat(), readableFormat({ colors: stream.isTTY === true }))
       : winston.format.combine(winston.format.timestamp(), redactFormat(), dropProgressFormat(), winston.format.json()),
     transports: [new LineTransport(stream, readable)],
   });
