@@ -5,7 +5,6 @@ import type { Config } from './config.ts';
 import { createLogger, progressField, type Logger } from './logger.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import { createMemoryLocks } from './locks/memory.ts';
-import { createRedlockLocks } from './locks/redlock.ts';
 import type { LockService } from './locks/lock.ts';
 import { openPglite, openPostgres, type Database } from './storage/database.ts';
 import { migrate, type MigrationProgress } from './storage/migrate.ts';
@@ -82,7 +81,8 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
   const applied = await migrate(database.sql, undefined, migrationLog(logger));
   if (applied.length > 0) logger.info('migrations applied', { migrations: applied.length, elapsed_ms: Math.round(performance.now() - migrationStartedMs) });
   const keyPrefix = options.lockKeyPrefix ?? redisKeyPrefix(config.databaseUrl);
-  const redlock = !options.locks && config.redisUrls ? createRedlockLocks({ urls: config.redisUrls, keyPrefix, logger }) : null;
+  // ioredis and Redlock load only when Redis is configured: a sandbox start does not pay for them.
+  const redlock = !options.locks && config.redisUrls ? (await import('./locks/redlock.ts')).createRedlockLocks({ urls: config.redisUrls, keyPrefix, logger }) : null;
   const locks = options.locks ?? redlock ?? createMemoryLocks();
   const rateLimits = createRateLimits({ redis: redlock?.clients[0] ?? null, keyPrefix, scale: config.rateLimitScale, logger });
   const sql = database.sql;

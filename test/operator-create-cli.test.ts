@@ -76,6 +76,7 @@ test('refusals exit 1 with the reason and create nothing', async () => {
   const noFeature = await cli('--json', 'design', 'create', '--issuer', store.id, '--title', 'Nope', '--currency', 'USD');
   assert.is(noFeature.code, 1);
   assert.is(JSON.parse(noFeature.stderr).error, 'feature_required');
+  assert.is(JSON.parse(noFeature.stderr).message, `A gl_design needs the design_gl feature on profile ${store.id}; the operator adds it with \`cashloop profile feature add ${store.id} design_gl\`.`);
   const noIssuer = await cli('design', 'create', '--issuer', '9999999999', '--title', 'Nope', '--currency', 'USD', '--type', 'overlay_design');
   assert.is(noIssuer.code, 1);
   assert.match(noIssuer.stderr, '--issuer 9999999999: no profile has this UID');
