@@ -30,7 +30,7 @@ let customerId: string;
 let strangerId: string;
 let customerToken: string;
 let designId: string;
-const exportDir = path.join(mkdtempSync(path.join(tmpdir(), 'pos-sim-test-')), 'exports', 'not-yet-made');
+const exportDir = path.join(mkdtempSync(path.join(tmpdir(), 'pos-')), 'new');
 const permissions = [...designPermissions, 'create_design', 'send_cash', 'view_wallet', 'receive_cash', 'view_history', 'pull_payment'];
 
 const framePollMs = 20;
@@ -202,7 +202,7 @@ test('payment code: QR code on screen, receive with total_due and total_tax, the
   await type(stdin, '9.00');
   await key(stdin, enter);
   // The correction's extra 1.00 came in the shop's own brand cash: the receipt says so.
-  await waitFor(lastFrame, /Received 9\.00 USD\n[^\n]*brand cash \(design \d{10}\)\s+1\.00 USD\n[^\n]*Transfer \d/);
+  await waitFor(lastFrame, /Received 9\.00 USD\n[^\n]*open loop cash\s+8\.00 USD\n[^\n]*brand cash \(design \d{10}\)\s+1\.00 USD\n[^\n]*Transfer \d/);
   unmount();
 });
 
@@ -252,9 +252,9 @@ test('end of day: totals per settlement type and a CSV export', async () => {
   assert.match(report, /immediate\s+1\s+8\.00/, report);
   assert.match(report, /total\s+4\s+28\.00/, report);
   await key(stdin, 'e');
-  const saved = await waitFor(lastFrame, 'CSV saved to');
-  const file = /CSV saved to (\S+?\.csv)/.exec(saved.replace(/\n/g, ''))![1];
-  const csv = readFileSync(path.join(exportDir, path.basename(file)), 'utf8');
+  await waitFor(lastFrame, 'CSV saved to');
+  // The directory did not exist: the export made it.
+  const csv = readFileSync(path.join(exportDir, `pos-report-${server.clock.now().toISOString().slice(0, 10)}.csv`), 'utf8');
   assert.ok(csv.startsWith('date,timestamp,transfer_id'), csv.slice(0, 80));
   assert.is(csv.trim().split(/\r?\n/).length, 5);
   unmount();

@@ -39,7 +39,7 @@ export function takenCashLines(transfer: { movements?: Movement[] } | undefined,
   return [...totals].map(([key, total]) => {
     const loopId = key.split(' ')[0];
     const which = loopId === '0' ? 'open loop cash' : `brand cash (design ${loopId})`;
-    return `${which.padEnd(28)} ${fromMinor(total.minor)} ${total.currency}`;
+    return `${which.padEnd(31)} ${fromMinor(total.minor)} ${total.currency}`;
   });
 }
 

@@ -349,7 +349,7 @@ export interface paths {
         };
         /**
          * Reads a profile named by its id or any UID (service:, email:, phone:, username:, or a bare id, email or +phone): ProfileDetail plus site, features, managers, managed profiles and wallet state.
-         * @description Reads a profile in full: its ProfileDetail plus site, features, managers, managed profiles and wallet state. Operator key (the CLI drives it).
+         * @description Reads a profile in full: its ProfileDetail plus site, features, managers, managed profiles and wallet state. The path names the profile by its id or any UID (service:<id>, email:, phone:, username:, or a bare email or +phone), read as the UID fields of the admin calls read them; the CLI resolves every UID it is given here. Operator key (the CLI drives it).
          */
         get: operations["getAdminProfilesByProfileId"];
         put?: never;
@@ -1585,7 +1585,7 @@ export interface paths {
         };
         /**
          * A profile's holdings (constant time from the balances table); the profile by id or any UID, 404 when none.
-         * @description A profile's holdings per loop and currency, read from the balances table in constant time. Operator key (the CLI drives it).
+         * @description A profile's holdings per loop and currency, read from the balances table in constant time. The path names the profile by its id or any UID (service:<id>, email:, phone:, username:, or a bare email or +phone); a UID naming no profile answers 404, never an empty list. Operator key (the CLI drives it: cashloop cash holdings).
          */
         get: operations["getAdminLedgerHoldingsByProfileId"];
         put?: never;
@@ -2357,7 +2357,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Deactivates a network agreement, as the design's issuer would. Activation is the member's own call (POST /design/<id>/agreement/<agreement_id>/activate with the member's token). */
+        /**
+         * Deactivates a network agreement, as the design's issuer would. Activation is the member's own call (POST /design/<id>/agreement/<agreement_id>/activate with the member's token).
+         * @description Deactivates a network agreement, as the design's issuer (a network owner) would; the member may activate it again. Activation is never the operator's: the member makes POST /design/{designId}/agreement/{agreementId}/activate with its own token (cashloop agreement activate --token). Operator key (the CLI drives it: cashloop agreement deactivate).
+         */
         post: operations["postAdminDesignsAgreementsDeactivate"];
         delete?: never;
         options?: never;
@@ -2375,7 +2378,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Removes a network agreement, as the design's issuer would; answers the design's agreements left. */
+        /**
+         * Removes a network agreement, as the design's issuer would; answers the design's agreements left.
+         * @description Removes a network agreement, as the design's issuer would, and answers the design's agreements left; an agreement that is missing or already removed answers 404 (the issuer's own /agreement/remove skips it silently). Operator key (the CLI drives it: cashloop agreement remove).
+         */
         delete: operations["deleteAdminDesignsAgreementsByAgreementId"];
         options?: never;
         head?: never;
@@ -13410,7 +13416,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 1234567890 */
+                /** @example service:1234567890 */
                 profileId: string;
             };
             cookie?: never;
@@ -13431,7 +13437,7 @@ export interface operations {
             /**
              * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
              *
-             *     - `invalid`: The request is not valid. Or: No such profile.
+             *     - `invalid`: The request is not valid.
              */
             400: {
                 headers: {
@@ -13457,7 +13463,7 @@ export interface operations {
             /**
              * @description No such resource. The error may be:
              *
-             *     - `not_found`: No such endpoint.
+             *     - `not_found`: No such profile.
              */
             404: {
                 headers: {
@@ -18658,7 +18664,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 designId: string;
+                /** @example 2345678901 */
                 agreementId: string;
             };
             cookie?: never;
@@ -18717,7 +18725,7 @@ export interface operations {
             /**
              * @description No such resource. The error may be:
              *
-             *     - `not_found`: No such endpoint.
+             *     - `not_found`: No such design (or it is not visible to this profile). Or: No such agreement on this design.
              */
             404: {
                 headers: {
@@ -18773,7 +18781,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1234567890 */
                 designId: string;
+                /** @example 2345678901 */
                 agreementId: string;
             };
             cookie?: never;
@@ -18832,7 +18842,7 @@ export interface operations {
             /**
              * @description No such resource. The error may be:
              *
-             *     - `not_found`: No such endpoint.
+             *     - `not_found`: No such design (or it is not visible to this profile). Or: No such agreement on this design.
              */
             404: {
                 headers: {
