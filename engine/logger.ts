@@ -3,6 +3,7 @@
 // at any depth, in both formats.
 import winston from 'winston';
 import Transport from 'winston-transport';
+import { logFieldCharsMax, logReadableFieldsMax } from './limits.ts';
 
 const sensitiveKey = /pass(word)?|pin|code|secret|token|authorization|cookie|captcha|pan|key$/i;
 const allowedKeys = new Set(['code_length', 'status_code', 'error_code', 'currency_code', 'route_key']);
@@ -46,16 +47,13 @@ export const progressField = 'progress';
 
 // What a readable line shows after its message, per message; other lines show their scalar fields.
 const readableFields: Record<string, readonly string[]> = {
-  request: [],
   'cashloop listening': ['mode', 'storage', 'locks', 'messages', 'operatorKeySource'],
 };
-const readableFieldsMax = 6;
-const fieldCharsMax = 80;
 const levelColors: Record<string, string> = { error: '\x1b[31m', warn: '\x1b[33m', info: '\x1b[32m', debug: '\x1b[90m' };
 
 function fieldText(value: unknown): string {
   const text = typeof value === 'string' ? (/[\s"=]/.test(value) ? JSON.stringify(value) : value) : JSON.stringify(value);
-  return text.length > fieldCharsMax ? `${text.slice(0, fieldCharsMax - 1)}…` : text;
+  return text.length > logFieldCharsMax ? `${text.slice(0, logFieldCharsMax - 1)}…` : text;
 }
 
 /** One readable line: `12:04:05 info  message  key=value …` (a request: method, path, status, time). */
@@ -67,7 +65,7 @@ export function readableLine(info: Record<string, unknown>, colors: boolean): st
   if (message === 'request') return `${time} ${shownLevel} ${info.method} ${info.path} ${info.status} ${info.durationMs} ms`;
   const headline = message === 'cashloop listening' && typeof info.url === 'string' ? `cashloop listening on ${info.url} (open ${info.url}/docs for the API reference)` : message;
   const chosen = readableFields[message]
-    ?? Object.keys(info).filter((key) => !['level', 'message', 'timestamp', progressField].includes(key) && typeof info[key] !== 'object').slice(0, readableFieldsMax);
+    ?? Object.keys(info).filter((key) => !['level', 'message', 'timestamp', progressField].includes(key) && typeof info[key] !== 'object').slice(0, logReadableFieldsMax);
   const extra = chosen.filter((key) => info[key] !== undefined).map((key) => `${key}=${fieldText(info[key])}`);
   const error = info.error && typeof info.error === 'object' ? ` error=${fieldText((info.error as { message?: unknown }).message ?? info.error)}` : '';
   return `${time} ${shownLevel} ${headline}${extra.length > 0 ? `  ${extra.join(' ')}` : ''}${error}`;
