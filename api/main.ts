@@ -47,7 +47,7 @@ async function main(): Promise<void> {
 
   // Only connecting is bounded in time; a first start's migrations may take longer.
   let engine: Engine;
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, { format: config.logFormat });
   surviveOutageRejections(logger);
   try {
     const database = config.databaseUrl ? await withinStartupTimeout(openPostgres(config.databaseUrl, undefined, config), 'the database') : await openPglite(config.dataDir, logger);

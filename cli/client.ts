@@ -54,8 +54,17 @@ export interface OperatorApi {
 }
 
 export function operatorApi(options: GlobalOptions, env: Environment): OperatorApi {
+  return apiWithBearer(options, env, resolveOperatorKey(options, env));
+}
+
+/** The API as a profile sees it: calls carry that profile's access token instead of the operator key. */
+export function memberApi(options: GlobalOptions, env: Environment, accessToken: string): OperatorApi {
+  return apiWithBearer(options, env, accessToken);
+}
+
+function apiWithBearer(options: GlobalOptions, env: Environment, bearer: string): OperatorApi {
   const server = resolveServer(options, env);
-  const client = cashloopClient({ baseUrl: server.url, bearer: resolveOperatorKey(options, env) });
+  const client = cashloopClient({ baseUrl: server.url, bearer });
   return {
     client,
     async call(pending, context = {}) {

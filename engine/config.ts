@@ -22,6 +22,8 @@ const configSchema = z
     CASHLOOP_OPERATOR_KEY: z.string().min(16, 'CASHLOOP_OPERATOR_KEY must be at least 16 characters').optional(),
     CASHLOOP_PUBLIC_URL: z.string().url().optional(),
     LOG_LEVEL: z.enum(['error', 'warn', 'info', 'debug']).default('info'),
+    // auto: readable lines when the log stream (stderr) is a terminal, JSON lines otherwise.
+    LOG_FORMAT: z.enum(['auto', 'json', 'pretty'], { message: 'LOG_FORMAT must be auto, json or pretty' }).default('auto'),
     SMTP_URL: z.string().regex(/^smtps?:\/\//).optional(),
     SMTP_FROM: z.string().default('Cashloop <no-reply@cashloop.local>'),
     SMS_WEBHOOK_URL: z.string().url().optional(),
@@ -68,6 +70,7 @@ export type Config = Readonly<{
   /** CASHLOOP_PUBLIC_URL was set: the URL to show even when a request reached us another way. */
   publicUrlConfigured: boolean;
   logLevel: 'error' | 'warn' | 'info' | 'debug';
+  logFormat: 'auto' | 'json' | 'pretty';
   smtpUrl: string | undefined;
   smtpFrom: string;
   smsWebhookUrl: string | undefined;
@@ -128,6 +131,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     publicUrlConfigured: value.CASHLOOP_PUBLIC_URL !== undefined,
     publicUrl: (value.CASHLOOP_PUBLIC_URL ?? `http://${['0.0.0.0', '::'].includes(value.HOST) ? '127.0.0.1' : value.HOST.includes(':') ? `[${value.HOST}]` : value.HOST}:${value.PORT}`).replace(/\/+$/, ''),
     logLevel: value.LOG_LEVEL,
+    logFormat: value.LOG_FORMAT,
     smtpUrl: value.SMTP_URL,
     smtpFrom: value.SMTP_FROM,
     smsWebhookUrl: value.SMS_WEBHOOK_URL,

@@ -2,10 +2,9 @@
 // lock service, and wires every domain service onto the one command path.
 import { systemClock, type Clock } from './clock.ts';
 import type { Config } from './config.ts';
-import { createLogger, type Logger } from './logger.ts';
+import { createLogger, progressField, type Logger } from './logger.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import { createMemoryLocks } from './locks/memory.ts';
-import { createRedlockLocks } from './locks/redlock.ts';
 import type { LockService } from './locks/lock.ts';
 import { openPglite, openPostgres, type Database } from './storage/database.ts';
 import { migrate, type MigrationProgress } from './storage/migrate.ts';
@@ -59,11 +58,15 @@ export function redisKeyPrefix(databaseUrl: string | undefined): string {
   return name ? `cashloop:${name}:` : 'cashloop:';
 }
 
-/** A first start applies every migration: one log line before, and one per migration, so a long first start is not silent. */
+/**
+ * A first start applies every migration: one log line before, and one per migration, so a long
+ * first start is not silent. They are progress lines: a terminal redraws one line in place, and
+ * the summary after them ('migrations applied') stays.
+ */
 export function migrationLog(logger: { info(message: string, meta?: object): unknown }): MigrationProgress {
   return {
-    starting: (pending, total) => logger.info(`applying ${pending} of ${total} database migrations (a first start takes a while)`, { pending, total }),
-    applied: (migration, step, pending, elapsedMs) => logger.info(`migration ${step}/${pending} ${migration.name} applied`, { migration: migration.name, step, pending, elapsed_ms: elapsedMs }),
+    starting: (pending, total) => logger.info(`applying ${pending} of ${total} database migrations (a first start takes a while)`, { pending, total, [progressField]: true }),
+    applied: (migration, step, pending, elapsedMs) => logger.info(`migration ${step}/${pending} ${migration.name} applied`, { migration: migration.name, step, pending, elapsed_ms: elapsedMs, [progressField]: true }),
   };
 }
 
@@ -71,13 +74,15 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
   const { config } = options;
   setPasswordHashCost(config.passwordHashCost);
   const clock = options.clock ?? systemClock;
-  const logger = options.logger ?? createLogger(config.logLevel);
+  const logger = options.logger ?? createLogger(config.logLevel, { format: config.logFormat });
   const metrics = options.metrics ?? createMetrics({ defaultMetrics: true });
   const database = options.database ?? (config.databaseUrl ? await openPostgres(config.databaseUrl, undefined, config) : await openPglite(config.dataDir, logger));
+  const migrationStartedMs = performance.now();
   const applied = await migrate(database.sql, undefined, migrationLog(logger));
-  if (applied.length > 0) logger.info('migrations applied', { migrations: applied.length });
+  if (applied.length > 0) logger.info('migrations applied', { migrations: applied.length, elapsed_ms: Math.round(performance.now() - migrationStartedMs) });
   const keyPrefix = options.lockKeyPrefix ?? redisKeyPrefix(config.databaseUrl);
-  const redlock = !options.locks && config.redisUrls ? createRedlockLocks({ urls: config.redisUrls, keyPrefix, logger }) : null;
+  // ioredis and Redlock load only when Redis is configured: a sandbox start does not pay for them.
+  const redlock = !options.locks && config.redisUrls ? (await import('./locks/redlock.ts')).createRedlockLocks({ urls: config.redisUrls, keyPrefix, logger }) : null;
   const locks = options.locks ?? redlock ?? createMemoryLocks();
   const rateLimits = createRateLimits({ redis: redlock?.clients[0] ?? null, keyPrefix, scale: config.rateLimitScale, logger });
   const sql = database.sql;

@@ -596,3 +596,7 @@ export const feedAnnounceBackoffBaseMs = 250;
 
 /** Rows of the audit's reserve owed per design and distributor (`GET /admin/ledger/audit` `owed`). */
 export const owedByDistributorRowsMax = 1000;
+
+/** A readable log line (a terminal's) shows at most this many fields, each cut to this many characters. */
+export const logReadableFieldsMax = 6;
+export const logFieldCharsMax = 80;

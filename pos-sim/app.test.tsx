@@ -1,7 +1,8 @@
 // Proves every flow of the merchant terminal through ink-testing-library against a real server:
 // sign in by direct authentication with code entry, sale by pull with a split and a receipt, a
 // refused pull shown as one line, a payment code with its QR code and a correction, processor
-// mode, and the end of day report with its CSV export and grand total; a burst of keys with its
+// mode, the payment code's receipt naming which cash it took, and the end of day report with its CSV
+// export (into a directory it creates, by default outside the working directory) and grand total; a burst of keys with its
 // Enter (a paste, a scanner) submits; the header's device is the report's; a refusal keeps what was
 // typed; the server is found as the CLI finds it and named when it cannot be reached.
 import { mkdtempSync, readFileSync } from 'node:fs';
@@ -18,7 +19,7 @@ import { issue, ledgerWorld } from '../test/ledger-api-support.ts';
 import { startTestServer, type TestServer } from '../test/support/http.ts';
 import { createPosClient } from './api.ts';
 import { App, type AppOptions } from './app.tsx';
-import { parseOptions } from './options.ts';
+import { defaultExportDir, parseOptions } from './options.ts';
 
 let server: TestServer;
 let app: TestApp;
@@ -29,7 +30,7 @@ let customerId: string;
 let strangerId: string;
 let customerToken: string;
 let designId: string;
-const exportDir = mkdtempSync(path.join(tmpdir(), 'pos-sim-test-'));
+const exportDir = path.join(mkdtempSync(path.join(tmpdir(), 'pos-')), 'new');
 const permissions = [...designPermissions, 'create_design', 'send_cash', 'view_wallet', 'receive_cash', 'view_history', 'pull_payment'];
 
 const framePollMs = 20;
@@ -193,15 +194,27 @@ test('payment code: QR code on screen, receive with total_due and total_tax, the
   await type(stdin, '0.50');
   await key(stdin, enter);
   // The screen's own line (the transfer under it), not the receive feed's banner, which may say the same first.
-  await waitFor(lastFrame, /Received 8\.00 USD\n[^\n]*Transfer \d/);
+  await waitFor(lastFrame, /Received 8\.00 USD\n[^\n]*open loop cash\s+8\.00 USD\n[^\n]*Transfer \d/);
   await key(stdin, 'c');
   await waitFor(lastFrame, 'Corrected amount');
   await type(stdin, '9.00');
   await key(stdin, enter);
   await type(stdin, '9.00');
   await key(stdin, enter);
-  await waitFor(lastFrame, /Received 9\.00 USD\n[^\n]*Transfer \d/);
+  // The correction's extra 1.00 came in the shop's own brand cash: the receipt says so.
+  await waitFor(lastFrame, /Received 9\.00 USD\n[^\n]*open loop cash\s+8\.00 USD\n[^\n]*brand cash \(design \d{10}\)\s+1\.00 USD\n[^\n]*Transfer \d/);
   unmount();
+});
+
+test('exports default to the user\'s data directory, never the working directory', () => {
+  assert.is(defaultExportDir({ XDG_DATA_HOME: '/x/data' }, 'linux', '/home/pat'), '/x/data/cashloop/pos-exports');
+  assert.is(defaultExportDir({}, 'linux', '/home/pat'), '/home/pat/.local/share/cashloop/pos-exports');
+  assert.is(defaultExportDir({}, 'darwin', '/Users/pat'), '/Users/pat/Library/Application Support/cashloop/pos-exports');
+  assert.match(defaultExportDir({ LOCALAPPDATA: 'C:\\Users\\pat\\AppData\\Local' }, 'win32', 'C:\\Users\\pat'), 'cashloop');
+  const parsed = parseOptions([], { HOME: '/home/pat', XDG_DATA_HOME: '/x/data' });
+  assert.is(parsed.exportDir, defaultExportDir({ XDG_DATA_HOME: '/x/data' }));
+  assert.not.ok(parsed.exportDir.startsWith(process.cwd()));
+  assert.is(parseOptions(['--export-dir', '/tmp/till'], {}).exportDir, '/tmp/till');
 });
 
 test('processor mode: a processor token of the customer sends to this shop', async () => {
@@ -239,9 +252,9 @@ test('end of day: totals per settlement type and a CSV export', async () => {
   assert.match(report, /immediate\s+1\s+8\.00/, report);
   assert.match(report, /total\s+4\s+28\.00/, report);
   await key(stdin, 'e');
-  const saved = await waitFor(lastFrame, 'CSV saved to');
-  const file = /CSV saved to (\S+?\.csv)/.exec(saved.replace(/\n/g, ''))![1];
-  const csv = readFileSync(path.join(exportDir, path.basename(file)), 'utf8');
+  await waitFor(lastFrame, 'CSV saved to');
+  // The directory did not exist: the export made it.
+  const csv = readFileSync(path.join(exportDir, `pos-report-${server.clock.now().toISOString().slice(0, 10)}.csv`), 'utf8');
   assert.ok(csv.startsWith('date,timestamp,transfer_id'), csv.slice(0, 80));
   assert.is(csv.trim().split(/\r?\n/).length, 5);
   unmount();

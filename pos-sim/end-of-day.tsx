@@ -1,5 +1,5 @@
 // The end-of-day report: received and receivable per type, exported as CSV.
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Box, Text } from 'ink';
 import React, { useEffect, useState } from 'react';
@@ -54,7 +54,8 @@ export function EndOfDay(props: { options: AppOptions; onDone(): void; setError(
     props.busy(true);
     options.client.reportCsv({ startDate: day, endDate: day })
       .then((csv) => {
-        const file = path.join(options.exportDir, `pos-report-${day}.csv`);
+        mkdirSync(options.exportDir, { recursive: true });
+        const file = path.resolve(options.exportDir, `pos-report-${day}.csv`);
         writeFileSync(file, csv);
         setSaved(file);
       })

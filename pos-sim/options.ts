@@ -1,5 +1,6 @@
 // What the terminal is started with (its command line and environment), and its screens.
-import { hostname } from 'node:os';
+import { homedir, hostname } from 'node:os';
+import path from 'node:path';
 import { Command } from 'commander';
 import { processEnvironment, resolveServer, type Environment } from '../cli/settings.ts';
 import type { PosClient } from './api.ts';
@@ -7,6 +8,16 @@ import type { PosClient } from './api.ts';
 /** The terminal's device when it signs in and none is named: stable per machine, at most 36 characters. */
 export function defaultDevice(hostname: string): string {
   return `pos-${hostname.replace(/[^0-9A-Za-z_-]/g, '-')}`.slice(0, 36);
+}
+
+/**
+ * Where end of day CSV files go unless --export-dir says: the user's data directory, never the
+ * current one (run from a checkout, an export would land in the repository).
+ */
+export function defaultExportDir(env: Environment, platform: NodeJS.Platform = process.platform, home: string = homedir()): string {
+  if (platform === 'win32') return path.join(env.LOCALAPPDATA || path.join(home, 'AppData', 'Local'), 'cashloop', 'pos-exports');
+  if (platform === 'darwin') return path.join(home, 'Library', 'Application Support', 'cashloop', 'pos-exports');
+  return path.join(env.XDG_DATA_HOME || path.join(home, '.local', 'share'), 'cashloop', 'pos-exports');
 }
 
 /** Options, with the server found as the CLI finds it (--url, CASHLOOP_URL, PORT, config, 8080) and the token from CASHLOOP_TOKEN. */
@@ -21,7 +32,7 @@ export function parseOptions(argv: readonly string[], env: Environment = process
     .option('--device <uuid>', "this terminal's device id (up to 36 characters): the one it signs in with, or the one its --token was issued for")
     .option('--processor-token <token>', 'a processor token (offline + process_payment) for processor mode')
     .option('--currency <code>', 'currency of payment codes and outside tender', 'USD')
-    .option('--export-dir <dir>', 'where end of day CSV files go', process.cwd())
+    .option('--export-dir <dir>', 'where end of day CSV files go (created if missing)', defaultExportDir(env))
     .exitOverride()
     .configureOutput({ writeErr: (text) => process.stderr.write(text) });
   program.parse(['node', 'pos', ...argv]);

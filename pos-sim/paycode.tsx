@@ -1,7 +1,7 @@
 // A payment code sale: the customer shows a code, the terminal takes the amount.
 import { Box, Text } from 'ink';
 import React, { useState } from 'react';
-import { PosError, toMinor } from './api.ts';
+import { fromMinor, PosError, toMinor } from './api.ts';
 import type { AppOptions } from './options.ts';
 import { message, qrText, Form, Keys, useScreenWidth } from './widgets.tsx';
 
@@ -18,12 +18,37 @@ export function amountsProblem(values: { amount: string; totalDue?: string; tota
   return null;
 }
 
+interface MovedLoop { loop_id: string; currency: string; amount: string }
+interface Movement { to_id: string | null; loops: MovedLoop[] }
+
+/**
+ * Which cash a payment took, one line per loop that reached the merchant: open loop cash (loop 0)
+ * or brand cash (a design's loop), from the movements of the transfer the receive answered.
+ */
+export function takenCashLines(transfer: { movements?: Movement[] } | undefined, merchantId: string): string[] {
+  const totals = new Map<string, { currency: string; minor: bigint }>();
+  for (const movement of transfer?.movements ?? []) {
+    if (movement.to_id !== merchantId) continue;
+    for (const loop of movement.loops) {
+      const key = `${loop.loop_id} ${loop.currency}`;
+      const total = totals.get(key) ?? { currency: loop.currency, minor: 0n };
+      total.minor += toMinor(loop.amount) ?? 0n;
+      totals.set(key, total);
+    }
+  }
+  return [...totals].map(([key, total]) => {
+    const loopId = key.split(' ')[0];
+    const which = loopId === '0' ? 'open loop cash' : `brand cash (design ${loopId})`;
+    return `${which.padEnd(31)} ${fromMinor(total.minor)} ${total.currency}`;
+  });
+}
+
 /** The payment code form's narrowest: below it the QR code gives way. */
 const paycodeFormColumnsMin = 40;
 
 export function Paycode(props: { options: AppOptions; merchantId: string; onDone(): void; setError(text: string): void; busy(value: boolean): void }) {
   const { options } = props;
-  const [last, setLast] = useState<{ paycode: string; amount: string; totalDue?: string; totalTax?: string; transferId: string } | null>(null);
+  const [last, setLast] = useState<{ paycode: string; amount: string; totalDue?: string; totalTax?: string; transferId: string; taken: string[] } | null>(null);
   const [correcting, setCorrecting] = useState(false);
   const run = (work: () => Promise<void>) => {
     props.busy(true);
@@ -33,8 +58,8 @@ export function Paycode(props: { options: AppOptions; merchantId: string; onDone
   const receive = (values: { paycode: string; amount: string; totalDue?: string; totalTax?: string }) => run(async () => {
     const problem = amountsProblem(values);
     if (problem) throw new PosError(problem);
-    const answer = await options.client.receive({ ...values, currency: options.currency }) as { transfer?: { id?: string }; transfer_id?: string };
-    setLast({ ...values, transferId: answer.transfer?.id ?? answer.transfer_id ?? '' });
+    const answer = await options.client.receive({ ...values, currency: options.currency }) as { transfer?: { id?: string; movements?: Movement[] }; transfer_id?: string };
+    setLast({ ...values, transferId: answer.transfer?.id ?? answer.transfer_id ?? '', taken: takenCashLines(answer.transfer, props.merchantId) });
     setCorrecting(false);
   });
   const qr = qrText(`cashloop:pay?recipient_uid=service:${props.merchantId}`);
@@ -51,6 +76,7 @@ export function Paycode(props: { options: AppOptions; merchantId: string; onDone
         {last && !correcting ? (
           <Box flexDirection="column">
             <Text color="green">Received {last.amount} {options.currency}</Text>
+            {last.taken.map((line) => <Text key={line}>{line}</Text>)}
             <Text>Transfer {last.transferId}</Text>
             <Keys hint="c: correct the amount  Enter: menu" keys={{ c: () => setCorrecting(true) }} onEnter={props.onDone} />
           </Box>

@@ -1,5 +1,6 @@
-// Proves the operator CLI for designs: `cashloop design list`, `design show ID` and `agreement list
-// DESIGN_ID`, readable and with --json, against a real server; unknown ids and a wrong key exit 1.
+// Proves the operator CLI for designs: `cashloop design list`, `design show ID`, an agreement's whole
+// life (add, show, activate by its member, deactivate, remove), readable and with --json, against a
+// real server; unknown ids and a wrong key exit 1.
 import sharp from 'sharp';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -64,6 +65,49 @@ test('design list, design show and agreement list, readable and --json', async (
   const agreementsJson = JSON.parse((await cli('--json', 'agreement', 'list', designId)).stdout);
   assert.is(agreementsJson.design_id, designId);
   assert.equal(agreementsJson.agreements.map((row: any) => [row.id, row.state]), [[added.body.agreement.id, 'inactive']]);
+});
+
+test('an agreement from the CLI: add by any UID, show, activate with the member\'s token, deactivate, remove', async () => {
+  const app = await createApp(server);
+  const managerId = await addIndividual(server, app);
+  const cafeId = await addBusiness(server, app, managerId, 'Life Cafe');
+  const memberId = await addBusiness(server, app, managerId, 'Life Member');
+  assert.is((await cli('profile', 'feature', 'add', `service:${cafeId}`, 'design_gl')).code, 0);
+  const design = await cli('--json', 'design', 'create', '--issuer', cafeId, '--title', 'Life Bucks', '--currency', 'USD');
+  assert.is(design.code, 0, design.out);
+  const designId = JSON.parse(design.stdout).id;
+
+  const added = await cli('agreement', 'create', designId, '--member', `service:${memberId}`, '--roles', 'redeemer', '--terms', 'Net 30');
+  assert.is(added.code, 0, added.out);
+  const agreementId = /agreement (\d{10})  inactive/.exec(added.stdout)![1];
+  assert.match(added.stdout, `cashloop agreement activate ${designId} ${agreementId} --token`);
+  assert.match((await cli('agreement', 'show', designId, agreementId)).stdout, /inactive\s+member \d{10} \(Life Member\)\s+redeemer\nterms  Net 30/);
+
+  // Activation is the member's: the operator key alone cannot give it, another profile's token is refused.
+  const withoutToken = await cli('agreement', 'activate', designId, agreementId);
+  assert.is(withoutToken.code, 1);
+  assert.match(withoutToken.stderr, 'Only the member activates an agreement');
+  const cafeToken = await userToken(server, app, cafeId, { personalProfileId: managerId, concurrent: true, permissions: [...designPermissions] });
+  const byOwner = await cli('agreement', 'activate', designId, agreementId, '--token', cafeToken);
+  assert.is(byOwner.code, 1);
+  assert.match(byOwner.stderr, 'Only the member named in the agreement may activate it.');
+  const memberToken = await userToken(server, app, memberId, { personalProfileId: managerId, concurrent: true, permissions: [...designPermissions] });
+  const activated = await cli('agreement', 'activate', designId, agreementId, '--token', memberToken);
+  assert.is(activated.code, 0, activated.out);
+  assert.match(activated.stdout, `agreement ${agreementId}  active`);
+
+  const deactivated = await cli('agreement', 'deactivate', designId, agreementId);
+  assert.is(deactivated.code, 0, deactivated.out);
+  assert.match(deactivated.stdout, `agreement ${agreementId}  deactivated`);
+  const removed = await cli('agreement', 'remove', designId, agreementId);
+  assert.is(removed.code, 0, removed.out);
+  assert.match(removed.stdout, `removed agreement ${agreementId}; 0 left on design ${designId}`);
+  const again = await cli('agreement', 'remove', designId, agreementId);
+  assert.is(again.code, 1);
+  assert.match(again.stderr, /no such agreement/i);
+  const gone = await cli('agreement', 'show', designId, agreementId);
+  assert.is(gone.code, 1);
+  assert.match(gone.stderr, `Design ${designId} has no agreement ${agreementId}`);
 });
 
 test('unknown designs and a wrong operator key exit 1 with the server\'s error', async () => {

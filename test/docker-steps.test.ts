@@ -1,7 +1,8 @@
 // Proves the Docker path without Docker: the Dockerfile's own COPY, ENV, RUN and CMD lines, run as
 // written in a clean temporary folder, install the production tree and start a server that answers
 // /readyz; and docker-compose.yml's default API is a sandbox that starts, its production profile a
-// production configuration that starts once the settings its comments name are given.
+// production configuration that starts once the settings its comments name are given; the sandbox
+// is published on loopback only, and production's settings check names each missing setting.
 //
 // The only translations from an image to this machine: absolute paths of the image (/app, /data)
 // live under the temporary folder, the image's `node` user is whoever runs the test, and the CMD's
@@ -15,6 +16,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parse as parseYaml } from 'yaml';
 import { loadConfig, productionProblems } from '../engine/config.ts';
+import { dockerignoreRules, isIgnored } from './support/dockerignore.ts';
 
 const repository = path.resolve(import.meta.dirname, '..');
 const startTimeoutMs = 5 * 60 * 1000;
@@ -44,20 +46,11 @@ function parseEnv(argument: string): [string, string][] {
   });
 }
 
-/** .dockerignore's patterns (`*`, `**` and plain names) as one predicate on a context-relative path. */
+/** .dockerignore's rules, applied as Docker applies them (test/support/dockerignore.ts), as one predicate on a context-relative path. */
 function dockerignore(): (relative: string) => boolean {
   const file = path.join(repository, '.dockerignore');
-  const patterns = existsSync(file) ? readFileSync(file, 'utf8').split('\n').map((line) => line.trim().replace(/\/$/, '')).filter((line) => line && !line.startsWith('#')) : [];
-  const expressions = patterns.map((pattern) => {
-    const body = pattern
-      .replace(/[.+^${}()|[\]\\]/g, '\\$&')
-      .replace(/\*\*\//g, '\u0000')
-      .replace(/\*/g, '[^/]*')
-      .replace(/\?/g, '[^/]')
-      .replace(/\u0000/g, '(?:.*/)?');
-    return new RegExp(`^${body}(?:/.*)?$`);
-  });
-  return (relative) => expressions.some((expression) => expression.test(relative));
+  const rules = dockerignoreRules(existsSync(file) ? readFileSync(file, 'utf8') : '');
+  return (relative) => isIgnored(rules, relative.split(path.sep).join('/'));
 }
 
 interface Image {
@@ -218,6 +211,43 @@ test('the production profile starts a production API once the settings named in 
   assert.not.equal(config.databaseUrl, loadConfig(composeEnvironment(compose.services.api, {})).databaseUrl);
   // Without them, the server names each missing one (it refuses to start with that line).
   assert.is(productionProblems(loadConfig(composeEnvironment(production, { POSTGRES_PASSWORD: 'x' }))).length, 3);
+});
+
+test('the sandbox is published on 127.0.0.1 unless CASHLOOP_SANDBOX_BIND says otherwise', () => {
+  const [published] = compose.services.api.ports as string[];
+  const interpolate = (shell: Record<string, string>) => published.replace(/\$\{(\w+)(?::-([^}]*))?\}/g, (_match, name: string, fallback = '') => shell[name] || fallback);
+  assert.is(interpolate({}), '127.0.0.1:8080:8080');
+  assert.is(interpolate({ CASHLOOP_SANDBOX_BIND: '0.0.0.0', CASHLOOP_SANDBOX_PORT: '9090' }), '0.0.0.0:9090:8080');
+});
+
+/** Runs production-settings' command as its container would (Compose turns `$$` into `$`), with only the given settings. */
+function checkProductionSettings(settings: Record<string, string>): { status: number | null; output: string } {
+  const service = compose.services['production-settings'];
+  assert.equal(service.entrypoint, ['sh', '-c']);
+  const environment = composeEnvironment(service, settings);
+  const outcome = spawnSync('sh', ['-c', String(service.command[0]).replace(/\$\$/g, '$')], { env: { PATH: process.env.PATH ?? '', ...environment }, encoding: 'utf8' });
+  return { status: outcome.status, output: `${outcome.stdout}${outcome.stderr}` };
+}
+
+test("production's settings are checked before any production container starts: one line naming each missing or empty one", () => {
+  for (const name of ['postgres-production', 'api-production']) {
+    assert.equal(compose.services[name].depends_on['production-settings'], { condition: 'service_completed_successfully' }, name);
+  }
+  assert.equal(compose.services['production-settings'].profiles, ['production']);
+  // The names it checks: the database password and every setting the server's own production check names.
+  // (Each problem names its settings first, then says why: "production needs SMTP_URL: without it …".)
+  const problems = productionProblems(loadConfig({ CASHLOOP_MODE: 'production', DATABASE_URL: 'postgres://cashloop@db/cashloop', REDIS_URL: 'redis://redis:6379' }));
+  const serverNames = [...new Set(problems.flatMap((problem) => problem.split(':')[0].match(/\b[A-Z][A-Z_]{3,}\b/g) ?? []))];
+  const all = { POSTGRES_PASSWORD: 'a-strong-password', SMTP_URL: 'smtp://mail.example.com', SMS_WEBHOOK_URL: 'https://sms.example.com', RECAPTCHA_SITE_KEY: 'k', RECAPTCHA_SECRET: 's' };
+  assert.equal(Object.keys(all).sort(), ['POSTGRES_PASSWORD', ...serverNames].sort());
+  const none = checkProductionSettings({});
+  assert.is(none.status, 1);
+  assert.is(none.output, 'Cashloop production cannot start: set POSTGRES_PASSWORD SMTP_URL SMS_WEBHOOK_URL RECAPTCHA_SITE_KEY RECAPTCHA_SECRET (in the environment, or a .env file beside docker-compose.yml)\n');
+  const emptyPassword = checkProductionSettings({ ...all, POSTGRES_PASSWORD: '' });
+  assert.is(emptyPassword.status, 1);
+  assert.match(emptyPassword.output, /^Cashloop production cannot start: set POSTGRES_PASSWORD \(/);
+  const given = checkProductionSettings(all);
+  assert.is(given.status, 0, given.output);
 });
 
 test.run();

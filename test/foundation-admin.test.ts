@@ -135,7 +135,7 @@ test('CLI: profile feature add, profile set and profile show', async () => {
 test('CLI: errors are one line on stderr with exit code 1; missing flags without a terminal do not prompt', async () => {
   const missing = await cli('profile', 'show', '1000000000');
   assert.is(missing.code, 1);
-  assert.is(missing.stderr.trim(), 'cashloop: No such profile.');
+  assert.is(missing.stderr.trim(), 'cashloop: <profile> 1000000000: no profile has this UID. A UID is one of: service:<id> or the bare 10-digit id; email:<address> or the address; phone:<number> or +<E.164 number>; username:<name>.');
   const noName = await cli('app', 'create');
   assert.is(noName.code, 1);
   assert.match(noName.stderr, /--name/);

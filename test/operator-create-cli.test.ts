@@ -47,7 +47,7 @@ test('profile create, business create, design create, plan create and agreement 
   assert.match(plan.plan_id, /^\d+$/);
   const added = await cli('agreement', 'add', designId, '--member', shop.id, '--roles', 'redeemer,settler', '--terms', 'Net 30');
   assert.is(added.code, 0, added.out);
-  assert.match(added.out, /inactive\s+member \d{10}\s+redeemer,settler/);
+  assert.match(added.out, /inactive\s+member \d{10} \(Corner Shop\)\s+redeemer,settler/);
 
   const full = await json('design', 'show', designId);
   assert.is(full.issuer_id, cafe.id);
@@ -68,7 +68,7 @@ test('refusals exit 1 with the reason and create nothing', async () => {
 
   const noManager = await cli('business', 'create', '--name', 'Orphan', '--manager', 'nobody@example.com', ...address);
   assert.is(noManager.code, 1);
-  assert.match(noManager.stderr, 'manager_uid');
+  assert.match(noManager.stderr, '--manager nobody@example.com: no profile has this UID');
 
   const person = await json('profile', 'create', '--first-name', 'Kim', '--last-name', 'Plain');
   const store = await json('business', 'create', '--name', 'No Feature Store', '--manager', person.id, ...address);
@@ -76,9 +76,10 @@ test('refusals exit 1 with the reason and create nothing', async () => {
   const noFeature = await cli('--json', 'design', 'create', '--issuer', store.id, '--title', 'Nope', '--currency', 'USD');
   assert.is(noFeature.code, 1);
   assert.is(JSON.parse(noFeature.stderr).error, 'feature_required');
+  assert.is(JSON.parse(noFeature.stderr).message, `A gl_design needs the design_gl feature on profile ${store.id}; the operator adds it with \`cashloop profile feature add ${store.id} design_gl\`.`);
   const noIssuer = await cli('design', 'create', '--issuer', '9999999999', '--title', 'Nope', '--currency', 'USD', '--type', 'overlay_design');
   assert.is(noIssuer.code, 1);
-  assert.match(noIssuer.stderr, 'issuer_id: names no profile');
+  assert.match(noIssuer.stderr, '--issuer 9999999999: no profile has this UID');
   assert.is((await json('design', 'list')).designs.length, designsBefore);
 
   const noDesign = await cli('--json', 'plan', 'create', '9999999999', '--title', 'Ghost');

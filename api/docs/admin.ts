@@ -18,7 +18,7 @@ export const adminDocs: OperationDocs = {
   },
   getAdminProfilesByProfileId: {
     description:
-      "Reads a profile in full: its ProfileDetail plus site, features, managers, managed profiles and wallet state. Operator key (the CLI drives it).",
+      "Reads a profile in full: its ProfileDetail plus site, features, managers, managed profiles and wallet state. The path names the profile by its id or any UID (service:<id>, email:, phone:, username:, or a bare email or +phone), read as the UID fields of the admin calls read them; the CLI resolves every UID it is given here. Operator key (the CLI drives it).",
     example: { profileId: '1234567890' },
     errors: [...pick(profileErrors, 'profile_not_found')],
   },

@@ -39,4 +39,16 @@ export const designAdminDocs: OperationDocs = {
     example: { designId: '1234567890', uid: 'bookshop@example.com', redeemer: true, terms_text: 'Redeems at face value.' },
     errors: [...pick(designErrors, 'design_not_found', 'member_not_found')],
   },
+  postAdminDesignsAgreementsDeactivate: {
+    description:
+      "Deactivates a network agreement, as the design's issuer (a network owner) would; the member may activate it again. Activation is never the operator's: the member makes POST /design/{designId}/agreement/{agreementId}/activate with its own token (cashloop agreement activate --token). Operator key (the CLI drives it: cashloop agreement deactivate).",
+    example: { designId: '1234567890', agreementId: '2345678901' },
+    errors: [...pick(designErrors, 'design_not_found', 'agreement_not_found')],
+  },
+  deleteAdminDesignsAgreementsByAgreementId: {
+    description:
+      "Removes a network agreement, as the design's issuer would, and answers the design's agreements left; an agreement that is missing or already removed answers 404 (the issuer's own /agreement/remove skips it silently). Operator key (the CLI drives it: cashloop agreement remove).",
+    example: { designId: '1234567890', agreementId: '2345678901' },
+    errors: [...pick(designErrors, 'design_not_found', 'agreement_not_found')],
+  },
 };

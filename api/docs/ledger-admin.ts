@@ -1,5 +1,6 @@
 // The operations of api/routes/ledger-admin.ts: description, example request and domain errors (api/http/operation-docs.ts).
 import { ledgerErrors } from '../routes/ledger-errors.ts';
+import { profileErrors } from '../routes/profiles.ts';
 import { pick, type OperationDocs } from '../http/operation-docs.ts';
 
 export const ledgerAdminDocs: OperationDocs = {
@@ -29,9 +30,9 @@ export const ledgerAdminDocs: OperationDocs = {
   },
   getAdminLedgerHoldingsByProfileId: {
     description:
-      "A profile's holdings per loop and currency, read from the balances table in constant time. Operator key (the CLI drives it).",
-    example: { profileId: '1234567890' },
-    errors: [...pick(ledgerErrors, 'named_profile_not_found')],
+      "A profile's holdings per loop and currency, read from the balances table in constant time. The path names the profile by its id or any UID (service:<id>, email:, phone:, username:, or a bare email or +phone); a UID naming no profile answers 404, never an empty list. Operator key (the CLI drives it: cashloop cash holdings).",
+    example: { profileId: 'service:1234567890' },
+    errors: [...pick(profileErrors, 'profile_not_found')],
   },
   postAdminLedgerAccounts: {
     description:

@@ -11,6 +11,7 @@ import { errorTable, httpError } from '../http/errors.ts';
 import { boolField, currencyField, latitudeField, longitudeField, requiredString, stringList } from '../http/fields.ts';
 import { defineRoute, type RouteDefinition } from '../http/route.ts';
 import { addBusinessInput, businessAddressField, personNameField, profileErrors } from './profiles.ts';
+import { pathProfileIdOf } from './ledger-admin.ts';
 
 type AdminError = 'app_record_not_found';
 export const adminErrors = errorTable<AdminError>({
@@ -173,14 +174,14 @@ export const adminRoutes: RouteDefinition[] = [
   defineRoute({
     method: 'get',
     path: '/admin/profiles/:profileId',
-    summary: 'Reads a profile: ProfileDetail plus site, features, managers, managed profiles and wallet state.',
+    summary: 'Reads a profile named by its id or any UID (service:, email:, phone:, username:, or a bare id, email or +phone): ProfileDetail plus site, features, managers, managed profiles and wallet state.',
     tags: ['admin'],
     caller: { kind: 'operator' },
     input: empty,
     response: z.strictObject({ profile: profileDetail, site: z.string(), features: z.array(z.string()), managers: z.array(z.string()), managed: z.array(z.string()), wallet_state: z.string().nullable() }),
     errors: [404],
     async handler({ engine, params }) {
-      const view = await engine.services.profileAccess.adminView(params.profileId);
+      const view = await engine.services.profileAccess.adminView(await pathProfileIdOf(engine, params.profileId));
       if (!view) throw httpError(profileErrors, 'profile_not_found');
       return view;
     },

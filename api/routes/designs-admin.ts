@@ -116,4 +116,36 @@ export const designAdminRoutes: RouteDefinition[] = [
       return { agreement: result.agreement, agreements: result.agreements };
     },
   }),
+
+  defineRoute({
+    method: 'post',
+    path: '/admin/designs/:designId/agreements/:agreementId/deactivate',
+    summary: "Deactivates a network agreement, as the design's issuer would. Activation is the member's own call (POST /design/<id>/agreement/<agreement_id>/activate with the member's token).",
+    tags: ['admin'],
+    caller: { kind: 'operator' },
+    input: empty,
+    response: z.object({ agreement: agreementAnswer }),
+    errors: [404],
+    async handler({ engine, params }) {
+      const result = await engine.services.designs.adminDeactivateAgreement(params.designId, params.agreementId);
+      if (!result.ok) raise(result);
+      return { agreement: result.agreement };
+    },
+  }),
+
+  defineRoute({
+    method: 'delete',
+    path: '/admin/designs/:designId/agreements/:agreementId',
+    summary: "Removes a network agreement, as the design's issuer would; answers the design's agreements left.",
+    tags: ['admin'],
+    caller: { kind: 'operator' },
+    input: empty,
+    response: z.object({ agreements: z.array(agreementAnswer) }),
+    errors: [404],
+    async handler({ engine, params }) {
+      const result = await engine.services.designs.adminRemoveAgreement(params.designId, params.agreementId);
+      if (!result.ok) raise(result);
+      return { agreements: result.agreements };
+    },
+  }),
 ];

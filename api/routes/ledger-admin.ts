@@ -4,22 +4,39 @@ import { holding } from '../http/schemas.ts';
 import { z } from 'zod';
 import type { EdgeEngine } from '../../engine/engine.ts';
 import { dfiAccountFieldCharsMax, fxRateCharsMax, loginCharsMax } from '../../engine/limits.ts';
-import { parseUid } from '../../engine/uids.ts';
+import { canonicalUidOf } from '../../engine/profiles/names.ts';
 import { edgeErrors, httpError } from '../http/errors.ts';
 import { amountField, boundedString, currencyField } from '../http/fields.ts';
 import { defineRoute, type RouteDefinition } from '../http/route.ts';
 import { raise } from './ledger-errors.ts';
 import { accountOf, recipientAccountField } from './payouts.ts';
+import { profileErrors } from './profiles.ts';
 
 const empty = z.object({}).strict();
 const uidField = boundedString(loginCharsMax, 1);
 
-/** The profile a UID (service:<id>, username:<name> or a bare id) names, or a 400 on the field. */
+/** The forms of a UID every admin call takes (canonicalUidOf), for error answers and the CLI. */
+export const uidForms = 'service:<id> or the bare 10-digit id, email:<address> or the address, phone:<number> or +<E.164 number>, username:<name>';
+
+/** The id of the profile a UID names, in any of the uidForms; null when none. */
+export async function findProfileId(engine: EdgeEngine, uid: string): Promise<string | null> {
+  const canonical = canonicalUidOf(uid);
+  const profile = canonical ? await engine.services.profileAccess.findByUid(canonical) : null;
+  return profile?.id ?? null;
+}
+
+/** The profile a UID in a body names, or a 400 on the field. */
 export async function profileIdOf(engine: EdgeEngine, uid: string, field: string): Promise<string> {
-  const parsed = parseUid(uid) ?? parseUid(`service:${uid}`);
-  const profile = parsed ? await engine.services.profileAccess.findByUid(parsed.uid) : null;
-  if (!profile) throw httpError(edgeErrors, 'invalid', { invalid: { [field]: 'no profile has this UID' } });
-  return profile.id;
+  const profileId = await findProfileId(engine, uid);
+  if (!profileId) throw httpError(edgeErrors, 'invalid', { invalid: { [field]: `no profile has this UID (a UID is ${uidForms})` } });
+  return profileId;
+}
+
+/** The profile a UID in a path names, or a 404: an admin read of an unknown profile is not an empty answer. */
+export async function pathProfileIdOf(engine: EdgeEngine, uid: string): Promise<string> {
+  const profileId = await findProfileId(engine, uid);
+  if (!profileId) throw httpError(profileErrors, 'profile_not_found', { description: `No profile has the UID ${uid} (a UID is ${uidForms}).` });
+  return profileId;
 }
 
 const issuerAnswer = z.strictObject({ issuer_id: z.string().nullable() });
@@ -97,13 +114,15 @@ export const ledgerAdminRoutes: RouteDefinition[] = [
   defineRoute({
     method: 'get',
     path: '/admin/ledger/holdings/:profileId',
-    summary: "A profile's holdings (constant time from the balances table).",
+    summary: "A profile's holdings (constant time from the balances table); the profile by id or any UID, 404 when none.",
     tags: ['admin'],
     caller: { kind: 'operator' },
     input: empty,
     response: z.strictObject({ holdings: z.array(holding) }),
+    errors: [404],
     async handler({ engine, params }) {
-      return { holdings: await engine.services.ledger.cash.holdings(undefined, params.profileId) };
+      const profileId = await pathProfileIdOf(engine, params.profileId);
+      return { holdings: await engine.services.ledger.cash.holdings(undefined, profileId) };
     },
   }),
 

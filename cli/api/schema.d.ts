@@ -348,8 +348,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Reads a profile: ProfileDetail plus site, features, managers, managed profiles and wallet state.
-         * @description Reads a profile in full: its ProfileDetail plus site, features, managers, managed profiles and wallet state. Operator key (the CLI drives it).
+         * Reads a profile named by its id or any UID (service:, email:, phone:, username:, or a bare id, email or +phone): ProfileDetail plus site, features, managers, managed profiles and wallet state.
+         * @description Reads a profile in full: its ProfileDetail plus site, features, managers, managed profiles and wallet state. The path names the profile by its id or any UID (service:<id>, email:, phone:, username:, or a bare email or +phone), read as the UID fields of the admin calls read them; the CLI resolves every UID it is given here. Operator key (the CLI drives it).
          */
         get: operations["getAdminProfilesByProfileId"];
         put?: never;
@@ -1584,8 +1584,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * A profile's holdings (constant time from the balances table).
-         * @description A profile's holdings per loop and currency, read from the balances table in constant time. Operator key (the CLI drives it).
+         * A profile's holdings (constant time from the balances table); the profile by id or any UID, 404 when none.
+         * @description A profile's holdings per loop and currency, read from the balances table in constant time. The path names the profile by its id or any UID (service:<id>, email:, phone:, username:, or a bare email or +phone); a UID naming no profile answers 404, never an empty list. Operator key (the CLI drives it: cashloop cash holdings).
          */
         get: operations["getAdminLedgerHoldingsByProfileId"];
         put?: never;
@@ -2343,6 +2343,46 @@ export interface paths {
          */
         post: operations["postAdminDesignsPlans"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/designs/{designId}/agreements/{agreementId}/deactivate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deactivates a network agreement, as the design's issuer would. Activation is the member's own call (POST /design/<id>/agreement/<agreement_id>/activate with the member's token).
+         * @description Deactivates a network agreement, as the design's issuer (a network owner) would; the member may activate it again. Activation is never the operator's: the member makes POST /design/{designId}/agreement/{agreementId}/activate with its own token (cashloop agreement activate --token). Operator key (the CLI drives it: cashloop agreement deactivate).
+         */
+        post: operations["postAdminDesignsAgreementsDeactivate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/designs/{designId}/agreements/{agreementId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Removes a network agreement, as the design's issuer would; answers the design's agreements left.
+         * @description Removes a network agreement, as the design's issuer would, and answers the design's agreements left; an agreement that is missing or already removed answers 404 (the issuer's own /agreement/remove skips it silently). Operator key (the CLI drives it: cashloop agreement remove).
+         */
+        delete: operations["deleteAdminDesignsAgreementsByAgreementId"];
         options?: never;
         head?: never;
         patch?: never;
@@ -13376,7 +13416,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 1234567890 */
+                /** @example service:1234567890 */
                 profileId: string;
             };
             cookie?: never;
@@ -13397,7 +13437,7 @@ export interface operations {
             /**
              * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
              *
-             *     - `invalid`: The request is not valid. Or: No such profile.
+             *     - `invalid`: The request is not valid.
              */
             400: {
                 headers: {
@@ -13423,7 +13463,7 @@ export interface operations {
             /**
              * @description No such resource. The error may be:
              *
-             *     - `not_found`: No such endpoint.
+             *     - `not_found`: No such profile.
              */
             404: {
                 headers: {
@@ -18569,6 +18609,240 @@ export interface operations {
              * @description No such resource. The error may be:
              *
              *     - `not_found`: No such design (or it is not visible to this profile).
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postAdminDesignsAgreementsDeactivate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 1234567890 */
+                designId: string;
+                /** @example 2345678901 */
+                agreementId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+                "application/x-www-form-urlencoded": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        agreement: {
+                            id: string;
+                            member_id: string;
+                            state: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `token_incorrect`): The operator key is required.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such design (or it is not visible to this profile). Or: No such agreement on this design.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is too large. The error may be:
+             *
+             *     - `invalid`: The request body is too large.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The request body is not of an accepted media type. The error may be:
+             *
+             *     - `invalid`: Send application/json or application/x-www-form-urlencoded.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The service is busy or a dependency is unavailable; try again. The error may be:
+             *
+             *     - `busy`: The service is busy; try again. Or: The database went out of reach during the request; try again with the same dedup_id (a retry answers the original transfer if it was made).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteAdminDesignsAgreementsByAgreementId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 1234567890 */
+                designId: string;
+                /** @example 2345678901 */
+                agreementId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+                "application/x-www-form-urlencoded": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        agreements: ({
+                            id: string;
+                            member_id: string;
+                            state: string;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                    };
+                };
+            };
+            /**
+             * @description InvalidRequest: the input is not valid (see invalid), or the call cannot be done (error names why). The error may be:
+             *
+             *     - `invalid`: The request is not valid. Or: The request body could not be parsed.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The credential is missing, unknown, expired or wrong (error invalid_token, see token_error). The error may be:
+             *
+             *     - `invalid_token` (token_error `token_incorrect`): The operator key is required.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No such resource. The error may be:
+             *
+             *     - `not_found`: No such design (or it is not visible to this profile). Or: No such agreement on this design.
              */
             404: {
                 headers: {

@@ -2,8 +2,9 @@
 // cash designs, their distribution plans and network agreements through the admin API. Changes
 // are made as the design's issuer would make them.
 import type { Command } from 'commander';
-import { CliError, commaList, globalsOf, operatorApi, print } from '../client.ts';
+import { CliError, commaList, globalsOf, memberApi, operatorApi, print, type OperatorApi } from '../client.ts';
 import type { Environment } from '../settings.ts';
+import { profileIdOf, serviceUidOf } from '../uids.ts';
 
 function designLine(design: any): string {
   return `${design.id}  ${design.type.padEnd(15)}${design.currency}  ${design.published ? 'published  ' : 'unpublished'}  issuer ${design.issuer_id}  ${design.title}`;
@@ -13,10 +14,15 @@ function roles(agreement: any): string {
   return ['redeemer', 'distributor', 'settler'].filter((role) => agreement[role]).join(',');
 }
 
+function agreementLine(agreement: any): string {
+  return `agreement ${agreement.id}  ${agreement.state}  member ${agreement.member_id}${agreement.member_title ? ` (${agreement.member_title})` : ''}  ${roles(agreement)}`;
+}
+
 export function registerDesignCommands(program: Command, env: Environment): void {
   registerDesignGroup(program, env);
   registerPlanGroup(program, env);
-  registerAgreementGroup(program, env);
+  const agreement = registerAgreementGroup(program, env);
+  registerAgreementLife(agreement, env);
 }
 
 function registerDesignGroup(program: Command, env: Environment): void {
@@ -25,14 +31,14 @@ function registerDesignGroup(program: Command, env: Environment): void {
   design
     .command('create')
     .description('Create a cash design for an issuer profile (gl_design needs its design_gl feature)')
-    .requiredOption('--issuer <profile_id>', 'the issuing profile')
+    .requiredOption('--issuer <profile>', 'the issuing profile: its id or any UID')
     .requiredOption('--title <title>', 'the design title')
     .requiredOption('--currency <code>', 'ISO 4217 code, e.g. USD')
     .option('--type <type>', 'gl_design, open_design or overlay_design', 'gl_design')
     .action(async (options, command: Command) => {
       const globals = globalsOf(command);
       const api = operatorApi(globals, env);
-      const body = { issuer_id: options.issuer, title: options.title, currency: options.currency, design_type: options.type };
+      const body = { issuer_id: await profileIdOf(api, options.issuer, '--issuer'), title: options.title, currency: options.currency, design_type: options.type };
       const created: any = await api.call(api.client.POST('/admin/designs', { body }));
       print(globals, created, () => [designLine(created)]);
     });
@@ -89,14 +95,14 @@ function registerPlanGroup(program: Command, env: Environment): void {
 
 }
 
-function registerAgreementGroup(program: Command, env: Environment): void {
+function registerAgreementGroup(program: Command, env: Environment): Command {
   const agreement = program.command('agreement').description('Cash network agreements of designs');
   agreement
     .command('add')
     .alias('create')
     .description('Add a network agreement to a design (inactive until its member activates it)')
     .argument('<design_id>')
-    .requiredOption('--member <uid>', "the member: a profile id, email address or phone number")
+    .requiredOption('--member <uid>', 'the member: its profile id or any UID')
     .requiredOption('--roles <roles>', 'comma-separated: redeemer, distributor, settler')
     .requiredOption('--terms <text>', 'the terms text')
     .option('--terms-link <url>', 'a link to the full terms')
@@ -107,7 +113,7 @@ function registerAgreementGroup(program: Command, env: Environment): void {
       if (unknown.length > 0 || chosen.length === 0) throw new CliError(`--roles takes redeemer, distributor and settler, got ${options.roles}.`, 'invalid_option');
       const api = operatorApi(globals, env);
       const body = {
-        uid: options.member,
+        uid: await serviceUidOf(api, options.member, '--member'),
         redeemer: chosen.includes('redeemer'),
         distributor: chosen.includes('distributor'),
         settler: chosen.includes('settler'),
@@ -115,7 +121,10 @@ function registerAgreementGroup(program: Command, env: Environment): void {
         ...(options.termsLink ? { terms_link: options.termsLink } : {}),
       };
       const added: any = await api.call(api.client.POST('/admin/designs/{designId}/agreements', { params: { path: { designId } }, body }));
-      print(globals, added, () => [`agreement ${added.agreement.id}  ${added.agreement.state}  member ${added.agreement.member_id}  ${roles(added.agreement)}`]);
+      print(globals, added, () => [
+        agreementLine(added.agreement),
+        ...(added.agreement.state === 'inactive' ? [`the member activates it: cashloop agreement activate ${designId} ${added.agreement.id} --token <the member's access token>`] : []),
+      ]);
     });
   agreement
     .command('list')
@@ -130,5 +139,69 @@ function registerAgreementGroup(program: Command, env: Environment): void {
           ? ['(no agreements)']
           : answer.agreements.map((row: any) => `${row.id}  ${row.state.padEnd(11)}  member ${row.member_id} (${row.member_title ?? '?'})  ${roles(row)}  "${row.terms_text}"`),
       );
+    });
+  return agreement;
+}
+
+/** One agreement of a design (not removed), or an error naming both ids. */
+async function agreementOf(api: OperatorApi, designId: string, agreementId: string): Promise<any> {
+  const answer: any = await api.call(api.client.GET('/admin/designs/{designId}/agreements', { params: { path: { designId } } }));
+  const found = answer.agreements.find((row: any) => row.id === agreementId);
+  if (!found) throw new CliError(`Design ${designId} has no agreement ${agreementId} (or it was removed); \`cashloop agreement list ${designId}\` lists them.`, 'not_found', { status: 404 });
+  return found;
+}
+
+// Activation has legal weight: only the member gives it, with its own access token (the call
+// POST /design/<id>/agreement/<agreement_id>/activate). The operator may deactivate or remove as
+// the design's issuer, through the admin API.
+function registerAgreementLife(agreement: Command, env: Environment): void {
+  agreement
+    .command('show')
+    .description('One agreement of a design: state, member, roles and terms')
+    .argument('<design_id>')
+    .argument('<agreement_id>')
+    .action(async (designId: string, agreementId: string, _options, command: Command) => {
+      const globals = globalsOf(command);
+      const found = await agreementOf(operatorApi(globals, env), designId, agreementId);
+      print(globals, found, () => [agreementLine(found), `terms  ${found.terms_text}${found.terms_link ? `  (${found.terms_link})` : ''}`]);
+    });
+
+  agreement
+    .command('activate')
+    .description("The member activates its agreement (it has formally agreed): the member's own call, made with its access token")
+    .argument('<design_id>')
+    .argument('<agreement_id>')
+    .option('--token <access_token>', "the member's access token (default: CASHLOOP_MEMBER_TOKEN)")
+    .action(async (designId: string, agreementId: string, options, command: Command) => {
+      const globals = globalsOf(command);
+      const token = options.token ?? env.CASHLOOP_MEMBER_TOKEN;
+      if (!token) throw new CliError("Only the member activates an agreement: give its access token with --token (or CASHLOOP_MEMBER_TOKEN); the operator key cannot.", 'missing_option');
+      const api = memberApi(globals, env, token);
+      const answer: any = await api.call(api.client.POST('/design/{designId}/agreement/{agreementId}/activate', { params: { path: { designId, agreementId } }, body: {} as never }));
+      print(globals, answer, () => [agreementLine(answer.agreement)]);
+    });
+
+  agreement
+    .command('deactivate')
+    .description("Deactivate an agreement, as the design's issuer")
+    .argument('<design_id>')
+    .argument('<agreement_id>')
+    .action(async (designId: string, agreementId: string, _options, command: Command) => {
+      const globals = globalsOf(command);
+      const api = operatorApi(globals, env);
+      const answer: any = await api.call(api.client.POST('/admin/designs/{designId}/agreements/{agreementId}/deactivate', { params: { path: { designId, agreementId } }, body: {} }));
+      print(globals, answer, () => [agreementLine(answer.agreement)]);
+    });
+
+  agreement
+    .command('remove')
+    .description("Remove an agreement, as the design's issuer")
+    .argument('<design_id>')
+    .argument('<agreement_id>')
+    .action(async (designId: string, agreementId: string, _options, command: Command) => {
+      const globals = globalsOf(command);
+      const api = operatorApi(globals, env);
+      const answer: any = await api.call(api.client.DELETE('/admin/designs/{designId}/agreements/{agreementId}', { params: { path: { designId, agreementId } }, body: {} }));
+      print(globals, answer, () => [`removed agreement ${agreementId}; ${answer.agreements.length} left on design ${designId}`]);
     });
 }

@@ -3,6 +3,7 @@
 import type { Command } from 'commander';
 import { CliError, globalsOf, operatorApi, print, table } from '../client.ts';
 import type { Environment } from '../settings.ts';
+import { profileIdOf, serviceUidOf } from '../uids.ts';
 
 export function registerLedgerCommands(program: Command, env: Environment): void {
   registerCashCommands(program, env);
@@ -17,12 +18,12 @@ function registerCashCommands(program: Command, env: Environment): void {
   cash
     .command('issuer')
     .description('Show the designated open loop issuer, or designate one (it needs the issue_open_loop feature)')
-    .option('--uid <uid>', 'UID of the issuer profile, e.g. service:1234567890')
+    .option('--uid <uid>', 'the issuer profile: its id or any UID, e.g. service:1234567890')
     .action(async (options, command: Command) => {
       const globals = globalsOf(command);
       const api = operatorApi(globals, env);
       const answer = options.uid
-        ? await api.call(api.client.POST('/admin/ledger/issuer', { body: { uid: options.uid } }))
+        ? await api.call(api.client.POST('/admin/ledger/issuer', { body: { uid: await serviceUidOf(api, options.uid, '--uid') } }))
         : await api.call(api.client.GET('/admin/ledger/issuer'));
       print(globals, answer, () => [`issuer ${answer.issuer_id ?? '(none designated)'}`]);
     });
@@ -30,23 +31,25 @@ function registerCashCommands(program: Command, env: Environment): void {
   cash
     .command('issue')
     .description('Issue open loop cash from the designated issuer to a profile')
-    .requiredOption('--to <uid>', 'recipient UID, e.g. service:1234567890 or email:pat@example.com')
+    .requiredOption('--to <uid>', 'the recipient: its id or any UID, e.g. service:1234567890 or pat@example.com')
     .requiredOption('--amount <amount>', 'decimal amount, e.g. 100.00')
     .requiredOption('--currency <code>', 'ISO 4217 currency, e.g. USD')
     .action(async (options, command: Command) => {
       const globals = globalsOf(command);
       const api = operatorApi(globals, env);
-      const answer = await api.call(api.client.POST('/admin/ledger/issue', { body: { to_uid: options.to, amount: options.amount, currency: options.currency } }), { currency: options.currency });
+      const toUid = await serviceUidOf(api, options.to, '--to');
+      const answer = await api.call(api.client.POST('/admin/ledger/issue', { body: { to_uid: toUid, amount: options.amount, currency: options.currency } }), { currency: options.currency });
       print(globals, answer, () => [`issued ${options.amount} ${options.currency} to ${answer.profile_id}`, `transfer ${answer.transfer_id}`, `serial   ${answer.serial_number}`]);
     });
 
   cash
     .command('holdings')
     .description("A profile's holdings per loop and currency")
-    .argument('<profile_id>')
-    .action(async (profileId: string, _options, command: Command) => {
+    .argument('<profile>', 'its id or any UID')
+    .action(async (uid: string, _options, command: Command) => {
       const globals = globalsOf(command);
       const api = operatorApi(globals, env);
+      const profileId = await profileIdOf(api, uid, '<profile>');
       const answer = await api.call(api.client.GET('/admin/ledger/holdings/{profileId}', { params: { path: { profileId } } }));
       print(globals, answer, () =>
         answer.holdings.length === 0 ? ['(no cash)'] : table(['loop', 'currency', 'amount'], answer.holdings.map((holding: any) => [holding.loop_id, holding.currency, holding.amount]), { rightAligned: [2] }),
@@ -88,7 +91,7 @@ function registerAccountCommands(program: Command, env: Environment): void {
   account
     .command('add')
     .description('Register a bank account to a profile')
-    .requiredOption('--uid <uid>', 'owner UID')
+    .requiredOption('--uid <uid>', 'the owner: its id or any UID')
     .requiredOption('--routing <number>', '9-digit routing number')
     .requiredOption('--account <number>', 'account number')
     .option('--type <type>', 'checking or savings', 'checking')
@@ -98,23 +101,24 @@ function registerAccountCommands(program: Command, env: Environment): void {
     .option('--alias <alias>', 'a name the owner sees')
     .action(async (options, command: Command) => {
       const globals = globalsOf(command);
-      const body: Record<string, unknown> = { uid: options.uid, routing_number: options.routing, account_number: options.account, ach_type: options.type, currency: options.currency };
+      const api = operatorApi(globals, env);
+      const body: Record<string, unknown> = { uid: await serviceUidOf(api, options.uid, '--uid'), routing_number: options.routing, account_number: options.account, ach_type: options.type, currency: options.currency };
       if (options.bankName) body.rdfi_name = options.bankName;
       if (options.holder) body.holder_name = options.holder;
       if (options.alias) body.alias = options.alias;
-      const api = operatorApi(globals, env);
       const answer = await api.call(api.client.POST('/admin/ledger/accounts', { body: body as never }), { currency: options.currency });
       print(globals, answer, () => [`account ${answer.account_id} registered to ${answer.profile_id}`]);
     });
   account
     .command('list')
     .description('List registered bank accounts, newest first (account numbers show their last four digits)')
-    .option('--profile <profile_id>', 'only this profile\'s accounts')
+    .option('--profile <profile>', 'only this profile\'s accounts (its id or any UID)')
     .option('--limit <n>', 'at most this many', '100')
     .action(async (options, command: Command) => {
       const globals = globalsOf(command);
       const api = operatorApi(globals, env);
-      const answer = await api.call(api.client.GET('/admin/ledger/accounts', { params: { query: { limit: options.limit, profile_id: options.profile } } }));
+      const profileId = options.profile === undefined ? undefined : await profileIdOf(api, options.profile, '--profile');
+      const answer = await api.call(api.client.GET('/admin/ledger/accounts', { params: { query: { limit: options.limit, profile_id: profileId } } }));
       print(globals, answer, () =>
         answer.accounts.length === 0
           ? ['(no accounts)']

@@ -3,6 +3,7 @@
 import type { Command } from 'commander';
 import { CliError, globalsOf, operatorApi, print } from '../client.ts';
 import type { Environment } from '../settings.ts';
+import { profileIdOf } from '../uids.ts';
 
 /** `free`, `funded`, `paycard` or `service:<price>`, optionally `=<option_id>` after it. */
 export function parseOptionSpec(spec: string): Record<string, string> {
@@ -38,7 +39,7 @@ function registerOfferCreate(offer: Command, env: Environment): void {
   offer
     .command('create')
     .description('Create an offer for a business (or for the issuer of --design)')
-    .option('--profile <profile_id>', 'the business (not needed with --design: its issuer)')
+    .option('--profile <profile>', 'the business: its id or any UID (not needed with --design: its issuer)')
     .requiredOption('--title <title>', 'what people see')
     .requiredOption('--amount <amount>', 'cash each unit pays out, e.g. 5.00')
     .requiredOption('--quantity <n>', 'units in stock')
@@ -54,8 +55,9 @@ function registerOfferCreate(offer: Command, env: Environment): void {
     .option('--expires <timestamp>', 'ISO 8601 end of validity')
     .action(async (options, command: Command) => {
       const globals = globalsOf(command);
+      const api = operatorApi(globals, env);
       const body: Record<string, unknown> = { title: options.title, amount: options.amount, quantity: options.quantity };
-      if (options.profile) body.profile_id = options.profile;
+      if (options.profile) body.profile_id = await profileIdOf(api, options.profile, '--profile');
       if (options.currency) body.currency = options.currency;
       if (options.design) body.design_id = options.design;
       if (options.plan) body.distribution_plan_id = options.plan;
@@ -66,7 +68,6 @@ function registerOfferCreate(offer: Command, env: Environment): void {
       if (options.latitude !== undefined) body.latitude = options.latitude;
       if (options.longitude !== undefined) body.longitude = options.longitude;
       if (options.expires) body.expires_at = options.expires;
-      const api = operatorApi(globals, env);
       const answer: any = await api.call(api.client.POST('/admin/offers', { body: body as never }));
       print(globals, answer, () => offerLines(answer));
     });
@@ -76,14 +77,14 @@ function registerOfferReadsAndClose(offer: Command, env: Environment): void {
   offer
     .command('list')
     .description('Offers, newest first')
-    .option('--profile <profile_id>', 'of one business')
+    .option('--profile <profile>', 'of one business: its id or any UID')
     .option('--state <state>', 'open or closed')
     .action(async (options, command: Command) => {
       const globals = globalsOf(command);
-      const query: Record<string, string> = {};
-      if (options.profile) query.profile_id = options.profile;
-      if (options.state) query.state = options.state;
       const api = operatorApi(globals, env);
+      const query: Record<string, string> = {};
+      if (options.profile) query.profile_id = await profileIdOf(api, options.profile, '--profile');
+      if (options.state) query.state = options.state;
       const answer: any = await api.call(api.client.GET('/admin/offers', { params: { query: query as never } }));
       print(globals, answer, () => (answer.offers.length === 0 ? ['(no offers)'] : answer.offers.map((row: any) => `${row.id}  ${row.state}  ${row.purchases_remain}/${row.quantity}  ${row.amount} ${row.currency}  ${row.title}`)));
     });

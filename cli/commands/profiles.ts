@@ -3,6 +3,7 @@
 import type { Command } from 'commander';
 import { CliError, fields, globalsOf, operatorApi, print, table } from '../client.ts';
 import type { Environment } from '../settings.ts';
+import { profileIdOf, serviceUidOf, showProfile } from '../uids.ts';
 
 function parseBoolean(text: string): boolean {
   if (/^(true|yes|1|on)$/i.test(text)) return true;
@@ -54,7 +55,7 @@ function registerProfileCreation(program: Command, profile: Command, env: Enviro
     .command('create')
     .description('Create a business profile (and its wallet) managed by a personal profile')
     .requiredOption('--name <name>', 'the business name')
-    .requiredOption('--manager <uid>', 'the managing personal profile: its id, email address or phone number')
+    .requiredOption('--manager <uid>', 'the managing personal profile: its id or any UID (service:, email:, phone:, username:)')
     .requiredOption('--line1 <text>', 'street address')
     .requiredOption('--city <city>', 'city')
     .requiredOption('--country <code>', 'two-letter country code, e.g. US')
@@ -69,7 +70,7 @@ function registerProfileCreation(program: Command, profile: Command, env: Enviro
       const api = operatorApi(globals, env);
       const address = { line1: options.line1, city: options.city, country: options.country, zip: options.zip, ...(options.state ? { state: options.state } : {}) };
       const optional = Object.fromEntries(Object.entries({ dba: options.dba, web_site: options.webSite, phone: options.phone }).filter(([, value]) => value !== undefined));
-      const body = { business_name: options.name, manager_uid: options.manager, business: address, site: options.site, ...optional };
+      const body = { business_name: options.name, manager_uid: await serviceUidOf(api, options.manager, '--manager'), business: address, site: options.site, ...optional };
       const created = await api.call(api.client.POST('/admin/businesses', { body }));
       print(globals, created, () => profileLines(created.profile));
     });
@@ -96,11 +97,11 @@ function registerProfileReads(profile: Command, env: Environment): void {
   profile
     .command('show')
     .description('Show a profile with its features, managers and wallet state')
-    .argument('<profile_id>')
-    .action(async (profileId: string, _options, command: Command) => {
+    .argument('<profile>', 'its id or any UID')
+    .action(async (uid: string, _options, command: Command) => {
       const globals = globalsOf(command);
       const api = operatorApi(globals, env);
-      const shown = await api.call(api.client.GET('/admin/profiles/{profileId}', { params: { path: { profileId } } }));
+      const shown = await showProfile(api, uid, '<profile>');
       print(globals, shown, () => profileLines(shown));
     });
 }
@@ -109,11 +110,11 @@ function registerProfileChanges(profile: Command, env: Environment): void {
   profile
     .command('set')
     .description('Set profile flags')
-    .argument('<profile_id>')
+    .argument('<profile>', 'its id or any UID')
     .option('--support-paycode <bool>', 'accept payment codes (true or false)')
     .option('--preferred-currency <code>', 'ISO 4217 code, or "" to clear')
     .option('--username <name>', 'username, or "" to clear')
-    .action(async (profileId: string, options, command: Command) => {
+    .action(async (uid: string, options, command: Command) => {
       const globals = globalsOf(command);
       const body: Record<string, unknown> = {};
       if (options.supportPaycode !== undefined) body.support_paycode = parseBoolean(options.supportPaycode);
@@ -121,6 +122,7 @@ function registerProfileChanges(profile: Command, env: Environment): void {
       if (options.username !== undefined) body.username = options.username;
       if (Object.keys(body).length === 0) throw new CliError('Nothing to set: give --support-paycode, --preferred-currency or --username.', 'invalid_option');
       const api = operatorApi(globals, env);
+      const profileId = await profileIdOf(api, uid, '<profile>');
       const updated = await api.call(api.client.PATCH('/admin/profiles/{profileId}', { params: { path: { profileId } }, body }), { currency: options.preferredCurrency });
       print(globals, updated, () => profileLines(updated));
     });
@@ -128,17 +130,17 @@ function registerProfileChanges(profile: Command, env: Environment): void {
   profile
     .command('locate')
     .description('Set or clear a business\'s location (degrees); search sorts closest businesses first')
-    .argument('<profile_id>')
+    .argument('<profile>', 'its id or any UID')
     .option('--latitude <degrees>', 'latitude, -90 to 90 (e.g. 41.8781)')
     .option('--longitude <degrees>', 'longitude, -180 to 180 (e.g. -87.6298)')
     .option('--clear', 'remove the location', false)
-    .action(async (profileId: string, options, command: Command) => {
+    .action(async (uid: string, options, command: Command) => {
       const globals = globalsOf(command);
       const given = options.latitude !== undefined || options.longitude !== undefined;
       if (options.clear && given) throw new CliError('Give either --clear or --latitude with --longitude, not both.', 'invalid_option');
       if (!options.clear && (options.latitude === undefined || options.longitude === undefined)) throw new CliError('Give --latitude and --longitude together, or --clear.', 'invalid_option');
       const api = operatorApi(globals, env);
-      const params = { path: { profileId } };
+      const params = { path: { profileId: await profileIdOf(api, uid, '<profile>') } };
       // Degrees go as the typed strings, so the server rounds exact decimals, not floats.
       const updated = options.clear
         ? await api.call(api.client.DELETE('/admin/profiles/{profileId}/location', { params, body: {} }))
@@ -151,21 +153,23 @@ function registerProfileAdministration(profile: Command, env: Environment): void
   const feature = profile.command('feature').description('Profile features: design_gl, bill, pull_payment, issue_open_loop');
   feature
     .command('add')
-    .argument('<profile_id>')
+    .argument('<profile>', 'its id or any UID')
     .argument('<feature>')
-    .action(async (profileId: string, name: string, _options, command: Command) => {
+    .action(async (uid: string, name: string, _options, command: Command) => {
       const globals = globalsOf(command);
       const api = operatorApi(globals, env);
+      const profileId = await profileIdOf(api, uid, '<profile>');
       const answer = await api.call(api.client.POST('/admin/profiles/{profileId}/features', { params: { path: { profileId } }, body: { feature: name as never } }));
       print(globals, answer, () => [`features ${answer.features.join(', ')}`]);
     });
   feature
     .command('remove')
-    .argument('<profile_id>')
+    .argument('<profile>', 'its id or any UID')
     .argument('<feature>')
-    .action(async (profileId: string, name: string, _options, command: Command) => {
+    .action(async (uid: string, name: string, _options, command: Command) => {
       const globals = globalsOf(command);
       const api = operatorApi(globals, env);
+      const profileId = await profileIdOf(api, uid, '<profile>');
       const answer = await api.call(api.client.DELETE('/admin/profiles/{profileId}/features/{feature}', { params: { path: { profileId, feature: name } }, body: {} }));
       print(globals, answer, () => [`features ${answer.features.join(', ') || '(none)'}`]);
     });
@@ -173,11 +177,12 @@ function registerProfileAdministration(profile: Command, env: Environment): void
   profile
     .command('wallet')
     .description('Suspend, unsuspend or close a wallet')
-    .argument('<profile_id>')
+    .argument('<profile>', 'its id or any UID')
     .argument('<action>', 'suspend, unsuspend or close')
-    .action(async (profileId: string, action: string, _options, command: Command) => {
+    .action(async (uid: string, action: string, _options, command: Command) => {
       const globals = globalsOf(command);
       const api = operatorApi(globals, env);
+      const profileId = await profileIdOf(api, uid, '<profile>');
       const answer = await api.call(api.client.POST('/admin/profiles/{profileId}/wallet', { params: { path: { profileId } }, body: { action: action as never } }));
       print(globals, answer, () => [`wallet ${answer.wallet_state}`]);
     });
@@ -185,12 +190,14 @@ function registerProfileAdministration(profile: Command, env: Environment): void
   profile
     .command('manager')
     .description('Add a managing personal profile to a business')
-    .argument('<business_id>')
-    .argument('<manager_uid>')
-    .action(async (businessId: string, managerUid: string, _options, command: Command) => {
+    .argument('<business>', 'its id or any UID')
+    .argument('<manager>', 'the personal profile: its id or any UID')
+    .action(async (business: string, manager: string, _options, command: Command) => {
       const globals = globalsOf(command);
       const api = operatorApi(globals, env);
-      const answer = await api.call(api.client.POST('/admin/profiles/{profileId}/managers', { params: { path: { profileId: businessId } }, body: { manager_uid: managerUid } }));
+      const businessId = await profileIdOf(api, business, '<business>');
+      const body = { manager_uid: await serviceUidOf(api, manager, '<manager>') };
+      const answer = await api.call(api.client.POST('/admin/profiles/{profileId}/managers', { params: { path: { profileId: businessId } }, body }));
       print(globals, answer, () => [`managers ${answer.managers.join(', ')}`]);
     });
 }

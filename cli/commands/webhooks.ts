@@ -3,6 +3,7 @@
 import type { Command } from 'commander';
 import { commaList, globalsOf, operatorApi, print } from '../client.ts';
 import type { Environment } from '../settings.ts';
+import { serviceUidOf } from '../uids.ts';
 
 function webhookLines(hook: any): string[] {
   const filters = [hook.workflow_types ? `types ${hook.workflow_types.join(',')}` : 'every type', hook.states ? `states ${hook.states.join(',')}` : 'every state'];
@@ -22,16 +23,16 @@ function registerWebhookSetup(webhook: Command, env: Environment): void {
   webhook
     .command('add')
     .description('Register a handler URL for a profile; prints its signing secret once')
-    .requiredOption('--uid <uid>', 'the profile (service:<id> or username:<name>)')
+    .requiredOption('--uid <uid>', 'the profile: its id or any UID')
     .argument('<url>', 'where deliveries are POSTed')
     .option('--types <types>', 'only these workflow types, comma separated (e.g. profile_to_profile,bill)', commaList)
     .option('--states <states>', 'only changes into these states: pending, completed, canceled (comma separated)', commaList)
     .action(async (url: string, options, command: Command) => {
       const globals = globalsOf(command);
-      const body: Record<string, unknown> = { uid: options.uid, url };
+      const api = operatorApi(globals, env);
+      const body: Record<string, unknown> = { uid: await serviceUidOf(api, options.uid, '--uid'), url };
       if (options.types) body.workflow_types = options.types;
       if (options.states) body.states = options.states;
-      const api = operatorApi(globals, env);
       const answer: any = await api.call(api.client.POST('/admin/webhooks', { body: body as never }));
       print(globals, answer, () => [...webhookLines(answer.webhook), `  secret ${answer.secret}  (shown once: keep it where your handler can read it)`]);
     });
@@ -39,11 +40,11 @@ function registerWebhookSetup(webhook: Command, env: Environment): void {
   webhook
     .command('list')
     .description("A profile's webhooks")
-    .requiredOption('--uid <uid>', 'the profile (service:<id> or username:<name>)')
+    .requiredOption('--uid <uid>', 'the profile: its id or any UID')
     .action(async (options, command: Command) => {
       const globals = globalsOf(command);
       const api = operatorApi(globals, env);
-      const answer: any = await api.call(api.client.GET('/admin/webhooks', { params: { query: { uid: options.uid } } }));
+      const answer: any = await api.call(api.client.GET('/admin/webhooks', { params: { query: { uid: await serviceUidOf(api, options.uid, '--uid') } } }));
       print(globals, answer, () => (answer.webhooks.length === 0 ? ['(no webhooks)'] : answer.webhooks.flatMap(webhookLines)));
     });
 

@@ -2,7 +2,7 @@
 // check of the issuer's own calls (features, grants, the agreement's member) still applies.
 import type { DesignsContext } from './context.ts';
 import { createDesign } from './design-edit.ts';
-import { addAgreement } from './agreements.ts';
+import { addAgreement, changeAgreement, removeAgreements } from './agreements.ts';
 import { designFailure, invalid } from './errors.ts';
 import { createPlan } from './plans.ts';
 import * as store from './store.ts';
@@ -32,4 +32,20 @@ export async function adminAddAgreement(ctx: DesignsContext, designId: string, i
   const issuerId = await issuerOf(ctx, designId);
   if (!issuerId) return designFailure('design_not_found', { description: 'No such design.' });
   return addAgreement(ctx, { profileId: issuerId }, designId, input);
+}
+
+/** The operator deactivates an agreement, as the design's issuer (a network owner) would. */
+export async function adminDeactivateAgreement(ctx: DesignsContext, designId: string, agreementId: string): Promise<DesignResult<{ agreement: Json }>> {
+  const issuerId = await issuerOf(ctx, designId);
+  if (!issuerId) return designFailure('design_not_found', { description: 'No such design.' });
+  return changeAgreement(ctx, { profileId: issuerId }, designId, agreementId, 'deactivate');
+}
+
+/** The operator removes one agreement, as the design's issuer would; a missing or removed one is a 404, not skipped. */
+export async function adminRemoveAgreement(ctx: DesignsContext, designId: string, agreementId: string): Promise<DesignResult<{ agreements: Json[] }>> {
+  const issuerId = await issuerOf(ctx, designId);
+  if (!issuerId) return designFailure('design_not_found', { description: 'No such design.' });
+  const row = /^\d{10}$/.test(agreementId) ? await store.selectAgreement(ctx.sql, designId, agreementId) : null;
+  if (!row || row.state === 'removed') return designFailure('agreement_not_found');
+  return removeAgreements(ctx, { profileId: issuerId }, designId, [agreementId]);
 }

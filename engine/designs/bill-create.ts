@@ -24,7 +24,7 @@ export const billFeature = 'bill';
 function billTerms(ctx: CirculationContext, input: BillInput): Promise<IssueTerms | DesignFailure> {
   const refusals = { notGl: 'bills are for gl_design brand cash only', forbidden: 'Only the issuer or a profile with an active distributor agreement bills for this brand cash.' };
   return issueTerms(ctx.sql, input, refusals, async () => {
-    if (!(await ctx.profiles.hasFeature(ctx.sql, input.callerId, billFeature))) return designFailure('feature_required', { description: 'Billing needs the bill feature on the merchant.' });
+    if (!(await ctx.profiles.hasFeature(ctx.sql, input.callerId, billFeature))) return designFailure('feature_required', { description: `Billing needs the bill feature on merchant ${input.callerId}; the operator adds it with \`cashloop profile feature add ${input.callerId} bill\`.` });
     return null;
   });
 }

@@ -20,7 +20,8 @@ const typeFeatures: Record<DesignType, string | null> = { gl_design: 'design_gl'
 export async function createDesign(ctx: DesignsContext, caller: DesignCaller, input: { title: string; currency: string; designType: DesignType }): Promise<DesignResult<{ design: Json }>> {
   const feature = typeFeatures[input.designType];
   if (feature && !(await ctx.profiles.hasFeature(ctx.sql, caller.profileId, feature))) {
-    return designFailure('feature_required', { description: `A ${input.designType} needs the ${feature} feature on the profile.` });
+    const added = `cashloop profile feature add ${caller.profileId} ${feature}`;
+    return designFailure('feature_required', { description: `A ${input.designType} needs the ${feature} feature on profile ${caller.profileId}; the operator adds it with \`${added}\`.` });
   }
   const designId = await ctx.commands.run('design.create', [], async (unit) => {
     const id = await unit.newShortId('design');

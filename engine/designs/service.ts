@@ -7,7 +7,7 @@
 import type { Core } from '../core.ts';
 import type { MessagesService } from '../messages/service.ts';
 import type { ProfilesService } from '../profiles/service.ts';
-import { adminAddAgreement, adminCreateDesign, adminCreatePlan } from './admin.ts';
+import { adminAddAgreement, adminCreateDesign, adminCreatePlan, adminDeactivateAgreement, adminRemoveAgreement } from './admin.ts';
 import { addAgreement, changeAgreement, removeAgreements } from './agreements.ts';
 import { designsContext } from './context.ts';
 import { createDesign, patchDesign, removeDesign } from './design-edit.ts';
@@ -40,6 +40,8 @@ export function createDesignsService(core: Core, dependencies: { profiles: Profi
     adminCreate: (issuerId, input) => adminCreateDesign(ctx, issuerId, input),
     adminCreatePlan: (designId, title) => adminCreatePlan(ctx, designId, title),
     adminAddAgreement: (designId, input) => adminAddAgreement(ctx, designId, input),
+    adminDeactivateAgreement: (designId, agreementId) => adminDeactivateAgreement(ctx, designId, agreementId),
+    adminRemoveAgreement: (designId, agreementId) => adminRemoveAgreement(ctx, designId, agreementId),
     adminOwed: () => owedByDistributor(ctx.sql),
   };
 }

@@ -65,6 +65,10 @@ export interface DesignsService {
   adminCreatePlan(designId: string, title: string): Promise<DesignResult<{ planId: string }>>;
   /** The operator adds a network agreement to a design, as its issuer would. */
   adminAddAgreement(designId: string, input: AgreementInput): Promise<DesignResult<{ agreement: Json; agreements: Json[] }>>;
+  /** The operator deactivates an agreement, as the design's issuer would (activation is the member's own call). */
+  adminDeactivateAgreement(designId: string, agreementId: string): Promise<DesignResult<{ agreement: Json }>>;
+  /** The operator removes an agreement, as the design's issuer would. */
+  adminRemoveAgreement(designId: string, agreementId: string): Promise<DesignResult<{ agreements: Json[] }>>;
   /** Operators: the reserve each distributor's closed-loop sales left owed, per design (the audit's `owed`). */
   adminOwed(): Promise<{ design_id: string; distributor_id: string; currency: string; reserve_owed: string; pending: string; settled: string }[]>;
 }

@@ -5,7 +5,6 @@
 // only that it did, never the body.
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import nodemailer from 'nodemailer';
 import { assertOutsideCommand, type Unit } from '../actors/command.ts';
 import type { Core } from '../core.ts';
 import { randomHex } from '../ids.ts';
@@ -55,9 +54,11 @@ export function developmentSink(core: Core, channel: Channel): Transport {
 }
 
 export function smtpTransport(core: Core, smtpUrl: string): Transport {
-  const transporter = nodemailer.createTransport(smtpUrl);
+  // nodemailer loads at the first email: a start-up without SMTP (every sandbox) does not pay for it.
+  let transporter: Promise<ReturnType<typeof import('nodemailer').createTransport>> | null = null;
   return async (message) => {
-    await transporter.sendMail({ from: core.config.smtpFrom, to: message.to, subject: message.subject, text: message.text });
+    transporter ??= import('nodemailer').then((module) => module.default.createTransport(smtpUrl));
+    await (await transporter).sendMail({ from: core.config.smtpFrom, to: message.to, subject: message.subject, text: message.text });
     core.logger.info('email sent by SMTP', { template: message.template, to: maskAddress(message.to) });
   };
 }
