@@ -98,6 +98,17 @@ function echoOf(text: string): { path?: string; request_id?: string } {
   return { path: parsed.request.path, ...(typeof requestId === 'string' ? { request_id: requestId } : {}) };
 }
 
+/** The answer to a request that failed: the database or Redis out of reach is 503 busy (try again), as over HTTP; the rest is a bug. */
+function failureMessage(engine: EdgeEngine, error: unknown): object {
+  const outage = outageOf(error);
+  if (outage) {
+    engine.logger.warn('feed request: dependency unavailable', { outage, error: (error as Error).message });
+    return errorMessage('503', 'busy', { error_description: edgeErrors[outage].description });
+  }
+  engine.logger.error('feed request failed', { error });
+  return errorMessage('500', 'internal_error');
+}
+
 /** One connection: its requests in order, its subscriptions, its idle timer. */
 function serveConnection(engine: EdgeEngine, authenticators: Authenticators, connection: Connection, stats: BacklogStats): void {
   const subscriptions = new Set<{ unsubscribe(): void }>();
@@ -152,17 +163,7 @@ function serveConnection(engine: EdgeEngine, authenticators: Authenticators, con
       return write(errorMessage('429', 'too_many_pending_requests', { ...echoOf(text), error_description: `At most ${feedRequestsPendingMax} requests wait for their answers on one connection; send more once answers arrive.` }));
     }
     pending += 1;
-    queue = queue.then(() => answer(text)).catch((error) => {
-      // The database or Redis out of reach answers 503 busy (try again), as over HTTP; the rest is a bug.
-      const outage = outageOf(error);
-      if (outage) {
-        engine.logger.warn('feed request: dependency unavailable', { outage, error: (error as Error).message });
-        write(errorMessage('503', 'busy', { error_description: edgeErrors[outage].description }));
-        return;
-      }
-      engine.logger.error('feed request failed', { error });
-      write(errorMessage('500', 'internal_error'));
-    }).finally(() => {
+    queue = queue.then(() => answer(text)).catch((error) => write(failureMessage(engine, error))).finally(() => {
       pending -= 1;
       armIdle();
     });
