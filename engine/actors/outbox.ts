@@ -2,7 +2,10 @@
 // retried with exponential backoff up to a bounded number of attempts, then parked as failed.
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../logger.ts';
-import { outboxAttemptsMax, outboxBackoffBaseMs, outboxBatchMax, outboxLeaseMs } from '../limits.ts';
+import {
+  outboxAttemptsMax, outboxBackoffBaseMs, outboxBatchMax, outboxDeliveredRetentionMs, outboxLeaseMs, outboxPruneBatchMax, outboxPruneIntervalMs,
+  outboxPruneRoundsMax, outboxRecordRetentionMs,
+} from '../limits.ts';
 import type { Metrics } from '../metrics.ts';
 import type { Sql } from '../storage/database.ts';
 import { periodicRun } from './periodic.ts';
@@ -23,6 +26,8 @@ export interface Outbox {
   kick(ids: bigint[]): void;
   /** Delivers every due row once; returns how many were attempted. */
   runOnce(): Promise<number>;
+  /** Deletes rows past their retention (outboxDeliveredRetentionMs, outboxRecordRetentionMs); answers how many. */
+  prune(): Promise<number>;
   /** Delivers until nothing is due (tests and shutdown). */
   drain(roundsMax?: number): Promise<void>;
   start(intervalMs: number): void;
@@ -83,7 +88,28 @@ export function createOutbox(options: { sql: Sql; clock: Clock; logger: Logger; 
     return rows.length;
   }
 
-  const loop = periodicRun(() => leaseAndDeliver(), (error) => logger.error('outbox run failed', { error }));
+  /** Rows past their retention, a batch per statement, at most outboxPruneRoundsMax batches. */
+  async function prune(): Promise<number> {
+    const now = clock.now().getTime();
+    const deliveredBefore = new Date(now - outboxDeliveredRetentionMs);
+    const recordsBefore = new Date(now - outboxRecordRetentionMs);
+    let deleted = 0;
+    for (let round = 0; round < outboxPruneRoundsMax; round++) {
+      const count = await store.pruneOutbox(sql, deliveredBefore, recordsBefore, outboxPruneBatchMax);
+      deleted += count;
+      if (count < outboxPruneBatchMax) break;
+    }
+    return deleted;
+  }
+
+  // The loop delivers what is due each run and prunes every outboxPruneIntervalMs.
+  let prunedAt = clock.now().getTime();
+  const loop = periodicRun(async () => {
+    await leaseAndDeliver();
+    if (clock.now().getTime() - prunedAt < outboxPruneIntervalMs) return;
+    prunedAt = clock.now().getTime();
+    await prune();
+  }, (error) => logger.error('outbox run failed', { error }));
 
   const outbox: Outbox = {
     register(kind, handler, policy) {
@@ -96,6 +122,7 @@ export function createOutbox(options: { sql: Sql; clock: Clock; logger: Logger; 
     runOnce() {
       return leaseAndDeliver();
     },
+    prune,
     async drain(roundsMax = 50) {
       await Promise.all([...inFlight]);
       for (let round = 0; round < roundsMax; round++) {
