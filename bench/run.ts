@@ -8,7 +8,8 @@
 // `-- --cli-startup` runs only the CLI's start-up against `node -e ""` (bench/phases/cli-startup.ts);
 // `-- --gate-compare` only uniform sends against the commit before the gate (bench/phases/gate-compare.ts);
 // `-- --pos-report`, `-- --image-uploads` and `-- --history` (with `--quick`: 100,000 transfers) only those phases;
-// `-- --growth` (with `--quick`: smaller) only the growth phase (bench/phases/growth.ts).
+// `-- --growth` (with `--quick`: smaller) only the growth phase (bench/phases/growth.ts; `--api-checkout=DIR`
+// runs another checkout's API, `--keep-database` keeps the grown database).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -27,7 +28,7 @@ import { renderImageUploads, runImageUploads } from './phases/image-uploads.ts';
 import { renderReceiveFeed, runReceiveFeed } from './phases/receive-feed.ts';
 import { renderCliStartup, runCliStartup } from './phases/cli-startup.ts';
 import { renderGateCompare, runGateCompare } from './phases/gate-compare.ts';
-import { renderGrowth, runGrowth, type GrowthResult } from './phases/growth.ts';
+import { growthOptions, renderGrowth, runGrowth, type GrowthResult } from './phases/growth.ts';
 
 export interface RunState {
   plan: BenchPlan;
@@ -100,7 +101,7 @@ const onlyPhases: readonly OnlyPhase[] = [
     return { markdown: renderCliStartup(result), ok: result.helpOk && result.callOk };
   } },
   // Rows and statements per send, a wallet's payout after many payments, a long run's drift, bytes and outbox (issue 36).
-  { flag: '--growth', file: 'growth.md', run: async () => renderGrowth(await runGrowth(planFor(process.argv.slice(2)), loadBenchEnvironment(), log)) },
+  { flag: '--growth', file: 'growth.md', run: async () => renderGrowth(await runGrowth(planFor(process.argv.slice(2)), loadBenchEnvironment(), log, growthOptions(process.argv.slice(2)))) },
   // Uniform sends through the gate against the commit before it, in one run (issue 20).
   { flag: '--gate-compare', file: 'gate-compare.md', run: async () => {
     const result = await runGateCompare(loadBenchEnvironment(), log);

@@ -90,15 +90,24 @@ async function outboxFigures(databaseUrl: string): Promise<{ rows: number; pendi
   }
 }
 
-export async function runGrowth(plan: BenchPlan, environment: BenchEnvironment, log: (message: string) => void): Promise<GrowthResult> {
+/**
+ * What `--growth` reads from its arguments: `--api-checkout=DIR` runs the API of another checkout (the
+ * figures before a change), `--keep-database` leaves the grown database for a migration to be tried on.
+ */
+export function growthOptions(argv: readonly string[]): { apiCheckout: string | undefined; keepDatabase: boolean } {
+  const checkout = argv.find((argument) => argument.startsWith('--api-checkout='));
+  return { apiCheckout: checkout?.slice('--api-checkout='.length), keepDatabase: argv.includes('--keep-database') };
+}
+
+export async function runGrowth(plan: BenchPlan, environment: BenchEnvironment, log: (message: string) => void, options: { apiCheckout?: string; keepDatabase?: boolean } = {}): Promise<GrowthResult> {
   const database = await createBenchDatabase(environment.postgresUrl, 'cashloop_bench');
   const dataDir = mkdtempSync(path.join(tmpdir(), 'cashloop-bench-growth-'));
   let api: ApiProcess | null = null;
   let client: HttpClient | null = null;
   const result: GrowthResult = { profile: null, payments: null, grown: null, fresh: null, long: null, earlyMedianMs: null, lateMedianMs: null, transfers: null, databaseBytesGrown: null, outbox: null, audit: null, notes: [] };
   try {
-    api = await startApiProcess({ databaseUrl: database.url, redisUrl: environment.redisUrl, dataDir });
-    log(`growth: API process ${api.pid}, database ${database.name}`);
+    api = await startApiProcess({ databaseUrl: database.url, redisUrl: environment.redisUrl, dataDir, cwd: options.apiCheckout });
+    log(`growth: API process ${api.pid}${options.apiCheckout ? ` of ${options.apiCheckout}` : ''}, database ${database.name}`);
     client = new HttpClient(api.baseUrl, plan.growthConcurrency + 4);
     const setup = new CashloopSetup(client, api.operatorKey);
     setup.operator = httpOperator(client, api.operatorKey);
@@ -109,7 +118,7 @@ export async function runGrowth(plan: BenchPlan, environment: BenchEnvironment, 
     await setup.fund(payers, walletFunding);
     log(`growth: ${payers.length + 3} wallets, payers funded`);
 
-    result.profile = await profileOneSend({ databaseUrl: database.url, redisUrl: environment.redisUrl, dataDir, from: payers[0], to: payers[1], sends: plan.quick ? 50 : 200 });
+    result.profile = await profileOneSend({ databaseUrl: database.url, redisUrl: environment.redisUrl, dataDir, from: payers[0], to: payers[1], sends: plan.quick ? 50 : 200, cwd: options.apiCheckout });
     log(`growth: ${result.profile.rowsPerSend} rows and ${result.profile.statementsPerSend.toFixed(1)} statements per send`);
 
     const payments = await countedLoop('payments to one merchant', client, { callers: plan.growthConcurrency, count: plan.growthPayments, source: (index) => sendRequest(payers[index % payers.length], merchant, sendAmount) });
@@ -142,7 +151,8 @@ export async function runGrowth(plan: BenchPlan, environment: BenchEnvironment, 
   } finally {
     client?.close();
     await api?.stop();
-    await database.drop();
+    if (options.keepDatabase) log(`growth: database kept: ${database.url}`);
+    else await database.drop();
     rmSync(dataDir, { recursive: true, force: true });
   }
 }

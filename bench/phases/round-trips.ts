@@ -35,7 +35,7 @@ export interface SendProfile {
 /** The idle window is long enough for every backend to hand Postgres its row counts of the warm-up. */
 const idleWindowMs = statsFlushWaitMs;
 
-export async function profileOneSend(options: { databaseUrl: string; redisUrl: string; dataDir: string; from: Wallet; to: Wallet; sends: number }): Promise<SendProfile> {
+export async function profileOneSend(options: { databaseUrl: string; redisUrl: string; dataDir: string; from: Wallet; to: Wallet; sends: number; cwd?: string }): Promise<SendProfile> {
   const target = new URL(options.databaseUrl);
   const counter = await startPostgresCounter({ host: target.hostname, port: Number(target.port || 5432) });
   const proxied = new URL(options.databaseUrl);
@@ -46,7 +46,7 @@ export async function profileOneSend(options: { databaseUrl: string; redisUrl: s
   const redisProxied = new URL(options.redisUrl);
   redisProxied.hostname = '127.0.0.1';
   redisProxied.port = String(redisCounter.port);
-  const api = await startApiProcess({ databaseUrl: proxied.toString(), redisUrl: redisProxied.toString(), dataDir: options.dataDir });
+  const api = await startApiProcess({ databaseUrl: proxied.toString(), redisUrl: redisProxied.toString(), dataDir: options.dataDir, cwd: options.cwd });
   const client = new HttpClient(api.baseUrl, 2);
   let stopped = false;
   try {
