@@ -97,7 +97,7 @@ const fullPlan: BenchPlan = {
   // full run makes 30,000 (long enough for the outbox's retention to prune several times over).
   growthSends: 30_000,
   growthConcurrency: 16,
-  growthWallets: 200,
+  growthWallets: 64,
 };
 
 const quickPlan: BenchPlan = {
