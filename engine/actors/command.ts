@@ -198,6 +198,18 @@ async function writeUnit(tx: TransactionSql, now: Date, state: { tracked: Map<st
   return outboxIds;
 }
 
+/**
+ * An actor's snapshot read row-locked, or restored from its domain's row when its kind keeps no
+ * row for it (the caller's lock covers that row); null when there is neither.
+ */
+async function loadTracked(tx: TransactionSql, kind: ActorKind, id: string, restorers: ReadonlyMap<string, RowlessRestore>): Promise<Tracked | null> {
+  const row = await store.selectActorForUpdate(tx, kind.kind, id);
+  if (row) return { kind, id, loadedVersion: row.version, snapshot: restoreSnapshot(kind, row.snapshot), dirty: false };
+  const restore = kind.keepsRow ? restorers.get(kind.kind) : undefined;
+  const stored = restore ? await restore(tx, id) : null;
+  return stored ? { kind, id, loadedVersion: 0, snapshot: restoreSnapshot(kind, stored), dirty: false, rowless: true } : null;
+}
+
 /** A unit over a transaction, and the writes that end it. */
 function openUnit(tx: TransactionSql, now: Date, ids: IdMinter, restorers: ReadonlyMap<string, RowlessRestore>): { unit: Unit<unknown>; finish(): Promise<bigint[]> } {
   const tracked = new Map<string, Tracked>();
@@ -214,19 +226,9 @@ function openUnit(tx: TransactionSql, now: Date, ids: IdMinter, restorers: Reado
     async load(kind, id) {
       const existing = tracked.get(key(kind, id));
       if (existing) return existing.snapshot;
-      const row = await store.selectActorForUpdate(tx, kind.kind, id);
-      if (!row) {
-        // A kind that keeps no row for ended actors restores them from its domain's row (locked by the caller's lock).
-        const restore = kind.keepsRow ? restorers.get(kind.kind) : undefined;
-        const stored = restore ? await restore(tx, id) : null;
-        if (!stored) return null;
-        const snapshot = restoreSnapshot(kind, stored);
-        tracked.set(key(kind, id), { kind, id, loadedVersion: 0, snapshot, dirty: false, rowless: true });
-        return snapshot;
-      }
-      const snapshot = restoreSnapshot(kind, row.snapshot);
-      tracked.set(key(kind, id), { kind, id, loadedVersion: row.version, snapshot, dirty: false });
-      return snapshot;
+      const loaded = await loadTracked(tx, kind, id, restorers);
+      if (loaded) tracked.set(key(kind, id), loaded);
+      return loaded?.snapshot ?? null;
     },
     create(kind, id, input) {
       if (tracked.has(key(kind, id))) throw new Error(`actor ${kind.kind}:${id} created twice in one command`);

@@ -55,6 +55,30 @@ function track(inFlight: Set<Promise<unknown>>, logger: Logger, promise: Promise
   inFlight.add(tracked);
 }
 
+/** Rows past their retention, a batch per statement, at most outboxPruneRoundsMax batches; answers how many. */
+async function pruneOutbox(sql: Sql, clock: Clock): Promise<number> {
+  const now = clock.now().getTime();
+  const deliveredBefore = new Date(now - outboxDeliveredRetentionMs);
+  const recordsBefore = new Date(now - outboxRecordRetentionMs);
+  let deleted = 0;
+  for (let round = 0; round < outboxPruneRoundsMax; round++) {
+    const count = await store.pruneOutbox(sql, deliveredBefore, recordsBefore, outboxPruneBatchMax);
+    deleted += count;
+    if (count < outboxPruneBatchMax) break;
+  }
+  return deleted;
+}
+
+/** `job`, run at most once per intervalMs of the clock (the first time intervalMs after this call). */
+function throttled(clock: Clock, intervalMs: number, job: () => Promise<unknown>): () => Promise<void> {
+  let lastAt = clock.now().getTime();
+  return async () => {
+    if (clock.now().getTime() - lastAt < intervalMs) return;
+    lastAt = clock.now().getTime();
+    await job();
+  };
+}
+
 export function createOutbox(options: { sql: Sql; clock: Clock; logger: Logger; metrics: Metrics }): Outbox {
   const { sql, clock, logger, metrics } = options;
   const handlers = new Map<string, EffectHandler>();
@@ -88,27 +112,11 @@ export function createOutbox(options: { sql: Sql; clock: Clock; logger: Logger; 
     return rows.length;
   }
 
-  /** Rows past their retention, a batch per statement, at most outboxPruneRoundsMax batches. */
-  async function prune(): Promise<number> {
-    const now = clock.now().getTime();
-    const deliveredBefore = new Date(now - outboxDeliveredRetentionMs);
-    const recordsBefore = new Date(now - outboxRecordRetentionMs);
-    let deleted = 0;
-    for (let round = 0; round < outboxPruneRoundsMax; round++) {
-      const count = await store.pruneOutbox(sql, deliveredBefore, recordsBefore, outboxPruneBatchMax);
-      deleted += count;
-      if (count < outboxPruneBatchMax) break;
-    }
-    return deleted;
-  }
-
   // The loop delivers what is due each run and prunes every outboxPruneIntervalMs.
-  let prunedAt = clock.now().getTime();
+  const pruneWhenDue = throttled(clock, outboxPruneIntervalMs, () => pruneOutbox(sql, clock));
   const loop = periodicRun(async () => {
     await leaseAndDeliver();
-    if (clock.now().getTime() - prunedAt < outboxPruneIntervalMs) return;
-    prunedAt = clock.now().getTime();
-    await prune();
+    await pruneWhenDue();
   }, (error) => logger.error('outbox run failed', { error }));
 
   const outbox: Outbox = {
@@ -122,7 +130,7 @@ export function createOutbox(options: { sql: Sql; clock: Clock; logger: Logger; 
     runOnce() {
       return leaseAndDeliver();
     },
-    prune,
+    prune: () => pruneOutbox(sql, clock),
     async drain(roundsMax = 50) {
       await Promise.all([...inFlight]);
       for (let round = 0; round < roundsMax; round++) {

@@ -222,8 +222,7 @@ export function createFeedHub(ctx: HubContext): FeedHub {
         // This process told its own subscribers when it claimed these.
         if (from !== origin) void deliver(items).catch((error) => logger.error('feed delivery failed', { error }));
       });
-      // Receipts are claimed even with nobody subscribed here: another process's subscribers may want
-      // them, and otherwise they would wait pending for the outbox's poller (outboxBatchMax a run).
+      // Claimed with nobody subscribed too (others may be), not left to the poller's outboxBatchMax a run.
       if (registry.size() === 0) relay.start(feedIdleRelayIntervalMs);
     },
     wake: () => void relay.wake(),

@@ -197,22 +197,7 @@ export async function moveNotes(tx: Queryable, from: Holder, to: Holder, picks: 
       insert into notes (serial, holder_kind, holder_id, loop_id, currency, issuer_id, amount, expires_at, parent_serial, created_at, reserve, plan_id, dist_transfer_id)
       select nextval('note_serials'), ${to.kind}, ${to.id}, loop_id, currency, issuer_id, part, expires_at, serial, ${at}, part_reserve, plan_id, dist_transfer_id from cut
       returning serial),
-    spent as (
-      delete from notes where serial = any(${spent}::bigint[]) and holder_kind = ${from.kind} and holder_id = ${from.id} and loop_id = '0'
-      returning serial),
-    drawn as (
-      update notes n set amount = n.amount - q.part
-      from unnest(${drawn.map((pick) => String(pick.serial))}::bigint[], ${drawn.map((pick) => String(pick.amount))}::bigint[]) as q(serial, part)
-      where n.serial = q.serial and n.holder_kind = ${from.kind} and n.holder_id = ${from.id} and n.loop_id = '0' and n.amount > q.part
-      returning n.serial),
-    merged as (
-      insert into notes (serial, holder_kind, holder_id, loop_id, currency, issuer_id, amount, expires_at, parent_serial, created_at, reserve, plan_id, dist_transfer_id)
-      select nextval('note_serials'), 'wallet', ${to.id}, '0', m.currency, m.issuer_id, m.amount, null, null, ${at}, 0, null, null
-      from unnest(${merged.map((entry) => entry.currency)}::text[], ${merged.map((entry) => entry.issuerId)}::text[], ${merged.map((entry) => String(entry.amount))}::bigint[])
-        as m(currency, issuer_id, amount)
-      on conflict (holder_id, currency, issuer_id) where holder_kind = 'wallet' and loop_id = '0'
-      do update set amount = notes.amount + excluded.amount
-      returning serial),
+    ${mergeCtes(tx, from, to, { spent, drawn, merged }, at)},
     debited as (
       update balances b set amount = b.amount + d.amount
       from unnest(${debits.map((delta) => delta.profileId)}::text[], ${debits.map((delta) => delta.loopId)}::text[],
@@ -239,6 +224,31 @@ export async function moveNotes(tx: Queryable, from: Holder, to: Holder, picks: 
   }
   const movementCount = BigInt(recorded?.lines.length ?? 0);
   if (row.movement_rows !== movementCount) throw new Error(`movements insert touched ${row.movement_rows} of ${movementCount} rows`);
+}
+
+/**
+ * The CTEs of moveNotes that merge open loop cash into the recipient wallet's note: `spent` deletes
+ * the sender's notes spent whole, `drawn` draws down those spent in part, `merged` upserts the sums.
+ */
+function mergeCtes(tx: Queryable, from: Holder, to: Holder, picks: { spent: string[]; drawn: readonly Pick[]; merged: { currency: string; issuerId: string; amount: bigint }[] }, at: Date) {
+  const { spent, drawn, merged } = picks;
+  return tx`
+    spent as (
+      delete from notes where serial = any(${spent}::bigint[]) and holder_kind = ${from.kind} and holder_id = ${from.id} and loop_id = '0'
+      returning serial),
+    drawn as (
+      update notes n set amount = n.amount - q.part
+      from unnest(${drawn.map((pick) => String(pick.serial))}::bigint[], ${drawn.map((pick) => String(pick.amount))}::bigint[]) as q(serial, part)
+      where n.serial = q.serial and n.holder_kind = ${from.kind} and n.holder_id = ${from.id} and n.loop_id = '0' and n.amount > q.part
+      returning n.serial),
+    merged as (
+      insert into notes (serial, holder_kind, holder_id, loop_id, currency, issuer_id, amount, expires_at, parent_serial, created_at, reserve, plan_id, dist_transfer_id)
+      select nextval('note_serials'), 'wallet', ${to.id}, '0', m.currency, m.issuer_id, m.amount, null, null, ${at}, 0, null, null
+      from unnest(${merged.map((entry) => entry.currency)}::text[], ${merged.map((entry) => entry.issuerId)}::text[], ${merged.map((entry) => String(entry.amount))}::bigint[])
+        as m(currency, issuer_id, amount)
+      on conflict (holder_id, currency, issuer_id) where holder_kind = 'wallet' and loop_id = '0'
+      do update set amount = notes.amount + excluded.amount
+      returning serial)`;
 }
 
 /** The `recorded` CTE of moveNotes: the movement lines of a transfer, inserted from arrays. */
