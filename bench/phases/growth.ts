@@ -18,7 +18,7 @@ import { HttpClient } from '../lib/http-client.ts';
 import { countedLoop, type PhaseResult } from '../lib/load.ts';
 import { formatMs, formatRatio, median } from '../lib/stats.ts';
 import { formatRate, latencyText, renderMarkdown, verdict, type Row } from '../report.ts';
-import { CashloopSetup, inParallel, sendRequest, type Wallet } from '../scenarios/cashloop.ts';
+import { CashloopSetup, sendRequest, type Wallet } from '../scenarios/cashloop.ts';
 import { httpOperator, type AuditAnswer } from '../scenarios/operator.ts';
 import { sendAmount, uniformSource } from '../scenarios/sends.ts';
 import { describeProfile, profileOneSend, type SendProfile } from './round-trips.ts';
@@ -49,7 +49,6 @@ export interface GrowthResult {
 }
 
 const walletFunding = '100000.00';
-const tokenRefreshConcurrency = 8;
 /** A delivered outbox row older than the retention survives at most one pruning interval, and this to spare. */
 const pruneSlackMs = 5_000;
 
@@ -131,10 +130,8 @@ export async function runGrowth(plan: BenchPlan, environment: BenchEnvironment, 
     result.fresh = await timedSend(client, fresh, payee, sendAmount, 1);
     log(`growth: whole balance after ${payments.ok} payments ${result.grown.ms.toFixed(1)} ms, after one ${result.fresh.ms.toFixed(1)} ms`);
 
-    // Fresh tokens: on a loaded machine the phase outlasts a token's soft expiry (tokenSoftExpirationMs).
-    const longPayers = await inParallel(payers, tokenRefreshConcurrency, async (payer) => ({ ...payer, token: await setup.token(app, payer.profileId) }));
     const before = await databaseFigures(database.url);
-    const long = await countedLoop('long run of uniform sends', client, { callers: plan.growthConcurrency, count: plan.growthSends, source: uniformSource(longPayers) });
+    const long = await countedLoop('long run of uniform sends', client, { callers: plan.growthConcurrency, count: plan.growthSends, source: uniformSource(payers) });
     result.long = long;
     const after = await databaseFigures(database.url);
     const tenth = Math.max(1, Math.floor(long.samplesMs.length / 10));
