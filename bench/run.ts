@@ -9,7 +9,9 @@
 // `-- --gate-compare` only uniform sends against the commit before the gate (bench/phases/gate-compare.ts);
 // `-- --sync-standby` only sends with and without waiting for the synchronous standby, on the cluster at
 // BENCH_POSTGRES_URL (bench/phases/sync-standby.ts; e.g. `npm run ha -- up`'s DATABASE_URL);
-// `-- --pos-report`, `-- --image-uploads` and `-- --history` (with `--quick`: 100,000 transfers) only those phases.
+// `-- --pos-report`, `-- --image-uploads` and `-- --history` (with `--quick`: 100,000 transfers) only those phases;
+// `-- --growth` (with `--quick`: smaller) only the growth phase (bench/phases/growth.ts; `--api-checkout=DIR`
+// runs another checkout's API, `--keep-database` keeps the grown database).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -29,6 +31,7 @@ import { renderReceiveFeed, runReceiveFeed } from './phases/receive-feed.ts';
 import { renderCliStartup, runCliStartup } from './phases/cli-startup.ts';
 import { renderGateCompare, runGateCompare } from './phases/gate-compare.ts';
 import { renderSyncStandby, runSyncStandby } from './phases/sync-standby.ts';
+import { growthOptions, renderGrowth, runGrowth, type GrowthResult } from './phases/growth.ts';
 
 export interface RunState {
   plan: BenchPlan;
@@ -40,6 +43,8 @@ export interface RunState {
   embedded: EmbeddedResult | null;
   /** The receivable report at 100,000 rows (its verdicts join the table). */
   posReport: PosReportResult | null;
+  /** The growth phase (issue 36): rows and statements per send, a grown wallet's payout, drift, bytes, the outbox. */
+  growth: GrowthResult | null;
   /** Phases that could not run, and why. */
   problems: string[];
   /** Promise rejections nobody handled (PGlite's socket can raise them; see docs/performance.md). */
@@ -98,6 +103,8 @@ const onlyPhases: readonly OnlyPhase[] = [
     const result = await runCliStartup(log);
     return { markdown: renderCliStartup(result), ok: result.helpOk && result.callOk };
   } },
+  // Rows and statements per send, a wallet's payout after many payments, a long run's drift, bytes and outbox (issue 36).
+  { flag: '--growth', file: 'growth.md', run: async () => renderGrowth(await runGrowth(planFor(process.argv.slice(2)), loadBenchEnvironment(), log, growthOptions(process.argv.slice(2)))) },
   // Uniform sends through the gate against the commit before it, in one run (issue 20).
   { flag: '--gate-compare', file: 'gate-compare.md', run: async () => {
     const result = await runGateCompare(loadBenchEnvironment(), log);
@@ -124,7 +131,7 @@ async function main(): Promise<void> {
   if (only) return runOnly(only);
   const plan = planFor(process.argv.slice(2));
   const environment = loadBenchEnvironment();
-  const state: RunState = { plan, environment, pgbench: null, httpCeiling: null, pglite: null, server: null, embedded: null, posReport: null, problems: [], unhandled: [], startedAt: new Date(), loadAverageStart: os.loadavg()[0], seconds: 0 };
+  const state: RunState = { plan, environment, pgbench: null, httpCeiling: null, pglite: null, server: null, embedded: null, posReport: null, growth: null, problems: [], unhandled: [], startedAt: new Date(), loadAverageStart: os.loadavg()[0], seconds: 0 };
   process.on('unhandledRejection', (reason) => {
     state.unhandled.push(String(reason).slice(0, 300));
     log(`unhandled rejection: ${String(reason).slice(0, 300)}`);
@@ -143,6 +150,7 @@ async function main(): Promise<void> {
   );
   state.server = await phase(state, 'API on Postgres and Redis', () => runServer(plan, environment, log));
   state.embedded = await phase(state, 'API on embedded PGlite', () => runEmbedded(plan, log));
+  state.growth = await phase(state, 'growth: rows per send, a grown wallet\'s payout, a long run', () => runGrowth(plan, environment, log));
   const posReport = await phase(state, 'received-and-receivable report at 100,000 rows', () => runPosReport(environment, log));
   state.posReport = posReport;
   const receiveFeed = plan.quick ? null : await phase(state, 'receive feed with 1,000 subscribers', () => runReceiveFeed(environment, log));
@@ -155,7 +163,7 @@ async function main(): Promise<void> {
   writeFileSync(path.join(resultsDirectory, plan.quick ? 'latest-quick.md' : 'latest.md'), markdown);
   process.stdout.write(`\n${markdown}`);
   log(`finished in ${state.seconds.toFixed(0)} s; wrote bench/results/${plan.quick ? 'latest-quick.md' : 'latest.md'}`);
-  const auditFailed = state.server?.audit && !state.server.audit.ok;
+  const auditFailed = (state.server?.audit && !state.server.audit.ok) || (state.growth?.audit && !state.growth.audit.ok);
   process.exitCode = auditFailed || state.problems.length > 0 ? 1 : 0;
 }
 

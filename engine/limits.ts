@@ -250,6 +250,20 @@ export const outboxBatchMax = 20;
 export const outboxAttemptsMax = 8;
 export const outboxBackoffBaseMs = 1000;
 export const outboxLeaseMs = 30_000;
+/**
+ * Delivered outbox rows (messages, payouts, feed announcements, invitations) serve only to look back
+ * on: the periodic loop deletes them this long after delivery, so the outbox holds what is pending
+ * plus about this much of the recent past, however long the process runs (issue 36).
+ */
+export const outboxDeliveredRetentionMs = 60_000;
+/** Rows an operator reads later are kept this long: webhook deliveries (`cashloop webhook deliveries`) and rows parked as failed. */
+export const outboxRecordRetentionMs = 7 * 24 * 60 * 60 * 1000;
+/** How often the periodic loop prunes the outbox... */
+export const outboxPruneIntervalMs = 10_000;
+/** ...deleting at most this many rows per statement... */
+export const outboxPruneBatchMax = 5_000;
+/** ...and at most this many statements per pruning (a backlog is worked off over the next ones). */
+export const outboxPruneRoundsMax = 20;
 
 // Authentication (our choices where the interface is silent; see docs/decisions.md)
 export const authnAttemptLifetimeMs = 30 * 60 * 1000;
@@ -566,6 +580,12 @@ export const feedBacklogBytesMax = 1_048_576;
  * claim after their commits, so a send pays nothing for the feed but its outbox row) reach it.
  */
 export const feedRelayIntervalMs = 50;
+/**
+ * A process without subscribers claims them this often (one statement for up to feedRelayBatchMax
+ * rows, and again while batches come back full), so receipts nobody listens for are announced and
+ * marked delivered at the rate sends make them instead of piling up pending (issue 36).
+ */
+export const feedIdleRelayIntervalMs = 1_000;
 /** The live feed reuses a sender's public profile read this recently (a busy till costs no profile read per payment)... */
 export const feedSenderCacheMs = 5_000;
 /** ...for at most this many senders per process. */

@@ -137,7 +137,7 @@ test('retract returns held cash; reasons follow the initiator', async () => {
   await assertAudit(harness.engine);
 });
 
-test('a wallet of many small notes spends beyond the first batch of notes it locks', async () => {
+test('open loop payments merge into one note of the recipient, which spends it in parts and whole', async () => {
   const { ledger } = harness.engine.services;
   const alice = await individual(harness.engine);
   const bob = await individual(harness.engine);
@@ -146,8 +146,8 @@ test('a wallet of many small notes spends beyond the first batch of notes it loc
   for (let index = 0; index < 40; index++) {
     assert.ok((await ledger.transfers.send({ ...baseSend, senderId: alice, recipientUid: `service:${bob}`, amounts: parseAmounts('0-USD-0.01') })).ok);
   }
-  const notes = await harness.engine.sql`select count(*)::int as count from notes where holder_kind = 'wallet' and holder_id = ${bob}`;
-  assert.is(notes[0].count, 40);
+  const notes = await harness.engine.sql`select count(*)::int as count, sum(amount)::int as amount from notes where holder_kind = 'wallet' and holder_id = ${bob}`;
+  assert.equal([notes[0].count, notes[0].amount], [1, 40], 'forty payments, one open loop note (migration 0303)');
   const shop = await business(harness.engine);
   const toShop = await ledger.transfers.send({ ...baseSend, senderId: bob, recipientUid: `service:${shop}`, amounts: parseAmounts('any-USD-0.05') });
   assert.ok(toShop.ok, 'a business recipient takes the running-total path with acceptance');

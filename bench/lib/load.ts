@@ -91,6 +91,24 @@ export async function closedLoop(name: string, client: HttpClient, options: { ca
   return recorder.result(name, (performance.now() - startedAt) / 1000);
 }
 
+/** callers requests in flight at all times until count have been sent (a run of a given length rather than duration). */
+export async function countedLoop(name: string, client: HttpClient, options: { callers: number; count: number; source: RequestSource; check?: AnswerCheck }): Promise<PhaseResult> {
+  const recorder = new Recorder();
+  const check = options.check ?? defaultCheck;
+  let index = 0;
+  const startedAt = performance.now();
+  const caller = async (callerIndex: number) => {
+    while (index < options.count) {
+      const prepared = options.source(index++, callerIndex);
+      const sentAt = performance.now();
+      const answer = await timed(client, prepared);
+      recorder.record(answer, performance.now() - sentAt, check);
+    }
+  };
+  await Promise.all(Array.from({ length: options.callers }, (_, callerIndex) => caller(callerIndex)));
+  return recorder.result(name, (performance.now() - startedAt) / 1000);
+}
+
 /**
  * Starts ratePerSecond requests per second on a fixed schedule for durationMs. Latency runs from
  * each request's scheduled start (not from when the client got round to it), so queueing in the

@@ -1,6 +1,7 @@
 // Counts what one API process says to Postgres and Redis: TCP pass-throughs that count the
 // client's Sync ('S') and simple Query ('Q') messages to Postgres (one round trip each with
-// postgres.js) and its RESP commands to Redis, by name. Other clients of the same servers
+// postgres.js), its statements (Execute ('E') and simple Query messages) and its RESP commands to
+// Redis, by name. Other clients of the same servers
 // (tests running beside the bench) are not counted.
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 
@@ -54,6 +55,8 @@ async function startCountingProxy<P extends StreamParser>(target: { host: string
 export interface PostgresCounter {
   port: number;
   roundTrips(): number;
+  /** Statements run: extended-protocol Executes plus simple Queries (a BEGIN or COMMIT counts as one). */
+  statements(): number;
   close(): Promise<void>;
 }
 
@@ -62,6 +65,7 @@ class FrontendParser {
   private buffer: Buffer = Buffer.alloc(0);
   private started = false;
   roundTrips = 0;
+  statements = 0;
 
   push(chunk: Buffer): void {
     this.buffer = this.buffer.length === 0 ? chunk : Buffer.concat([this.buffer, chunk]);
@@ -81,6 +85,7 @@ class FrontendParser {
       const length = this.buffer.readInt32BE(1);
       if (this.buffer.length < 1 + length) return;
       if (type === 'S' || type === 'Q') this.roundTrips++;
+      if (type === 'E' || type === 'Q') this.statements++;
       this.buffer = this.buffer.subarray(1 + length);
     }
   }
@@ -91,6 +96,7 @@ export async function startPostgresCounter(target: { host: string; port: number 
   return {
     port: proxy.port,
     roundTrips: () => proxy.parsers.reduce((total, parser) => total + parser.roundTrips, 0),
+    statements: () => proxy.parsers.reduce((total, parser) => total + parser.statements, 0),
     close: () => proxy.close(),
   };
 }

@@ -9,6 +9,7 @@ import type { RunState } from '../run.ts';
 import { cpuPerOperationMs, cpuPerOperationText } from '../lib/process-cpu.ts';
 import { posReportTargets } from './pos-report.ts';
 import { describeProfile } from './round-trips.ts';
+import { growthLines, growthRows } from './growth.ts';
 import type { HistoryOnlyResult, HistoryResult } from './server.ts';
 
 function failuresText(result: PhaseResult): string {
@@ -87,7 +88,7 @@ function cpuRow(state: RunState): Row {
   const measure = 'CPU per send summed over every process (API, Postgres, Redis, load generator), uniform closed loop; Postgres statements per send beside it';
   if (!server?.uniform || !server.uniformCpu) return na(measure, target, 'did not run');
   const perSend = cpuPerOperationMs(server.uniformCpu, server.uniform.ok + server.uniform.failed);
-  const statements = server.profile ? `; ${server.profile.postgresRoundTripsPerSend.toFixed(1)} Postgres statements per send` : '; statements per send not measured';
+  const statements = server.profile ? `; ${server.profile.statementsPerSend.toFixed(1)} Postgres statements in ${server.profile.postgresRoundTripsPerSend.toFixed(1)} round trips per send` : '; statements per send not measured';
   const reference = httpCeiling ? cpuPerOperationMs(httpCeiling.cpu, httpCeiling.run.ok + httpCeiling.run.failed) : null;
   return {
     measure,
@@ -180,7 +181,7 @@ function auditRows(state: RunState): Row[] {
 export function buildReport(state: RunState): Report {
   const { plan, httpCeiling, server, embedded } = state;
   const rows: Row[] = [
-    ...baselineRows(state), ...uniformRows(state), cpuRow(state), ...contentionRows(state), ...historyRows(state), embeddedRow(state), ...posReportRows(state), ...auditRows(state),
+    ...baselineRows(state), ...uniformRows(state), cpuRow(state), ...contentionRows(state), ...historyRows(state), embeddedRow(state), ...posReportRows(state), ...auditRows(state), ...growthRows(state.growth),
   ];
   const sections: Report['sections'] = [];
   const open = server?.openLoop ?? null;
@@ -204,6 +205,7 @@ export function buildReport(state: RunState): Report {
   if (state.pglite?.errors) phases.push(`- PGlite baseline errors: ${state.pglite.errors} (${state.pglite.errorSample}).`);
   if (phases.length > 0) sections.push({ heading: 'Phases', lines: phases });
   if (server?.profile) sections.push({ heading: 'Where one send goes', lines: describeProfile(server.profile) });
+  if (state.growth) sections.push({ heading: 'Growth', lines: [...growthLines(state.growth), ...(state.growth.profile ? describeProfile(state.growth.profile) : [])] });
 
   const notes = [...(httpCeiling?.notes ?? []), ...(server?.notes ?? []), ...(embedded?.notes ?? []), ...state.problems, ...state.unhandled.map((text) => `unhandled rejection in the bench process: ${text}`)];
   if (server && server.missing.length > 0) notes.unshift(`Missing ledger routes: ${server.missing.join(', ')}.`);

@@ -10,7 +10,7 @@ import type { LockHold, LockService } from '../locks/lock.ts';
 import { LockLostError } from '../locks/lock.ts';
 import type { Metrics } from '../metrics.ts';
 import { pipelinedTransaction, type Sql, type TransactionSql } from '../storage/database.ts';
-import { lockResource, type ActorKind, type EventOf, type InputOf, type SnapshotOf, type StoredSnapshot } from './actor.ts';
+import { lockResource, type ActorKind, type EventOf, type InputOf, type RowlessRestore, type SnapshotOf, type StoredSnapshot } from './actor.ts';
 import { createSharedTransactions, type SharedRows } from './shared-transactions.ts';
 import * as store from './store.ts';
 
@@ -75,6 +75,13 @@ interface Tracked {
   dirty: boolean;
   /** The insert of a created actor, sent at once so it rides with the body's next statements. */
   inserted?: Promise<void>;
+  /** No actor row exists (its kind keeps none for this snapshot): written by finish() only if it comes to need one. */
+  rowless?: boolean;
+}
+
+/** Whether the kind keeps an actor row for this snapshot (kinds without keepsRow always do). */
+function keepsRow(kind: ActorKind, snapshot: unknown): boolean {
+  return kind.keepsRow ? kind.keepsRow(snapshot as never) : true;
 }
 
 /**
@@ -121,6 +128,8 @@ export interface CommandRunner {
   run<R, E = never>(name: string, lockRefs: readonly { kind: string; id: string }[], body: (unit: Unit<E>) => Promise<R>, options?: RunOptions): Promise<R | E>;
   /** Calls `listener` right after every commit (outside the command's scope), whether or not it queued effects. */
   onCommit(listener: () => void): void;
+  /** How `unit.load` restores an actor of `kind` that keeps no row (ActorKind.keepsRow) from its domain's row. */
+  restoreRowless(kind: ActorKind, restore: RowlessRestore): void;
 }
 
 export interface CommandRunnerOptions {
@@ -170,9 +179,14 @@ type TimerWrite = { op: 'set'; kind: string; id: string; name: string; dueAt: Da
  * versioned update is checked once all have answered.
  */
 async function writeUnit(tx: TransactionSql, now: Date, state: { tracked: Map<string, Tracked>; timers: TimerWrite[]; effects: { kind: string; payload: unknown }[] }): Promise<bigint[]> {
-  const inserts = [...state.tracked.values()].flatMap((entry) => (entry.inserted ? [entry.inserted] : []));
-  const snapshotWrites = [...state.tracked.values()]
-    .filter((entry) => entry.dirty)
+  const tracked = [...state.tracked.values()];
+  // An actor without a row gets one only when its snapshot now needs it (never, for a transfer born final).
+  const rowlessInserts = tracked
+    .filter((entry) => entry.rowless && keepsRow(entry.kind, entry.snapshot))
+    .map((entry) => store.insertActor(tx, entry.kind.kind, entry.id, stateName(entry.snapshot.value), toStored(entry.snapshot), now));
+  const inserts = [...tracked.flatMap((entry) => (entry.inserted ? [entry.inserted] : [])), ...rowlessInserts];
+  const snapshotWrites = tracked
+    .filter((entry) => entry.dirty && !entry.rowless)
     .map(async (entry) => {
       const written = await store.updateActor(tx, entry.kind.kind, entry.id, entry.loadedVersion, stateName(entry.snapshot.value), toStored(entry.snapshot), now);
       if (!written) throw new VersionConflictError(entry.kind.kind, entry.id);
@@ -184,8 +198,20 @@ async function writeUnit(tx: TransactionSql, now: Date, state: { tracked: Map<st
   return outboxIds;
 }
 
+/**
+ * An actor's snapshot read row-locked, or restored from its domain's row when its kind keeps no
+ * row for it (the caller's lock covers that row); null when there is neither.
+ */
+async function loadTracked(tx: TransactionSql, kind: ActorKind, id: string, restorers: ReadonlyMap<string, RowlessRestore>): Promise<Tracked | null> {
+  const row = await store.selectActorForUpdate(tx, kind.kind, id);
+  if (row) return { kind, id, loadedVersion: row.version, snapshot: restoreSnapshot(kind, row.snapshot), dirty: false };
+  const restore = kind.keepsRow ? restorers.get(kind.kind) : undefined;
+  const stored = restore ? await restore(tx, id) : null;
+  return stored ? { kind, id, loadedVersion: 0, snapshot: restoreSnapshot(kind, stored), dirty: false, rowless: true } : null;
+}
+
 /** A unit over a transaction, and the writes that end it. */
-function openUnit(tx: TransactionSql, now: Date, ids: IdMinter): { unit: Unit<unknown>; finish(): Promise<bigint[]> } {
+function openUnit(tx: TransactionSql, now: Date, ids: IdMinter, restorers: ReadonlyMap<string, RowlessRestore>): { unit: Unit<unknown>; finish(): Promise<bigint[]> } {
   const tracked = new Map<string, Tracked>();
   const timers: TimerWrite[] = [];
   const effects: { kind: string; payload: unknown }[] = [];
@@ -200,15 +226,18 @@ function openUnit(tx: TransactionSql, now: Date, ids: IdMinter): { unit: Unit<un
     async load(kind, id) {
       const existing = tracked.get(key(kind, id));
       if (existing) return existing.snapshot;
-      const row = await store.selectActorForUpdate(tx, kind.kind, id);
-      if (!row) return null;
-      const snapshot = restoreSnapshot(kind, row.snapshot);
-      tracked.set(key(kind, id), { kind, id, loadedVersion: row.version, snapshot, dirty: false });
-      return snapshot;
+      const loaded = await loadTracked(tx, kind, id, restorers);
+      if (loaded) tracked.set(key(kind, id), loaded);
+      return loaded?.snapshot ?? null;
     },
     create(kind, id, input) {
       if (tracked.has(key(kind, id))) throw new Error(`actor ${kind.kind}:${id} created twice in one command`);
       const [snapshot] = initialTransition(kind.machine, input as never);
+      // A snapshot its kind keeps no row for (a transfer born final) is written only if it comes to need one.
+      if (!keepsRow(kind, snapshot)) {
+        tracked.set(key(kind, id), { kind, id, loadedVersion: 0, snapshot, dirty: false, rowless: true });
+        return snapshot as never;
+      }
       // Written now at version 1; a later change in this command updates it in finish().
       const inserted = store.insertActor(tx, kind.kind, id, stateName(snapshot.value), toStored(snapshot as never), now);
       inserted.catch(() => {});
@@ -277,6 +306,7 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
   const ids = options.ids ?? createIdMinter(legacyIdPermutationKey);
 
   const commitListeners: (() => void)[] = [];
+  const restorers = new Map<string, RowlessRestore>();
   const scopes = commandScopes(options.scopeChecks ?? true);
   const afterCommit = afterCommitFor(scopes, options.onCommitted, commitListeners);
 
@@ -284,7 +314,7 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
   async function runHeld(name: string, body: (unit: Unit<unknown>) => Promise<unknown>, hold: LockHold, startedAt: number): Promise<unknown> {
     for (let tries = 0; ; tries++) {
       try {
-        const { result, outboxIds } = await transact(sql, (tx) => openUnit(tx, clock.now(), ids), body, hold);
+        const { result, outboxIds } = await transact(sql, (tx) => openUnit(tx, clock.now(), ids, restorers), body, hold);
         metrics.commandDuration.observe({ command: name, outcome: 'committed' }, (performance.now() - startedAt) / 1000);
         afterCommit(outboxIds);
         return result;
@@ -303,7 +333,7 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
   // Commands that may share a transaction queue for one (see shared-transactions.ts).
   const shared = createSharedTransactions<Unit<unknown>>({
     sql, clock, metrics,
-    openUnit: (tx, now) => openUnit(tx, now, ids),
+    openUnit: (tx, now) => openUnit(tx, now, ids, restorers),
     runAlone: runHeld,
     txOf: (unit) => unit.tx,
     afterCommit,
@@ -320,6 +350,10 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
   return {
     onCommit(listener) {
       commitListeners.push(listener);
+    },
+    restoreRowless(kind, restore) {
+      if (!kind.keepsRow) throw new Error(`actor kind ${kind.kind} keeps a row for every snapshot`);
+      restorers.set(kind.kind, restore);
     },
     async run<R, E>(name: string, lockRefs: readonly { kind: string; id: string }[], body: (unit: Unit<E>) => Promise<R>, runOptions?: RunOptions): Promise<R | E> {
       const resources = lockRefs.map((ref) => lockResource(ref.kind, ref.id));

@@ -2,7 +2,10 @@
 // retried with exponential backoff up to a bounded number of attempts, then parked as failed.
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../logger.ts';
-import { outboxAttemptsMax, outboxBackoffBaseMs, outboxBatchMax, outboxLeaseMs } from '../limits.ts';
+import {
+  outboxAttemptsMax, outboxBackoffBaseMs, outboxBatchMax, outboxDeliveredRetentionMs, outboxLeaseMs, outboxPruneBatchMax, outboxPruneIntervalMs,
+  outboxPruneRoundsMax, outboxRecordRetentionMs,
+} from '../limits.ts';
 import type { Metrics } from '../metrics.ts';
 import type { Sql } from '../storage/database.ts';
 import { periodicRun } from './periodic.ts';
@@ -23,6 +26,8 @@ export interface Outbox {
   kick(ids: bigint[]): void;
   /** Delivers every due row once; returns how many were attempted. */
   runOnce(): Promise<number>;
+  /** Deletes rows past their retention (outboxDeliveredRetentionMs, outboxRecordRetentionMs); answers how many. */
+  prune(): Promise<number>;
   /** Delivers until nothing is due (tests and shutdown). */
   drain(roundsMax?: number): Promise<void>;
   start(intervalMs: number): void;
@@ -48,6 +53,30 @@ async function recordFailure(deps: { sql: Sql; clock: Clock; logger: Logger; met
 function track(inFlight: Set<Promise<unknown>>, logger: Logger, promise: Promise<unknown>): void {
   const tracked = promise.catch((error) => logger.error('outbox run failed', { error })).finally(() => inFlight.delete(tracked));
   inFlight.add(tracked);
+}
+
+/** Rows past their retention, a batch per statement, at most outboxPruneRoundsMax batches; answers how many. */
+async function pruneOutbox(sql: Sql, clock: Clock): Promise<number> {
+  const now = clock.now().getTime();
+  const deliveredBefore = new Date(now - outboxDeliveredRetentionMs);
+  const recordsBefore = new Date(now - outboxRecordRetentionMs);
+  let deleted = 0;
+  for (let round = 0; round < outboxPruneRoundsMax; round++) {
+    const count = await store.pruneOutbox(sql, deliveredBefore, recordsBefore, outboxPruneBatchMax);
+    deleted += count;
+    if (count < outboxPruneBatchMax) break;
+  }
+  return deleted;
+}
+
+/** `job`, run at most once per intervalMs of the clock (the first time intervalMs after this call). */
+function throttled(clock: Clock, intervalMs: number, job: () => Promise<unknown>): () => Promise<void> {
+  let lastAt = clock.now().getTime();
+  return async () => {
+    if (clock.now().getTime() - lastAt < intervalMs) return;
+    lastAt = clock.now().getTime();
+    await job();
+  };
 }
 
 export function createOutbox(options: { sql: Sql; clock: Clock; logger: Logger; metrics: Metrics }): Outbox {
@@ -83,7 +112,12 @@ export function createOutbox(options: { sql: Sql; clock: Clock; logger: Logger; 
     return rows.length;
   }
 
-  const loop = periodicRun(() => leaseAndDeliver(), (error) => logger.error('outbox run failed', { error }));
+  // The loop delivers what is due each run and prunes every outboxPruneIntervalMs.
+  const pruneWhenDue = throttled(clock, outboxPruneIntervalMs, () => pruneOutbox(sql, clock));
+  const loop = periodicRun(async () => {
+    await leaseAndDeliver();
+    await pruneWhenDue();
+  }, (error) => logger.error('outbox run failed', { error }));
 
   const outbox: Outbox = {
     register(kind, handler, policy) {
@@ -96,6 +130,7 @@ export function createOutbox(options: { sql: Sql; clock: Clock; logger: Logger; 
     runOnce() {
       return leaseAndDeliver();
     },
+    prune: () => pruneOutbox(sql, clock),
     async drain(roundsMax = 50) {
       await Promise.all([...inFlight]);
       for (let round = 0; round < roundsMax; round++) {

@@ -119,3 +119,20 @@ export async function markOutboxRetry(sql: Queryable, id: bigint, nextAttemptAt:
 export async function markOutboxFailed(sql: Queryable, id: bigint, at: Date, error: string): Promise<void> {
   await sql`update outbox set failed_at = ${at}, lease_until = null, last_error = ${error} where id = ${id}`;
 }
+
+/**
+ * Deletes up to `limit` outbox rows past their retention: delivered before `deliveredBefore` (the
+ * short retention), or webhook deliveries and failed rows finished before `recordsBefore`. Answers
+ * how many it deleted. A row being delivered or waiting for a retry is never touched.
+ */
+export async function pruneOutbox(sql: Queryable, deliveredBefore: Date, recordsBefore: Date, limit: number): Promise<number> {
+  const result = await sql`
+    delete from outbox where id in (
+      (select id from outbox where delivered_at is not null and kind <> 'webhook.deliver' and delivered_at < ${deliveredBefore}
+        order by delivered_at limit ${limit})
+      union all
+      (select id from outbox where (kind = 'webhook.deliver' or failed_at is not null) and coalesce(delivered_at, failed_at) < ${recordsBefore}
+        order by coalesce(delivered_at, failed_at) limit ${limit})
+      limit ${limit})`;
+  return result.count;
+}

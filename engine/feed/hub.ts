@@ -1,13 +1,14 @@
 // This process's feed subscriptions. The relay claims due feed.receipt outbox rows (from any
 // process): woken right after each commit of this process's command path, so a receipt is claimed
 // as soon as it has committed (never before), and while any subscription is open also every
-// feedRelayIntervalMs, for rows no process claimed at once. Claimed rows are told to this process's
+// feedRelayIntervalMs, for rows no process claimed at once; with none open, every
+// feedIdleRelayIntervalMs, so receipts nobody listens for do not pile up pending. Claimed rows are told to this process's
 // subscribers directly and announced on the bus for the others; announcements from other processes
 // arrive from the bus. The receipts of profiles with subscribers here are read once per batch and
 // written to each subscriber whose token still holds.
 import { randomUUID } from 'node:crypto';
 import { periodicRun } from '../actors/periodic.ts';
-import { feedAnnounceBackoffBaseMs, feedRelayBatchMax, feedRelayIntervalMs, feedSubscriptionsPerTokenMax, feedTokenCheckIntervalMs } from '../limits.ts';
+import { feedAnnounceBackoffBaseMs, feedIdleRelayIntervalMs, feedRelayBatchMax, feedRelayIntervalMs, feedSubscriptionsPerTokenMax, feedTokenCheckIntervalMs } from '../limits.ts';
 import type { TokensService } from '../tokens/service.ts';
 import type { FeedBus } from './bus.ts';
 import type { FeedEnd, FeedFailure } from './errors.ts';
@@ -128,8 +129,12 @@ function createRelay(ctx: HubContext, here: { origin: string; deliver(items: sto
   const loop = periodicRun(() => wake(), onFailure);
   return {
     wake,
-    start: (intervalMs: number) => loop.start(intervalMs),
-    stop: () => loop.stop(),
+    /** Runs the relay every intervalMs from now on (replacing the interval it ran at). */
+    start(intervalMs: number) {
+      if (closed) return;
+      loop.stop();
+      loop.start(intervalMs);
+    },
     async close() {
       closed = true;
       loop.stop();
@@ -171,7 +176,7 @@ export function createFeedHub(ctx: HubContext): FeedHub {
       tokenCheck.start(feedTokenCheckIntervalMs);
     },
     onLast() {
-      relay.stop();
+      relay.start(feedIdleRelayIntervalMs);
       tokenCheck.stop();
     },
   });
@@ -217,6 +222,8 @@ export function createFeedHub(ctx: HubContext): FeedHub {
         // This process told its own subscribers when it claimed these.
         if (from !== origin) void deliver(items).catch((error) => logger.error('feed delivery failed', { error }));
       });
+      // Claimed with nobody subscribed too (others may be), not left to the poller's outboxBatchMax a run.
+      if (registry.size() === 0) relay.start(feedIdleRelayIntervalMs);
     },
     wake: () => void relay.wake(),
     async close() {

@@ -1,7 +1,7 @@
 // SQL for notes, balances, ledger totals, movements and the audit. Every write that moves cash
 // is one statement that moves the notes and adjusts the balances together.
 import type { Queryable } from '../storage/database.ts';
-import type { Note, Pick } from './allocation.ts';
+import { openLoopId, type Note, type Pick } from './allocation.ts';
 import type { Holder, LoopSummaryRow, MovementLine, MovementRow } from './types.ts';
 
 export type { Holder, HolderKind, LoopSummaryRow, MovementLine, MovementRow } from './types.ts';
@@ -77,7 +77,7 @@ export async function nextSerial(tx: Queryable): Promise<bigint> {
   return rows[0].serial;
 }
 
-/** Creates a note (issuance) and adds it to the wallet balance and the issued total, in one statement. */
+/** Creates a note (issuance; open loop cash merges into the wallet's open loop note) and adds it to the wallet balance and the issued total, in one statement. */
 export async function insertIssuedNote(
   tx: Queryable,
   note: { holderId: string; loopId: string; currency: string; issuerId: string; amount: bigint; expiresAt: Date | null; reserve?: bigint; planId?: string | null; distTransferId?: string | null },
@@ -88,6 +88,9 @@ export async function insertIssuedNote(
       insert into notes (serial, holder_kind, holder_id, loop_id, currency, issuer_id, amount, expires_at, parent_serial, created_at, reserve, plan_id, dist_transfer_id)
       values (nextval('note_serials'), 'wallet', ${note.holderId}, ${note.loopId}, ${note.currency}, ${note.issuerId}, ${String(note.amount)}::bigint, ${note.expiresAt}, null, ${at},
         ${String(note.reserve ?? 0n)}::bigint, ${note.planId ?? null}, ${note.distTransferId ?? null})
+      -- Open loop cash issued to a wallet merges into its open loop note of the issuer (see mergesInto).
+      on conflict (holder_id, currency, issuer_id) where holder_kind = 'wallet' and loop_id = '0'
+      do update set amount = notes.amount + excluded.amount
       returning serial),
     balance as (
       insert into balances (profile_id, loop_id, currency, amount)
@@ -129,23 +132,54 @@ function balanceDeltas(from: Holder, to: Holder, picks: readonly Pick[]): Balanc
 }
 
 /**
- * Moves the picked notes (whole notes change holder; parts are split off into new notes) and
- * adjusts both wallets' balances, in one statement; with `recorded`, the same statement inserts the
- * transfer's movement lines. Throws when a note was not where expected.
+ * Whether a pick lands in the recipient wallet's one open loop note of its currency and issuer
+ * instead of moving as a note of its own: open loop cash that arrives in a wallet is merged, so a
+ * wallet holds one open loop note per currency and issuer however many payments it received
+ * (index notes_open_loop_merged, migration 0303; docs/decisions.md). Brand cash keeps its notes:
+ * their expiry, reserve and plan are each note's own.
+ */
+function mergesInto(to: Holder, pick: Pick): boolean {
+  return to.kind === 'wallet' && pick.loopId === openLoopId;
+}
+
+/** The merged open loop amounts one move adds, per currency and issuer (one row each, as the upsert needs). */
+function mergedAmounts(picks: readonly Pick[]): { currency: string; issuerId: string; amount: bigint }[] {
+  const sums = new Map<string, { currency: string; issuerId: string; amount: bigint }>();
+  for (const pick of picks) {
+    const key = `${pick.currency}\u0000${pick.issuerId}`;
+    const entry = sums.get(key) ?? { currency: pick.currency, issuerId: pick.issuerId, amount: 0n };
+    entry.amount += pick.amount;
+    sums.set(key, entry);
+  }
+  return [...sums.values()];
+}
+
+/**
+ * Moves the picked notes and adjusts both wallets' balances, in one statement; with `recorded`, the
+ * same statement inserts the transfer's movement lines. Open loop cash into a wallet merges into its
+ * open loop note (the notes it came from are drawn down, or deleted when spent whole); other whole
+ * notes change holder and other parts are split off into new notes. A move within one wallet changes
+ * no note. Throws when a note was not where expected.
  */
 export async function moveNotes(tx: Queryable, from: Holder, to: Holder, picks: readonly Pick[], at: Date, recorded?: { transferId: string; lines: readonly MovementLine[] }): Promise<void> {
   if (picks.length === 0) {
     if (recorded) await insertMovements(tx, recorded.transferId, recorded.lines, at);
     return;
   }
-  const whole = picks.filter((pick) => pick.whole).map((pick) => String(pick.serial));
-  const parts = picks.filter((pick) => !pick.whole);
+  const self = from.kind === to.kind && from.id === to.id;
+  const merging = picks.filter((pick) => mergesInto(to, pick) && !self);
+  const moving = picks.filter((pick) => !mergesInto(to, pick) && !self);
+  const whole = moving.filter((pick) => pick.whole).map((pick) => String(pick.serial));
+  const parts = moving.filter((pick) => !pick.whole);
+  const spent = merging.filter((pick) => pick.whole).map((pick) => String(pick.serial));
+  const drawn = merging.filter((pick) => !pick.whole);
+  const merged = mergedAmounts(merging);
   const deltas = balanceDeltas(from, to, picks);
   // A debit is an update (a missing or short balance fails); a credit is an upsert. An upsert
   // cannot carry a debit: Postgres checks the proposed row (negative) before the conflict.
   const debits = deltas.filter((delta) => delta.amount < 0n);
   const credits = deltas.filter((delta) => delta.amount > 0n);
-  const rows = await tx<{ whole_rows: bigint; cut_rows: bigint; born_rows: bigint; balance_rows: bigint; movement_rows: bigint }[]>`
+  const rows = await tx<{ whole_rows: bigint; cut_rows: bigint; born_rows: bigint; spent_rows: bigint; drawn_rows: bigint; merged_rows: bigint; balance_rows: bigint; movement_rows: bigint }[]>`
     with whole as (
       update notes set holder_kind = ${to.kind}, holder_id = ${to.id}
       where serial = any(${whole}::bigint[]) and holder_kind = ${from.kind} and holder_id = ${from.id}
@@ -163,6 +197,7 @@ export async function moveNotes(tx: Queryable, from: Holder, to: Holder, picks: 
       insert into notes (serial, holder_kind, holder_id, loop_id, currency, issuer_id, amount, expires_at, parent_serial, created_at, reserve, plan_id, dist_transfer_id)
       select nextval('note_serials'), ${to.kind}, ${to.id}, loop_id, currency, issuer_id, part, expires_at, serial, ${at}, part_reserve, plan_id, dist_transfer_id from cut
       returning serial),
+    ${mergeCtes(tx, from, to, { spent, drawn, merged }, at)},
     debited as (
       update balances b set amount = b.amount + d.amount
       from unnest(${debits.map((delta) => delta.profileId)}::text[], ${debits.map((delta) => delta.loopId)}::text[],
@@ -176,15 +211,44 @@ export async function moveNotes(tx: Queryable, from: Holder, to: Holder, picks: 
       on conflict (profile_id, currency, loop_id) do update set amount = balances.amount + excluded.amount
       returning 1)
     ${recorded ? movementsInsert(tx, recorded.transferId, recorded.lines, at) : tx``}
-    select (select count(*) from whole) as whole_rows, (select count(*) from cut) as cut_rows,
-      (select count(*) from born) as born_rows, (select count(*) from debited) + (select count(*) from credited) as balance_rows,
+    select (select count(*) from whole) as whole_rows, (select count(*) from cut) as cut_rows, (select count(*) from born) as born_rows,
+      (select count(*) from spent) as spent_rows, (select count(*) from drawn) as drawn_rows, (select count(*) from merged) as merged_rows,
+      (select count(*) from debited) + (select count(*) from credited) as balance_rows,
       ${recorded ? tx`(select count(*) from recorded)` : tx`0::bigint`} as movement_rows`;
   const row = rows[0];
-  if (row.whole_rows !== BigInt(whole.length) || row.cut_rows !== BigInt(parts.length) || row.born_rows !== BigInt(parts.length) || row.balance_rows !== BigInt(deltas.length)) {
-    throw new Error(`note move touched ${row.whole_rows}/${whole.length} whole, ${row.cut_rows}/${parts.length} cut, ${row.balance_rows}/${deltas.length} balance rows`);
+  if (row.whole_rows !== BigInt(whole.length) || row.cut_rows !== BigInt(parts.length) || row.born_rows !== BigInt(parts.length)
+    || row.spent_rows !== BigInt(spent.length) || row.drawn_rows !== BigInt(drawn.length) || row.merged_rows !== BigInt(merged.length)
+    || row.balance_rows !== BigInt(deltas.length)) {
+    throw new Error(`note move touched ${row.whole_rows}/${whole.length} whole, ${row.cut_rows}/${parts.length} cut, ${row.spent_rows}/${spent.length} spent, `
+      + `${row.drawn_rows}/${drawn.length} drawn, ${row.merged_rows}/${merged.length} merged, ${row.balance_rows}/${deltas.length} balance rows`);
   }
   const movementCount = BigInt(recorded?.lines.length ?? 0);
   if (row.movement_rows !== movementCount) throw new Error(`movements insert touched ${row.movement_rows} of ${movementCount} rows`);
+}
+
+/**
+ * The CTEs of moveNotes that merge open loop cash into the recipient wallet's note: `spent` deletes
+ * the sender's notes spent whole, `drawn` draws down those spent in part, `merged` upserts the sums.
+ */
+function mergeCtes(tx: Queryable, from: Holder, to: Holder, picks: { spent: string[]; drawn: readonly Pick[]; merged: { currency: string; issuerId: string; amount: bigint }[] }, at: Date) {
+  const { spent, drawn, merged } = picks;
+  return tx`
+    spent as (
+      delete from notes where serial = any(${spent}::bigint[]) and holder_kind = ${from.kind} and holder_id = ${from.id} and loop_id = '0'
+      returning serial),
+    drawn as (
+      update notes n set amount = n.amount - q.part
+      from unnest(${drawn.map((pick) => String(pick.serial))}::bigint[], ${drawn.map((pick) => String(pick.amount))}::bigint[]) as q(serial, part)
+      where n.serial = q.serial and n.holder_kind = ${from.kind} and n.holder_id = ${from.id} and n.loop_id = '0' and n.amount > q.part
+      returning n.serial),
+    merged as (
+      insert into notes (serial, holder_kind, holder_id, loop_id, currency, issuer_id, amount, expires_at, parent_serial, created_at, reserve, plan_id, dist_transfer_id)
+      select nextval('note_serials'), 'wallet', ${to.id}, '0', m.currency, m.issuer_id, m.amount, null, null, ${at}, 0, null, null
+      from unnest(${merged.map((entry) => entry.currency)}::text[], ${merged.map((entry) => entry.issuerId)}::text[], ${merged.map((entry) => String(entry.amount))}::bigint[])
+        as m(currency, issuer_id, amount)
+      on conflict (holder_id, currency, issuer_id) where holder_kind = 'wallet' and loop_id = '0'
+      do update set amount = notes.amount + excluded.amount
+      returning serial)`;
 }
 
 /** The `recorded` CTE of moveNotes: the movement lines of a transfer, inserted from arrays. */

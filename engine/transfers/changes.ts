@@ -1,10 +1,10 @@
 // How a command loads and changes a transfer: its actor and row together, an event applied and
 // written, the cancel that returns a waiting transfer's escrow, and the sender's own transfer checked.
-import type { Unit } from '../actors/command.ts';
+import type { CommandRunner, Unit } from '../actors/command.ts';
 import { expireLandedIn } from '../designs/expiry.ts';
 import { failure, type Failure } from '../ledger/errors.ts';
 import { returnEscrowIn } from './gate.ts';
-import { stateFields, transfer, type TransferEvent, type TransferStateName } from './machine.ts';
+import { bornFinalSnapshot, stateFields, transfer, type TransferEvent, type TransferStateName } from './machine.ts';
 import * as store from './store.ts';
 import type { Queryable } from '../storage/database.ts';
 
@@ -19,6 +19,15 @@ export async function applyIn(unit: Unit, transferId: string, event: TransferEve
     ...change,
   }, unit.now);
   return true;
+}
+
+/** How the command path restores a transfer born final (it keeps no actor row) from its transfers row. */
+export function restoreBornFinalFromRows(commands: CommandRunner): void {
+  commands.restoreRowless(transfer, async (tx, id) => {
+    const row = await store.selectTransfer(tx, id);
+    if (!row || !(row.completed || row.canceled)) return null;
+    return bornFinalSnapshot({ workflowType: row.workflow_type, completed: row.completed, activityCount: row.activity_count, endAt: row.end_at?.toISOString() ?? null, reason: row.reason });
+  });
 }
 
 /** Loads a transfer actor and its row inside a command; null when missing. */

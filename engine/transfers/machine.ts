@@ -168,7 +168,21 @@ export const transferMachine = setup({
   },
 });
 
-export const transfer = defineActorKind('transfer', transferMachine);
+/**
+ * A transfer born final (it waited for nothing) keeps no actor row: its transfers row is its
+ * persisted final state (issue 36), restored by restoreBornFinal when a command loads it. A transfer
+ * that waits keeps its row, also once it has ended.
+ */
+export const transfer = defineActorKind('transfer', transferMachine, { keepsRow: (snapshot) => snapshot.context.waitFor !== 'none' });
+
+/** The snapshot of a transfer born final, from its row (it was never changed by an event: nothing it takes changes it). */
+export function bornFinalSnapshot(row: { workflowType: string; completed: boolean; activityCount: number; endAt: string | null; reason: string | null }) {
+  const context: TransferContext = {
+    workflowType: row.workflowType, waitFor: 'none', activityCount: row.activityCount, endAt: row.endAt, reason: row.reason, sentCount: 0,
+    paycodeExpiresAt: null, holdingUntil: null, dfiError: null, dfiResult: null, reminderCount: 0, billConfirmedAt: null,
+  };
+  return { value: row.completed ? 'completed' : 'canceled', context, status: 'active' };
+}
 
 export type TransferStateName = 'start' | 'invite' | 'paycode' | 'holding' | 'payout' | 'trade' | 'bill' | 'completed' | 'canceled';
 

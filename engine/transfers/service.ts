@@ -7,7 +7,7 @@ import type { Failure, SendError } from '../ledger/errors.ts';
 import type { ProfilesService } from '../profiles/service.ts';
 import type { InvitationsService } from '../invitations/service.ts';
 import { accept, acceptCode, refuse } from './answer.ts';
-import { applyIn } from './changes.ts';
+import { applyIn, restoreBornFinalFromRows } from './changes.ts';
 import { createTransfersContext, type TransferAcceptHandler, type TransferResult, type TransferTimerHandler } from './context.ts';
 import type { TransferEvent } from './machine.ts';
 import { changePaycodeExpiration } from './paycode.ts';
@@ -51,6 +51,7 @@ export interface TransfersService {
 export function createTransfersService(core: Core, profiles: ProfilesService, invitations?: InvitationsService): TransfersService {
   const ctx = createTransfersContext(core, profiles, invitations);
   registerTransferTimers(ctx);
+  restoreBornFinalFromRows(core.commands);
   return {
     resolveRecipient: (senderId, recipientUid, senderUid) => resolveRecipient(ctx, senderId, recipientUid, senderUid),
     send: (input) => send(ctx, input),
