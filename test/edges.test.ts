@@ -62,6 +62,17 @@ test('no number in api/ names a limit: every bound is a constant of engine/limit
   assert.ok(limitNumber.test("name: boundedString(100, 1),") && limitNumber.test('z.string().max(2000)') && !limitNumber.test('boundedString(loginCharsMax, 1)'));
 });
 
+// The limits live by domain in engine/limits/; engine/limits.ts is the one place they are imported from.
+const limitsFileLinesMax = 450;
+
+test('engine/limits.ts only re-exports engine/limits/, each domain file under 450 lines', () => {
+  const index = readFileSync('engine/limits.ts', 'utf8').split('\n').filter((line) => line.trim() && !line.startsWith('//'));
+  assert.equal(index.filter((line) => !/^export \* from '\.\/limits\/[a-z-]+\.ts';$/.test(line)), []);
+  const domains = sourceFiles('engine/limits');
+  assert.equal(domains.map((file) => `export * from './limits/${path.basename(file)}';`).sort(), [...index].sort(), 'every domain file is re-exported');
+  assert.equal(domains.filter((file) => readFileSync(file, 'utf8').split('\n').length > limitsFileLinesMax), []);
+});
+
 test('no SQL truncates a list at a written number', () => {
   assert.equal(linesMatching(sourceFiles('engine'), sqlLimitNumber), []);
   assert.ok(sqlLimitNumber.test('order by id limit 100') && !sqlLimitNumber.test('order by id limit 1`'));
