@@ -21,11 +21,6 @@ export async function selectAccepted(db: Queryable, profileId: string, clientId:
   return rows[0] ?? null;
 }
 
-export async function selectClientId(db: Queryable, id: string): Promise<string | null> {
-  const rows = await db<{ client_id: string }[]>`select client_id from invitations where id = ${id}`;
-  return rows[0]?.client_id ?? null;
-}
-
 export async function setCodeDigest(db: Queryable, id: string, digest: string): Promise<void> {
   const result = await db`update invitations set code_digest = ${digest} where id = ${id}`;
   if (result.count !== 1) throw new Error(`invitation ${id} is missing from the index`);

@@ -37,7 +37,6 @@ export const passwordCharsMax = 100;
 export const personNameCharsMax = 50;
 export const businessNameCharsMax = 100;
 export const dbaCharsMax = 100;
-export const titleCharsMax = 100;
 export const webSiteCharsMax = 100;
 export const businessDescriptionCharsMax = 3000;
 export const profilePhoneCharsMax = 20;
@@ -46,7 +45,6 @@ export const addressCityCharsMax = 50;
 export const addressSuiteCharsMax = 20;
 export const addressZipCharsMax = 20;
 export const accessMethodCharsMax = 100;
-export const pinDigits = 4;
 /** Business managers listed (and checked) at once, in rows. */
 export const businessManagersListMax = 1000;
 /** Businesses one profile manages, listed at once, in rows. */
@@ -100,10 +98,6 @@ export const pkceVerifierCharsMin = 43;
 export const pkceVerifierCharsMax = 128;
 /** code_challenge_method: the longest value read (S256, plain, or something unknown that is refused). */
 export const pkceMethodCharsMax = 20;
-
-// Authentication codes
-export const addUidCodeDigitsShort = 6;
-export const addUidCodeDigitsLong = 9;
 
 // Authentication (our choices where the interface is silent; see docs/decisions.md)
 export const authnAttemptLifetimeMs = 30 * 60 * 1000;

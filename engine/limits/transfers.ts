@@ -34,15 +34,12 @@ export const syncLimitMax = 1000;
  * within this bound of either end. A first page or a last one costs no full count of a long history.
  */
 export const syncRemainExactMax = 10_000;
-export const offersFindLimitDefault = 10;
-export const offersFindLimitMax = 100;
 export const redeemersListMax = 100;
 
 // Messages
 export const sendMessageCharsMax = 10_000;
 export const sendMessageSubjectCharsMax = 100;
 export const designMessageCharsMax = 1000;
-export const statusPostCharsMax = 140;
 
 // Transfers
 export const appdataCharsMax = 10_000;

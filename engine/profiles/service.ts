@@ -19,7 +19,6 @@ export type { Address, ProfileRecord } from './records.ts';
 export { formatAddress } from './wire.ts';
 
 export const profileFeatureNames = ['design_gl', 'bill', 'pull_payment', 'issue_open_loop'] as const;
-export type ProfileFeature = (typeof profileFeatureNames)[number];
 
 export interface ProfilesService {
   createIndividualIn(unit: Unit, input: CreateIndividualInput): Promise<{ profileId: string }>;
