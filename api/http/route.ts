@@ -22,15 +22,28 @@ export type Caller =
   | { kind: 'attempt' }
   | { kind: 'operator' };
 
-export interface RouteContext<Input> {
+/** A caller kind that presents an access token. */
+export type TokenCaller = Extract<Caller, { kind: 'token' }>;
+/** A caller kind that presents app credentials. */
+export type AppCaller = Extract<Caller, { kind: 'app' }>;
+
+/**
+ * The token a route's handler receives: always there when the route declares a token caller (the
+ * route refuses a call without a valid one before the handler runs), otherwise perhaps absent.
+ */
+export type CallerToken<C extends Caller> = C extends TokenCaller ? TokenPrincipal : TokenPrincipal | undefined;
+/** The app a route's handler receives: always there when the route declares an app caller. */
+export type CallerApp<C extends Caller> = C extends AppCaller ? AppPrincipal : AppPrincipal | undefined;
+
+export interface RouteContext<Input, C extends Caller = Caller> {
   input: Input;
   params: Record<string, string>;
   /** `appdata.<name>` fields of the request, when the route takes them. */
   appdata: Record<string, string>;
   engine: EdgeEngine;
   now: Date;
-  token: TokenPrincipal | undefined;
-  app: AppPrincipal | undefined;
+  token: CallerToken<C>;
+  app: CallerApp<C>;
   attemptSecret: string | undefined;
   request: Request;
   response: Response;
@@ -52,13 +65,13 @@ export class RawResponse {
   }
 }
 
-export interface RouteDefinition<Schema extends z.ZodType = z.ZodType> {
+export interface RouteDefinition<Schema extends z.ZodType = z.ZodType, C extends Caller = Caller> {
   method: Method;
   /** Express path, e.g. /p/:profileId */
   path: string;
   summary: string;
   tags: string[];
-  caller: Caller;
+  caller: C;
   input: Schema;
   /** Accept `appdata.<name>` fields (at most appdataCharsMax characters in all; the engine checks). */
   appdata?: boolean;
@@ -87,19 +100,19 @@ export interface RouteDefinition<Schema extends z.ZodType = z.ZodType> {
    * The rate-limit buckets one call takes a point from, once its input is valid (routes that send
    * code or invitation messages: per login, per app, per client address). Spent: 429 and Retry-After.
    */
-  throttle?: (context: ThrottleContext<z.output<Schema>>) => { bucket: RateBucket; key: string }[];
+  throttle?: (context: ThrottleContext<z.output<Schema>, C>) => { bucket: RateBucket; key: string }[];
   /** Headers on every answer of this route, errors included (the OAuth token endpoint's no-store). */
   headers?: Record<string, string>;
   /** How this route reports input that fails its schema (the OAuth token endpoint has its own codes). */
   invalidInput?: (invalid: Record<string, string>) => HttpError;
-  handler(context: RouteContext<z.output<Schema>>): Promise<unknown>;
+  handler(context: RouteContext<z.output<Schema>, C>): Promise<unknown>;
 }
 
-export interface ThrottleContext<Input> {
+export interface ThrottleContext<Input, C extends Caller = Caller> {
   input: Input;
   params: Record<string, string>;
-  app: AppPrincipal | undefined;
-  token: TokenPrincipal | undefined;
+  app: CallerApp<C>;
+  token: CallerToken<C>;
   /** The client address (the socket's, or X-Forwarded-For from a loopback proxy). */
   clientAddress: string;
 }
@@ -132,8 +145,8 @@ export function messageThrottle(logins: (string | null | undefined)[], clientId:
 }
 
 /** Image uploads (each a decode) are throttled per token. */
-export function uploadThrottle({ token }: { token: TokenPrincipal | undefined }): { bucket: RateBucket; key: string }[] {
-  return [{ bucket: 'image_upload_token', key: token!.tokenId }];
+export function uploadThrottle({ token }: { token: TokenPrincipal }): { bucket: RateBucket; key: string }[] {
+  return [{ bucket: 'image_upload_token', key: token.tokenId }];
 }
 
 /**
@@ -149,8 +162,13 @@ export async function withUploadRoom<T>(response: Response, work: () => Promise<
   }
 }
 
-export function defineRoute<Schema extends z.ZodType>(route: RouteDefinition<Schema>): RouteDefinition<Schema> {
-  return route;
+/**
+ * A route, its handler typed by its caller kind: a token caller's handler gets a token, an app
+ * caller's an app. The list of routes holds them as the general kind, which mountRoutes serves:
+ * resolveCaller answers 401 or 403 before a handler runs without the credentials its kind names.
+ */
+export function defineRoute<Schema extends z.ZodType, C extends Caller>(route: RouteDefinition<Schema, C>): RouteDefinition<Schema> {
+  return route as unknown as RouteDefinition<Schema>;
 }
 
 const reservedParams = new Set(['version', 'access_token', '__error_ok__']);
