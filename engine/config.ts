@@ -169,8 +169,3 @@ export function productionProblems(config: Config): string[] {
   if (!config.smsWebhookUrl) problems.push('production needs SMS_WEBHOOK_URL: without it SMS codes would be written to DATA_DIR in clear');
   return problems;
 }
-
-/** The message-channel part of productionProblems: production without a way to deliver codes. */
-export function messageChannelProblems(config: Config): string[] {
-  return productionProblems(config).filter((problem) => /SMTP_URL|SMS_WEBHOOK_URL/.test(problem));
-}

@@ -9,7 +9,7 @@ import type { LockService } from './locks/lock.ts';
 import { openPglite, openPostgres, type Database } from './storage/database.ts';
 import { migrate, type MigrationProgress } from './storage/migrate.ts';
 import { setPasswordHashCost } from './passwords.ts';
-import { commandDeadlineMs, idPermutationKeyBytes, readinessCheckTimeoutMs } from './limits.ts';
+import { commandDeadlineMs, idPermutationKeyBytes, outboxIntervalMs, readinessCheckTimeoutMs, sweeperIntervalMs } from './limits.ts';
 import { createCommandRunner } from './actors/command.ts';
 import { createSweeper } from './actors/sweeper.ts';
 import { createOutbox } from './actors/outbox.ts';
@@ -107,8 +107,8 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       return databaseUp && locksUp;
     },
     startBackground(intervals = {}) {
-      sweeper.start(intervals.sweeperIntervalMs ?? 500);
-      outbox.start(intervals.outboxIntervalMs ?? 1000);
+      sweeper.start(intervals.sweeperIntervalMs ?? sweeperIntervalMs);
+      outbox.start(intervals.outboxIntervalMs ?? outboxIntervalMs);
     },
     async close() {
       await services.feed.close();

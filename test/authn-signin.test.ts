@@ -1,5 +1,6 @@
 // Proves sign-in with a password and one code, sign-in from a trusted device without a code,
-// password reset, and closed-loop sign-in and sign-up with one factor (Basic app auth).
+// password reset, and closed-loop sign-in and sign-up with one factor (Basic app auth). Each test
+// signs up its own person, so each runs alone: npm test -- authn-signin -t "<name>".
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { argonHashesInsideCommands, argonVerificationsInsideCommands } from '../engine/passwords.ts';
@@ -8,25 +9,27 @@ import { createAuthnApp, must, revealedCode, signUp, type AuthnApp, type SignedU
 
 let server: TestServer;
 let app: AuthnApp;
-let person: SignedUp;
 const mobile = ['view_wallet', 'send_cash', 'receive_cash', 'change_settings', 'mobile_device'];
 
 test.before(async () => {
   server = await startTestServer();
   app = await createAuthnApp(server);
-  person = await signUp(server.client, app, { email: 'robin@example.com', phone: '+15555550111', password: 'robin password' });
 });
 test.after(async () => server.close());
 
+/** A new person with the password 'robin password': a test trusts its devices or resets its password without touching another's. */
+const signUpRobin = (): Promise<SignedUp> => signUp(server.client, app, { password: 'robin password' });
+
 test('sign in with the password and one code sent to the phone', async () => {
+  const person = await signUpRobin();
   const { client } = server;
-  const start = must(await client.post('/aa/signin', { client_id: app.clientId, device_uuid: 'laptop-1', login: 'robin@example.com', password: 'robin password' }));
+  const start = must(await client.post('/aa/signin', { client_id: app.clientId, device_uuid: 'laptop-1', login: person.email, password: 'robin password' }));
   assert.is(start.body.profile_id, person.profileId);
   assert.is(start.body.profile_title, 'Pat Lee');
   assert.is(start.body.completed_mfa, false);
-  assert.equal(start.body.authenticated['email:robin@example.com'], { original: 'robin@example.com', country: null, strong: true, used_password: true });
+  assert.equal(start.body.authenticated[`email:${person.email}`], { original: person.email, country: null, strong: true, used_password: true });
   assert.is(start.body.code_length, 6);
-  assert.equal(Object.keys(start.body.unauthenticated), ['phone:+15555550111']);
+  assert.equal(Object.keys(start.body.unauthenticated), [`phone:${person.phone}`]);
   const done = must(await client.post(`${start.body.attempt_path}auth-uid`, { factor_id: start.body.factor_id, code: revealedCode(start) }, { auth: { attemptSecret: start.body.secret } }));
   assert.is(done.body.completed_mfa, true);
   assert.is(done.body.profile_id, person.profileId);
@@ -36,8 +39,9 @@ test('sign in with the password and one code sent to the phone', async () => {
 });
 
 test('a wrong password or an unknown login answers the same 400', async () => {
+  const person = await signUpRobin();
   const { client } = server;
-  const wrong = await client.post('/aa/signin', { client_id: app.clientId, device_uuid: 'laptop-1', login: 'robin@example.com', password: 'nope nope' });
+  const wrong = await client.post('/aa/signin', { client_id: app.clientId, device_uuid: 'laptop-1', login: person.email, password: 'nope nope' });
   const unknown = await client.post('/aa/signin', { client_id: app.clientId, device_uuid: 'laptop-1', login: 'nobody@example.com', password: 'nope nope' });
   assertRefused(wrong, 400, 'invalid');
   assertRefused(unknown, 400, 'invalid');
@@ -45,55 +49,59 @@ test('a wrong password or an unknown login answers the same 400', async () => {
 });
 
 test('a device trusted for 30 days stands in for the code', async () => {
+  const person = await signUpRobin();
   const { client } = server;
-  const start = must(await client.post('/aa/signin', { client_id: app.clientId, device_uuid: 'my-phone', login: '+1 555 555 0111', password: 'robin password', permissions: mobile, trust30: true }));
+  const start = must(await client.post('/aa/signin', { client_id: app.clientId, device_uuid: 'my-phone', login: person.phone, password: 'robin password', permissions: mobile, trust30: true }));
   assert.is(start.body.trust30, true);
   const done = must(await client.post(`${start.body.attempt_path}auth-uid`, { factor_id: start.body.factor_id, code: revealedCode(start) }, { auth: { attemptSecret: start.body.secret } }));
   assert.is(done.body.completed_mfa, true);
   assert.ok(done.body.token.scope.includes('mobile_device'));
 
-  const trusted = must(await client.post('/aa/signin', { client_id: app.clientId, device_uuid: 'my-phone', login: 'robin@example.com', password: 'robin password', permissions: mobile }));
+  const trusted = must(await client.post('/aa/signin', { client_id: app.clientId, device_uuid: 'my-phone', login: person.email, password: 'robin password', permissions: mobile }));
   assert.is(trusted.body.completed_mfa, true);
   assert.is(trusted.body.factor_id, undefined);
   assert.is(trusted.body.token.token_type, 'bearer');
 
   // Another device still needs a code; after 30 days the trusted one does too.
-  const other = must(await client.post('/aa/signin', { client_id: app.clientId, device_uuid: 'other-phone', login: 'robin@example.com', password: 'robin password' }));
+  const other = must(await client.post('/aa/signin', { client_id: app.clientId, device_uuid: 'other-phone', login: person.email, password: 'robin password' }));
   assert.is(other.body.completed_mfa, false);
   server.clock.advance(30 * 24 * 60 * 60 * 1000 + 1000);
-  const later = must(await client.post('/aa/signin', { client_id: app.clientId, device_uuid: 'my-phone', login: 'robin@example.com', password: 'robin password', permissions: mobile }));
+  const later = must(await client.post('/aa/signin', { client_id: app.clientId, device_uuid: 'my-phone', login: person.email, password: 'robin password', permissions: mobile }));
   assert.is(later.body.completed_mfa, false);
   assert.ok(later.body.factor_id);
 });
 
 test('trust30 is refused for a device the app does not declare a personal mobile device', async () => {
-  const answer = await server.client.post('/aa/signin', { client_id: app.clientId, device_uuid: 'kiosk', login: 'robin@example.com', password: 'robin password', trust30: true });
+  const person = await signUpRobin();
+  const answer = await server.client.post('/aa/signin', { client_id: app.clientId, device_uuid: 'kiosk', login: person.email, password: 'robin password', trust30: true });
   assertRefused(answer, 400, 'invalid');
   assert.ok(answer.body.invalid.trust30);
 });
 
 test('set-trust after completion trusts the device at once', async () => {
+  const person = await signUpRobin();
   const { client } = server;
-  const start = must(await client.post('/aa/signin', { client_id: app.clientId, device_uuid: 'tablet', login: 'robin@example.com', password: 'robin password', permissions: mobile }));
+  const start = must(await client.post('/aa/signin', { client_id: app.clientId, device_uuid: 'tablet', login: person.email, password: 'robin password', permissions: mobile }));
   const auth = { attemptSecret: start.body.secret };
   must(await client.post(`${start.body.attempt_path}auth-uid`, { factor_id: start.body.factor_id, code: revealedCode(start) }, { auth }));
   const trust = must(await client.post(`${start.body.attempt_path}set-trust`, { trust30: true }, { auth }));
   assert.equal(trust.body, {});
-  const again = must(await client.post('/aa/signin', { client_id: app.clientId, device_uuid: 'tablet', login: 'robin@example.com', password: 'robin password', permissions: mobile }));
+  const again = must(await client.post('/aa/signin', { client_id: app.clientId, device_uuid: 'tablet', login: person.email, password: 'robin password', permissions: mobile }));
   assert.is(again.body.completed_mfa, true);
 });
 
 test('reset a forgotten password with codes to the email and the phone', async () => {
+  const person = await signUpRobin();
   const { client } = server;
-  const start = must(await client.post('/aa/reset', { client_id: app.clientId, device_uuid: 'laptop-2', login: 'robin@example.com' }));
+  const start = must(await client.post('/aa/reset', { client_id: app.clientId, device_uuid: 'laptop-2', login: person.email }));
   assert.is(start.body.code_length, 9);
   const auth = { attemptSecret: start.body.secret };
   const path = start.body.attempt_path;
-  const withPassword = await client.post('/aa/reset', { client_id: app.clientId, device_uuid: 'laptop-2', login: 'robin@example.com', password: 'x' });
+  const withPassword = await client.post('/aa/reset', { client_id: app.clientId, device_uuid: 'laptop-2', login: person.email, password: 'x' });
   assertRefused(withPassword, 400, 'invalid');
   const first = must(await client.post(`${path}auth-uid`, { factor_id: start.body.factor_id, code: revealedCode(start) }, { auth }));
   assert.is(first.body.completed_mfa, false);
-  assert.equal(Object.keys(first.body.unauthenticated), ['phone:+15555550111']);
+  assert.equal(Object.keys(first.body.unauthenticated), [`phone:${person.phone}`]);
   const early = await client.post(`${path}reset-password`, { password: 'new password 1' }, { auth });
   assertRefused(early, 400, 'invalid');
   const second = must(await client.post(`${path}auth-uid`, { factor_id: first.body.factor_id, code: revealedCode(first) }, { auth }));
@@ -103,9 +111,9 @@ test('reset a forgotten password with codes to the email and the phone', async (
   const reset = must(await client.post(`${path}reset-password`, { password: 'new password 1' }, { auth }));
   assert.is(reset.body.profile_id, person.profileId);
   assert.is(reset.body.token.token_type, 'bearer');
-  const old = await client.post('/aa/signin', { client_id: app.clientId, device_uuid: 'laptop-2', login: 'robin@example.com', password: 'robin password' });
+  const old = await client.post('/aa/signin', { client_id: app.clientId, device_uuid: 'laptop-2', login: person.email, password: 'robin password' });
   assertRefused(old, 400, 'invalid');
-  must(await client.post('/aa/signin', { client_id: app.clientId, device_uuid: 'laptop-2', login: 'robin@example.com', password: 'new password 1' }));
+  must(await client.post('/aa/signin', { client_id: app.clientId, device_uuid: 'laptop-2', login: person.email, password: 'new password 1' }));
 });
 
 test('a reset for a login without a wallet looks the same but has no code', async () => {

@@ -1,7 +1,9 @@
 // Proves brand cash in circulation end to end over HTTP: a merchant's design and plans, a
 // distributor and a redeemer with active agreements, design sends backed by the reserve, spending
 // at the redeemer (redeemed and settled from the reserve), a return to the issuer, expiry under an
-// injected clock, and an audit that balances after every step.
+// injected clock, and an audit that balances after every step. Every test builds its own world
+// (makeWorld()) and runs the earlier steps it stands on as fixtures, so each runs alone:
+// npm test -- brand-cash-story -t "<name>".
 import sharp from 'sharp';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -22,30 +24,37 @@ function reserveOf(report: any, designId: string): string {
   return report.reserves.find((row: any) => row.design_id === designId)?.reserve ?? '0.00';
 }
 
-let cafe: Actor;
-let grocery: Actor;
-let books: Actor;
-let pat: Actor;
-let designId: string;
-let giftPlan: string;
+/** One test's world: a merchant (the Cafe), a distributor (the Grocer), a redeemer (the Book Nook), a customer (Pat), the Cafe's design and its gift plan. */
+interface World {
+  cafe: Actor;
+  grocery: Actor;
+  books: Actor;
+  pat: Actor;
+  designId: string;
+  giftPlan: string;
+}
 
 test.before(async () => {
   ({ server, world } = await startLedgerServer());
   app = world.app;
-  cafe = await business('Cafe', ['design_gl']);
-  grocery = await business('Grocer');
-  books = await business('Book Nook');
-  pat = await customer();
 });
 
 test.after(async () => {
   await server.close();
 });
 
-test('the merchant sets up a design, a plan and its network', async () => {
+/** A fresh world, new people every time, set up as the merchant's first step does. */
+async function makeWorld(): Promise<World> {
+  const [cafe, grocery, books, pat] = await Promise.all([business('Cafe', ['design_gl']), business('Grocer'), business('Book Nook'), customer()]);
+  return { cafe, grocery, books, pat, ...(await setUp({ cafe, grocery, books })) };
+}
+
+/** Step: the merchant sets up a design, a plan and its network. */
+async function setUp(w: Pick<World, 'cafe' | 'grocery' | 'books'>): Promise<Pick<World, 'designId' | 'giftPlan'>> {
+  const { cafe, grocery, books } = w;
   const created = await api.post('/design/create', { title: 'Cafe Gift', currency: 'USD', design_type: 'gl_design' }, cafe.auth);
   assert.is(created.status, 200, created.text);
-  designId = created.body.id;
+  const designId: string = created.body.id;
   const patched = await api.patch(`/design/${designId}`, { expire: { mode: 'relative', relative: 30 } }, cafe.auth);
   assert.is(patched.status, 200, patched.text);
   const picture = await sharp({ create: { width: 1200, height: 700, channels: 3, background: '#a52' } }).png().toBuffer();
@@ -54,7 +63,7 @@ test('the merchant sets up a design, a plan and its network', async () => {
     assert.is(uploaded.status, 200, uploaded.text);
   }
   const plan = await api.post(`/design/${designId}/plan/create`, { title: 'Gift cards' }, cafe.auth);
-  giftPlan = plan.body.plan_id;
+  const giftPlan: string = plan.body.plan_id;
   for (const [member, roles] of [[grocery, { distributor: true }], [books, { redeemer: true }]] as const) {
     const added = await api.post(`/design/${designId}/agreement/add`, { uid: `service:${member.id}`, ...roles, terms_text: 'Standard terms' }, cafe.auth);
     assert.is(added.status, 200, added.text);
@@ -62,9 +71,12 @@ test('the merchant sets up a design, a plan and its network', async () => {
     assert.is(activated.status, 200, activated.text);
   }
   await assertAudit('setup');
-});
+  return { designId, giftPlan };
+}
 
-test('a design send needs the issuer or a distributor, a gl_design, a live plan, and enough open loop cash; refusals change nothing', async () => {
+/** Step: a design send needs the issuer or a distributor, a gl_design, a live plan, and enough open loop cash; refusals change nothing. */
+async function refusals(w: World): Promise<void> {
+  const { cafe, grocery, books, pat, designId, giftPlan } = w;
   const before = await ledgerFingerprint(server.engine);
   const send = (actor: Actor, body: Record<string, unknown>) =>
     api.post(`/design/${designId}/send`, { recipient_uid: `service:${pat.id}`, distribution_plan_id: giftPlan, amount: '50.00', ...body }, actor.auth);
@@ -88,9 +100,11 @@ test('a design send needs the issuer or a distributor, a gl_design, a live plan,
   assert.equal(await ledgerFingerprint(server.engine), before, 'refused sends leave no trace');
   const read = await api.get(`/design/${designId}`, cafe.auth);
   assert.is(read.body.published, false, 'a refused send does not publish the design');
-});
+}
 
-test('the distributor sends brand cash: notes issued, the reserve funded, the design published; a repeat dedup_id runs once', async () => {
+/** Step: the distributor sends brand cash: notes issued, the reserve funded, the design published; a repeat dedup_id runs once. */
+async function distributorSends(w: World): Promise<void> {
+  const { grocery, pat, designId, giftPlan } = w;
   await issue(server, grocery.id, '100.00');
   const body = { recipient_uid: `service:${pat.id}`, distribution_plan_id: giftPlan, amount: '50.00', message: 'm'.repeat(1000), dedup_id: 'gift-1', 'appdata.order': 'G-1' };
   const sent = await api.post(`/design/${designId}/send`, body, grocery.auth);
@@ -115,9 +129,11 @@ test('the distributor sends brand cash: notes issued, the reserve funded, the de
   assert.equal([loop.title, loop.expiring.length], ['Cafe Gift', 1], 'the LoopDescription names the design');
   assert.match(String(loop.thumbnail), /\/media\/design\/[0-9a-f]{20}\/thumbnail$/, 'and shows its image');
   assert.is(holdings.find((row) => row.loop_id === '0'), undefined);
-});
+}
 
-test('acceptance follows agreements: presend at the redeemer and at a shop without one', async () => {
+/** Step: acceptance follows agreements: presend at the redeemer and at a shop without one. */
+async function acceptance(w: World): Promise<void> {
+  const { books, pat, designId } = w;
   const atBooks = await api.get('/wallet/presend', pat.auth, { recipient_uid: `service:${books.id}` });
   assert.is(atBooks.status, 200, atBooks.text);
   const loop = atBooks.body.loops.find((row: any) => row.loop_id === designId);
@@ -129,9 +145,11 @@ test('acceptance follows agreements: presend at the redeemer and at a shop witho
   const refused = await api.post('/wallet/send', { recipient_uid: `service:${other.id}`, amounts: `${designId}-USD-5.00` }, pat.auth);
   assert.is(refused.status, 400, refused.text);
   assert.is(refused.body.send_errors[0].code, 'cash_not_accepted');
-});
+}
 
-test('spending at the redeemer redeems the brand cash and settles it from the reserve', async () => {
+/** Step: spending at the redeemer redeems the brand cash and settles it from the reserve. */
+async function spending(w: World): Promise<void> {
+  const { books, pat, designId } = w;
   const spent = await api.post('/wallet/send', { recipient_uid: `service:${books.id}`, amounts: `${designId}-USD-20.00` }, pat.auth);
   assert.is(spent.status, 200, spent.text);
   assert.is(spent.body.transfer.workflow_type, 'profile_to_profile');
@@ -145,9 +163,11 @@ test('spending at the redeemer redeems the brand cash and settles it from the re
   const detail = await api.get(`/t/${spent.body.transfer.id}`, books.auth);
   const actions = detail.body.movements?.map((movement: any) => movement.action) ?? [];
   assert.ok(actions.length === 0 || actions.includes('redeem'), JSON.stringify(detail.body.movements));
-});
+}
 
-test('a plan with discount and static rows splits the payment; the reserve covers only the after-redemption rows', async () => {
+/** Step: a plan with discount and static rows splits the payment; the reserve covers only the after-redemption rows. */
+async function discountPlan(w: World): Promise<void> {
+  const { cafe, grocery, books, designId } = w;
   const partner = await customer();
   const plan = await api.post(`/design/${designId}/plan/create`, { title: 'Partners' }, cafe.auth);
   const recipients = [
@@ -171,18 +191,22 @@ test('a plan with discount and static rows splits the payment; the reserve cover
   assert.is(await usd(server, books.id), '32.00', 'the redeemer gets 80% of 15.00 on top of its 20.00');
   report = await assertAudit('discount plan redemption');
   assert.is(reserveOf(report, designId), '50.00');
-});
+}
 
-test('unfunded loyalty cash: a 100% discount plan costs the issuer nothing and settles nothing', async () => {
+/** Step: unfunded loyalty cash: a 100% discount plan costs the issuer nothing and settles nothing. */
+async function loyalty(w: World): Promise<void> {
+  const { cafe, pat, designId } = w;
   const plan = await api.post(`/design/${designId}/plan/create`, { title: 'Loyalty' }, cafe.auth);
   await api.patch(`/design/${designId}/plan/${plan.body.plan_id}`, { recipients: [{ percentage: '100', loop_id: '0', recipient_type: 'discount', recipient_id: '0' }] }, cafe.auth);
   const sent = await api.post(`/design/${designId}/send`, { recipient_uid: `service:${pat.id}`, distribution_plan_id: plan.body.plan_id, amount: '5.00' }, cafe.auth);
   assert.is(sent.status, 200, sent.text);
   assert.is(await brand(pat.id, designId), '35.00');
   await assertAudit('loyalty');
-});
+}
 
-test('max_per_wallet holds on a design send', async () => {
+/** Step: max_per_wallet holds on a design send. */
+async function maxPerWallet(w: World): Promise<void> {
+  const { cafe, grocery, pat, designId, giftPlan } = w;
   await api.patch(`/design/${designId}`, { max_per_wallet: '40.00' }, cafe.auth);
   const before = await ledgerFingerprint(server.engine);
   const over = await api.post(`/design/${designId}/send`, { recipient_uid: `service:${pat.id}`, distribution_plan_id: giftPlan, amount: '5.01' }, grocery.auth);
@@ -190,9 +214,11 @@ test('max_per_wallet holds on a design send', async () => {
   assert.ok(over.body.invalid.amount);
   assert.equal(await ledgerFingerprint(server.engine), before);
   await api.patch(`/design/${designId}`, { max_per_wallet: null }, cafe.auth);
-});
+}
 
-test('transferable: false keeps holders from passing the cash to people; max_per_wallet holds on sends between wallets', async () => {
+/** Step: transferable: false keeps holders from passing the cash to people; max_per_wallet holds on sends between wallets. */
+async function transferable(w: World): Promise<void> {
+  const { cafe, pat, designId } = w;
   const friend = await customer();
   await api.patch(`/design/${designId}`, { transferable: false }, cafe.auth);
   const before = await ledgerFingerprint(server.engine);
@@ -213,9 +239,11 @@ test('transferable: false keeps holders from passing the cash to people; max_per
   const returned = await api.post('/wallet/send', { recipient_uid: `service:${pat.id}`, amounts: `${designId}-USD-1.00` }, friend.auth);
   assert.is(returned.status, 200, returned.text);
   await assertAudit('holding rules');
-});
+}
 
-test('a return to the issuer keeps the cash in circulation; expiry moves the rest out and releases its reserve', async () => {
+/** Step: a return to the issuer keeps the cash in circulation; expiry moves the rest out and releases its reserve. */
+async function returnAndExpiry(w: World): Promise<void> {
+  const { cafe, pat, designId } = w;
   const returned = await api.post('/wallet/send', { recipient_uid: `service:${cafe.id}`, amounts: `${designId}-USD-10.00` }, pat.auth);
   assert.is(returned.status, 200, returned.text);
   assert.is(await brand(cafe.id, designId), '10.00');
@@ -239,9 +267,11 @@ test('a return to the issuer keeps the cash in circulation; expiry moves the res
   const history = await api.get('/wallet/history', fresh);
   assert.is(history.status, 200, history.text);
   assert.ok(history.body.results.some((row: any) => row.workflow_type === 'expire'), 'the holder sees the expiry');
-});
+}
 
-test('campaign events: the owner reads returns and expiries, newest first, paged', async () => {
+/** Step: campaign events: the owner reads returns and expiries, newest first, paged. */
+async function campaignEvents(w: World): Promise<void> {
+  const { cafe, pat, designId } = w;
   const owner: Auth = { auth: { bearer: await userToken(server, app, cafe.id, { personalProfileId: cafe.managerId, concurrent: true, permissions }) } };
   const campaigns = await api.get('/campaign/list', owner);
   assert.is(campaigns.status, 200, campaigns.text);
@@ -265,6 +295,79 @@ test('campaign events: the owner reads returns and expiries, newest first, paged
   assertRefused(badCursor, 400, 'invalid');
   const customerView = await api.get('/campaign/list', { auth: { bearer: await userToken(server, app, pat.id, { concurrent: true, permissions }) } });
   assert.equal(customerView.body.campaigns, [], 'holders see no campaigns');
+}
+
+test('the merchant sets up a design, a plan and its network', async () => {
+  await makeWorld();
+});
+
+test('a design send needs the issuer or a distributor, a gl_design, a live plan, and enough open loop cash; refusals change nothing', async () => {
+  const w = await makeWorld();
+  await refusals(w);
+});
+
+test('the distributor sends brand cash: notes issued, the reserve funded, the design published; a repeat dedup_id runs once', async () => {
+  const w = await makeWorld();
+  await distributorSends(w);
+});
+
+test('acceptance follows agreements: presend at the redeemer and at a shop without one', async () => {
+  const w = await makeWorld();
+  await distributorSends(w);
+  await acceptance(w);
+});
+
+test('spending at the redeemer redeems the brand cash and settles it from the reserve', async () => {
+  const w = await makeWorld();
+  await distributorSends(w);
+  await spending(w);
+});
+
+test('a plan with discount and static rows splits the payment; the reserve covers only the after-redemption rows', async () => {
+  const w = await makeWorld();
+  await distributorSends(w);
+  await spending(w);
+  await discountPlan(w);
+});
+
+test('unfunded loyalty cash: a 100% discount plan costs the issuer nothing and settles nothing', async () => {
+  const w = await makeWorld();
+  await distributorSends(w);
+  await spending(w);
+  await loyalty(w);
+});
+
+test('max_per_wallet holds on a design send', async () => {
+  const w = await makeWorld();
+  await distributorSends(w);
+  await spending(w);
+  await loyalty(w);
+  await maxPerWallet(w);
+});
+
+test('transferable: false keeps holders from passing the cash to people; max_per_wallet holds on sends between wallets', async () => {
+  const w = await makeWorld();
+  await distributorSends(w);
+  await transferable(w);
+});
+
+test('a return to the issuer keeps the cash in circulation; expiry moves the rest out and releases its reserve', async () => {
+  const w = await makeWorld();
+  await distributorSends(w);
+  await spending(w);
+  await discountPlan(w);
+  await loyalty(w);
+  await returnAndExpiry(w);
+});
+
+test('campaign events: the owner reads returns and expiries, newest first, paged', async () => {
+  const w = await makeWorld();
+  await distributorSends(w);
+  await spending(w);
+  await discountPlan(w);
+  await loyalty(w);
+  await returnAndExpiry(w);
+  await campaignEvents(w);
 });
 
 test.run();

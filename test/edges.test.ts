@@ -62,6 +62,17 @@ test('no number in api/ names a limit: every bound is a constant of engine/limit
   assert.ok(limitNumber.test("name: boundedString(100, 1),") && limitNumber.test('z.string().max(2000)') && !limitNumber.test('boundedString(loginCharsMax, 1)'));
 });
 
+// The limits live by domain in engine/limits/; engine/limits.ts is the one place they are imported from.
+const limitsFileLinesMax = 450;
+
+test('engine/limits.ts only re-exports engine/limits/, each domain file under 450 lines', () => {
+  const index = readFileSync('engine/limits.ts', 'utf8').split('\n').filter((line) => line.trim() && !line.startsWith('//'));
+  assert.equal(index.filter((line) => !/^export \* from '\.\/limits\/[a-z-]+\.ts';$/.test(line)), []);
+  const domains = sourceFiles('engine/limits');
+  assert.equal(domains.map((file) => `export * from './limits/${path.basename(file)}';`).sort(), [...index].sort(), 'every domain file is re-exported');
+  assert.equal(domains.filter((file) => readFileSync(file, 'utf8').split('\n').length > limitsFileLinesMax), []);
+});
+
 test('no SQL truncates a list at a written number', () => {
   assert.equal(linesMatching(sourceFiles('engine'), sqlLimitNumber), []);
   assert.ok(sqlLimitNumber.test('order by id limit 100') && !sqlLimitNumber.test('order by id limit 1`'));
@@ -177,6 +188,75 @@ test('the store rule catches what it is meant to catch', () => {
   for (const text of offending) assert.equal(crossDomainStoreImports(file, text).length, 1, text);
   const fine = ["import * as store from './store.ts';", "import { designById } from '../designs/queries.ts';", "import { installationSecret } from '../storage/installation-store.ts';", "import * as store from '../designs/store.ts';"];
   for (const text of fine) assert.equal(crossDomainStoreImports(file, text), [], text);
+});
+
+
+// Production modules import one another without a cycle: a part of a domain imports the domain's
+// types from a leaf types.ts, not from its service.ts, which imports the parts.
+const productionFiles = ['engine', 'api', 'cli', 'pos-sim'].flatMap(sourceFiles);
+
+/** Each production file's relative imports (type-only ones too) that name another production file. */
+function importGraph(files: readonly string[]): Map<string, string[]> {
+  const ts = typescript();
+  const known = new Set(files);
+  const graph = new Map<string, string[]>();
+  for (const file of files) {
+    const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, false);
+    const targets: string[] = [];
+    for (const statement of source.statements) {
+      if (!(ts.isImportDeclaration(statement) || ts.isExportDeclaration(statement))) continue;
+      const specifier = statement.moduleSpecifier;
+      if (!specifier || !ts.isStringLiteral(specifier) || !specifier.text.startsWith('.')) continue;
+      const target = path.normalize(path.join(path.dirname(file), specifier.text));
+      if (known.has(target)) targets.push(target);
+    }
+    graph.set(file, targets);
+  }
+  return graph;
+}
+
+/** The import cycles of a graph: its strongly connected components of more than one file (Tarjan). */
+function importCycles(graph: Map<string, string[]>): string[][] {
+  let next = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const cycles: string[][] = [];
+  const visit = (file: string): void => {
+    index.set(file, next);
+    low.set(file, next);
+    next += 1;
+    stack.push(file);
+    onStack.add(file);
+    for (const target of graph.get(file) ?? []) {
+      if (!index.has(target)) {
+        visit(target);
+        low.set(file, Math.min(low.get(file)!, low.get(target)!));
+      } else if (onStack.has(target)) low.set(file, Math.min(low.get(file)!, index.get(target)!));
+    }
+    if (low.get(file) !== index.get(file)) return;
+    const component: string[] = [];
+    let member: string;
+    do {
+      member = stack.pop()!;
+      onStack.delete(member);
+      component.push(member);
+    } while (member !== file);
+    if (component.length > 1 || (graph.get(file) ?? []).includes(file)) cycles.push(component.sort());
+  };
+  for (const file of graph.keys()) if (!index.has(file)) visit(file);
+  return cycles;
+}
+
+test('no import cycle among the production files of engine/, api/, cli/ and pos-sim/', () => {
+  assert.ok(productionFiles.length > 200, 'the production files were found');
+  assert.equal(importCycles(importGraph(productionFiles)).map((cycle) => cycle.join(' <-> ')), []);
+});
+
+test('the cycle rule catches what it is meant to catch', () => {
+  const graph = new Map([['a.ts', ['b.ts']], ['b.ts', ['c.ts']], ['c.ts', ['a.ts']], ['d.ts', ['a.ts']], ['e.ts', ['e.ts']]]);
+  assert.equal(importCycles(graph), [['a.ts', 'b.ts', 'c.ts'], ['e.ts']]);
 });
 
 test.run();

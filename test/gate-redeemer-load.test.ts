@@ -9,6 +9,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { userToken, type TestApp } from './foundation-helpers.ts';
 import { issue, ledgerWorld, usd } from './ledger-api-support.ts';
+import { assertNoDeadlockSince, deadlocks } from './support/deadlocks.ts';
 import { usesRealServices } from './support/harness.ts';
 import { startTestServer, type Answer, type TestServer } from './support/http.ts';
 import { brandPermissions, brandWorld, type Actor, type Auth } from './support/brand-world.ts';
@@ -20,8 +21,6 @@ const { api, business, customer, assertAudit, brand } = brandWorld(() => ({ serv
 const customers = 32;
 /** How each customer pays, by index. */
 const paths = ['send', 'pull', 'processor', 'payment code'];
-/** Postgres's deadlock statistics reach pg_stat_database within a second of the deadlock. */
-const statisticsFlushMs = 1500;
 
 test.before(async () => {
   server = await startTestServer();
@@ -32,22 +31,16 @@ test.after(async () => {
   await server.close();
 });
 
-async function deadlocks(): Promise<number> {
-  const rows = await server.engine.sql<{ deadlocks: number }[]>`select deadlocks::int as deadlocks from pg_stat_database where datname = current_database()`;
-  return rows[0].deadlocks;
-}
-
 /** Runs the payments at once; asserts none answered a 5xx (nor anything but 200) and, on real Postgres, no deadlock. */
 async function atOnce(phase: string, payments: { path: string; pay: () => Promise<Answer> }[]): Promise<Answer[]> {
-  const deadlocksBefore = usesRealServices ? await deadlocks() : 0;
+  const deadlocksBefore = usesRealServices ? await deadlocks(server.engine.sql) : 0;
   const answers = await Promise.all(payments.map(({ pay }) => pay()));
   const serverErrors = answers.filter((answer) => answer.status >= 500);
   assert.is(serverErrors.length, 0, `${phase}: 5xx answers: ${serverErrors.map((answer) => `${answer.status} ${answer.text}`).join('\n')}`);
   const failed = answers.map((answer, index) => ({ path: payments[index].path, answer })).filter(({ answer }) => answer.status !== 200);
   assert.is(failed.length, 0, `${phase}: ${failed.map(({ path, answer }) => `${path}: ${answer.status} ${answer.text}`).join('\n')}`);
   if (usesRealServices) {
-    await new Promise((resolve) => setTimeout(resolve, statisticsFlushMs));
-    assert.is(await deadlocks() - deadlocksBefore, 0, `${phase}: Postgres counted no deadlock`);
+    await assertNoDeadlockSince(server.engine.sql, deadlocksBefore, phase);
   }
   return answers;
 }

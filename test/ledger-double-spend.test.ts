@@ -8,6 +8,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createTestEngine, environmentConfig, usesRealServices, type TestEngine } from './support/harness.ts';
 import { TestClient } from './support/http.ts';
+import { assertNoDeadlockSince, deadlocks } from './support/deadlocks.ts';
 import { assertAudit, balanceOf, designateIssuer, fund, individual } from './ledger-support.ts';
 
 const operatorKey = 'double-spend-operator-key-0123456789';
@@ -107,13 +108,6 @@ realServicesTest('50 concurrent sends on one wallet from two processes equal the
   await assertAudit(harness.engine);
 });
 
-/** Postgres's count of deadlocks in this test's database (its statistics lag up to a second). */
-async function deadlocks(): Promise<number> {
-  const rows = await harness.engine.sql<{ deadlocks: number }[]>`
-    select deadlocks::int as deadlocks from pg_stat_database where datname = current_database()`;
-  return rows[0].deadlocks;
-}
-const statisticsFlushMs = 1500;
 
 realServicesTest('sends of many wallets at once share transactions: a ring, and underfunded senders among funded ones', async () => {
   // 20 wallets in a ring, each funded with 5.00, each sending 1.00 to the next three times; and 10
@@ -121,7 +115,7 @@ realServicesTest('sends of many wallets at once share transactions: a ring, and 
   const ring = await Promise.all(Array.from({ length: 20 }, () => fundedPair('5.00')));
   const shop = await individual(harness.engine);
   const shoppers = await Promise.all(Array.from({ length: 10 }, (_, index) => fundedPair(index % 2 === 0 ? '3.00' : '0.50')));
-  const deadlocksBefore = await deadlocks();
+  const deadlocksBefore = await deadlocks(harness.engine.sql);
   const sends = [
     ...[0, 1, 2].flatMap((round) => ring.map((wallet, index) => ({ auth: wallet.auth, to: ring[(index + 1) % ring.length].alice, round }))),
     ...[0, 1, 2].flatMap((round) => shoppers.map((wallet) => ({ auth: wallet.auth, to: shop, round }))),
@@ -141,15 +135,14 @@ realServicesTest('sends of many wallets at once share transactions: a ring, and 
   for (const [index, wallet] of shoppers.entries()) assert.is(await balanceOf(harness.engine, wallet.alice), index % 2 === 0 ? 0n : 50n);
   await assertAudit(harness.engine);
   // Shared transactions of the two processes lock their balances in one order: none deadlocked.
-  await new Promise((resolve) => setTimeout(resolve, statisticsFlushMs));
-  assert.is(await deadlocks(), deadlocksBefore);
+  await assertNoDeadlockSince(harness.engine.sql, deadlocksBefore, 'a ring and a shop');
 });
 
 realServicesTest('sends crossing between many wallets from two processes never deadlock', async () => {
   // 40 wallets, 10 rounds: each wallet pays another 1.00 per round, a different one each round,
   // so shared transactions of the two processes lock overlapping balances in every order.
   const wallets = await Promise.all(Array.from({ length: 40 }, () => fundedPair('20.00')));
-  const deadlocksBefore = await deadlocks();
+  const deadlocksBefore = await deadlocks(harness.engine.sql);
   const sends = Array.from({ length: 10 }, (_, round) => wallets.map((wallet, index) => ({
     auth: wallet.auth, to: wallets[(index + 1 + ((round * 7) % (wallets.length - 1))) % wallets.length].alice,
   }))).flat();
@@ -160,8 +153,7 @@ realServicesTest('sends crossing between many wallets from two processes never d
   for (const wallet of wallets) total += await balanceOf(harness.engine, wallet.alice);
   assert.is(total, 40n * 2000n);
   await assertAudit(harness.engine);
-  await new Promise((resolve) => setTimeout(resolve, statisticsFlushMs));
-  assert.is(await deadlocks(), deadlocksBefore);
+  await assertNoDeadlockSince(harness.engine.sql, deadlocksBefore, 'sends crossing between wallets');
 });
 
 test.run();

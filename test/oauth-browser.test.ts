@@ -1,6 +1,6 @@
 // Proves the /authorize pages work in a real browser: headless Chromium signs in, enters the
 // sandbox code, consents, follows the redirect, and the app exchanges the code for a token.
-// Needs Debian's chromium at /usr/bin/chromium; without it the test says so and passes as skipped.
+// Needs Debian's chromium at /usr/bin/chromium; without it the test says so and counts as skipped.
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -12,12 +12,12 @@ import { startTestServer, type TestServer } from './support/http.ts';
 import { createAuthnApp, must, signUp } from './authn-support.ts';
 
 const chromiumPath = '/usr/bin/chromium';
+const haveChromium = existsSync(chromiumPath);
+if (!haveChromium) console.log(`[skipped] ${chromiumPath} is missing: install Debian's chromium (apt-get install -y chromium) to run the browser test.`);
+/** A test that needs the browser: counted as skipped, not passed, where there is none. */
+const browserTest = haveChromium ? test : test.skip;
 
-test('a browser signs in, enters the code, consents and the app gets a token', async () => {
-  if (!existsSync(chromiumPath)) {
-    console.log(`[skipped] ${chromiumPath} is missing: install Debian's chromium (apt-get install -y chromium) to run the browser test.`);
-    return;
-  }
+browserTest('a browser signs in, enters the code, consents and the app gets a token', async () => {
   const { chromium } = await import('playwright-core');
   const callbacks: string[] = [];
   const callbackServer: Server = createServer((request, response) => {

@@ -2,7 +2,7 @@
 // form-encoded as RFC 6749 2.3.1 says) and openid-client (public client, no secret) each discover
 // the server from its issuer URL (RFC 8414) and run the authorization-code flow with PKCE S256,
 // the user's side in headless Chromium. Needs Debian's chromium at /usr/bin/chromium; without it
-// the test says so and passes as skipped.
+// the tests say so and count as skipped.
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -18,6 +18,9 @@ import { createAuthnApp, must, signUp, type AuthnApp, type SignedUp } from './au
 
 const chromiumPath = '/usr/bin/chromium';
 const haveChromium = existsSync(chromiumPath);
+if (!haveChromium) console.log(`[skipped] ${chromiumPath} is missing: install Debian's chromium (apt-get install -y chromium) to run the browser tests.`);
+/** A test that needs the browser: counted as skipped, not passed, where there is none. */
+const browserTest = haveChromium ? test : test.skip;
 
 let server: TestServer;
 let browser: BrowserContext;
@@ -74,8 +77,7 @@ async function assertTokenWorks(accessToken: string): Promise<void> {
   assert.is(info.body.profile.id, person.profileId);
 }
 
-test('oauth4webapi: discovery, PKCE S256, HTTP Basic client authentication, token', async () => {
-  if (!haveChromium) return console.log(`[skipped] ${chromiumPath} is missing: install Debian's chromium to run the library tests.`);
+browserTest('oauth4webapi: discovery, PKCE S256, HTTP Basic client authentication, token', async () => {
   const issuer = new URL(server.baseUrl);
   const insecure = { [oauth.allowInsecureRequests]: true };
   const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...insecure }));
@@ -97,8 +99,7 @@ test('oauth4webapi: discovery, PKCE S256, HTTP Basic client authentication, toke
   await assertTokenWorks(tokens.access_token);
 });
 
-test('openid-client: discovery, PKCE S256, a public client without a secret, token', async () => {
-  if (!haveChromium) return console.log(`[skipped] ${chromiumPath} is missing: install Debian's chromium to run the library tests.`);
+browserTest('openid-client: discovery, PKCE S256, a public client without a secret, token', async () => {
   const config = await openid.discovery(new URL(server.baseUrl), app.clientId, undefined, openid.None(), { algorithm: 'oauth2', execute: [openid.allowInsecureRequests] });
   const codeVerifier = openid.randomPKCECodeVerifier();
   const state = openid.randomState();

@@ -1,6 +1,7 @@
 // Proves bank payouts: registered accounts in ProfileDetail, presend offers with add/subtract fees,
 // deposits that redeem cash, failed deposits that return it with dfi_error, send-dfi, and send-fx
-// with exchange rates and a durable hold; the audit balances throughout.
+// with exchange rates and a durable hold; the audit balances throughout. Each test has its own
+// customer, account and bank answer, so each runs alone: npm test -- payouts-api -t "<name>".
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { PayoutOutcome, PayoutRequest } from '../engine/payouts/connector.ts';
@@ -12,34 +13,49 @@ import { assertAudit } from './ledger-support.ts';
 
 let server: TestServer;
 let world: LedgerWorld;
-let alice: Person;
-let accountId: string;
+/** The requests the bank answered. */
 const requests: PayoutRequest[] = [];
-let nextOutcome: PayoutOutcome = { ok: true, result: { trace: 'T1' } };
+/** The bank's answer to the next request: a test sets its own. */
+let bank: (request: PayoutRequest) => Promise<PayoutOutcome>;
 const operator = { auth: { operator: true as const } };
+const cents = (amount: string): bigint => BigInt(amount.replace('.', ''));
 
 test.before(async () => {
   ({ server, world } = await startLedgerServer());
   server.engine.services.ledger.payouts.setConnector({
     async send(request) {
+      const outcome = await bank(request);
       requests.push(request);
-      return nextOutcome;
+      return outcome;
     },
   });
-  alice = await person(server, world);
-  await issue(server, alice.id, '500.00');
-  const added = await server.client.post('/admin/ledger/accounts', { uid: `service:${alice.id}`, routing_number: '021000021', account_number: '123456789', ach_type: 'checking', rdfi_name: 'First Bank', holder_name: 'Pat Lee' }, operator);
-  assert.is(added.status, 200, added.text);
-  accountId = added.body.account_id;
+});
+test.before.each(() => {
+  bank = async () => ({ ok: true, result: { trace: 'T1' } });
 });
 test.after(async () => server.close());
 
+/** A new customer holding 500.00 with a registered bank account. */
+async function customerWithAccount(): Promise<{ alice: Person; accountId: string }> {
+  const alice = await person(server, world);
+  await issue(server, alice.id, '500.00');
+  const added = await server.client.post('/admin/ledger/accounts', { uid: `service:${alice.id}`, routing_number: '021000021', account_number: '123456789', ach_type: 'checking', rdfi_name: 'First Bank', holder_name: 'Pat Lee' }, operator);
+  assert.is(added.status, 200, added.text);
+  return { alice, accountId: added.body.account_id };
+}
+
+function redeemedUsd(audit: { totals: { currency: string; redeemed: string }[] }): bigint {
+  return cents(audit.totals.find((total) => total.currency === 'USD')?.redeemed ?? '0.00');
+}
+
 test('registered accounts appear in ProfileDetail.accounts, redacted', async () => {
+  const { alice, accountId } = await customerWithAccount();
   const detail = await server.engine.services.profiles.detail(server.engine.sql, alice.id);
   assert.equal(detail.accounts, [{ id: accountId, redacted_account_num: 'XXXXXXX89', rdfi_name: 'First Bank', alias: '', ach_type: 'checking', currency: 'USD' }]);
 });
 
 test('account presend offers add and subtract options; amount at most the cash held', async () => {
+  const { alice, accountId } = await customerWithAccount();
   const answer = await server.client.get(`/wallet/account/${accountId}/presend`, { amount: '100.00' }, alice.auth);
   assert.is(answer.status, 200, answer.text);
   const express = answer.body.offers.find((offer: { name: string }) => offer.name === 'express');
@@ -53,7 +69,9 @@ test('account presend offers add and subtract options; amount at most the cash h
 });
 
 test('a successful deposit redeems the cash, pays the fee, and records a deposit movement', async () => {
-  nextOutcome = { ok: true, result: { trace: 'T1' } };
+  const { alice, accountId } = await customerWithAccount();
+  const issuerBefore = cents(await usd(server, world.issuerId));
+  const redeemedBefore = redeemedUsd(await server.engine.services.ledger.cash.audit());
   const sent = await server.client.post(`/wallet/account/${accountId}/send`, { amount: '100.00', offer_name: 'express', fee_option_name: 'add' }, { ...alice.auth, form: true });
   assert.is(sent.status, 200, sent.text);
   assert.is(sent.body.transfer.workflow_type, 'redeem');
@@ -69,9 +87,8 @@ test('a successful deposit redeems the cash, pays the fee, and records a deposit
   assert.equal(detail.body.dfi_result, { trace: 'T1' });
   assert.equal(detail.body.movements.map((movement: { action: string }) => movement.action), ['deposit', 'move']);
   assert.is(detail.body.movements[0].to_id, accountId);
-  assert.is(await usd(server, world.issuerId), '1.00');
-  const audit = await server.engine.services.ledger.cash.audit();
-  assert.is(audit.totals.find((total) => total.currency === 'USD')!.redeemed, '100.00');
+  assert.is(cents(await usd(server, world.issuerId)) - issuerBefore, 100n, 'the issuer got the 1.00 fee');
+  assert.is(redeemedUsd(await server.engine.services.ledger.cash.audit()) - redeemedBefore, 100_00n);
   await assertAudit(server.engine);
   const bad = await server.client.post(`/wallet/account/${accountId}/send`, { amount: '1.00', offer_name: 'overnight', fee_option_name: 'add' }, alice.auth);
   assertRefused(bad, 400, 'invalid');
@@ -79,7 +96,8 @@ test('a successful deposit redeems the cash, pays the fee, and records a deposit
 });
 
 test('a failed deposit returns the cash to the sender and says why (dfi_error)', async () => {
-  nextOutcome = { ok: false, error: 'account_closed', message: 'The account is closed.' };
+  const { alice } = await customerWithAccount();
+  bank = async () => ({ ok: false, error: 'account_closed', message: 'The account is closed.' });
   const before = await usd(server, alice.id);
   const sent = await server.client.post('/wallet/send-dfi', {
     currency: 'USD', amount: '50.00', fee: '0', recipient_about: { name: 'Sam Doe' }, recipient_account: { routing_number: '011000015', account_number: '5555' },
@@ -94,19 +112,17 @@ test('a failed deposit returns the cash to the sender and says why (dfi_error)',
 });
 
 test('send-dfi validates its body; bank outages are retried by the outbox', async () => {
+  const { alice } = await customerWithAccount();
   const body = { currency: 'USD', amount: '5.00', fee: '0.00', recipient_about: { name: 'Sam' }, recipient_account: { routing_number: '011000015', account_number: '5555' } };
   assert.is((await server.client.post('/wallet/send-dfi', { ...body, amount: '5000.00' }, alice.auth)).body.send_errors[0].code, 'insufficient_funds');
   assertRefused(await server.client.post('/wallet/send-dfi', { ...body, recipient_account: { routing_number: '123', account_number: '5555' } }, alice.auth), 400, 'invalid');
   assert.is((await server.client.post('/wallet/send-dfi', { ...body, recipient_account: { ...body.recipient_account, currency: 'EUR' } }, alice.auth)).body.send_errors[0].code, 'currency_not_accepted');
   assertRefused(await server.client.post('/wallet/send-dfi', { ...body, fee: '5.00' }, alice.auth), 400, 'invalid');
   let outages = 1;
-  server.engine.services.ledger.payouts.setConnector({
-    async send(request) {
-      if (outages-- > 0) throw new Error('bank unreachable');
-      requests.push(request);
-      return { ok: true, result: {} };
-    },
-  });
+  bank = async () => {
+    if (outages-- > 0) throw new Error('bank unreachable');
+    return { ok: true, result: {} };
+  };
   const sent = await server.client.post('/wallet/send-dfi', body, alice.auth);
   assert.is(sent.status, 200, sent.text);
   await server.engine.outbox.drain();
@@ -118,6 +134,7 @@ test('send-dfi validates its body; bank outages are retried by the outbox', asyn
 });
 
 test('send-fx exchanges at the table rate exactly and holds for hold_seconds', async () => {
+  let { alice } = await customerWithAccount();
   assert.is(exchange(10000n, 'USD', '18.4', 'MXN'), 184000n);
   assert.is(exchange(333n, 'USD', '0.333333', 'JPY'), 1n);
   const rate = await server.client.post('/admin/ledger/fx-rates', { source_currency: 'USD', dest_currency: 'MXN', rate: '18.40' }, operator);

@@ -1,6 +1,7 @@
 // Proves the settings calls over HTTP: add and confirm a UID (with replace_uid), remove a UID only
 // while an email and a phone remain, change the password, device passwords (used for refresh and
 // sign-in), change the name (individual and business limits) and the profile image renditions.
+// Each test signs up its own person, so each runs alone: npm test -- settings-wallet -t "<name>".
 import sharp from 'sharp';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -9,23 +10,26 @@ import { createAuthnApp, must, revealedCode, signUp, type AuthnApp, type SignedU
 
 let server: TestServer;
 let app: AuthnApp;
-let person: SignedUp;
-let bearer: { bearer: string };
 
 test.before(async () => {
   server = await startTestServer();
   app = await createAuthnApp(server);
-  person = await signUp(server.client, app, { email: 'set@example.com', phone: '+15555550177', password: 'settings password', deviceUuid: 'set-phone' });
-  bearer = { bearer: person.token };
 });
 test.after(async () => server.close());
 
-async function confirmedUids(): Promise<string[]> {
+/** A new person with the password 'settings password', signed up on the device 'set-phone', and its token. */
+async function settingsPerson(uids: { email?: string; phone?: string } = {}): Promise<{ person: SignedUp; bearer: { bearer: string } }> {
+  const person = await signUp(server.client, app, { ...uids, password: 'settings password', deviceUuid: 'set-phone' });
+  return { person, bearer: { bearer: person.token } };
+}
+
+async function confirmedUids(bearer: { bearer: string }): Promise<string[]> {
   const info = must(await server.client.get('/wallet/info', {}, { auth: bearer }));
   return info.body.profile.confirmed_uids.map((entry: { uid: string }) => entry.uid).sort();
 }
 
 test('add a UID with a code, replacing another; remove-uid keeps two factor types', async () => {
+  const { bearer } = await settingsPerson({ email: 'set@example.com', phone: '+15555550177' });
   const { client } = server;
   const needsCountry = await client.post('/wallet/add-uid', { login: '555 555 0188' }, { auth: bearer });
   assert.ok(needsCountry.body.invalid.countries);
@@ -38,7 +42,7 @@ test('add a UID with a code, replacing another; remove-uid keeps two factor type
   const badSecret = await client.post('/wallet/add-uid-confirm', { attempt_id: added.body.attempt_id, secret: 'nope', code: revealedCode(added) }, { auth: bearer });
   assertRefused(badSecret, 401, 'invalid_token');
   must(await client.post('/wallet/add-uid-confirm', { attempt_id: added.body.attempt_id, secret: added.body.secret, code: revealedCode(added), replace_uid: 'phone:+15555550177' }, { auth: bearer }));
-  assert.equal(await confirmedUids(), ['email:set@example.com', 'phone:+15555550188']);
+  assert.equal(await confirmedUids(bearer), ['email:set@example.com', 'phone:+15555550188']);
   const again = await client.post('/wallet/add-uid-confirm', { attempt_id: added.body.attempt_id, secret: added.body.secret, code: revealedCode(added) }, { auth: bearer });
   assertRefused(again, 410, 'unavailable');
 
@@ -49,7 +53,7 @@ test('add a UID with a code, replacing another; remove-uid keeps two factor type
   assert.is(email2.body.code_length, 9);
   must(await client.post('/wallet/add-uid-confirm', { attempt_id: email2.body.attempt_id, secret: email2.body.secret, code: revealedCode(email2) }, { auth: bearer }));
   must(await client.post('/wallet/remove-uid', { uid: 'email:set@example.com' }, { auth: bearer }));
-  assert.equal(await confirmedUids(), ['email:set2@example.com', 'phone:+15555550188']);
+  assert.equal(await confirmedUids(bearer), ['email:set2@example.com', 'phone:+15555550188']);
   const taken = await signUp(client, app, { email: 'other-owner@example.com', phone: '+15555550189' });
   void taken;
   // Another wallet's address is answered like a free one (test/settings-add-uid.test.ts has the rest).
@@ -60,6 +64,7 @@ test('add a UID with a code, replacing another; remove-uid keeps two factor type
 });
 
 test('change-password checks the current one and the 8 to 100 character limit', async () => {
+  const { bearer } = await settingsPerson();
   const { client } = server;
   const call = (current: string, next: string) => client.post('/wallet/change-password', { current_password: current, new_password: next }, { auth: bearer });
   assert.ok((await call('settings password', 'x'.repeat(7))).body.invalid.new_password);
@@ -71,6 +76,8 @@ test('change-password checks the current one and the 8 to 100 character limit', 
 });
 
 test('a device password refreshes tokens and signs in from that device only', async () => {
+  const { person, bearer: first } = await settingsPerson();
+  let bearer = first;
   const { client } = server;
   const badMethod = await client.post('/wallet/set-device-password', { current_password: 'settings password', access_method: 'face-id' }, { auth: bearer });
   assert.ok(badMethod.body.invalid.access_method);
@@ -80,16 +87,17 @@ test('a device password refreshes tokens and signs in from that device only', as
   assert.ok(devicePassword.length >= 24);
   const refreshed = must(await client.post('/token/refresh', { pin: devicePassword }, { auth: bearer }));
   bearer = { bearer: refreshed.body.access_token };
-  const signin = must(await client.post('/aa/signin', { client_id: app.clientId, device_uuid: 'set-phone', login: 'set2@example.com', password: devicePassword }));
+  const signin = must(await client.post('/aa/signin', { client_id: app.clientId, device_uuid: 'set-phone', login: person.email, password: devicePassword }));
   assert.is(signin.body.profile_id, person.profileId);
-  const otherDevice = await client.post('/aa/signin', { client_id: app.clientId, device_uuid: 'other-device', login: 'set2@example.com', password: devicePassword });
+  const otherDevice = await client.post('/aa/signin', { client_id: app.clientId, device_uuid: 'other-device', login: person.email, password: devicePassword });
   assertRefused(otherDevice, 400, 'invalid');
   must(await client.post('/wallet/remove-device-password', { access_method: 'a'.repeat(100) }, { auth: bearer }));
-  const removed = await client.post('/aa/signin', { client_id: app.clientId, device_uuid: 'set-phone', login: 'set2@example.com', password: devicePassword });
+  const removed = await client.post('/aa/signin', { client_id: app.clientId, device_uuid: 'set-phone', login: person.email, password: devicePassword });
   assertRefused(removed, 400, 'invalid');
 });
 
 test('change-name: individual names up to 50 characters and the name rules', async () => {
+  const { bearer } = await settingsPerson();
   const { client } = server;
   const call = (body: Record<string, string>) => client.post('/wallet/change-name', body, { auth: bearer });
   assert.ok((await call({ first_name: 'A'.repeat(51), last_name: 'Lee' })).body.invalid.first_name);
@@ -102,6 +110,7 @@ test('change-name: individual names up to 50 characters and the name rules', asy
 });
 
 test('change-name: business title and dba up to 100 characters', async () => {
+  const { person, bearer } = await settingsPerson();
   const { engine, client } = server;
   const business = await engine.commands.run('test.business', [], (unit) =>
     engine.services.profiles.createBusinessIn(unit, {
@@ -121,6 +130,7 @@ test('change-name: business title and dba up to 100 characters', async () => {
 });
 
 test('PUT /wallet/image: at least 250 px wide, square renditions 24, 48 and 73 px', async () => {
+  const { person, bearer } = await settingsPerson();
   const { client } = server;
   const picture = (width: number, height: number, format: 'png' | 'jpeg' | 'gif') =>
     sharp({ create: { width, height, channels: 3, background: { r: 200, g: 40, b: 40 } } }).toFormat(format).toBuffer();
@@ -146,7 +156,8 @@ test('PUT /wallet/image: at least 250 px wide, square renditions 24, 48 and 73 p
 });
 
 test('settings calls need change_settings', async () => {
-  const limited = must(await server.client.post('/aa/signin', { client_id: app.clientId, device_uuid: 'set-phone', login: 'set2@example.com', password: 'settings password', permissions: ['view_wallet'] }));
+  const { person } = await settingsPerson();
+  const limited = must(await server.client.post('/aa/signin', { client_id: app.clientId, device_uuid: 'set-phone', login: person.email, password: 'settings password', permissions: ['view_wallet'] }));
   const done = must(await server.client.post(`${limited.body.attempt_path}auth-uid`, { factor_id: limited.body.factor_id, code: revealedCode(limited) }, { auth: { attemptSecret: limited.body.secret } }));
   const answer = await server.client.post('/wallet/change-name', { first_name: 'Pat', last_name: 'Lee' }, { auth: { bearer: done.body.token.access_token } });
   assertRefused(answer, 403, 'insufficient_scope');

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { edgeErrors, type ErrorStatus } from './errors.ts';
 import type { NamedError, OperationDoc, OperationDocs } from './operation-docs.ts';
 import { errorBody } from './schemas.ts';
-import { authenticationTags, type Method, type RouteDefinition } from './route.ts';
+import { authenticationTags, type Method, type RouteDefinition } from './route-types.ts';
 
 /** The project's license (LICENSE at the top of the repository; package.json names it too). */
 export const projectLicense = { name: 'MIT', identifier: 'MIT' } as const;

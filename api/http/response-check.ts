@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { HttpError } from './errors.ts';
 import { errorStatusesOf } from './openapi.ts';
-import { RawResponse, type Method, type RouteDefinition } from './route.ts';
+import { RawResponse, type Method, type RouteDefinition } from './route-types.ts';
 import { errorBody } from './schemas.ts';
 
 function mismatch(route: RouteDefinition, problem: string, method: Method = route.method): HttpError {

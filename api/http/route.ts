@@ -2,110 +2,20 @@
 // The same declaration validates requests and writes the OpenAPI document.
 import type { Express, NextFunction, Request, Response } from 'express';
 import { z } from 'zod';
-import type { EdgeEngine, Engine } from '../../engine/engine.ts';
+import type { Engine } from '../../engine/engine.ts';
 import type { RateBucket } from '../../engine/ratelimits.ts';
 import { constantTimeEqual } from '../../engine/ids.ts';
 import { imageDecodeSecondsMax } from '../../engine/limits.ts';
 import { admitUpload, releaseUpload } from '../../engine/sharp.ts';
 import { readAttemptSecret, readBasicCredentials, readBearerToken } from './credentials.ts';
-import { edgeErrors, httpError, HttpError, type ErrorStatus } from './errors.ts';
+import { edgeErrors, httpError, HttpError } from './errors.ts';
 import { checkError, checkResponse } from './response-check.ts';
 import type { AppPrincipal, Authenticators, TokenPrincipal } from './principals.ts';
+import { authenticationTags, RawResponse, type Caller, type Method, type RouteDefinition } from './route-types.ts';
 import { unstorableField } from './text.ts';
 
-export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
-
-export type Caller =
-  | { kind: 'none' }
-  | { kind: 'app'; appPermission?: string }
-  | { kind: 'token'; permission?: string; acceptSoftExpired?: boolean }
-  | { kind: 'attempt' }
-  | { kind: 'operator' };
-
-export interface RouteContext<Input> {
-  input: Input;
-  params: Record<string, string>;
-  /** `appdata.<name>` fields of the request, when the route takes them. */
-  appdata: Record<string, string>;
-  engine: EdgeEngine;
-  now: Date;
-  token: TokenPrincipal | undefined;
-  app: AppPrincipal | undefined;
-  attemptSecret: string | undefined;
-  request: Request;
-  response: Response;
-  requestId: string;
-  /** The client address (the socket's, or X-Forwarded-For from a loopback proxy). */
-  clientAddress: string;
-}
-
-/** A response that is not a JSON object: a redirect, HTML, CSV or an image. */
-export class RawResponse {
-  constructor(
-    readonly status: number,
-    readonly contentType: string | null,
-    readonly body: string | Buffer,
-    readonly headers: Record<string, string> = {},
-  ) {}
-  static redirect(location: string): RawResponse {
-    return new RawResponse(302, null, '', { location });
-  }
-}
-
-export interface RouteDefinition<Schema extends z.ZodType = z.ZodType> {
-  method: Method;
-  /** Express path, e.g. /p/:profileId */
-  path: string;
-  summary: string;
-  tags: string[];
-  caller: Caller;
-  input: Schema;
-  /** Accept `appdata.<name>` fields (at most appdataCharsMax characters in all; the engine checks). */
-  appdata?: boolean;
-  /** Also answer POST for a GET route (some real clients POST to /wallet/info). */
-  alsoPost?: boolean;
-  /** The request body is binary (images); the input then sees only the query. */
-  binaryBody?: boolean;
-  /**
-   * The schema of the 200 answer (a zod object; OpenAPI takes it from here). Every route declares
-   * one; routes that answer raw bytes (images, CSV, redirects) describe them with `rawResponse`.
-   */
-  response?: z.ZodType;
-  /**
-   * For a RawResponse route: the content type(s) it answers with, for the OpenAPI document;
-   * `redirect` describes its 302 answer when it also redirects.
-   */
-  rawResponse?: { contentTypes: string[]; description: string; redirect?: string };
-  /** The OpenAPI operationId; derived from the method and path when absent (api/http/openapi.ts). */
-  operationId?: string;
-  /**
-   * Error statuses this route answers besides the ones every route of its caller kind gives
-   * (400; 401 and 403 for credentials and permissions; 413, 415 and 503 for calls with a body).
-   */
-  errors?: ErrorStatus[];
-  /**
-   * The rate-limit buckets one call takes a point from, once its input is valid (routes that send
-   * code or invitation messages: per login, per app, per client address). Spent: 429 and Retry-After.
-   */
-  throttle?: (context: ThrottleContext<z.output<Schema>>) => { bucket: RateBucket; key: string }[];
-  /** Headers on every answer of this route, errors included (the OAuth token endpoint's no-store). */
-  headers?: Record<string, string>;
-  /** How this route reports input that fails its schema (the OAuth token endpoint has its own codes). */
-  invalidInput?: (invalid: Record<string, string>) => HttpError;
-  handler(context: RouteContext<z.output<Schema>>): Promise<unknown>;
-}
-
-export interface ThrottleContext<Input> {
-  input: Input;
-  params: Record<string, string>;
-  app: AppPrincipal | undefined;
-  token: TokenPrincipal | undefined;
-  /** The client address (the socket's, or X-Forwarded-For from a loopback proxy). */
-  clientAddress: string;
-}
-
-/** Authentication calls are throttled per client address on every route with these tags. */
-export const authenticationTags = new Set(['authentication', 'oauth']);
+export { authenticationTags, RawResponse } from './route-types.ts';
+export type { AppCaller, Caller, CallerApp, CallerToken, Method, RouteContext, RouteDefinition, ThrottleContext, TokenCaller } from './route-types.ts';
 
 /** Answers 429 rate_limited with Retry-After. */
 export function rateLimited(response: Response, retryAfterSeconds: number): never {
@@ -132,8 +42,8 @@ export function messageThrottle(logins: (string | null | undefined)[], clientId:
 }
 
 /** Image uploads (each a decode) are throttled per token. */
-export function uploadThrottle({ token }: { token: TokenPrincipal | undefined }): { bucket: RateBucket; key: string }[] {
-  return [{ bucket: 'image_upload_token', key: token!.tokenId }];
+export function uploadThrottle({ token }: { token: TokenPrincipal }): { bucket: RateBucket; key: string }[] {
+  return [{ bucket: 'image_upload_token', key: token.tokenId }];
 }
 
 /**
@@ -149,8 +59,13 @@ export async function withUploadRoom<T>(response: Response, work: () => Promise<
   }
 }
 
-export function defineRoute<Schema extends z.ZodType>(route: RouteDefinition<Schema>): RouteDefinition<Schema> {
-  return route;
+/**
+ * A route, its handler typed by its caller kind: a token caller's handler gets a token, an app
+ * caller's an app. The list of routes holds them as the general kind, which mountRoutes serves:
+ * resolveCaller answers 401 or 403 before a handler runs without the credentials its kind names.
+ */
+export function defineRoute<Schema extends z.ZodType, C extends Caller>(route: RouteDefinition<Schema, C>): RouteDefinition<Schema> {
+  return route as unknown as RouteDefinition<Schema>;
 }
 
 const reservedParams = new Set(['version', 'access_token', '__error_ok__']);

@@ -79,9 +79,9 @@ function startRoute(intent: StartInput['intent'], summary: string): RouteDefinit
     errors: intent === 'accept' ? [410, 429] : [429],
     async handler(context) {
       const { input, engine, app } = context;
-      const clientId = closed ? app!.clientId : input.client_id;
+      const clientId = closed ? app?.clientId : input.client_id;
       if (!clientId) throw httpError(authnErrors, 'invalid', { invalid: { client_id: 'is required' } });
-      if (closed && input.client_id && input.client_id !== app!.clientId) throw httpError(authnErrors, 'invalid', { invalid: { client_id: 'does not match the app credentials' } });
+      if (closed && input.client_id && input.client_id !== app?.clientId) throw httpError(authnErrors, 'invalid', { invalid: { client_id: 'does not match the app credentials' } });
       if (intent === 'signin' && input.password === undefined) throw httpError(authnErrors, 'invalid', { invalid: { password: 'is required' } });
       if (intent !== 'signin' && input.password !== undefined) throw httpError(authnErrors, 'invalid', { invalid: { password: 'must not be sent for this intent' } });
       if (intent === 'accept' && !input.invite_id) throw httpError(authnErrors, 'invalid', { invalid: { invite_id: 'is required' } });

@@ -29,7 +29,7 @@ export const billRoutes: RouteDefinition[] = [
     response: transferAnswer,
     async handler({ engine, token, params, input }) {
       const result = await engine.services.bills.confirm({
-        callerId: token!.profileId, transferId: params.transferId, declaredBank: input.declared_bank, declaredAmount: input.declared_amount, declaredDate: input.declared_date,
+        callerId: token.profileId, transferId: params.transferId, declaredBank: input.declared_bank, declaredAmount: input.declared_amount, declaredDate: input.declared_date,
       });
       if (!result.ok) raise(result);
       return transferDetailFor({ engine, token }, result.transferId);

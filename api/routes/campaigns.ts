@@ -30,7 +30,7 @@ export const campaignRoutes: RouteDefinition[] = [
     input: z.object({}).strict(),
     response: z.object({ campaigns: z.array(z.object({ id: z.string(), design_id: z.string(), title: z.string(), currency: z.string(), published: z.boolean() })) }),
     async handler({ engine, token }) {
-      return { campaigns: await engine.services.campaigns.list(token!.profileId) };
+      return { campaigns: await engine.services.campaigns.list(token.profileId) };
     },
   }),
 
@@ -44,7 +44,7 @@ export const campaignRoutes: RouteDefinition[] = [
     response: z.object({ events: z.array(campaignEvent), more: z.boolean(), next_cursor: z.string().nullable() }),
     async handler({ engine, token, input }) {
       const result = await engine.services.campaigns.events({
-        profileId: token!.profileId, designId: input.design_id, types: input.event_type ? [input.event_type] : [...eventTypes], cursor: input.cursor,
+        profileId: token.profileId, designId: input.design_id, types: input.event_type ? [input.event_type] : [...eventTypes], cursor: input.cursor,
         limit: input.limit ?? campaignEventsLimitDefault,
       });
       if (!result.ok && result.error === 'design_not_found') throw httpError(edgeErrors, 'invalid', { invalid: { design_id: 'is not a design whose campaign this profile may read' } });

@@ -37,7 +37,7 @@ function imageRoute(path: string, summary: string) {
     errors: [429],
     response: imageAnswer,
     async handler({ engine, token, params, request, response }) {
-      const result = await withUploadRoom(response, () => engine.services.designImages.setImage(token!.profileId, params.designId, params.denomination ?? null, uploadOf(request)));
+      const result = await withUploadRoom(response, () => engine.services.designImages.setImage(token.profileId, params.designId, params.denomination ?? null, uploadOf(request)));
       if (!result.ok) raise(result);
       return { image: result.image };
     },
@@ -65,7 +65,7 @@ export const designImageRoutes: RouteDefinition[] = [
     async handler({ engine, token, params, request, response }) {
       const style = (request.get('x-image-style') ?? 'zoom').trim().toLowerCase();
       if (!(iconStyles as readonly string[]).includes(style)) throw httpError(edgeErrors, 'invalid', { invalid: { 'X-Image-Style': 'must be fit or zoom' } });
-      const result = await withUploadRoom(response, () => engine.services.designImages.setIcon(token!.profileId, params.designId, style as IconStyle, uploadOf(request)));
+      const result = await withUploadRoom(response, () => engine.services.designImages.setIcon(token.profileId, params.designId, style as IconStyle, uploadOf(request)));
       if (!result.ok) raise(result);
       return { icon: result.icon };
     },
@@ -80,7 +80,7 @@ export const designImageRoutes: RouteDefinition[] = [
     input: empty,
     response: z.object({ url: z.string().nullable() }),
     async handler({ engine, token, params }) {
-      const result = await engine.services.designImages.iconUrl(token!.profileId, params.designId);
+      const result = await engine.services.designImages.iconUrl(token.profileId, params.designId);
       if (!result.ok) raise(result);
       return { url: result.url };
     },
@@ -95,7 +95,7 @@ export const designImageRoutes: RouteDefinition[] = [
     input: empty,
     response: previewsAnswer,
     async handler({ engine, token, params }) {
-      const result = await engine.services.designImages.iconPreviews(token!.profileId, params.designId);
+      const result = await engine.services.designImages.iconPreviews(token.profileId, params.designId);
       if (!result.ok) raise(result);
       return result.previews;
     },

@@ -168,9 +168,9 @@ export const designRoutes: RouteDefinition[] = [
     async handler({ engine, token, params, input, appdata }) {
       assertAppdataFits(appdata);
       const result = await engine.services.bills.create({
-        callerId: token!.profileId, designId: designIdOf(params), amount: input.amount, planId: input.distribution_plan_id, senderUid: input.sender_uid,
+        callerId: token.profileId, designId: designIdOf(params), amount: input.amount, planId: input.distribution_plan_id, senderUid: input.sender_uid,
         profileCreationData: input.profile_creation_data, message: input.message, private: input.private ?? true, appdata, dedupId: input.dedup_id,
-        closedLoopOnly: token!.closedLoopOnly,
+        closedLoopOnly: token.closedLoopOnly,
       });
       if (!result.ok) raiseEither(result);
       return transferDetailFor({ engine, token }, result.transferId);
@@ -190,10 +190,10 @@ export const designRoutes: RouteDefinition[] = [
     async handler({ engine, token, params, input, appdata }) {
       assertAppdataFits(appdata);
       const result = await engine.services.circulation.send({
-        callerId: token!.profileId, designId: designIdOf(params), recipientUid: input.recipient_uid, planId: input.distribution_plan_id, amount: input.amount,
+        callerId: token.profileId, designId: designIdOf(params), recipientUid: input.recipient_uid, planId: input.distribution_plan_id, amount: input.amount,
         senderUid: input.sender_uid, message: input.message, private: input.private ?? true, requireRecipientEmail: input.require_recipient_email ?? false,
-        appdata, dedupId: input.dedup_id, closedLoopOnly: token!.closedLoopOnly,
-        posDevice: posDeviceOf(token!),
+        appdata, dedupId: input.dedup_id, closedLoopOnly: token.closedLoopOnly,
+        posDevice: posDeviceOf(token),
       });
       if (!result.ok) raiseEither(result);
       return transferDetailFor({ engine, token }, result.transferId);
@@ -209,7 +209,7 @@ export const designRoutes: RouteDefinition[] = [
     input: createInput,
     response: designResponse,
     async handler({ engine, token, input }) {
-      const result = await engine.services.designs.create({ profileId: token!.profileId }, { title: input.title, currency: input.currency, designType: input.design_type });
+      const result = await engine.services.designs.create({ profileId: token.profileId }, { title: input.title, currency: input.currency, designType: input.design_type });
       if (!result.ok) raise(result);
       return result.design;
     },
@@ -224,7 +224,7 @@ export const designRoutes: RouteDefinition[] = [
     input: empty,
     response: z.object({ designs: z.array(designResponse) }),
     async handler({ engine, token }) {
-      return { designs: await engine.services.designs.list({ profileId: token!.profileId }) };
+      return { designs: await engine.services.designs.list({ profileId: token.profileId }) };
     },
   }),
 
@@ -237,7 +237,7 @@ export const designRoutes: RouteDefinition[] = [
     input: empty,
     response: designResponse,
     async handler({ engine, token, params }) {
-      const result = await engine.services.designs.get({ profileId: token!.profileId }, designIdOf(params));
+      const result = await engine.services.designs.get({ profileId: token.profileId }, designIdOf(params));
       if (!result.ok) raise(result);
       return result.design;
     },
@@ -252,7 +252,7 @@ export const designRoutes: RouteDefinition[] = [
     input: patchInput,
     response: designResponse,
     async handler({ engine, token, params, input }) {
-      const result = await engine.services.designs.patch({ profileId: token!.profileId }, designIdOf(params), input);
+      const result = await engine.services.designs.patch({ profileId: token.profileId }, designIdOf(params), input);
       if (!result.ok) raise(result);
       return result.design;
     },
@@ -267,7 +267,7 @@ export const designRoutes: RouteDefinition[] = [
     input: empty,
     response: z.object({}),
     async handler({ engine, token, params }) {
-      const result = await engine.services.designs.remove({ profileId: token!.profileId }, designIdOf(params));
+      const result = await engine.services.designs.remove({ profileId: token.profileId }, designIdOf(params));
       if (!result.ok) raise(result);
       return {};
     },
@@ -282,7 +282,7 @@ export const designRoutes: RouteDefinition[] = [
     input: planCreateInput,
     response: z.object({ plan_id: z.string() }),
     async handler({ engine, token, params, input }) {
-      const result = await engine.services.designs.createPlan({ profileId: token!.profileId }, designIdOf(params), input.title);
+      const result = await engine.services.designs.createPlan({ profileId: token.profileId }, designIdOf(params), input.title);
       if (!result.ok) raise(result);
       return { plan_id: result.planId };
     },
@@ -297,7 +297,7 @@ export const designRoutes: RouteDefinition[] = [
     input: planPatchInput,
     response: designResponse,
     async handler({ engine, token, params, input }) {
-      const result = await engine.services.designs.patchPlan({ profileId: token!.profileId }, designIdOf(params), params.planId, input);
+      const result = await engine.services.designs.patchPlan({ profileId: token.profileId }, designIdOf(params), params.planId, input);
       if (!result.ok) raise(result);
       return result.design;
     },
@@ -312,7 +312,7 @@ export const designRoutes: RouteDefinition[] = [
     input: empty,
     response: designResponse,
     async handler({ engine, token, params }) {
-      const result = await engine.services.designs.deletePlan({ profileId: token!.profileId }, designIdOf(params), params.planId);
+      const result = await engine.services.designs.deletePlan({ profileId: token.profileId }, designIdOf(params), params.planId);
       if (!result.ok) raise(result);
       return result.design;
     },
@@ -327,7 +327,7 @@ export const designRoutes: RouteDefinition[] = [
     input: agreementAddInput,
     response: z.object({ agreement: agreementResponse, agreements: z.array(agreementResponse) }),
     async handler({ engine, token, params, input }) {
-      const result = await engine.services.designs.addAgreement({ profileId: token!.profileId }, designIdOf(params), {
+      const result = await engine.services.designs.addAgreement({ profileId: token.profileId }, designIdOf(params), {
         uid: input.uid, redeemer: input.redeemer ?? false, distributor: input.distributor ?? false, settler: input.settler ?? false,
         termsText: input.terms_text, termsLink: input.terms_link ?? null,
       });
@@ -345,7 +345,7 @@ export const designRoutes: RouteDefinition[] = [
     input: agreementRemoveInput,
     response: z.object({ agreements: z.array(agreementResponse) }),
     async handler({ engine, token, params, input }) {
-      const result = await engine.services.designs.removeAgreements({ profileId: token!.profileId }, designIdOf(params), input.ids);
+      const result = await engine.services.designs.removeAgreements({ profileId: token.profileId }, designIdOf(params), input.ids);
       if (!result.ok) raise(result);
       return { agreements: result.agreements };
     },
@@ -361,7 +361,7 @@ export const designRoutes: RouteDefinition[] = [
       input: empty,
       response: z.object({ agreement: agreementResponse }),
       async handler({ engine, token, params }) {
-        const result = await engine.services.designs.changeAgreement({ profileId: token!.profileId }, designIdOf(params), params.agreementId, change);
+        const result = await engine.services.designs.changeAgreement({ profileId: token.profileId }, designIdOf(params), params.agreementId, change);
         if (!result.ok) raise(result);
         return { agreement: result.agreement };
       },
@@ -377,7 +377,7 @@ export const designRoutes: RouteDefinition[] = [
     input: empty,
     response: z.array(z.looseObject({ id: z.string(), title: z.string() })),
     async handler({ engine, token, params }) {
-      const result = await engine.services.designs.redeemers({ profileId: token!.profileId }, designIdOf(params));
+      const result = await engine.services.designs.redeemers({ profileId: token.profileId }, designIdOf(params));
       if (!result.ok) raise(result);
       return result.profiles;
     },

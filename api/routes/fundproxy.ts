@@ -49,7 +49,7 @@ const getAch = (method: 'get' | 'post') =>
     response: proxy,
     async handler({ engine, input, app, appdata }) {
       const result = await engine.services.fundProxy.getAch({
-        appId: app!.clientId, appSite: app!.site, routingNumber: input.routing_number, issuerUid: input.issuer_uid, distributorUid: input.distributor_uid, recipientUid: input.recipient_uid, appdata,
+        appId: app.clientId, appSite: app.site, routingNumber: input.routing_number, issuerUid: input.issuer_uid, distributorUid: input.distributor_uid, recipientUid: input.recipient_uid, appdata,
       });
       if (!result.ok) raise(result);
       return result.proxy;

@@ -96,7 +96,7 @@ export const invitationRoutes: RouteDefinition[] = [
     async handler({ input, engine, app }) {
       if (!input.email && !input.phone) throw httpError(invitationErrors, 'invalid', { invalid: { email: 'email or phone is required' } });
       const result = await engine.services.invitations.invite({
-        clientId: app!.clientId,
+        clientId: app.clientId,
         firstName: input.first_name.trim(),
         lastName: input.last_name.trim(),
         email: input.email || null,
@@ -144,7 +144,7 @@ export const invitationRoutes: RouteDefinition[] = [
     throttle: ({ input, app, params, clientAddress }) => messageThrottle(input.email || input.phone ? [input.email, input.phone] : [`invitation:${params.inviteId}`], app?.clientId, clientAddress),
     async handler({ input, engine, app, params }) {
       if (!inviteIdPattern.test(params.inviteId)) throw httpError(invitationErrors, 'invitation_gone');
-      const result = await engine.services.invitations.reinvite(app!.clientId, params.inviteId, {
+      const result = await engine.services.invitations.reinvite(app.clientId, params.inviteId, {
         email: input.email || undefined,
         phone: input.phone || undefined,
         countries: input.countries ?? defaultCountries,
@@ -175,7 +175,7 @@ export const invitationRoutes: RouteDefinition[] = [
     errors: [403, 410],
     async handler({ engine, app, params }) {
       if (!inviteIdPattern.test(params.inviteId)) throw httpError(invitationErrors, 'invitation_gone');
-      const result = await engine.services.invitations.expire(app!.clientId, params.inviteId);
+      const result = await engine.services.invitations.expire(app.clientId, params.inviteId);
       return result.ok ? { id: params.inviteId, expired: true } : fail(result);
     },
   }),
@@ -191,7 +191,7 @@ export const invitationRoutes: RouteDefinition[] = [
     response: walletInfo.extend({ invite_id: z.string().nullable(), ext_id: z.string().nullable() }),
     async handler(context) {
       const info = await walletInfoHandler(context);
-      const finished = await context.engine.services.invitations.finish(context.token!.personalProfileId, context.token!.clientId);
+      const finished = await context.engine.services.invitations.finish(context.token.personalProfileId, context.token.clientId);
       return { ...info, invite_id: finished.inviteId, ext_id: finished.extId };
     },
   }),

@@ -76,7 +76,7 @@ export const ledgerRoutes: RouteDefinition[] = [
     async handler({ engine, token, input }) {
       const { ledger } = engine.services;
       const result = await ledger.queries.presend(
-        { senderId: token!.profileId, recipientUid: input.recipient_uid, senderUid: input.sender_uid, serialNumbers: input.serial_numbers, closedLoopOnly: token!.closedLoopOnly },
+        { senderId: token.profileId, recipientUid: input.recipient_uid, senderUid: input.sender_uid, serialNumbers: input.serial_numbers, closedLoopOnly: token.closedLoopOnly },
         ledger.transfers,
       );
       if (!result.ok) raise(result);
@@ -98,9 +98,9 @@ export const ledgerRoutes: RouteDefinition[] = [
       // A split-message recipient reads subject and body; otherwise the plain message.
       const message = input.message_body ?? input.message;
       const result = await engine.services.ledger.transfers.send({
-        senderId: token!.profileId,
-        clientId: token!.clientId,
-        senderPersonalId: token!.personalProfileId,
+        senderId: token.profileId,
+        clientId: token.clientId,
+        senderPersonalId: token.personalProfileId,
         recipientUid: input.recipient_uid,
         senderUid: input.sender_uid,
         amounts: input.amounts,
@@ -116,12 +116,12 @@ export const ledgerRoutes: RouteDefinition[] = [
         invitationExpireDays: input.invitation_expire_days,
         appdata,
         dedupId: input.dedup_id,
-        closedLoopOnly: token!.closedLoopOnly,
+        closedLoopOnly: token.closedLoopOnly,
         withDetail: true,
       });
       if (!result.ok) raise(result);
       // A new transfer comes with its answer read in its own transaction; a duplicate is read now.
-      return result.detail ?? transferAndProfile(engine, token!, result.transferId);
+      return result.detail ?? transferAndProfile(engine, token, result.transferId);
     },
   }),
 
@@ -136,8 +136,8 @@ export const ledgerRoutes: RouteDefinition[] = [
     async handler({ engine, token, input }) {
       const { ledger, profiles } = engine.services;
       const result = await ledger.transfers.receive({
-        recipientId: token!.profileId, paycode: input.paycode, currency: input.currency, amount: input.amount, totalDue: input.total_due, totalTax: input.total_tax,
-        posDevice: posDeviceOf(token!), closedLoopOnly: token!.closedLoopOnly,
+        recipientId: token.profileId, paycode: input.paycode, currency: input.currency, amount: input.amount, totalDue: input.total_due, totalTax: input.total_tax,
+        posDevice: posDeviceOf(token), closedLoopOnly: token.closedLoopOnly,
       });
       if (!result.ok) raise(result);
       const transfer = await ledger.queries.summary(result.transferId);
@@ -159,17 +159,17 @@ ledgerRoutes.push(
     input: acceptCodeInput,
     response: transferAndProfileAnswer,
     errors: [429],
-    throttle: ({ token, clientAddress }) => [{ bucket: 'accept_code_token', key: token!.tokenId }, { bucket: 'accept_code_address', key: clientAddress }],
+    throttle: ({ token, clientAddress }) => [{ bucket: 'accept_code_token', key: token.tokenId }, { bucket: 'accept_code_address', key: clientAddress }],
     async handler({ engine, token, input, response }) {
       // A wrong code names no invitation (the code is the lookup), so wrong codes are counted
       // per token and per wallet; past the limit every code waits for the window to end.
-      const failureKeys = [{ bucket: 'accept_code_failure', key: `token:${token!.tokenId}` }, { bucket: 'accept_code_failure', key: `profile:${token!.profileId}` }] as const;
+      const failureKeys = [{ bucket: 'accept_code_failure', key: `token:${token.tokenId}` }, { bucket: 'accept_code_failure', key: `profile:${token.profileId}` }] as const;
       const locked = await engine.rateLimits.check(failureKeys);
       if (!locked.ok) rateLimited(response, locked.retryAfterSeconds);
-      const result = await engine.services.ledger.transfers.acceptCode({ callerId: token!.profileId, code: input.code });
+      const result = await engine.services.ledger.transfers.acceptCode({ callerId: token.profileId, code: input.code });
       if (!result.ok && result.error === 'invitation_code_not_found') await engine.rateLimits.consume(failureKeys);
       if (!result.ok) raise(result);
-      return transferAndProfile(engine, token!, result.transferId);
+      return transferAndProfile(engine, token, result.transferId);
     },
   }),
 );
@@ -199,7 +199,7 @@ ledgerRoutes.push(
     response: z.strictObject({ results: z.array(profile.extend({ uid: z.string() })), more: z.boolean() }),
     async handler({ engine, token, input }) {
       const result = await engine.services.ledger.search({
-        profileId: token!.profileId, q: input.q, uid: input.uid, limit: input.limit ?? searchLimitDefault, offset: input.offset ?? 0,
+        profileId: token.profileId, q: input.q, uid: input.uid, limit: input.limit ?? searchLimitDefault, offset: input.offset ?? 0,
         serialNumbers: input.serial_numbers, filters: input.filters ?? [], latitude: input.latitude, longitude: input.longitude,
       });
       if (!result.ok) throw httpError(edgeErrors, 'invalid', { invalid: { [result.field]: result.message } });

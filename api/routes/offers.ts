@@ -16,7 +16,7 @@ import { edgeErrors, errorTable, httpError } from '../http/errors.ts';
 import {
   amountField, boolField, boundedString, currencyField, deviceUuidField, intField, latitudeField, longitudeField, requiredString, stringList, timestampField,
 } from '../http/fields.ts';
-import { defineRoute, type RouteContext, type RouteDefinition } from '../http/route.ts';
+import { defineRoute, type RouteContext, type RouteDefinition, type TokenCaller } from '../http/route.ts';
 import { authnErrors } from './authn.ts';
 import { personNameField } from './profiles.ts';
 
@@ -57,8 +57,8 @@ async function captchaUnderExcess({ engine, input, clientAddress }: RouteContext
   }
 }
 
-function callerOf(context: RouteContext<unknown>): OfferCaller {
-  return { profileId: context.token!.profileId, permissions: context.token!.permissions, closedLoopOnly: context.token!.closedLoopOnly };
+function callerOf(context: RouteContext<unknown, TokenCaller>): OfferCaller {
+  return { profileId: context.token.profileId, permissions: context.token.permissions, closedLoopOnly: context.token.closedLoopOnly };
 }
 
 const empty = z.object({}).strict();
@@ -343,9 +343,9 @@ export const offerRoutes: RouteDefinition[] = [
     async handler(context) {
       const { input } = context;
       const result = await context.engine.services.offers.accept({
-        accepterId: context.token!.profileId, offerId: context.params.offerId, optionId: input.option_id, quantity: input.quantity ?? 1,
+        accepterId: context.token.profileId, offerId: context.params.offerId, optionId: input.option_id, quantity: input.quantity ?? 1,
         referrerId: input.referrer_id, private: input.private ?? true, email: input.email, appdata: context.appdata, dedupId: input.dedup_id,
-        messageRules: input.message_rules, closedLoopOnly: context.token!.closedLoopOnly,
+        messageRules: input.message_rules, closedLoopOnly: context.token.closedLoopOnly,
       });
       if (!result.ok) raise(result);
       return acceptAnswer(result);

@@ -35,7 +35,7 @@ export const paycardRoutes: RouteDefinition[] = [
     input: z.object({}).strict(),
     response: z.strictObject({ cards: z.array(card) }),
     async handler({ engine, token }) {
-      return { cards: await engine.services.paycards.list(token!.profileId) };
+      return { cards: await engine.services.paycards.list(token.profileId) };
     },
   }),
   defineRoute({
@@ -47,7 +47,7 @@ export const paycardRoutes: RouteDefinition[] = [
     input: linkInput,
     response: z.strictObject({ linked: z.boolean() }),
     async handler({ engine, token, input }) {
-      const result = await engine.services.paycards.link(token!.profileId, input);
+      const result = await engine.services.paycards.link(token.profileId, input);
       if (!result.ok) raise(result);
       return { linked: result.linked };
     },
@@ -62,7 +62,7 @@ export const paycardRoutes: RouteDefinition[] = [
       input: cardIdInput,
       response: z.strictObject({}),
       async handler({ engine, token, input }) {
-        const result = await engine.services.paycards.change(token!.profileId, input.card_id, change);
+        const result = await engine.services.paycards.change(token.profileId, input.card_id, change);
         if (!result.ok) raise(result);
         return {};
       },
@@ -77,7 +77,7 @@ export const paycardRoutes: RouteDefinition[] = [
     input: setPinInput,
     response: z.strictObject({}),
     async handler({ engine, token, input }) {
-      const result = await engine.services.paycards.setPin(token!.profileId, input.card_id, input.pin);
+      const result = await engine.services.paycards.setPin(token.profileId, input.card_id, input.pin);
       if (!result.ok) raise(result);
       return {};
     },

@@ -107,7 +107,7 @@ export const payoutRoutes: RouteDefinition[] = [
     input: presendInput,
     response: z.strictObject({ offers: z.array(z.strictObject({ name: z.string(), title: z.string(), options: z.array(z.strictObject({ name: z.enum(['add', 'subtract']), fee: z.string(), send_amount: z.string(), deposit_amount: z.string(), currency: z.string() })) })) }),
     async handler({ engine, token, input, params }) {
-      const result = await engine.services.ledger.payouts.presend(token!.profileId, accountIdOf(params), input.amount, input.serial_numbers);
+      const result = await engine.services.ledger.payouts.presend(token.profileId, accountIdOf(params), input.amount, input.serial_numbers);
       if (!result.ok) raise(result);
       return {
         offers: result.offers.map((offer) => ({
@@ -134,11 +134,11 @@ export const payoutRoutes: RouteDefinition[] = [
     response: transferAndProfileAnswer,
     async handler({ engine, token, input, params, appdata }) {
       const result = await engine.services.ledger.payouts.sendToAccount({
-        profileId: token!.profileId, personalProfileId: token!.personalProfileId, accountId: accountIdOf(params), amount: input.amount,
-        offerName: input.offer_name, feeOptionName: input.fee_option_name, serialNumbers: input.serial_numbers, appdata, dedupId: input.dedup_id, closedLoopOnly: token!.closedLoopOnly,
+        profileId: token.profileId, personalProfileId: token.personalProfileId, accountId: accountIdOf(params), amount: input.amount,
+        offerName: input.offer_name, feeOptionName: input.fee_option_name, serialNumbers: input.serial_numbers, appdata, dedupId: input.dedup_id, closedLoopOnly: token.closedLoopOnly,
       });
       if (!result.ok) raise(result);
-      return transferAndProfile(engine, token!, result.transferId);
+      return transferAndProfile(engine, token, result.transferId);
     },
   }),
 
@@ -153,9 +153,9 @@ export const payoutRoutes: RouteDefinition[] = [
     appdata: true,
     response: transferAndProfileAnswer,
     async handler({ engine, token, input, appdata }) {
-      const result = await engine.services.ledger.payouts.sendDfi(bankSendOf(token!, input, input.currency, appdata));
+      const result = await engine.services.ledger.payouts.sendDfi(bankSendOf(token, input, input.currency, appdata));
       if (!result.ok) raise(result);
-      return transferAndProfile(engine, token!, result.transferId);
+      return transferAndProfile(engine, token, result.transferId);
     },
   }),
 
@@ -171,12 +171,12 @@ export const payoutRoutes: RouteDefinition[] = [
     response: transferAndProfileAnswer,
     async handler({ engine, token, input, appdata }) {
       const result = await engine.services.ledger.payouts.sendFx({
-        ...bankSendOf(token!, input, input.fx.currency, appdata),
+        ...bankSendOf(token, input, input.fx.currency, appdata),
         fx: { currency: input.fx.currency, amount: input.fx.amount, holderUid: input.fx.holder_uid, rate: input.fx.rate, quoteId: input.fx.quote_id },
         holdSeconds: input.hold_seconds ?? 0,
       });
       if (!result.ok) raise(result);
-      return transferAndProfile(engine, token!, result.transferId);
+      return transferAndProfile(engine, token, result.transferId);
     },
   }),
 ];

@@ -24,7 +24,7 @@ function sendable(path: string, summary: string) {
     input: z.object({ sender_id: profileIdField, recipient_id: profileIdField, serial_numbers: serialNumbersField.optional() }).strict(),
     response: loopsResponse,
     async handler({ engine, token, input }) {
-      const result = await engine.services.pos.payments.sendable({ ...partiesOf(token!, input), serialNumbers: input.serial_numbers });
+      const result = await engine.services.pos.payments.sendable({ ...partiesOf(token, input), serialNumbers: input.serial_numbers });
       if (!result.ok) raise(result);
       return result.body;
     },
@@ -43,7 +43,7 @@ function send(path: string, summary: string) {
     errors: [409],
     response: transferResponse,
     async handler({ engine, token, input, appdata }) {
-      const result = await engine.services.pos.payments.procSend({ ...partiesOf(token!, input), ...paymentInput(input, appdata) });
+      const result = await engine.services.pos.payments.procSend({ ...partiesOf(token, input), ...paymentInput(input, appdata) });
       if (!result.ok) raise(result);
       return { transfer: result.transfer };
     },

@@ -133,8 +133,8 @@ const featuresPatchInput = z
   .strict();
 
 /** GET /wallet/info, which GET /wallet/finish-invite extends. */
-export async function walletInfoHandler({ engine, token }: { engine: EdgeEngine; token?: TokenPrincipal }): Promise<Record<string, unknown>> {
-  const info = await engine.services.profileAccess.walletInfo(token!);
+export async function walletInfoHandler({ engine, token }: { engine: EdgeEngine; token: TokenPrincipal }): Promise<Record<string, unknown>> {
+  const info = await engine.services.profileAccess.walletInfo(token);
   if (!info) throw fail('profile_not_found');
   return info;
 }
@@ -153,7 +153,7 @@ export const profileRoutes: RouteDefinition[] = [
     input: addIndividualInput,
     response: z.strictObject({ id: z.string(), profile }),
     async handler({ input, engine, app }) {
-      const record = await engine.services.profileAccess.addIndividual(app!.site, {
+      const record = await engine.services.profileAccess.addIndividual(app.site, {
         firstName: input.first_name,
         lastName: input.last_name,
         confirmedUids: [],
@@ -177,7 +177,7 @@ export const profileRoutes: RouteDefinition[] = [
     response: z.strictObject({ id: z.string(), profile }),
     async handler({ input, engine, app }) {
       const description = input.description_html ? sanitizeDescription(input.description_html) : null;
-      const outcome = await engine.services.profileAccess.addBusiness(app!.site, input.manager_uid, {
+      const outcome = await engine.services.profileAccess.addBusiness(app.site, input.manager_uid, {
         businessName: input.business_name,
         dba: input.dba?.trim() || null,
         webSite: input.web_site?.trim() || null,
@@ -202,7 +202,7 @@ export const profileRoutes: RouteDefinition[] = [
     response: z.strictObject({ profile: profileWithUids.optional() }),
     async handler({ input, engine, app }) {
       if (!canonicalUidOf(input.uid)) throw httpError(edgeErrors, 'invalid', { invalid: { uid: 'must be an email, E.164 phone, username or profile ID' } });
-      const found = await engine.services.profileAccess.getByUid(input.uid, app!.site);
+      const found = await engine.services.profileAccess.getByUid(input.uid, app.site);
       if (!found) return {};
       return { profile: { ...engine.services.profiles.toPublic(found.profile), confirmed_uids: found.uids.map((uid) => ({ uid })) } };
     },
@@ -218,7 +218,7 @@ export const profileRoutes: RouteDefinition[] = [
     response: accessTokenInfo,
     errors: [403],
     async handler({ input, engine, app, now }) {
-      const outcome = await engine.services.profileAccess.issueProfileToken(app!, {
+      const outcome = await engine.services.profileAccess.issueProfileToken(app, {
         uid: input.uid,
         managerUid: input.manager_uid,
         deviceUuid: input.device_uuid,
@@ -241,7 +241,7 @@ export const profileRoutes: RouteDefinition[] = [
     response: featuresAnswer,
     errors: [404],
     async handler({ params, engine, app }) {
-      const features = await engine.services.profileAccess.siteFeatures(params.profileId, app!.site);
+      const features = await engine.services.profileAccess.siteFeatures(params.profileId, app.site);
       if (!features) throw fail('profile_not_found');
       return { features };
     },
@@ -258,7 +258,7 @@ export const profileRoutes: RouteDefinition[] = [
     errors: [404],
     async handler({ params, input, engine, app }) {
       const wanted = Object.fromEntries(appSwitchableFeatures.map((feature) => [feature, input[feature]]));
-      const features = await engine.services.profileAccess.switchSiteFeatures(params.profileId, app!.site, wanted);
+      const features = await engine.services.profileAccess.switchSiteFeatures(params.profileId, app.site, wanted);
       if (!features) throw fail('profile_not_found');
       return { features };
     },
@@ -274,7 +274,7 @@ export const profileRoutes: RouteDefinition[] = [
     response: meProfile,
     errors: [404],
     async handler({ engine, token }) {
-      const record = await engine.services.profileAccess.get(token!.profileId);
+      const record = await engine.services.profileAccess.get(token.profileId);
       if (!record) throw fail('profile_not_found');
       return engine.services.profiles.toMe(record);
     },

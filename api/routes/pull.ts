@@ -52,7 +52,7 @@ export const pullRoutes: RouteDefinition[] = [
     input: z.object({ sender_uid: uidField, serial_numbers: serialNumbersField.optional() }).strict(),
     response: loopsResponse,
     async handler({ engine, token, input }) {
-      const result = await engine.services.pos.payments.redeemable({ merchantId: token!.profileId, senderUid: input.sender_uid, serialNumbers: input.serial_numbers });
+      const result = await engine.services.pos.payments.redeemable({ merchantId: token.profileId, senderUid: input.sender_uid, serialNumbers: input.serial_numbers });
       if (!result.ok) raise(result);
       return result.body;
     },
@@ -70,7 +70,7 @@ export const pullRoutes: RouteDefinition[] = [
     response: transferResponse,
     async handler({ engine, token, input, appdata }) {
       const result = await engine.services.pos.payments.pull({
-        merchantId: token!.profileId, merchantPersonalId: token!.personalProfileId, deviceId: token!.deviceId, senderUid: input.sender_uid, ...paymentInput(input, appdata),
+        merchantId: token.profileId, merchantPersonalId: token.personalProfileId, deviceId: token.deviceId, senderUid: input.sender_uid, ...paymentInput(input, appdata),
       });
       if (!result.ok) raise(result);
       return { transfer: result.transfer };
@@ -86,7 +86,7 @@ export const pullRoutes: RouteDefinition[] = [
     input: merchantInput,
     response: z.object({ merchant_id: z.string(), consented: z.boolean() }),
     async handler({ engine, token, input }) {
-      const result = await engine.services.pos.payments.grantConsent(token!.profileId, input.merchant_uid);
+      const result = await engine.services.pos.payments.grantConsent(token.profileId, input.merchant_uid);
       if (!result.ok) raise(result);
       return { merchant_id: result.merchantId, consented: true };
     },
@@ -101,7 +101,7 @@ export const pullRoutes: RouteDefinition[] = [
     input: merchantInput,
     response: z.object({ revoked: z.boolean() }),
     async handler({ engine, token, input }) {
-      const result = await engine.services.pos.payments.revokeConsent(token!.profileId, input.merchant_uid);
+      const result = await engine.services.pos.payments.revokeConsent(token.profileId, input.merchant_uid);
       if (!result.ok) raise(result);
       return { revoked: result.revoked };
     },
@@ -116,7 +116,7 @@ export const pullRoutes: RouteDefinition[] = [
     input: z.object({}).strict(),
     response: z.object({ consents: z.array(z.object({ merchant_id: z.string(), granted: z.string() })) }),
     async handler({ engine, token }) {
-      return { consents: await engine.services.pos.payments.consents(token!.profileId) };
+      return { consents: await engine.services.pos.payments.consents(token.profileId) };
     },
   }),
 ];

@@ -44,7 +44,7 @@ export const reportRoutes: RouteDefinition[] = [
     async handler({ engine, token, input, response }) {
       const { report } = engine.services.pos;
       const request = {
-        profileId: token!.profileId, personalId: token!.personalProfileId, startDate: input.start_date, endDate: input.end_date, posDevice: input.pos_device,
+        profileId: token.profileId, personalId: token.personalProfileId, startDate: input.start_date, endDate: input.end_date, posDevice: input.pos_device,
         settlementTypes: input.settlement_types,
       };
       const filters = report.filters(request);
@@ -76,7 +76,7 @@ export const reportRoutes: RouteDefinition[] = [
     response: settleAnswer,
     async handler({ engine, token, input, params }) {
       const designId = designIdPattern.test(params.designId) ? params.designId : '';
-      const result = await engine.services.pos.settlements.settle({ designId, settlerId: token!.profileId, limit: input.limit ?? settleBatchDefault, closedLoopOnly: token!.closedLoopOnly });
+      const result = await engine.services.pos.settlements.settle({ designId, settlerId: token.profileId, limit: input.limit ?? settleBatchDefault, closedLoopOnly: token.closedLoopOnly });
       if (!result.ok) raise(result);
       const { ok: _ok, ...body } = result;
       return body;
@@ -92,7 +92,7 @@ export const reportRoutes: RouteDefinition[] = [
     input: z.object({}).strict(),
     response: z.object({ pending: z.array(z.object({ currency: z.string(), count: z.number(), amount: z.string() })) }),
     async handler({ engine, params, token }) {
-      const result = await engine.services.pos.settlements.pending(params.designId, token!.profileId);
+      const result = await engine.services.pos.settlements.pending(params.designId, token.profileId);
       if (!result.ok) raise(result);
       return { pending: result.pending };
     },

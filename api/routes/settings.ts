@@ -42,7 +42,7 @@ export const settingsRoutes: RouteDefinition[] = [
     response: addUidAnswer,
     throttle: ({ input, token, clientAddress }) => messageThrottle([input.login], token?.clientId, clientAddress),
     async handler({ input, engine, token }) {
-      const result = await engine.services.settings.addUid(token!, { login: input.login, uidType: input.uid_type, countries: input.countries });
+      const result = await engine.services.settings.addUid(token, { login: input.login, uidType: input.uid_type, countries: input.countries });
       return answer(result);
     },
   }),
@@ -65,7 +65,7 @@ export const settingsRoutes: RouteDefinition[] = [
     response: z.strictObject({ uid: z.string(), confirmed_uids: confirmedUids }),
     errors: [410],
     async handler({ input, engine, token }) {
-      const result = await engine.services.settings.confirmUid(token!.profileId, {
+      const result = await engine.services.settings.confirmUid(token.profileId, {
         attemptId: input.attempt_id, secret: input.secret, code: input.code, replaceUid: input.replace_uid, captcha: input['g-recaptcha-response'],
       });
       return answer(result);
@@ -81,7 +81,7 @@ export const settingsRoutes: RouteDefinition[] = [
     input: z.object({ uid: boundedString(uidCharsMax, 1) }).strict(),
     response: z.strictObject({ confirmed_uids: confirmedUids }),
     async handler({ input, engine, token }) {
-      return answer(await engine.services.settings.removeUid(token!.profileId, input.uid));
+      return answer(await engine.services.settings.removeUid(token.profileId, input.uid));
     },
   }),
 
@@ -94,7 +94,7 @@ export const settingsRoutes: RouteDefinition[] = [
     input: z.object({ current_password: passwordInput, new_password: boundedString(passwordFieldCharsMax, 1), 'g-recaptcha-response': captchaField }).strict(),
     response: emptyResponse,
     async handler({ input, engine, token }) {
-      return answer(await engine.services.settings.changePassword(token!.personalProfileId, { currentPassword: input.current_password, newPassword: input.new_password, captcha: input['g-recaptcha-response'] }));
+      return answer(await engine.services.settings.changePassword(token.personalProfileId, { currentPassword: input.current_password, newPassword: input.new_password, captcha: input['g-recaptcha-response'] }));
     },
   }),
 
@@ -113,7 +113,7 @@ export const settingsRoutes: RouteDefinition[] = [
       .strict(),
     response: z.strictObject({ access_method: z.string(), device_password: z.string() }),
     async handler({ input, engine, token }) {
-      return answer(await engine.services.settings.setDevicePassword(token!, { currentPassword: input.current_password, accessMethod: input.access_method, captcha: input['g-recaptcha-response'] }));
+      return answer(await engine.services.settings.setDevicePassword(token, { currentPassword: input.current_password, accessMethod: input.access_method, captcha: input['g-recaptcha-response'] }));
     },
   }),
 
@@ -126,7 +126,7 @@ export const settingsRoutes: RouteDefinition[] = [
     input: z.object({ access_method: z.string().regex(new RegExp(`^[A-Za-z0-9_]{1,${accessMethodCharsMax}}$`), `must be 1 to ${accessMethodCharsMax} ASCII letters, digits or underscores`) }).strict(),
     response: z.strictObject({ removed: z.boolean() }),
     async handler({ input, engine, token }) {
-      return answer(await engine.services.settings.removeDevicePassword(token!, input.access_method));
+      return answer(await engine.services.settings.removeDevicePassword(token, input.access_method));
     },
   }),
 
@@ -141,7 +141,7 @@ export const settingsRoutes: RouteDefinition[] = [
       .strict(),
     response: z.strictObject({ profile }),
     async handler({ input, engine, token }) {
-      return answer(await engine.services.settings.changeName(token!.profileId, { firstName: input.first_name, lastName: input.last_name, title: input.title, dba: input.dba }));
+      return answer(await engine.services.settings.changeName(token.profileId, { firstName: input.first_name, lastName: input.last_name, title: input.title, dba: input.dba }));
     },
   }),
 
@@ -158,7 +158,7 @@ export const settingsRoutes: RouteDefinition[] = [
     response: imageUrls,
     async handler({ engine, token, request, response }) {
       const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-      return answer(await withUploadRoom(response, () => engine.services.settings.setImage(token!.profileId, body)));
+      return answer(await withUploadRoom(response, () => engine.services.settings.setImage(token.profileId, body)));
     },
   }),
 

@@ -37,7 +37,7 @@ export const tokenRoutes: RouteDefinition[] = [
     input: empty,
     response: z.strictObject({ profiles: z.array(profile) }),
     async handler({ engine, token }) {
-      const records = await engine.services.profileAccess.selectable(token!.personalProfileId);
+      const records = await engine.services.profileAccess.selectable(token.personalProfileId);
       return { profiles: records.map((record) => engine.services.profiles.toPublic(record)) };
     },
   }),
@@ -53,7 +53,7 @@ export const tokenRoutes: RouteDefinition[] = [
     async handler({ engine, token, params, now }) {
       const targetId = params.profileId;
       if (!/^\d{10}$/.test(targetId)) throw httpError(edgeErrors, 'invalid', { invalid: { profile_id: 'must be a profile ID' } });
-      const outcome = await engine.services.profileAccess.select(token!, targetId, now);
+      const outcome = await engine.services.profileAccess.select(token, targetId, now);
       if (!outcome.ok) throw httpError(profileErrors, outcome.error);
       return outcome.token;
     },
@@ -71,7 +71,7 @@ export const tokenRoutes: RouteDefinition[] = [
       if (input.password === undefined && input.pin === undefined) {
         throw httpError(tokenErrors, 'credentials_required', { invalid: { password: 'give the password or the pin' } });
       }
-      const result = await engine.services.tokens.refresh(token!, { password: input.password, pin: input.password === undefined ? input.pin : undefined });
+      const result = await engine.services.tokens.refresh(token, { password: input.password, pin: input.password === undefined ? input.pin : undefined });
       if (!result.ok) throw httpError(tokenErrors, result.error);
       return result.token;
     },
@@ -86,7 +86,7 @@ export const tokenRoutes: RouteDefinition[] = [
     input: empty,
     response: emptyResponse,
     async handler({ engine, token }) {
-      await engine.services.tokens.logout(token!);
+      await engine.services.tokens.logout(token);
       return {};
     },
   }),

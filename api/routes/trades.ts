@@ -50,9 +50,9 @@ export const tradeRoutes: RouteDefinition[] = [
     async handler(context) {
       const { engine, token, input, appdata } = context;
       const result = await engine.services.ledger.trades.start({
-        senderId: token!.profileId, senderPersonalId: token!.personalProfileId, recipientUid: input.recipient_uid, amounts: input.amounts,
+        senderId: token.profileId, senderPersonalId: token.personalProfileId, recipientUid: input.recipient_uid, amounts: input.amounts,
         expectAmounts: input.expect_amounts, acceptExpireSeconds: input.accept_expire_seconds === undefined || input.accept_expire_seconds === 0 ? tradeAcceptExpireSecondsDefault : input.accept_expire_seconds, appdata,
-        dedupId: input.dedup_id, closedLoopOnly: token!.closedLoopOnly,
+        dedupId: input.dedup_id, closedLoopOnly: token.closedLoopOnly,
       });
       if (!result.ok) raise(result);
       return transferDetailFor(context, result.transferId);
@@ -69,10 +69,10 @@ export const tradeRoutes: RouteDefinition[] = [
     response: transferDetailAnswer,
     async handler(context) {
       const { engine, token, input, params } = context;
-      if (!token!.permissions.has('apply_design')) throw httpError(edgeErrors, 'insufficient_scope', { description: 'This call needs the manage_received and apply_design permissions.' });
+      if (!token.permissions.has('apply_design')) throw httpError(edgeErrors, 'insufficient_scope', { description: 'This call needs the manage_received and apply_design permissions.' });
       const transferId = transferIdOf(params);
       const result = await engine.services.ledger.trades.accept({
-        callerId: token!.profileId, transferId, settlerUid: input.settler_uid, distributionPlanIds: input.distribution_plan_ids ?? {}, closedLoopOnly: token!.closedLoopOnly,
+        callerId: token.profileId, transferId, settlerUid: input.settler_uid, distributionPlanIds: input.distribution_plan_ids ?? {}, closedLoopOnly: token.closedLoopOnly,
       });
       if (!result.ok) raise(result);
       return transferDetailFor(context, transferId);

@@ -9,7 +9,7 @@ import {
 import { appdataChars } from '../../engine/transfers/service.ts';
 import { edgeErrors, httpError } from '../http/errors.ts';
 import { boolField, intField, timestampField } from '../http/fields.ts';
-import { defineRoute, messageThrottle, type RouteContext, type RouteDefinition } from '../http/route.ts';
+import { defineRoute, messageThrottle, type RouteContext, type RouteDefinition, type TokenCaller } from '../http/route.ts';
 import { raise } from './ledger-errors.ts';
 
 const empty = z.object({}).strict();
@@ -23,8 +23,8 @@ export function transferIdOf(params: Record<string, string>): string {
 }
 
 /** The { transfer: TransferDetail } answer of the calls that change a transfer, as the caller sees it. */
-export async function transferDetailFor(context: Pick<RouteContext<unknown>, 'engine' | 'token'>, transferId: string) {
-  const detail = await context.engine.services.ledger.queries.detail(context.token!.profileId, transferId);
+export async function transferDetailFor(context: Pick<RouteContext<unknown, TokenCaller>, 'engine' | 'token'>, transferId: string) {
+  const detail = await context.engine.services.ledger.queries.detail(context.token.profileId, transferId);
   if (!detail.ok) raise(detail);
   return { transfer: detail.transfer };
 }
@@ -77,7 +77,7 @@ export const transferRoutes: RouteDefinition[] = [
         throw httpError(edgeErrors, 'invalid', { invalid: { appdata: `filters must total at most ${historyAppdataFilterCharsMax} characters` } });
       }
       return engine.services.ledger.queries.history({
-        profileId: token!.profileId, offset: input.offset ?? 0, limit: input.limit ?? historyLimitDefault,
+        profileId: token.profileId, offset: input.offset ?? 0, limit: input.limit ?? historyLimitDefault,
         orderColumn: input.order_column ?? 'start', orderDirection: input.order_direction ?? 'desc', appdata,
       });
     },
@@ -93,7 +93,7 @@ export const transferRoutes: RouteDefinition[] = [
     response: z.strictObject({ results: z.array(transfer), more: z.boolean(), first_sync_ts: z.string().nullable(), last_sync_ts: z.string().nullable(), remain: z.number().int().optional() }),
     async handler({ engine, token, input }) {
       return engine.services.ledger.queries.sync({
-        profileId: token!.profileId, syncTs: parseUtc(input.sync_ts), transferId: input.transfer_id?.replace(/-/g, '') ?? null,
+        profileId: token.profileId, syncTs: parseUtc(input.sync_ts), transferId: input.transfer_id?.replace(/-/g, '') ?? null,
         limit: input.limit ?? syncLimitDefault, countRemain: input.count_remain ?? false,
       });
     },
@@ -125,7 +125,7 @@ export const transferRoutes: RouteDefinition[] = [
     errors: [403],
     async handler(context) {
       const transferId = transferIdOf(context.params);
-      const token = context.token!;
+      const token = context.token;
       const result = await context.engine.services.ledger.transfers.retract({ callerId: token.profileId, permissions: token.permissions, transferId, reason: context.input.reason, closedLoopOnly: token.closedLoopOnly });
       if (!result.ok) raise(result);
       return transferDetailFor(context, transferId);
@@ -142,7 +142,7 @@ export const transferRoutes: RouteDefinition[] = [
     response: transferDetailAnswer,
     async handler(context) {
       const transferId = transferIdOf(context.params);
-      const result = await context.engine.services.ledger.transfers.skip({ callerId: context.token!.profileId, transferId, closedLoopOnly: context.token!.closedLoopOnly });
+      const result = await context.engine.services.ledger.transfers.skip({ callerId: context.token.profileId, transferId, closedLoopOnly: context.token.closedLoopOnly });
       if (!result.ok) raise(result);
       return transferDetailFor(context, transferId);
     },
@@ -159,7 +159,7 @@ export const transferRoutes: RouteDefinition[] = [
     async handler(context) {
       const transferId = transferIdOf(context.params);
       const result = await context.engine.services.ledger.transfers.changePaycodeExpiration({
-        callerId: context.token!.profileId, transferId, paycode: context.input.paycode, expireSeconds: context.input.expire_seconds,
+        callerId: context.token.profileId, transferId, paycode: context.input.paycode, expireSeconds: context.input.expire_seconds,
       });
       if (!result.ok) raise(result);
       return transferDetailFor(context, transferId);
@@ -178,7 +178,7 @@ export const transferRoutes: RouteDefinition[] = [
     response: transferDetailAnswer,
     async handler(context) {
       const transferId = transferIdOf(context.params);
-      const result = await context.engine.services.ledger.transfers.accept({ callerId: context.token!.profileId, transferId, closedLoopOnly: context.token!.closedLoopOnly });
+      const result = await context.engine.services.ledger.transfers.accept({ callerId: context.token.profileId, transferId, closedLoopOnly: context.token.closedLoopOnly });
       if (!result.ok) raise(result);
       return transferDetailFor(context, transferId);
     },
@@ -194,7 +194,7 @@ export const transferRoutes: RouteDefinition[] = [
     response: z.strictObject({ transfer }),
     async handler(context) {
       const transferId = transferIdOf(context.params);
-      const result = await context.engine.services.ledger.transfers.refuse({ callerId: context.token!.profileId, transferId });
+      const result = await context.engine.services.ledger.transfers.refuse({ callerId: context.token.profileId, transferId });
       if (!result.ok) raise(result);
       return { transfer: await context.engine.services.ledger.queries.summary(transferId) };
     },
@@ -212,7 +212,7 @@ export const transferRoutes: RouteDefinition[] = [
     throttle: ({ params, token, clientAddress }) => messageThrottle([`transfer:${params.transferId}`], token?.clientId, clientAddress),
     async handler(context) {
       const transferId = transferIdOf(context.params);
-      const result = await context.engine.services.ledger.transfers.resend({ callerId: context.token!.profileId, transferId });
+      const result = await context.engine.services.ledger.transfers.resend({ callerId: context.token.profileId, transferId });
       if (!result.ok) raise(result);
       return transferDetailFor(context, transferId);
     },

@@ -8,7 +8,7 @@ import type { WebhookError, WebhookFailure } from '../../engine/webhooks/errors.
 import { webhookStates } from '../../engine/webhooks/service.ts';
 import { errorTable, httpError, edgeErrors } from '../http/errors.ts';
 import { boundedString } from '../http/fields.ts';
-import { defineRoute, type Caller, type RouteContext, type RouteDefinition } from '../http/route.ts';
+import { defineRoute, type Caller, type RouteContext, type RouteDefinition, type TokenCaller } from '../http/route.ts';
 import { profileIdOf } from './ledger-admin.ts';
 
 export const webhookErrors = errorTable<WebhookError>({
@@ -53,22 +53,22 @@ const empty = z.object({}).strict();
 const deliveriesInput = z.object({ limit: z.coerce.number().int().min(1).max(webhookDeliveriesListMax).default(webhookDeliveriesListDefault) }).strict();
 
 /** The routes of one way in: the profile's token (`/p/:profileId`) or the operator (`/admin`, by UID or webhook id). */
-interface Scope {
-  caller: Caller;
+interface Scope<C extends Caller = Caller> {
+  caller: C;
   base: string;
   tag: string;
   /** The profile the call acts for; for the operator's per-webhook calls, the webhook's own. */
-  profile(context: RouteContext<any>): Promise<string>;
+  profile(context: RouteContext<any, C>): Promise<string>;
 }
 
-const own: Scope = {
+const own: Scope<TokenCaller> = {
   caller: { kind: 'token', permission: 'change_settings' },
   base: '/p/:profileId',
   tag: 'webhooks',
   async profile({ params, token }) {
     // Only the profile's own token (selected for a business, the business's) manages its webhooks.
-    if (params.profileId !== token!.profileId) throw httpError(webhookErrors, 'webhook_not_found', { description: 'Webhooks are managed with the profile\'s own token.' });
-    return token!.profileId;
+    if (params.profileId !== token.profileId) throw httpError(webhookErrors, 'webhook_not_found', { description: 'Webhooks are managed with the profile\'s own token.' });
+    return token.profileId;
   },
 };
 

@@ -14,7 +14,6 @@ function createClient(options: { baseUrl: string }): Client<paths> {
   return (requireLazily('openapi-fetch') as { default: typeof openapiFetch }).default<paths>(options);
 }
 
-export type CashloopPaths = paths;
 export type CashloopClient = Client<paths>;
 
 export interface ClientOptions {

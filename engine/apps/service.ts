@@ -10,7 +10,6 @@ import * as store from './store.ts';
 
 /** App permissions (profile access, granted for the app's own site). */
 export const appPermissionNames = ['create_profile', 'get_profile', 'control_profile', 'get_fund_proxy'] as const;
-export type AppPermission = (typeof appPermissionNames)[number];
 
 export interface AppRecord {
   clientId: string;

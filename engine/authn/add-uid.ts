@@ -13,7 +13,7 @@ import { failure, type AuthnFailure } from './errors.ts';
 import { codeTypes, loginInfo, normalizeCode } from './inputs.ts';
 import { pendingFactors, type FactorType, type LoginInfo, type PendingFactor } from './machine.ts';
 import { decoyHash, makeCode } from './ready-codes.ts';
-import type { AuthnService } from './service.ts';
+import type { AuthnService } from './types.ts';
 
 type StartAddUidInput = Parameters<AuthnService['startAddUid']>[0];
 

@@ -7,7 +7,7 @@ import { verifySecret } from '../passwords.ts';
 import type { InvitationCodeVerdict } from '../invitations/service.ts';
 import type { AuthnContext } from './context.ts';
 import { pendingFactor, pendingFactors, type AttemptContext } from './machine.ts';
-import type { AttemptCredential } from './service.ts';
+import type { AttemptCredential } from './types.ts';
 
 /** The attempt's context as it stands now, if the credential opens it and it is active; else null (the command answers why). */
 export async function peekAttempt(ctx: AuthnContext, id: string, credential: AttemptCredential): Promise<AttemptContext | null> {

@@ -10,7 +10,7 @@ import type { AccessTokenInfo } from '../tokens/service.ts';
 import { sandboxCaptchaBypass, type AuthnContext } from './context.ts';
 import { failure, type AuthnFailure } from './errors.ts';
 import { attemptMachine, captchaRequired, pendingFactors, type AttemptContext } from './machine.ts';
-import type { AttemptCredential, AuthnOutcome, AuthnResult } from './service.ts';
+import type { AttemptCredential, AuthnOutcome, AuthnResult } from './types.ts';
 import * as store from './store.ts';
 
 export const authnAttempt = defineActorKind('authn_attempt', attemptMachine);

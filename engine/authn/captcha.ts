@@ -1,7 +1,7 @@
 // Verifies a reCAPTCHA response with the provider's siteverify endpoint. Any failure to get a
 // clear "success" (network, timeout, bad answer) counts as not solved.
 import { captchaVerifyTimeoutMs } from '../limits.ts';
-import type { CaptchaVerifier } from './service.ts';
+import type { CaptchaVerifier } from './types.ts';
 
 export function createRecaptchaVerifier(options: { secret: string; verifyUrl: string }): CaptchaVerifier {
   return async (response) => {

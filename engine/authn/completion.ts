@@ -7,7 +7,7 @@ import { grantedPermissions, limitPermissions, type AccessTokenInfo } from '../t
 import { authnAttempt, resultOf, send, type AttemptSnapshot } from './attempts.ts';
 import type { AuthnContext } from './context.ts';
 import type { AttemptContext } from './machine.ts';
-import type { AuthnOutcome } from './service.ts';
+import type { AuthnOutcome } from './types.ts';
 import * as store from './store.ts';
 
 /** Closed loop attempts keep the closed loop set; others get what is requested and the app is allowed. */

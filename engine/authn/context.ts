@@ -3,7 +3,7 @@
 // and the decoy factors' hash, made once.
 import type { Core } from '../core.ts';
 import { createRecaptchaVerifier } from './captcha.ts';
-import type { AuthnDependencies, CaptchaVerifier } from './service.ts';
+import type { AuthnDependencies, CaptchaVerifier } from './types.ts';
 
 /** The sandbox captcha site key and the value that passes for a solved captcha there. */
 export const sandboxSiteKey = 'cashloop-sandbox-sitekey';

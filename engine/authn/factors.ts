@@ -13,7 +13,7 @@ import { pendingFactor, pendingFactors, provenTypes, withCodeProven, withPasswor
 import { checkCodesAhead, checkInvitationCodeAhead, codeVerdictFor, peekAttempt } from './ahead.ts';
 import { checkPasswordAhead, verdictStands } from './password-checks.ts';
 import { codesForNextFactor, makeCode } from './ready-codes.ts';
-import type { AttemptCredential, AuthnOutcome, AuthnService } from './service.ts';
+import type { AttemptCredential, AuthnOutcome, AuthnService } from './types.ts';
 import * as store from './store.ts';
 
 export async function authUid(ctx: AuthnContext, id: string, credential: AttemptCredential, input: Parameters<AuthnService['authUid']>[2]): Promise<AuthnOutcome> {

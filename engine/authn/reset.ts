@@ -5,7 +5,7 @@ import { applyTrust, finishAttempt, issueToken } from './completion.ts';
 import type { AuthnContext } from './context.ts';
 import { failure } from './errors.ts';
 import { passwordProblem } from './password-checks.ts';
-import type { AttemptCredential, AuthnOutcome, AuthnService } from './service.ts';
+import type { AttemptCredential, AuthnOutcome, AuthnService } from './types.ts';
 import * as store from './store.ts';
 
 export async function resetPassword(ctx: AuthnContext, id: string, credential: AttemptCredential, input: Parameters<AuthnService['resetPassword']>[2]): Promise<AuthnOutcome> {

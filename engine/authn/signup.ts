@@ -7,7 +7,7 @@ import type { AuthnContext } from './context.ts';
 import { failure } from './errors.ts';
 import { personNameProblem } from './names.ts';
 import { passwordProblem } from './password-checks.ts';
-import type { AttemptCredential, AuthnOutcome, AuthnService } from './service.ts';
+import type { AttemptCredential, AuthnOutcome, AuthnService } from './types.ts';
 
 type SignupDataInput = Parameters<AuthnService['setSignupData']>[2];
 

@@ -16,7 +16,7 @@ import { codeTypes, loginInfo } from './inputs.ts';
 import type { AttemptContext, FactorType, LoginInfo, PendingFactor } from './machine.ts';
 import { checkPasswordAhead, verdictStands, type PasswordVerdict } from './password-checks.ts';
 import { decoyHash, everyFactorType, makeCodes, takeCode, type ReadyCodes } from './ready-codes.ts';
-import type { AuthnOutcome, StartInput } from './service.ts';
+import type { AuthnOutcome, StartInput } from './types.ts';
 import * as store from './store.ts';
 
 /** What a start call knows inside its command, before the attempt exists. */

@@ -3,7 +3,7 @@ import { captchaOk, checkCaptcha, onActiveAttempt, send } from './attempts.ts';
 import { applyTrust, mayTrust } from './completion.ts';
 import type { AuthnContext } from './context.ts';
 import { failure, type AuthnFailure } from './errors.ts';
-import type { AttemptCredential, AuthnService } from './service.ts';
+import type { AttemptCredential, AuthnService } from './types.ts';
 
 export async function setTrust(ctx: AuthnContext, id: string, credential: AttemptCredential, input: Parameters<AuthnService['setTrust']>[2]): Promise<{ ok: true } | AuthnFailure> {
   const captchaSolved = await captchaOk(ctx, input.captcha);

@@ -11,7 +11,7 @@ import { transferById } from '../transfers/rows.ts';
 import type { NewTransfer } from '../transfers/types.ts';
 import { issueTerms, type IssueTerms } from './access.ts';
 import { remindIn } from './bill-reminders.ts';
-import type { BillInput, BillResult } from './bills.ts';
+import type { BillInput, BillResult } from './bill-types.ts';
 import type { CirculationContext } from './context.ts';
 import { distributionSplit } from './distribution.ts';
 import { designFailure, invalid, type DesignFailure } from './errors.ts';

@@ -16,26 +16,10 @@ import { createBill } from './bill-create.ts';
 import { confirmPayment, payFromWallet, recordOutsidePayment } from './bill-payment.ts';
 import { expireBillIn, remindBillIn } from './bill-reminders.ts';
 import { circulationContext } from './context.ts';
-import type { DesignFailure } from './errors.ts';
+import type { BillInput, BillResult } from './bill-types.ts';
+export type { BillInput, BillResult } from './bill-types.ts';
 
 export { billFeature } from './bill-create.ts';
-
-export interface BillInput {
-  callerId: string;
-  designId: string;
-  amount: Decimal;
-  planId: string;
-  senderUid?: string;
-  profileCreationData?: { first_name: string; last_name: string; email?: string };
-  message?: string;
-  private: boolean;
-  appdata: Record<string, string>;
-  dedupId?: string;
-  /** A closed-loop token bills: its plan may not make the merchant pay open loop cash when the bill is paid. */
-  closedLoopOnly?: boolean;
-}
-
-export type BillResult = { ok: true; transferId: string; duplicate: boolean } | Failure | DesignFailure;
 
 export interface BillsService {
   create(input: BillInput): Promise<BillResult>;

@@ -4,9 +4,7 @@
 // reserve to the issuer. Here the context is built and the sends and the design's timers wired.
 import type { Unit } from '../actors/command.ts';
 import type { Core } from '../core.ts';
-import type { Failure } from '../ledger/errors.ts';
 import type { MessagesService } from '../messages/service.ts';
-import type { Decimal } from '../money.ts';
 import type { ProfilesService } from '../profiles/service.ts';
 import type { TransfersService } from '../transfers/service.ts';
 import { circulationContext, type CirculationContext } from './context.ts';
@@ -14,34 +12,14 @@ import { send } from './design-send.ts';
 import { expireDueIn } from './expiry.ts';
 import { promiseProblems } from './promises.ts';
 import type { Queryable } from '../storage/database.ts';
-import type { DesignFailure } from './errors.ts';
 import { designKind } from './machine.ts';
-import type { PosDevice } from './redemption.ts';
 import { remindHoldersIn } from './reminders.ts';
 import * as store from './store.ts';
+import type { DesignSendInput, DesignSendResult } from './design-send-types.ts';
+export type { DesignSendInput, DesignSendResult } from './design-send-types.ts';
 
 export { expireDueIn } from './expiry.ts';
 export { distributeIn, distributionSplit, noteExpiry, payIn, type DistributionSplit } from './distribution.ts';
-
-export interface DesignSendInput {
-  callerId: string;
-  designId: string;
-  recipientUid: string;
-  planId: string;
-  amount: Decimal;
-  senderUid?: string;
-  message?: string;
-  private: boolean;
-  requireRecipientEmail: boolean;
-  appdata: Record<string, string>;
-  dedupId?: string;
-  /** A closed-loop token: the sender's open loop payment under the plan is refused. */
-  closedLoopOnly?: boolean;
-  /** The calling token's device: the POS device of the report rows the distribution writes. */
-  posDevice?: PosDevice | null;
-}
-
-export type DesignSendResult = { ok: true; transferId: string; duplicate: boolean } | Failure | DesignFailure;
 
 export interface Circulation {
   send(input: DesignSendInput): Promise<DesignSendResult>;

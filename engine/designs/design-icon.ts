@@ -4,8 +4,8 @@
 import { randomHex } from '../ids.ts';
 import { designIconThumbnailPx, iconFitPx } from '../limits.ts';
 import { designFor, onEditableDesign } from './access.ts';
-import type { ImagesContext } from './context.ts';
-import type { IconStyle, ImageUpload, MediaResult } from './images.ts';
+import type { ImagesContext } from './core-context.ts';
+import type { IconStyle, ImageUpload, MediaResult } from './image-types.ts';
 import { check, render } from './media-render.ts';
 import * as mediaStore from './media-store.ts';
 import { mediaUrlOf, previewsOf } from './media-views.ts';

@@ -6,7 +6,7 @@ import { sendFailure, type Duplicate, type Failure } from '../ledger/errors.ts';
 import { wallet } from '../profiles/machine.ts';
 import { dedupRepeat, dedupWinner, passGate, type DedupRequest } from '../transfers/gate.ts';
 import { issueTerms, type IssueTerms } from './access.ts';
-import type { DesignSendInput, DesignSendResult } from './circulation.ts';
+import type { DesignSendInput, DesignSendResult } from './design-send-types.ts';
 import type { CirculationContext } from './context.ts';
 import { distributeIn, distributionSplit } from './distribution.ts';
 import { invalid, type DesignFailure } from './errors.ts';

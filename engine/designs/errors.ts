@@ -1,5 +1,5 @@
 // Named outcomes of design, plan and agreement calls; api/routes/design-errors.ts maps each once.
-import type { Refusal } from '../transfers/errors.ts';
+import type { Refusal } from '../refusals.ts';
 
 export type DesignError =
   | 'invalid'

@@ -8,33 +8,16 @@
 // Here the context is built and the operations wired: media-render.ts checks and renders uploads,
 // design-image.ts and design-icon.ts store them, media-views.ts serves them and shows them in JSON.
 import type { Core } from '../core.ts';
-import { imagesContext } from './context.ts';
+import { imagesContext } from './core-context.ts';
 import { iconPreviews, iconUrl, setIcon } from './design-icon.ts';
 import { setImage } from './design-image.ts';
-import type { DesignFailure } from './errors.ts';
 import { rendition } from './media-views.ts';
+import type { IconStyle, DesignImagesService } from './image-types.ts';
+export type { IconStyle, MediaResult, ImageUpload, DesignImagesService } from './image-types.ts';
 
 export { designMediaFields, mediaUrlOf, renditionNames } from './media-views.ts';
 
-export type IconStyle = 'fit' | 'zoom';
 export const iconStyles: readonly IconStyle[] = ['fit', 'zoom'];
-
-type Json = Record<string, unknown>;
-export type MediaResult<T> = ({ ok: true } & T) | DesignFailure;
-
-export interface ImageUpload {
-  bytes: Buffer;
-  /** The request's Content-Type (without parameters). */
-  contentType: string;
-}
-
-export interface DesignImagesService {
-  setImage(profileId: string, designId: string, denomination: string | null, upload: ImageUpload): Promise<MediaResult<{ image: Json }>>;
-  setIcon(profileId: string, designId: string, style: IconStyle, upload: ImageUpload): Promise<MediaResult<{ icon: Json }>>;
-  iconUrl(profileId: string, designId: string): Promise<MediaResult<{ url: string | null }>>;
-  iconPreviews(profileId: string, designId: string): Promise<MediaResult<{ previews: Json }>>;
-  rendition(mediaId: string, rendition: string): Promise<{ contentType: string; bytes: Buffer } | null>;
-}
 
 export function createDesignImagesService(core: Core): DesignImagesService {
   const ctx = imagesContext(core);

@@ -44,8 +44,6 @@ export const designMachine = setup({
 
 export const designKind = defineActorKind('design', designMachine);
 
-export type AgreementState = 'inactive' | 'active' | 'deactivated' | 'removed';
-
 export interface AgreementContext {
   designId: string;
   memberId: string;

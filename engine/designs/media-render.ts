@@ -5,7 +5,7 @@ import { decodeTooSlow, decodeWorkProblem, loadSharp, renderImage, type DecoderP
 import { designJpegQuality, imageBodyBytesMax, imageInputPixelsMax } from '../limits.ts';
 import { invalid, type DesignFailure } from './errors.ts';
 import type { Rendition, RenditionName } from './media-store.ts';
-import type { ImageUpload } from './images.ts';
+import type { ImageUpload } from './image-types.ts';
 
 /** Content types an upload may be labeled with; application/octet-stream lets the bytes decide. */
 const labeledFormats: Record<string, string | null> = { 'image/png': 'png', 'image/jpeg': 'jpeg', 'image/gif': 'gif', 'application/octet-stream': null };

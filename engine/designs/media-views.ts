@@ -4,7 +4,7 @@ import type { Config } from '../config.ts';
 import { designImageFullPx } from '../limits.ts';
 import { formatMinor } from '../money.ts';
 import type { Queryable } from '../storage/database.ts';
-import type { ImagesContext } from './context.ts';
+import type { ImagesContext } from './core-context.ts';
 import * as mediaStore from './media-store.ts';
 import type { RenditionName } from './media-store.ts';
 import type { DesignRow } from './store.ts';

@@ -159,11 +159,6 @@ export async function activeAgreementRoles(db: Queryable, designId: string, prof
   return rows[0] ?? { redeemer: false, distributor: false, settler: false };
 }
 
-/** What the ledger needs to know of a design. */
-export async function designForLedger(db: Queryable, designId: string): Promise<DesignRow | null> {
-  return selectDesign(db, designId);
-}
-
 /** The designs whose brand cash the profile redeems through an active redeemer agreement. */
 export async function selectRedeemedDesignIds(db: Queryable, profileId: string): Promise<string[]> {
   const rows = await db<{ design_id: string }[]>`

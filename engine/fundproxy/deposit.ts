@@ -8,7 +8,7 @@ import { positiveMoneyOf } from '../money.ts';
 import { wallet } from '../profiles/machine.ts';
 import { issuedPicks, passGate } from '../transfers/gate.ts';
 import { invalid, type FundProxyFailure } from './errors.ts';
-import type { FundProxyContext, FundProxyService } from './service.ts';
+import type { FundProxyContext, FundProxyService } from './types.ts';
 import * as store from './store.ts';
 
 /** Who sees the transfer: the issuer as sender, then the distributor and the recipient once each. */

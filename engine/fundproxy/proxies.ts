@@ -7,7 +7,7 @@ import type { ProfileRecord } from '../profiles/service.ts';
 import { appdataChars } from '../transfers/service.ts';
 import { parseUid } from '../uids.ts';
 import { invalid, type FundProxyFailure } from './errors.ts';
-import type { FundProxyContext, FundProxyJson, FundProxyService } from './service.ts';
+import type { FundProxyContext, FundProxyJson, FundProxyService } from './types.ts';
 import * as store from './store.ts';
 
 /** The ABA routing number checksum: 3, 7, 1 weights over the nine digits sum to a multiple of 10. */

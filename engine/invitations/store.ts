@@ -21,11 +21,6 @@ export async function selectAccepted(db: Queryable, profileId: string, clientId:
   return rows[0] ?? null;
 }
 
-export async function selectClientId(db: Queryable, id: string): Promise<string | null> {
-  const rows = await db<{ client_id: string }[]>`select client_id from invitations where id = ${id}`;
-  return rows[0]?.client_id ?? null;
-}
-
 /** The keyed digest of the code an address was sent (a re-send replaces that address's digest only). */
 export async function setCodeDigest(db: Queryable, id: string, uid: string, digest: string): Promise<void> {
   const result = await db`

@@ -4,7 +4,7 @@
 import { parsePositiveAmount } from '../money.ts';
 import { amountsEntriesMax, serialNumbersMax } from '../limits.ts';
 import type { SendError } from './errors.ts';
-import type { LoopSummaryRow } from './store.ts';
+import type { LoopSummaryRow } from './types.ts';
 
 export const openLoopId = '0';
 

@@ -3,10 +3,11 @@
 import { formatMinor } from '../money.ts';
 import { auditMismatchesMax } from '../limits.ts';
 import type { Queryable } from '../storage/database.ts';
-import type { AuditReport, LedgerContext } from './service.ts';
+import type { AuditCheck, AuditReport, LedgerContext } from './service-types.ts';
+
+export type { AuditCheck } from './service-types.ts';
 import * as store from './store.ts';
 
-export type AuditCheck = (db: Queryable) => Promise<string[]>;
 
 export function addAuditCheck(ctx: LedgerContext, check: AuditCheck): void {
   ctx.auditChecks.push(check);

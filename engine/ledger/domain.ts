@@ -11,7 +11,8 @@ import { createTransfersService, type TransfersService } from '../transfers/serv
 import { transferById } from '../transfers/rows.ts';
 import { createTradesService, type TradesService } from '../transfers/trade.ts';
 import { viewCountProblems } from '../transfers/view-counts.ts';
-import { createLedgerService, type LedgerService } from './service.ts';
+import { createLedgerService } from './service.ts';
+import type { LedgerService } from './service-types.ts';
 import { defaultCountries } from '../limits.ts';
 
 export interface LedgerDomain {

@@ -1,35 +1,7 @@
 // Named outcomes of ledger and transfer calls. Each maps to HTTP once, in api/routes/ledger-errors.ts.
-import type { Refusal } from '../transfers/errors.ts';
+import type { Refusal, SendError } from '../refusals.ts';
 
-/** One entry of InvalidRequest.send_errors (supplement 7.1). */
-export interface SendError {
-  code: SendErrorCode;
-  field_name: string;
-  info: Record<string, unknown>;
-}
-
-export type SendErrorCode =
-  | 'invalid_amounts'
-  | 'invalid_serial_numbers'
-  | 'mixed_currency'
-  | 'insufficient_funds'
-  | 'mixed_acceptance'
-  | 'cash_not_accepted'
-  | 'serial_not_held'
-  | 'recipient_not_found'
-  | 'recipient_is_sender'
-  | 'uid_type_mismatch'
-  | 'sender_uid_not_confirmed'
-  | 'appdata_too_long'
-  | 'currency_not_accepted'
-  | 'invalid_fx'
-  | 'sender_wallet_not_active'
-  | 'open_loop_not_permitted'
-  | 'recipient_wallet_closed'
-  | 'not_transferable'
-  | 'max_per_wallet'
-  | 'design_expired'
-  | 'cash_expired';
+export type { SendError, SendErrorCode } from '../refusals.ts';
 
 export type LedgerError =
   | 'send_failed'

@@ -3,7 +3,7 @@ import { mediaUrlOf } from '../designs/images.ts';
 import { formatMinor } from '../money.ts';
 import type { Queryable } from '../storage/database.ts';
 import { openLoopId } from './allocation.ts';
-import type { LedgerContext, LedgerService } from './service.ts';
+import type { LedgerContext, LedgerService } from './service-types.ts';
 import * as store from './store.ts';
 
 export async function holdings(ctx: LedgerContext, db: Queryable = ctx.core.sql, profileId: string): ReturnType<LedgerService['holdings']> {

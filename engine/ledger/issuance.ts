@@ -7,7 +7,7 @@ import type { Queryable } from '../storage/database.ts';
 import { issuedPicks, passGate } from '../transfers/gate.ts';
 import { openLoopId } from './allocation.ts';
 import { failure, type Failure } from './errors.ts';
-import type { LedgerContext } from './service.ts';
+import type { LedgerContext } from './service-types.ts';
 import * as store from './store.ts';
 
 export const issuerSettingName = 'open_loop_issuer_id';

@@ -3,7 +3,7 @@
 import { defaultCountries, oauthCodeLifetimeMs, oauthCodeSecretBytes } from '../limits.ts';
 import { randomHex, randomSecret, secretHash } from '../ids.ts';
 import { afterAttempt, expired, flowFor, page, withParams } from './pages.ts';
-import type { FlowOutcome, OauthContext } from './service.ts';
+import type { FlowOutcome, OauthContext } from './types.ts';
 import * as store from './store.ts';
 import type { FlowRow } from './store.ts';
 

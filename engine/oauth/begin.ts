@@ -4,7 +4,7 @@ import { randomHex, randomSecret, secretHash } from '../ids.ts';
 import { deviceNameCharsMax, deviceUuidCharsMax, oauthErrorDescriptionCharsMax, oauthFlowLifetimeMs, oauthFlowSecretBytes, oauthStateCharsMax, pkceChallengeChars } from '../limits.ts';
 import { grantedPermissions, knownPermissions } from '../tokens/service.ts';
 import { page, withParams } from './pages.ts';
-import type { AuthorizeParams, FlowOutcome, OauthContext } from './service.ts';
+import type { AuthorizeParams, FlowOutcome, OauthContext } from './types.ts';
 import * as store from './store.ts';
 import type { FlowRow } from './store.ts';
 

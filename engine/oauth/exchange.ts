@@ -5,14 +5,11 @@
 import { createHash } from 'node:crypto';
 import { constantTimeEqual, secretHash } from '../ids.ts';
 import { pkceVerifierCharsMax, pkceVerifierCharsMin } from '../limits.ts';
-import type { AccessTokenInfo } from '../tokens/service.ts';
 import type { TokenEndpointError } from './errors.ts';
-import type { OauthContext } from './service.ts';
+import type { ExchangeInput, ExchangeOutcome, OauthContext } from './types.ts';
 import * as store from './store.ts';
 import type { CodeRow } from './store.ts';
 
-export type ExchangeInput = { grantType?: string; code?: string; redirectUri?: string; clientId?: string; clientSecret?: string; scope?: string; codeVerifier?: string };
-export type ExchangeOutcome = { ok: true; token: AccessTokenInfo } | { ok: false; error: TokenEndpointError; description: string };
 
 const verifierPattern = new RegExp(`^[A-Za-z0-9._~-]{${pkceVerifierCharsMin},${pkceVerifierCharsMax}}$`);
 

@@ -1,7 +1,7 @@
 // RFC 8414 authorization server metadata (GET /.well-known/oauth-authorization-server), so an
 // OAuth library configures itself from the issuer URL.
 import { knownPermissions } from '../tokens/service.ts';
-import type { OauthContext } from './service.ts';
+import type { OauthContext } from './types.ts';
 
 export function metadata(ctx: OauthContext, origin: string): Record<string, unknown> {
   const { config } = ctx.core;

@@ -1,7 +1,7 @@
 // Where a browser flow stands: the flow its cookie secret names, the page to render next, and
 // redirects back to the app with parameters in the query or the fragment.
 import { secretHash } from '../ids.ts';
-import type { FlowOutcome, OauthContext } from './service.ts';
+import type { FlowOutcome, OauthContext } from './types.ts';
 import * as store from './store.ts';
 import type { FlowRow } from './store.ts';
 

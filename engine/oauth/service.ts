@@ -9,47 +9,10 @@ import type { Core } from '../core.ts';
 import type { TokensService } from '../tokens/service.ts';
 import { consent, proveCode, signin } from './authorize.ts';
 import { begin } from './begin.ts';
-import { exchange, type ExchangeInput, type ExchangeOutcome } from './exchange.ts';
+import { exchange } from './exchange.ts';
 import { metadata } from './metadata.ts';
-import type { FlowRow } from './store.ts';
-
-export interface AuthorizeParams {
-  responseType?: string;
-  clientId?: string;
-  redirectUri?: string;
-  scope?: string;
-  state?: string;
-  uuid?: string;
-  name?: string;
-  /** PKCE (RFC 7636): the S256 challenge and its method. */
-  codeChallenge?: string;
-  codeChallengeMethod?: string;
-}
-
-/** Where the flow stands: a page to render, or a redirect back to the app. */
-export type FlowOutcome =
-  | { kind: 'page'; page: 'signin' | 'code' | 'consent'; flowSecret: string; flow: FlowRow; appName: string; message?: string; revealedCode?: string }
-  | { kind: 'redirect'; location: string }
-  | { kind: 'error'; message: string };
-
-export interface OauthService {
-  begin(params: AuthorizeParams): Promise<FlowOutcome>;
-  signin(flowSecret: string, login: string, password: string): Promise<FlowOutcome>;
-  proveCode(flowSecret: string, code: string): Promise<FlowOutcome>;
-  consent(flowSecret: string, allow: boolean): Promise<FlowOutcome>;
-  exchange(input: ExchangeInput): Promise<ExchangeOutcome>;
-  /** RFC 8414 server metadata; the issuer is the configured public URL, else `origin` (the request's). */
-  metadata(origin: string): Record<string, unknown>;
-}
-
-export interface OauthContext {
-  core: Core;
-  apps: AppsService;
-  authn: AuthnService;
-  tokens: TokensService;
-  /** A sandbox reveals the code it sent on the code page. */
-  sandbox: boolean;
-}
+import type { OauthService, OauthContext } from './types.ts';
+export type { AuthorizeParams, FlowOutcome, OauthService, OauthContext } from './types.ts';
 
 export function createOauthService(core: Core, dependencies: { apps: AppsService; authn: AuthnService; tokens: TokensService }): OauthService {
   const ctx: OauthContext = { core, apps: dependencies.apps, authn: dependencies.authn, tokens: dependencies.tokens, sandbox: core.config.mode === 'sandbox' };

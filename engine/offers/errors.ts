@@ -1,5 +1,5 @@
 // Named outcomes of offer calls; api/routes/offers.ts maps each once.
-import type { Refusal } from '../transfers/errors.ts';
+import type { Refusal } from '../refusals.ts';
 import type { Failure } from '../ledger/errors.ts';
 
 export type OfferError =

@@ -44,5 +44,3 @@ export const offerMachine = setup({
 });
 
 export const offerKind = defineActorKind('offer', offerMachine);
-
-export type OfferStateName = 'open' | 'closed';

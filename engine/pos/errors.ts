@@ -1,5 +1,5 @@
 // Named outcomes of point-of-sale calls (pull, processor, settlement, report); api/routes/pos-errors.ts maps each once.
-import type { Refusal } from '../transfers/errors.ts';
+import type { Refusal } from '../refusals.ts';
 export type PosError =
   | 'invalid'
   | 'pull_not_enabled'

@@ -198,15 +198,6 @@ export async function selectSettlementMismatches(db: Queryable, limit: number): 
     limit ${limit}`;
 }
 
-export async function selectSettlementTotals(db: Queryable): Promise<{ currency: string; funded: bigint; pending: bigint; settled: bigint }[]> {
-  return db<{ currency: string; funded: bigint; pending: bigint; settled: bigint }[]>`
-    select currency,
-      coalesce(sum(amount) filter (where state = 'funded'), 0)::bigint as funded,
-      coalesce(sum(amount) filter (where state = 'pending'), 0)::bigint as pending,
-      coalesce(sum(amount) filter (where state = 'settled'), 0)::bigint as settled
-    from settlements group by currency order by currency`;
-}
-
 /** A SQL string literal (COPY takes no parameters; every value here was validated before). */
 function literal(text: string): string {
   return `'${text.replace(/'/g, "''")}'`;

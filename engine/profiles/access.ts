@@ -9,7 +9,8 @@ import { addBusiness, addIndividual, getByUid, issueProfileToken, siteFeatures, 
 import type { ProfileAccessContext } from './context.ts';
 import type { Access, ProfileAccessError } from './errors.ts';
 import type { Location } from './location.ts';
-import type { CreateBusinessInput, CreateIndividualInput, LocationOutcome, ProfileFlagsUpdate, ProfileRecord, ProfilesService } from './service.ts';
+import type { CreateBusinessInput, CreateIndividualInput, LocationOutcome, ProfileFlagsUpdate, ProfileRecord } from './service.ts';
+import type { ProfilesService } from './types.ts';
 
 export type { AdminProfileView, WalletAction } from './access-admin.ts';
 export type { ProfileTokenRequest } from './access-site.ts';

@@ -1,16 +1,15 @@
 // Profiles (individual and business), their UIDs, managers, features and wallets. A wallet is an
 // actor (kind 'wallet', id = profile id) created in the same command as its profile.
-import type { Unit } from '../actors/command.ts';
 import type { Core } from '../core.ts';
-import type { Queryable } from '../storage/database.ts';
-import type { ListProvider, ProfilesContext } from './context.ts';
+import type { ProfilesContext } from './context.ts';
 import { claimedProfileId, claimPending, takeOverClaimIn } from './claims.ts';
-import { createBusinessIn, createIndividualIn, type CreateBusinessInput, type CreateIndividualInput } from './create.ts';
-import { rename, setFlags, setLocation, type FlagsOutcome, type LocationOutcome, type ProfileFlagsUpdate } from './edits.ts';
-import type { Location } from './location.ts';
-import { findByUid, getProfile, managedBy, type ProfileRecord } from './records.ts';
+import { createBusinessIn, createIndividualIn } from './create.ts';
+import { rename, setFlags, setLocation } from './edits.ts';
+import { findByUid, getProfile, managedBy } from './records.ts';
 import * as store from './store.ts';
 import { detail, imageUrls, profileUrl, toMe, toPublic } from './wire.ts';
+import type { ProfilesService } from './types.ts';
+export type { ProfilesService } from './types.ts';
 
 export type { ListProvider } from './context.ts';
 export { individualTitle, type CreateBusinessInput, type CreateIndividualInput } from './create.ts';
@@ -19,56 +18,6 @@ export type { Address, ProfileRecord } from './records.ts';
 export { formatAddress } from './wire.ts';
 
 export const profileFeatureNames = ['design_gl', 'bill', 'pull_payment', 'issue_open_loop'] as const;
-export type ProfileFeature = (typeof profileFeatureNames)[number];
-
-export interface ProfilesService {
-  createIndividualIn(unit: Unit, input: CreateIndividualInput): Promise<{ profileId: string }>;
-  createBusinessIn(unit: Unit, input: CreateBusinessInput): Promise<{ profileId: string }>;
-  /** The profile of the site waiting for the owner of an unproved UID (a bill's email), or null. */
-  claimedProfileId(db: Queryable, site: string, uid: string): Promise<string | null>;
-  /** Whether the profile still waits for its owner to prove a claimed UID (no token is issued for it). */
-  claimPending(db: Queryable, profileId: string): Promise<boolean>;
-  /** A sign-up proving a claimed UID takes the waiting profile over; null when none waits. */
-  takeOverClaimIn(unit: Unit, input: CreateIndividualInput): Promise<{ profileId: string } | null>;
-  get(db: Queryable, profileId: string): Promise<ProfileRecord | null>;
-  /** Finds a profile by canonical UID: service:<id>, username:<name>, email:, phone: and external types. */
-  findByUid(db: Queryable, canonicalUid: string): Promise<ProfileRecord | null>;
-  confirmedUids(db: Queryable, profileId: string): Promise<string[]>;
-  /** Adds a confirmed UID; false when another profile holds it. */
-  addConfirmedUid(db: Queryable, profileId: string, uid: string): Promise<boolean>;
-  removeUid(db: Queryable, profileId: string, uid: string): Promise<boolean>;
-  setPasswordHash(db: Queryable, profileId: string, hash: string | null): Promise<boolean>;
-  managers(db: Queryable, businessId: string): Promise<string[]>;
-  managedBy(db: Queryable, personalProfileId: string): Promise<ProfileRecord[]>;
-  isManager(db: Queryable, businessId: string, personalProfileId: string): Promise<boolean>;
-  addManager(db: Queryable, businessId: string, personalProfileId: string): Promise<void>;
-  attachDevice(db: Queryable, profileId: string, deviceUuid: string, deviceName: string | null): Promise<void>;
-  devices(db: Queryable, profileId: string): Promise<{ deviceUuid: string; deviceName: string | null }[]>;
-  /** The wallet's state (active, suspended, closed), or null when there is none. */
-  walletState(db: Queryable, profileId: string): Promise<string | null>;
-  hasFeature(db: Queryable, profileId: string, feature: string): Promise<boolean>;
-  addFeature(db: Queryable, profileId: string, feature: string): Promise<void>;
-  removeFeature(db: Queryable, profileId: string, feature: string): Promise<boolean>;
-  features(db: Queryable, profileId: string): Promise<string[]>;
-  /** Operator flags; refused when the profile is missing or the username belongs to another profile. */
-  setFlags(db: Queryable, profileId: string, flags: ProfileFlagsUpdate): Promise<FlagsOutcome>;
-  /** Renames an individual (first and last name) or a business (title and dba); false when the kind does not match. */
-  rename(db: Queryable, profileId: string, names: { firstName: string; lastName: string } | { title: string; dba: string | null }): Promise<boolean>;
-  profileUrl(profileId: string): string;
-  /** image24/48/73 URLs (with the deprecated aliases image25/50), or nulls without an image. */
-  imageUrls(record: ProfileRecord): Record<'image24' | 'image25' | 'image48' | 'image50' | 'image73', string | null>;
-  bumpImageVersion(db: Queryable, profileId: string): Promise<number>;
-  /** Sets a business's location, or clears it with null; an individual has none (not_business). */
-  setLocation(db: Queryable, profileId: string, location: Location | null): Promise<LocationOutcome>;
-  /** The wire Profile (supplement 2.4). */
-  toPublic(record: ProfileRecord): Record<string, unknown>;
-  /** GET /me: toPublic with the legacy aliases display_name and photo50. */
-  toMe(record: ProfileRecord): Record<string, unknown>;
-  /** The wire ProfileDetail (supplement 2.5): Profile + holdings, confirmed_uids, accounts. */
-  detail(db: Queryable, profileId: string): Promise<Record<string, unknown>>;
-  registerHoldingsProvider(provider: ListProvider): void;
-  registerAccountsProvider(provider: ListProvider): void;
-}
 
 export function createProfilesService(core: Core): ProfilesService {
   const { clock } = core;

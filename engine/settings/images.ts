@@ -5,7 +5,7 @@ import { decodeTooSlow, decodeWorkProblem, loadSharp, renderImage, type DecoderP
 import { failure } from '../authn/errors.ts';
 import { imageBodyBytesMax, imageInputPixelsMax, profileImageRenditionsPx, profileImageWidthPxMin } from '../limits.ts';
 import type { Queryable } from '../storage/database.ts';
-import type { SettingsContext, SettingsOutcome } from './service.ts';
+import type { SettingsContext, SettingsOutcome } from './types.ts';
 import * as store from './store.ts';
 
 type Rendition = { size: number; bytes: Buffer };

@@ -2,7 +2,7 @@
 import { failure } from '../authn/errors.ts';
 import { personNameProblem } from '../authn/names.ts';
 import { businessNameCharsMax, dbaCharsMax } from '../limits.ts';
-import type { SettingsContext, SettingsOutcome } from './service.ts';
+import type { SettingsContext, SettingsOutcome } from './types.ts';
 
 type NameInput = { firstName?: string; lastName?: string; title?: string; dba?: string };
 

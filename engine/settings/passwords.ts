@@ -6,7 +6,7 @@ import { forgetDevicePassword, keepDevicePassword } from '../authn/password-chec
 import { randomSecret } from '../ids.ts';
 import { authnLoginCaptchaAfterFailures, devicePasswordBytes, passwordCharsMax, passwordCharsMin } from '../limits.ts';
 import { hashSecret, verifySecret } from '../passwords.ts';
-import type { SettingsContext, SettingsOutcome } from './service.ts';
+import type { SettingsContext, SettingsOutcome } from './types.ts';
 
 /** Checks the main password under the guessing guard; counts a failure. */
 async function checkPassword(ctx: SettingsContext, profileId: string, password: string, captcha: string | undefined): Promise<AuthnFailure | null> {

@@ -2,7 +2,7 @@
 // (optionally in place of another), removing one while two factor types remain.
 import { failure, type AuthnFailure } from '../authn/errors.ts';
 import { parseEmail, parsePhone, parsePhoneEverywhere, parseUid, type ParsedUid } from '../uids.ts';
-import type { SettingsContext, SettingsOutcome } from './service.ts';
+import type { SettingsContext, SettingsOutcome } from './types.ts';
 
 const factorTypes = ['email', 'phone'];
 

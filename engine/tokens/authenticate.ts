@@ -3,7 +3,7 @@
 import { secretHash } from '../ids.ts';
 import type { TokenRow } from './store.ts';
 import * as store from './store.ts';
-import type { TokenCheck, TokenPrincipal, TokensContext, TokenSource } from './service.ts';
+import type { TokenCheck, TokenPrincipal, TokensContext, TokenSource } from './types.ts';
 
 const tokenPattern = /^t\d{10}-\d{16}-[A-Za-z0-9_-]{16,64}$/;
 

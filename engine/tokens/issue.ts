@@ -3,7 +3,7 @@
 import { randomSecret, secretHash } from '../ids.ts';
 import { concurrentTokenHardExpirationMs, tokenHardExpirationMs, tokenSecretBytes, tokenSoftExpirationMs } from '../limits.ts';
 import type { Queryable } from '../storage/database.ts';
-import type { AccessTokenInfo, IssueInput, TokensContext } from './service.ts';
+import type { AccessTokenInfo, IssueInput, TokensContext } from './types.ts';
 import * as store from './store.ts';
 
 /** Whole seconds left, rounded down and one short, so a client never acts a second too late (sample 899 for 15 minutes). */

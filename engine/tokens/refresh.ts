@@ -6,7 +6,7 @@ import { verifySecret } from '../passwords.ts';
 import type { Queryable } from '../storage/database.ts';
 import type { RefreshError } from './errors.ts';
 import { issue } from './issue.ts';
-import type { PinCheck, PinVerifier, RefreshResult, TokenPrincipal, TokensContext } from './service.ts';
+import type { PinCheck, PinVerifier, RefreshResult, TokenPrincipal, TokensContext } from './types.ts';
 import * as store from './store.ts';
 import type { TokenRow } from './store.ts';
 

@@ -1,7 +1,7 @@
 // Ending tokens on request: logout (every token of the personal profile and app) and a reused
 // authorization code (every token it produced).
 import type { Queryable } from '../storage/database.ts';
-import type { TokenPrincipal, TokensContext } from './service.ts';
+import type { TokenPrincipal, TokensContext } from './types.ts';
 import * as store from './store.ts';
 
 export async function logout(ctx: TokensContext, principal: TokenPrincipal): Promise<number> {

@@ -11,7 +11,7 @@ import { accepts } from './acceptance.ts';
 import { stateFields, type TransferEvent, type TransferInput, type TransferStateName, type WaitFor } from './machine.ts';
 import { walletStatesRefusal } from './gate.ts';
 import type { ResolvedRecipient } from './recipient.ts';
-import type { SendInput } from './send.ts';
+import type { SendInput } from './send-types.ts';
 import type { NewTransfer } from './store.ts';
 
 /** What the send read before deciding: its input, the parties, the picked cash and the clock's now. */

@@ -5,7 +5,7 @@ import { movementsOf } from '../ledger/reads.ts';
 import type { MovementRow } from '../ledger/types.ts';
 import { syncRemainExactMax } from '../limits.ts';
 import type { Queryable } from '../storage/database.ts';
-import type { HistoryInput, QueriesContext, SyncInput, TransferQueries } from './queries.ts';
+import type { HistoryInput, QueriesContext, SyncInput, TransferQueries } from './query-types.ts';
 import * as store from './store.ts';
 import { partyFromProfile, steps, transferDetailJson, transferJson, type PartyInfo } from './views.ts';
 

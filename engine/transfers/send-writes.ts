@@ -10,7 +10,7 @@ import { passGate, type Authority, type Movement, type Off } from './gate.ts';
 import { transfer } from './machine.ts';
 import { newPaycode } from './paycode.ts';
 import { rowWithState, type SendPlan } from './plan.ts';
-import type { SendResult, SendUnit } from './send.ts';
+import type { SendResult, SendUnit } from './send-types.ts';
 import * as store from './store.ts';
 import { insertedRow, partyFromProfile, steps, transferDetailJson, type PartyInfo } from './views.ts';
 

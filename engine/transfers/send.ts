@@ -1,13 +1,11 @@
 // P2P sends (POST /wallet/send): checks that need no lock, then one short shared transaction that
 // loads what the send needs, asks the pure plan (plan.ts) and performs it (send-writes.ts).
-import type { Unit } from '../actors/command.ts';
-import { parseSerialNumbers, type AmountEntry, type ParsedAmounts } from '../ledger/allocation.ts';
+import { parseSerialNumbers, type AmountEntry } from '../ledger/allocation.ts';
 import { anchorWalletBalances, balanceLockKey, balanceRowLocks, pickFromWallet } from '../ledger/cash.ts';
-import { duplicate, sendFailure, type Duplicate, type Failure } from '../ledger/errors.ts';
+import { duplicate, sendFailure } from '../ledger/errors.ts';
 import { appdataCharsMax, dedupWindowMs } from '../limits.ts';
 import { wallet } from '../profiles/machine.ts';
 import type { ProfileRecord } from '../profiles/service.ts';
-import type { InvitationInvalid } from '../invitations/errors.ts';
 import type { ReadyCode } from '../passwords.ts';
 import { accepts, redeemedLoopsOf } from './acceptance.ts';
 import type { TransfersContext } from './context.ts';
@@ -18,45 +16,8 @@ import { planSend, type SendLoaded } from './plan.ts';
 import { resolveRecipient, type ResolvedRecipient } from './recipient.ts';
 import { writeSend } from './send-writes.ts';
 import * as store from './store.ts';
-
-export interface SendInput {
-  senderId: string;
-  acceptedPolicy?: boolean;
-  /** The app sending; invitations go out in its name. */
-  clientId?: string;
-  senderPersonalId: string | null;
-  recipientUid: string;
-  senderUid?: string;
-  /** Read at the edge (parseAmounts); a send that does not read is refused here, first. */
-  amounts: ParsedAmounts;
-  serialNumbers?: string;
-  private: boolean;
-  nonPayment: boolean;
-  message?: string;
-  messageSubject?: string;
-  requireRecipientEmail: boolean;
-  invitationType?: string;
-  invitationCodeLength?: number;
-  invitationExpireDays?: number;
-  appdata: Record<string, string>;
-  dedupId?: string;
-  /** The caller's token carries closed loop cash rights only (POST /p/token, closed-loop sign-in): brand cash only. */
-  closedLoopOnly?: boolean;
-  /** Also answer with the TransferDetail and the sender's ProfileDetail, read in the send's own transaction. */
-  withDetail?: boolean;
-}
-
-/** A send's answer as of its commit: the TransferDetail (for the sender) and the sender's ProfileDetail. */
-export interface SendDetail {
-  transfer: Record<string, unknown>;
-  profile: Record<string, unknown>;
-}
-
-/** `detail` is there for a new transfer when the input asked for it (a duplicate is read afterwards). */
-export type SendResult = { ok: true; transferId: string; duplicate: boolean; detail?: SendDetail } | Failure;
-
-/** A send's command may reject with a refusal, a repeated dedup key, or an address the invitations domain refused. */
-export type SendUnit = Unit<Failure | Duplicate | InvitationInvalid>;
+import type { SendInput, SendResult, SendUnit } from './send-types.ts';
+export type { SendInput, SendDetail, SendResult, SendUnit } from './send-types.ts';
 
 /** What the send knows before its transaction: checked input, recipient, and what it waits for. */
 interface PreparedSend {

@@ -6,7 +6,7 @@ import { assertOutsideCommand } from '../actors/command.ts';
 import { webhookAnswerBytesMax, webhookTimeoutMs } from '../limits.ts';
 import { checkUrl, guardedLookup, type DestinationPolicy } from './destination.ts';
 import { sourceUrl } from './registry.ts';
-import type { WebhooksContext } from './service.ts';
+import type { WebhooksContext } from './types.ts';
 import { deliveryHeader, sign, signatureHeader } from './signing.ts';
 import * as store from './store.ts';
 

@@ -6,7 +6,7 @@ import { webhookRotationOverlapMs, webhookSecretBytes, webhooksPerProfileMax } f
 import type { Queryable } from '../storage/database.ts';
 import { checkDestination } from './destination.ts';
 import type { WebhookFailure } from './errors.ts';
-import type { DeliveryJson, WebhookJson, WebhooksContext } from './service.ts';
+import type { DeliveryJson, WebhookJson, WebhooksContext } from './types.ts';
 import * as store from './store.ts';
 
 const notFound: WebhookFailure = { ok: false, error: 'webhook_not_found' };

@@ -8,55 +8,12 @@ import { webhookAttemptsMax, webhookBackoffBaseMs } from '../limits.ts';
 import type { TransferQueries } from '../transfers/queries.ts';
 import { deliver, type DeliveryPayload } from './delivery.ts';
 import type { DestinationPolicy } from './destination.ts';
-import type { WebhookFailure } from './errors.ts';
 import { add, deliveries, get, list, ownerOf, remove, rotate } from './registry.ts';
-import type * as store from './store.ts';
+import type { WebhooksService, WebhooksContext } from './types.ts';
+export type { WebhookJson, DeliveryJson, WebhooksService, WebhooksContext } from './types.ts';
 
 export const webhookEffectKind = 'webhook.deliver';
 export const webhookStates = ['pending', 'completed', 'canceled'] as const;
-
-export interface WebhookJson {
-  id: string;
-  profile_id: string;
-  url: string;
-  workflow_types: string[] | null;
-  states: store.WebhookState[] | null;
-  source_url: string;
-  created_at: string;
-  rotated_at: string | null;
-  previous_secret_until: string | null;
-}
-
-export interface DeliveryJson {
-  delivery_id: string;
-  transfer_id: string;
-  activity_count: number;
-  attempts: number;
-  created_at: string;
-  delivered_at: string | null;
-  failed_at: string | null;
-  next_attempt_at: string | null;
-  last_error: string | null;
-}
-
-export interface WebhooksService {
-  add(profileId: string, input: { url: string; workflowTypes?: string[]; states?: store.WebhookState[] }): Promise<{ ok: true; webhook: WebhookJson; secret: string } | WebhookFailure>;
-  list(profileId: string): Promise<WebhookJson[]>;
-  get(profileId: string, webhookId: string): Promise<{ ok: true; webhook: WebhookJson } | WebhookFailure>;
-  remove(profileId: string, webhookId: string): Promise<{ ok: true } | WebhookFailure>;
-  /** A new secret; the previous one keeps signing for webhookRotationOverlapMs. */
-  rotate(profileId: string, webhookId: string): Promise<{ ok: true; webhook: WebhookJson; secret: string } | WebhookFailure>;
-  /** The profile a webhook belongs to (the operator's calls name only the webhook). */
-  ownerOf(webhookId: string): Promise<string | null>;
-  deliveries(profileId: string, webhookId: string, limit: number): Promise<{ ok: true; deliveries: DeliveryJson[] } | WebhookFailure>;
-}
-
-export interface WebhooksContext {
-  core: Core;
-  queries: TransferQueries;
-  /** Where deliveries may go: private addresses are refused in production unless allowed. */
-  policy: DestinationPolicy;
-}
 
 export function createWebhooksService(core: Core, dependencies: { queries: TransferQueries }): WebhooksService {
   const policy: DestinationPolicy = { guarded: core.config.mode === 'production' && !core.config.webhookAllowPrivate };
