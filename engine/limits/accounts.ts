@@ -135,6 +135,8 @@ export const invitationCodeChars = 8;
 export const invitationCodeCharsMin = 6;
 export const invitationExpireAfterFailures = 5;
 export const invitationAddressesMax = 10;
+/** A re-send to every earlier address counts them before its lock; one that raced an added address tries again, this many times in all. */
+export const invitationReinviteTriesMax = 3;
 export const oauthCodeLifetimeMs = 10 * 60 * 1000;
 export const oauthFlowLifetimeMs = 30 * 60 * 1000;
 /** oauthFlowLifetimeMs in seconds: the flow cookie's Max-Age. */

@@ -121,5 +121,3 @@ export const reportWriteBytesMin = 64 * 1024;
 export const fundProxyAccountDigits = 12;
 /** An ACH trace number (the deposit's idempotency key). */
 export const fundProxyTraceCharsMax = 32;
-/** A re-send to every earlier address counts them before its lock; one that raced an added address tries again, this many times in all. */
-export const invitationReinviteTriesMax = 3;
