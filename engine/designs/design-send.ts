@@ -39,6 +39,7 @@ async function sendIn(ctx: CirculationContext, unit: Unit<Duplicate | DesignFail
   const views = [{ profileId: input.callerId, role: 'sender' }];
   if (profile.id !== input.callerId) views.push({ profileId: profile.id, role: 'recipient' });
   const passed = await passGate(unit, {
+    kind: 'payment',
     transferId,
     balances: { off: 'the command\'s shared locks took every balance the distribution changes, in the one order' },
     authority: { off: 'send() refused a closed-loop token whose plan pays open loop cash now; the brand cash issued is its to move' },

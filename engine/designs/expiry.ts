@@ -19,10 +19,10 @@ async function expireHolderIn(unit: Unit, design: store.DesignRow, holderId: str
   const reserve = notes.reduce((total, note) => total + note.reserve, 0n);
   const transferId = await unit.newLongId('transfer');
   const passed = await passGate(unit, {
+    kind: 'sink',
     transferId,
     balances: { profileIds: [holderId, design.issuer_id], currencies: [design.currency] },
     authority: { off: 'no caller: the sweeper moves cash by the design\'s expiry rule' },
-    wallets: { off: 'expiry is final: due notes leave a wallet whatever its state' },
     dedup: { off: 'no request: one transfer per holder and sweep' },
     cash: notes.map((note) => ({ serial: note.serial, loopId: design.id, currency: note.currency, issuerId: note.issuer_id, amount: note.amount, whole: true })),
     holding: { off: 'the cash leaves circulation: no holder receives it' },

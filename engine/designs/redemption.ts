@@ -123,10 +123,10 @@ export async function redeemArrivedIn(unit: Unit, input: RedeemInput): Promise<n
     const picks: LedgerPick[] = designNotes.map((note) => ({ serial: note.serial, loopId: designId, currency, issuerId, amount: note.amount, whole: true }));
     const redeemNumber = number;
     const passed = await passGate(unit, {
+      kind: 'sink',
       transferId: input.transferId,
       balances: { off: 'the command that brought the cash locked the redeemer\'s balance' },
       authority: { off: 'brand cash leaving circulation at a redeemer by agreement: no open loop cash moves' },
-      wallets: { off: 'the command that brought the cash read them' },
       dedup: { off: 'a later movement of a transfer its path recorded' },
       cash: picks,
       holding: { off: 'the cash leaves circulation: no holder receives it' },

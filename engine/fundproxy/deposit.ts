@@ -5,7 +5,6 @@ import { openLoopId } from '../ledger/allocation.ts';
 import { issueFeature } from '../ledger/service.ts';
 import { fundProxyTraceCharsMax } from '../limits.ts';
 import { positiveMoneyOf } from '../money.ts';
-import { wallet } from '../profiles/machine.ts';
 import { issuedPicks, passGate } from '../transfers/gate.ts';
 import { invalid, type FundProxyFailure } from './errors.ts';
 import type { FundProxyContext, FundProxyService } from './service.ts';
@@ -37,10 +36,10 @@ async function writeDeposit(ctx: FundProxyContext, unit: Unit<FundProxyFailure>,
   const issue = { holderId: recipient.id, loopId: openLoopId, currency, issuerId: proxy.issuer_id, amount: minor, expiresAt: null };
   const line = { loopId: openLoopId, currency, issuerId: proxy.issuer_id, amount: minor };
   const passed = await passGate(unit, {
+    kind: 'issue',
     transferId,
     balances: { profileIds: [recipient.id], currencies: [currency] },
     authority: { off: 'no token: the rail deposits for the proxy\'s recipient, who asked for open loop cash' },
-    wallets: { read: async () => ({ recipient: (await unit.load(wallet, proxy.recipient_id))?.value ?? null }) },
     dedup: { off: 'the trace number is claimed with the deposit (fund_proxy_deposits) in this command' },
     cash: issuedPicks(issue),
     holding: { off: 'open loop cash: the holding rules are brand cash rules' },

@@ -59,10 +59,10 @@ async function insertPurchaseIn(unit: Unit<AcceptRefusal>, { input, offer, optio
     },
   };
   const passed = await passGate(unit, {
+    kind: 'record',
     transferId,
     balances: { off: 'takeStockIn locked every balance of the accept in the one order' },
     authority: { off: 'an accept is the accepter\'s own purchase: its legs pay as payoutIn says' },
-    wallets: { off: 'takeStockIn read both wallets under the locks, answered in the offer\'s own codes' },
     dedup: { off: 'the acceptance row holds the dedup_id (unique per accepter), inserted in this command' },
     cash: [],
     holding: { off: 'the brand cash is issued by distributeIn, which holds the cap' },

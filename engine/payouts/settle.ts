@@ -63,13 +63,13 @@ async function redeem(unit: Unit, transferId: string, senderId: string, payout: 
   const leg = {
     transferId,
     authority: { off: 'the payout started under the caller\'s authority; the bank answered' },
-    wallets: { off: 'the bank answered: the cash left the wallet when the payout started' },
     dedup: { off: 'the payout actor settles once' },
     holding: { off: 'open loop cash: the holding rules are brand cash rules' },
     transfer: { off: 'the payout was recorded when it started' },
   };
   const deposited = await passGate(unit, {
     ...leg,
+    kind: 'sink',
     balances: { off: 'escrow to the redeemed sink: no wallet balance changes' },
     cash: async () => (await escrowPicks(unit.tx, transferId, BigInt(payout.deposit_minor))).picks,
     move: { from: escrowHolder(transferId), to: { kind: 'redeemed', id: transferId }, lines: (picks) => movementLines(picks, 1, 'deposit', senderId, payout.account_id) },
@@ -80,6 +80,7 @@ async function redeem(unit: Unit, transferId: string, senderId: string, payout: 
   const feeRecipientId = payout.fee_recipient_id!;
   const fee = await passGate(unit, {
     ...leg,
+    kind: 'debt',
     balances: { profileIds: [feeRecipientId, senderId], currencies: [currency] },
     cash: async () => (await escrowPicks(unit.tx, transferId, null)).picks,
     move: { from: escrowHolder(transferId), to: walletHolder(feeRecipientId), lines: (picks) => movementLines(picks, 2, 'move', senderId, feeRecipientId) },

@@ -11,7 +11,6 @@ import { formatMinor } from '../money.ts';
 import { stateFields, transfer, type TransferStateName } from '../transfers/machine.ts';
 import { appdataChars } from '../transfers/service.ts';
 import { dedupRepeat, dedupWinner, passGate, type DedupRequest, type TransferRecord } from '../transfers/gate.ts';
-import { wallet } from '../profiles/machine.ts';
 import { redactAccountNumber, type AccountInput } from './accounts.ts';
 import type { PayoutsContext } from './context.ts';
 import * as store from './store.ts';
@@ -81,10 +80,10 @@ async function escrowPayout(unit: Unit<Failure | Duplicate>, input: PayoutSendIn
     workflowType: plan.workflowType, waitFor: holdingUntil ? 'hold' : 'payout', at: at.toISOString(), holdingUntil: holdingUntil?.toISOString() ?? null,
   });
   const passed = await passGate(unit, {
+    kind: 'payment',
     transferId,
     balances: { off: 'one wallet\'s balance: the move into escrow takes its row' },
     authority: { closedLoopOnly: input.closedLoopOnly === true, fieldName: 'amount', loops: [openLoopId] },
-    wallets: { read: async () => ({ sender: (await unit.load(wallet, input.profileId))?.value ?? null, recipient: null }) },
     dedup: dedup ?? { off: 'no dedup_id given' },
     cash: async () => {
       if (!account) account = await registerAdHoc(unit, input.profileId, (plan.account as { new: AccountInput }).new);

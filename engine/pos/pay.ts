@@ -6,7 +6,6 @@ import type { PosDevice } from '../designs/redemption.ts';
 import { openLoopId, type AmountEntry } from '../ledger/allocation.ts';
 import { balanceLockKey, balanceRowLocks, heldNotesOf, movementLines, pickFromWallet, walletHolder } from '../ledger/cash.ts';
 import { sendFailure, type Duplicate, type Failure } from '../ledger/errors.ts';
-import { wallet } from '../profiles/machine.ts';
 import type { ProfileRecord } from '../profiles/service.ts';
 import { accepts, redeemedLoopsOf } from '../transfers/service.ts';
 import { dedupRepeat, dedupWinner, passGate, type DedupRequest } from '../transfers/gate.ts';
@@ -85,11 +84,11 @@ async function payIn(ctx: PosContext, unit: Unit<Failure | Duplicate>, payment: 
   const { sender, recipient, entries, dedup, redeemed } = payment;
   const transferId = await unit.newLongId('transfer');
   const passed = await passGate(unit, {
+    kind: 'payment',
     transferId,
     balances: { profileIds: [sender.id, recipient.id], currencies: [payment.currency] },
     // A processor or a terminal carries closed loop rights only: brand cash moves, open loop never.
     authority: { closedLoopOnly: true, fieldName: 'amounts' },
-    wallets: { read: async () => ({ sender: (await unit.load(wallet, sender.id))?.value ?? null, recipient: await ctx.profiles.walletState(unit.tx, recipient.id) }) },
     dedup: dedup ?? { off: 'no dedup_id given' },
     cash: async () => {
       if (!entries) return [];

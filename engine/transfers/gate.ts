@@ -51,6 +51,37 @@ function isOff<T extends object>(rung: T | Off): rung is Off {
   return 'off' in rung;
 }
 
+/**
+ * What a movement is, from a closed set: the gate derives from it which wallets' states it reads.
+ *   payment: a party pays from its wallet (a send, a pull, a settlement, a trade's leg, a payout,
+ *     a plan's leg, a payment code's correction): the paying wallet is active, the receiving one not closed;
+ *   release: cash a waiting transfer holds reaches its recipient (a payment code, an invitation, a
+ *     trade's offered leg, a skipped wait): the receiving wallet is not closed;
+ *   issue: new cash into a wallet (issuance, a deposit, brand cash under a plan): the wallet is not closed;
+ *   sink: cash leaves circulation (redemption, expiry, a payout's deposit): no wallet decides;
+ *   debt: what is owed already is paid (a reserve's release, a payout's fee): no wallet's state holds it back;
+ *   escrow_return: a waiting transfer's cash back to its sender, whatever the wallet's state;
+ *   record: a transfer is recorded and nothing moves (a bill, an offer's accept).
+ */
+export type MovementKind = 'payment' | 'release' | 'issue' | 'sink' | 'debt' | 'escrow_return' | 'record';
+
+/** The kinds whose wallet rung reads the paying wallet (active) and the receiving one (not closed). */
+const walletRung: Readonly<Record<MovementKind, { payer: boolean; payee: boolean }>> = {
+  payment: { payer: true, payee: true },
+  release: { payer: false, payee: true },
+  issue: { payer: false, payee: true },
+  sink: { payer: false, payee: false },
+  debt: { payer: false, payee: false },
+  escrow_return: { payer: false, payee: false },
+  record: { payer: false, payee: false },
+};
+
+/** The wallet states a path read under the locks (null: no wallet); `sender` absent when no wallet pays. */
+export interface WalletStates {
+  sender?: string | null;
+  recipient: string | null;
+}
+
 /** The transfer a movement records: ended now (the gate creates its actor), or a row the path's actor already started. */
 export type TransferRecord =
   | { ended: Omit<store.NewTransfer, 'id' | 'at' | 'state' | 'endAt' | 'activityCount' | 'amount'> & { amount?: bigint }; views: { profileId: string; role: string }[] }
@@ -80,13 +111,18 @@ export type Move =
 
 /** Everything the gate needs to know about one movement of cash; every rung is on unless the path says why not. */
 export interface Movement {
+  kind: MovementKind;
   transferId: string;
   /** Rung 0: the wallets whose balances the movement changes, in the currencies it moves. */
   balances: { profileIds: readonly string[]; currencies: readonly string[] } | Off;
   /** Rung 1: the caller's authority; `loops`, the cash the path will move before it picks (a plan's open loop payments). */
   authority: (Authority & { fieldName: string; loops?: readonly string[] }) | Off;
-  /** Rung 2: both wallets' states, read under the locks (null: no wallet); `sender` absent when no wallet pays (issuance). */
-  wallets: { read: () => Promise<{ sender?: string | null; recipient: string | null }> } | Off;
+  /**
+   * Rung 2, derived from the kind: the states the path read under the locks, when its move does not
+   * name the wallets (a design send) or it read them already (a send's first statement); otherwise
+   * the gate reads the move's paying and receiving wallets itself.
+   */
+  wallets?: { read: () => Promise<WalletStates> };
   /** Rung 3: the dedup key of the request. */
   dedup: DedupRequest | Off;
   /** The cash: picks the path knows already (escrow, due notes, a new note), or picked now under the locks. */
@@ -118,11 +154,8 @@ export async function passGate(unit: Unit, movement: Movement): Promise<Passed |
   const authority = isOff(movement.authority) ? null : movement.authority;
   const declared = authority?.loops ? authorityRefusal(authority, authority.loops, authority.fieldName) : null;
   if (declared) return declared;
-  if (!isOff(movement.wallets)) {
-    const states = await movement.wallets.read();
-    const refused = 'sender' in states ? walletStatesRefusal(states.sender ?? null, states.recipient) : walletStatesRefusal('active', states.recipient);
-    if (refused) return refused;
-  }
+  const walletsRefused = await walletRefusal(unit.tx, movement);
+  if (walletsRefused) return walletsRefused;
   if (!isOff(movement.dedup) && !(await claimDedup(unit.tx, movement.dedup, movement.transferId, unit.now))) return duplicate();
   const cash = typeof movement.cash === 'function' ? await movement.cash() : [...movement.cash];
   if (!Array.isArray(cash)) return cash;
@@ -153,6 +186,28 @@ export function authorityRefusal(authority: Authority, loopIds: Iterable<string>
     }
   }
   return null;
+}
+
+/** Rung 2 as the kind asks: the paying wallet's state (active) and the receiving one's (not closed). */
+async function walletRefusal(tx: TransactionSql, movement: Movement): Promise<GateRefusal | null> {
+  const rung = walletRung[movement.kind];
+  if (!rung.payer && !rung.payee) {
+    if (movement.wallets) throw new Error(`a ${movement.kind} movement reads no wallet states`);
+    return null;
+  }
+  const states = movement.wallets ? await movement.wallets.read() : await movedWalletStates(tx, movement.move);
+  const sender = rung.payer ? states.sender : undefined;
+  if (rung.payer && sender === undefined) throw new Error(`a ${movement.kind} movement names its paying wallet`);
+  return walletStatesRefusal(sender === undefined ? 'active' : sender, rung.payee ? states.recipient : null);
+}
+
+/** The states of the wallets a move takes from and brings to (escrows, sinks and reserves have none). */
+async function movedWalletStates(tx: TransactionSql, move: Move | Off): Promise<WalletStates> {
+  if (isOff(move)) throw new Error('a movement that moves nothing reads its wallet states itself');
+  const fromId = 'from' in move && move.from.kind === 'wallet' ? move.from.id : null;
+  const toId = 'issue' in move ? move.issue.holderId : move.to.kind === 'wallet' ? move.to.id : null;
+  const states = await store.selectWalletStates(tx, [fromId, toId].filter((id): id is string => id !== null));
+  return { ...(fromId === null ? {} : { sender: states.get(fromId) ?? null }), recipient: toId === null ? null : states.get(toId) ?? null };
 }
 
 /** Rung 2: the sender's wallet is active and the recipient's is not closed. */
@@ -260,10 +315,10 @@ export async function returnEscrowIn(unit: Unit, transferId: string, senderId: s
   const held = await heldNotes(unit.tx, transferId);
   if (held.length === 0) return;
   const passed = await passGate(unit, {
+    kind: 'escrow_return',
     transferId,
     balances: { profileIds: [senderId], currencies: [...new Set(held.map((note) => note.currency))] },
     authority: { off: 'the sender\'s own cash comes home (retract() climbed the authority rung on the escrow\'s loops first)' },
-    wallets: { off: 'cash comes home whatever the wallet\'s state' },
     dedup: { off: 'the waiting transfer ends once: its state machine refuses a second end' },
     cash: held.map((note) => ({ ...note, whole: true })),
     holding: { off: 'the sender\'s own cash comes home' },

@@ -146,10 +146,10 @@ async function receiptIn(unit: Unit<Failure>, receipt: Receipt): Promise<Pick[]>
   const { input, amount, found, recipient, redeemed } = receipt;
   let rest = false;
   const passed = await passGate(unit, {
+    kind: 'release',
     transferId: found.transfer_id,
     balances: { profileIds: [found.recipient_id, found.sender_id], currencies: [input.currency] },
     authority: { off: 'the sender\'s own code: the recipient takes what the sender offered' },
-    wallets: { off: 'as before the gate: the send read them; a receipt reads no wallet state' },
     dedup: { off: 'the paycode itself: one receipt, then corrections in place' },
     cash: async () => {
       const taken = await escrowPicks(unit.tx, found.transfer_id, amount);
@@ -172,10 +172,10 @@ async function correctionIn(unit: Unit<Failure>, receipt: Receipt, leg: { fromId
   const { input, found, recipient, redeemed } = receipt;
   const toRecipient = leg.action === 'move';
   const passed = await passGate(unit, {
+    kind: 'payment',
     transferId: found.transfer_id,
     balances: { profileIds: [leg.fromId, leg.toId], currencies: [input.currency] },
     authority: toRecipient ? { off: 'the sender\'s own code: the recipient takes what the sender offered' } : { closedLoopOnly: input.closedLoopOnly === true, fieldName: 'amount' },
-    wallets: { off: 'a correction of a completed receipt within its period: the send and the receipt read the wallets' },
     dedup: { off: 'the paycode itself: one transfer, corrected in place' },
     cash: async () => {
       const entries = toRecipient ? [{ loopId: 'any', currency: input.currency, minor: leg.amount }] : await refundEntries(unit, found, input.currency, leg.amount);

@@ -107,6 +107,13 @@ export async function beginSend(tx: Queryable, input: { lockProfileIds: readonly
   return { sequence: BigInt(rows[0].sequence), recipientWalletState: rows[0].recipient_wallet_state };
 }
 
+/** The states of the wallets (actors of kind wallet) of the profiles; a profile with none is absent. */
+export async function selectWalletStates(db: Queryable, profileIds: readonly string[]): Promise<Map<string, string>> {
+  if (profileIds.length === 0) return new Map();
+  const rows = await db<{ id: string; state: string }[]>`select id, state from actors where kind = 'wallet' and id = any(${[...profileIds]}::text[])`;
+  return new Map(rows.map((row) => [row.id, row.state]));
+}
+
 export interface TransferChange {
   state: { nextActivity: string; completed: boolean; canceled: boolean; runState: string };
   endAt: Date | null;

@@ -13,7 +13,6 @@ import type { ProfileRecord, ProfilesService } from '../profiles/service.ts';
 import { stateFields, transfer, type TransferStateName } from './machine.ts';
 import { accepts, redeemedLoopsOf } from './acceptance.ts';
 import { redeemArrivedIn } from '../designs/redemption.ts';
-import { wallet } from '../profiles/machine.ts';
 import { appdataChars, closedLoopRefusal } from './input-checks.ts';
 import type { TransfersService } from './service.ts';
 import { unexpiredEscrowPicks } from '../designs/expiry.ts';
@@ -142,10 +141,10 @@ async function startIn(unit: Unit<Failure | Duplicate>, offer: Offer, dedup: Ded
   const at = unit.now;
   const expiresAt = new Date(at.getTime() + input.acceptExpireSeconds * 1000);
   const passed = await passGate(unit, {
+    kind: 'payment',
     transferId,
     balances: { off: 'one wallet\'s balance: the move into escrow takes its row' },
     authority: { closedLoopOnly: input.closedLoopOnly === true, fieldName: 'amounts' },
-    wallets: { read: async () => ({ sender: (await unit.load(wallet, input.senderId))?.value ?? null, recipient: null }) },
     dedup: dedup ?? { off: 'no dedup_id given' },
     cash: async () => {
       const picked = await pickFromWallet(unit.tx, input.senderId, offer.offered, null, {
@@ -240,10 +239,10 @@ async function acceptIn(ctx: TradesContext, unit: Unit<Failure>, acceptance: Acc
   if (!paid.ok) return unit.reject(sendFailure(paid.errors.map((error) => ({ ...error, field_name: 'expect_amounts' }))));
   // The offered leg from the escrow (movement 1), then the paid leg (movement 2), each through the gate.
   const offeredLeg = await passGate(unit, {
+    kind: 'release',
     transferId: row.id,
     balances: { off: 'both wallets\' balances in every currency of the trade were locked above' },
     authority: { off: 'the sender\'s offered cash, moved into escrow by the sender\'s own start' },
-    wallets: { off: 'read once, on the paid leg' },
     dedup: { off: 'accepting a waiting trade: its state machine refuses a second accept' },
     cash: () => unexpiredEscrowPicks(unit, row.id),
     holding: { senderId, recipient: { id: input.callerId, isIndividual: true }, redeemed: new Set() },
@@ -253,10 +252,10 @@ async function acceptIn(ctx: TradesContext, unit: Unit<Failure>, acceptance: Acc
   if (!offeredLeg.ok) return unit.reject(offeredLeg);
   const offered = offeredLeg.picks;
   const passed = await passGate(unit, {
+    kind: 'payment',
     transferId: row.id,
     balances: { off: 'both wallets\' balances in every currency of the trade were locked above, before the escrow\'s release' },
     authority: { closedLoopOnly: input.closedLoopOnly === true, fieldName: 'expect_amounts' },
-    wallets: { read: async () => ({ sender: (await unit.load(wallet, input.callerId))?.value ?? null, recipient: (await unit.load(wallet, senderId))?.value ?? null }) },
     dedup: { off: 'accepting a waiting trade: the transfer exists, its state machine refuses a second accept' },
     cash: paid.value,
     holding: { senderId: input.callerId, recipient: { id: senderId, isIndividual: sender?.isIndividual ?? true }, redeemed: new Set() },
