@@ -6,6 +6,7 @@ import { issueFeature } from '../ledger/service.ts';
 import { fundProxyTraceCharsMax } from '../limits.ts';
 import { positiveMoneyOf } from '../money.ts';
 import { issuedPicks, passGate } from '../transfers/gate.ts';
+import { transferById } from '../transfers/rows.ts';
 import { invalid, type FundProxyFailure } from './errors.ts';
 import type { FundProxyContext, FundProxyService } from './service.ts';
 import * as store from './store.ts';
@@ -79,7 +80,10 @@ export async function deposit(ctx: FundProxyContext, input: Parameters<FundProxy
   const trace = input.traceNumber;
   return ctx.core.commands.run('fundproxy.deposit', [{ kind: 'wallet', id: proxy.recipient_id }], async (unit: Unit<FundProxyFailure>) => {
     if (trace) {
+      // A repeated trace answers the first deposit when it is the same one: the amount and currency too.
       const earlier = await store.selectDeposit(unit.tx, proxy.id, trace);
+      const first = earlier ? await transferById(unit.tx, earlier) : null;
+      if (earlier && (first?.amount !== parsed.value.minor || first.currency !== input.currency)) return unit.reject({ ok: false, error: 'trace_number_reused' });
       if (earlier) return { ok: true as const, transferId: earlier, duplicate: true };
     }
     const refused = await depositRefusal(ctx, unit, proxy);

@@ -177,28 +177,30 @@ export async function isViewer(sql: Queryable, transferId: string, profileId: st
 }
 
 /**
- * Claims (sender, dedup id) for a new transfer. Returns null when a transfer already holds the key
- * within the window (the caller answers with that transfer); a key older than the window is re-pointed.
+ * Claims (owner, dedup id) for a new transfer with its request's digest. Returns false when a
+ * transfer already holds the key within the window; a key older than the window is re-pointed.
  */
-export async function claimDedup(tx: Queryable, senderId: string, dedupId: string, transferId: string, at: Date, windowStart: Date): Promise<boolean> {
+export async function claimDedup(tx: Queryable, claim: { ownerId: string; key: string; transferId: string; digest: string; at: Date; windowStart: Date }): Promise<boolean> {
   const rows = await tx`
-    insert into transfer_dedup (sender_id, dedup_id, transfer_id, created_at)
-    values (${senderId}, ${dedupId}, ${transferId}, ${at})
-    on conflict (sender_id, dedup_id) do update set transfer_id = excluded.transfer_id, created_at = excluded.created_at
-      where transfer_dedup.created_at < ${windowStart}
+    insert into transfer_dedup (sender_id, dedup_id, transfer_id, created_at, request_digest)
+    values (${claim.ownerId}, ${claim.key}, ${claim.transferId}, ${claim.at}, ${claim.digest})
+    on conflict (sender_id, dedup_id) do update set transfer_id = excluded.transfer_id, created_at = excluded.created_at, request_digest = excluded.request_digest
+      where transfer_dedup.created_at < ${claim.windowStart}
     returning transfer_id`;
   return rows.length === 1;
 }
 
-export async function selectDedupRow(sql: Queryable, senderId: string, dedupId: string): Promise<{ transfer_id: string; created_at: Date } | null> {
-  const rows = await sql<{ transfer_id: string; created_at: Date }[]>`
-    select transfer_id, created_at from transfer_dedup where sender_id = ${senderId} and dedup_id = ${dedupId}`;
-  return rows[0] ?? null;
+export interface DedupRow {
+  transfer_id: string;
+  created_at: Date;
+  /** Null for a key claimed before requests were digested (migration 0310). */
+  request_digest: string | null;
 }
 
-export async function selectDedup(sql: Queryable, senderId: string, dedupId: string): Promise<string | null> {
-  const rows = await sql<{ transfer_id: string }[]>`select transfer_id from transfer_dedup where sender_id = ${senderId} and dedup_id = ${dedupId}`;
-  return rows[0]?.transfer_id ?? null;
+export async function selectDedupRow(sql: Queryable, ownerId: string, dedupId: string): Promise<DedupRow | null> {
+  const rows = await sql<DedupRow[]>`
+    select transfer_id, created_at, request_digest from transfer_dedup where sender_id = ${ownerId} and dedup_id = ${dedupId}`;
+  return rows[0] ?? null;
 }
 
 export interface HistoryQuery {

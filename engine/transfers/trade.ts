@@ -17,7 +17,7 @@ import { appdataChars, closedLoopRefusal } from './input-checks.ts';
 import type { TransfersService } from './service.ts';
 import { unexpiredEscrowPicks } from '../designs/expiry.ts';
 import { parseUid } from '../uids.ts';
-import { dedupRepeat, dedupWinner, passGate, type DedupRequest } from './gate.ts';
+import { idempotently, passGate, type DedupRequest } from './gate.ts';
 import * as store from './store.ts';
 
 /** A trade entry as the edge read it. */
@@ -106,24 +106,23 @@ async function start(ctx: TradesContext, input: TradeInput): Promise<TradeResult
   if (refused) return refused;
   if (appdataChars(input.appdata) > appdataCharsMax) return sendFailure([{ code: 'appdata_too_long', field_name: 'appdata', info: { max: appdataCharsMax } }]);
   const resolved = await ctx.transfers.resolveRecipient(input.senderId, input.recipientUid, undefined);
-  // The sender owns the key; the recipient, the currency and the amount offered make the request.
+  // The sender owns the key; the recipient as named, the cash offered and the cash asked for make the request.
   const dedup: DedupRequest | null = input.dedupId === undefined ? null : {
-    ownerId: input.senderId, key: input.dedupId, senderId: input.senderId, recipientId: resolved.ok ? resolved.recipient.profile?.id : undefined,
+    ownerId: input.senderId, key: input.dedupId, call: 'trade',
+    terms: { recipientUid: input.recipientUid, offered: offered.value.map(entryTerms), expected: expected.value.map(entryTerms) },
+    senderId: input.senderId, recipientId: resolved.ok ? resolved.recipient.profile?.id : undefined,
     currency: offered.value[0].currency, amount: offered.value.reduce((total, entry) => total + entry.minor, 0n),
   };
-  const repeat = dedup ? await dedupRepeat(sql, dedup, core.clock.now()) : null;
-  if (repeat) return repeat.ok ? { ok: true, transferId: repeat.transferId } : repeat;
-  if (!resolved.ok) return resolved;
-  const recipient = resolved.recipient.profile;
-  if (!recipient) return sendFailure([{ code: 'recipient_not_found', field_name: 'recipient_uid', info: { reason: 'a trade needs a recipient with a wallet' } }]);
-  const offer: Offer = { input, offered: offered.value, recipient, senderUid: resolved.senderUid, recipientUid: resolved.recipient.uid };
-  const result = await commands.run('transfer.trade', [{ kind: 'wallet', id: input.senderId }], (unit: Unit<Failure | Duplicate>) => startIn(unit, offer, dedup));
-  if (!result.ok && result.error === 'duplicate') {
-    const winner = await dedupWinner(sql, dedup!);
-    return winner.ok ? { ok: true, transferId: winner.transferId } : winner;
-  }
-  return result;
+  return idempotently<TradeResult>(sql, dedup, core.clock.now(), async () => {
+    if (!resolved.ok) return resolved;
+    const recipient = resolved.recipient.profile;
+    if (!recipient) return sendFailure([{ code: 'recipient_not_found', field_name: 'recipient_uid', info: { reason: 'a trade needs a recipient with a wallet' } }]);
+    const offer: Offer = { input, offered: offered.value, recipient, senderUid: resolved.senderUid, recipientUid: resolved.recipient.uid };
+    return commands.run('transfer.trade', [{ kind: 'wallet', id: input.senderId }], (unit: Unit<Failure | Duplicate>) => startIn(unit, offer, dedup));
+  }, (transferId) => ({ ok: true, transferId }));
 }
+
+const entryTerms = (entry: AmountEntry) => ({ loopId: entry.loopId, currency: entry.currency, minor: entry.minor });
 
 /** A trade checked outside its command: the offered entries and the resolved recipient. */
 interface Offer {
