@@ -9,7 +9,6 @@
 import type { Unit } from '../actors/command.ts';
 import type { Pick as LedgerPick } from '../ledger/allocation.ts';
 import { walletHolder } from '../ledger/cash.ts';
-import { countRedeemed } from '../ledger/supply.ts';
 import { redeemOnArrivalNotesMax } from '../limits.ts';
 import { passGate } from '../transfers/gate.ts';
 import { settlementKind } from '../pos/machine.ts';
@@ -137,7 +136,6 @@ export async function redeemArrivedIn(unit: Unit, input: RedeemInput): Promise<n
       },
     });
     if (!passed.ok) throw new Error(`a redemption is refused by no rung: ${passed.error}`);
-    await countRedeemed(unit.tx, designId, currency, amount);
     number += 1;
     for (const lot of lotsOf(designNotes)) {
       const settled = await settleLotIn(unit, input, { designId, currency, lot, number }, settlements);

@@ -171,24 +171,6 @@ export async function selectRedeemedDesignIds(db: Queryable, profileId: string):
   return rows.map((row) => row.design_id);
 }
 
-export interface DueNoteRow {
-  serial: bigint;
-  holder_kind: 'wallet' | 'transfer';
-  holder_id: string;
-  currency: string;
-  issuer_id: string;
-  amount: bigint;
-  reserve: bigint;
-}
-
-/** Wallet-held notes of a design whose expiry has come, row-locked. */
-export async function selectDueNotesForUpdate(db: Queryable, designId: string, now: Date, limit: number): Promise<DueNoteRow[]> {
-  return db<DueNoteRow[]>`
-    select serial, holder_kind, holder_id, currency, issuer_id, amount, reserve from notes
-    where loop_id = ${designId} and holder_kind = 'wallet' and expires_at is not null and expires_at <= ${now}
-    order by serial limit ${limit} for update`;
-}
-
 /** The soonest expiry still ahead among the live notes of a design. */
 export async function selectNextExpiry(db: Queryable, designId: string): Promise<Date | null> {
   const rows = await db<{ due: Date | null }[]>`
@@ -315,14 +297,6 @@ export async function countExpiredNotes(db: Queryable, serials: readonly bigint[
   const rows = await db<{ count: number }[]>`
     select count(*)::int as count from notes where serial = any(${serials.map(String)}::bigint[]) and loop_id <> '0' and expires_at is not null and expires_at <= ${at}`;
   return rows[0].count;
-}
-
-/** A holder's wallet notes of any design whose expiry has come (cash back from escrow), row-locked. */
-export async function selectHolderDueNotesForUpdate(db: Queryable, holderId: string, now: Date, limit: number): Promise<(DueNoteRow & { loop_id: string })[]> {
-  return db<(DueNoteRow & { loop_id: string })[]>`
-    select serial, holder_kind, holder_id, loop_id, currency, issuer_id, amount, reserve from notes
-    where holder_kind = 'wallet' and holder_id = ${holderId} and loop_id <> '0' and expires_at is not null and expires_at <= ${now}
-    order by serial limit ${limit} for update`;
 }
 
 /** A redemption lot whose settlements do not keep the terms it was distributed under (the audit's promise check). */

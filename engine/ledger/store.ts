@@ -437,3 +437,28 @@ export async function countOrphanHeldNotes(sql: Queryable): Promise<number> {
     where n.holder_kind = 'transfer' and (t.completed or t.canceled)`;
   return Number(rows[0].count);
 }
+
+/** A wallet-held note of brand cash whose expiry has come. */
+export interface DueNoteRow {
+  serial: bigint;
+  holder_id: string;
+  loop_id: string;
+  currency: string;
+  issuer_id: string;
+  amount: bigint;
+  reserve: bigint;
+}
+
+/**
+ * Wallet-held brand cash whose expiry has come: of one design (the sweep) or of one holder (cash
+ * back from escrow), and of one holder and design row-locked (`lock`), for expiry's gate after it
+ * locked the balances: the gate's order, balances before notes.
+ */
+export async function selectDueNotes(db: Queryable, scope: { loopId?: string; holderId?: string; lock: boolean }, now: Date, limit: number): Promise<DueNoteRow[]> {
+  const loop = scope.loopId === undefined ? db`loop_id <> '0'` : db`loop_id = ${scope.loopId}`;
+  const holder = scope.holderId === undefined ? db`` : db`and holder_id = ${scope.holderId}`;
+  return db<DueNoteRow[]>`
+    select serial, holder_id, loop_id, currency, issuer_id, amount, reserve from notes
+    where ${loop} and holder_kind = 'wallet' ${holder} and expires_at is not null and expires_at <= ${now}
+    order by serial limit ${limit} ${scope.lock ? db`for update` : db``}`;
+}

@@ -1,7 +1,7 @@
 // The bank leg of a payout: the outbox sends the escrowed transfer to the connector, and its answer
 // either redeems the cash (a `deposit` movement, the fee to its recipient) or returns it to the sender.
 import type { Unit } from '../actors/command.ts';
-import { escrowHolder, escrowPicks, movementLines, recordRedeemed, walletHolder } from '../ledger/cash.ts';
+import { escrowHolder, escrowPicks, movementLines, walletHolder } from '../ledger/cash.ts';
 import { transferById } from '../transfers/rows.ts';
 import { passGate, returnEscrowIn } from '../transfers/gate.ts';
 import { transfer } from '../transfers/machine.ts';
@@ -73,7 +73,6 @@ async function redeem(unit: Unit, transferId: string, senderId: string, payout: 
     balances: { off: 'escrow to the redeemed sink: no wallet balance changes' },
     cash: async () => (await escrowPicks(unit.tx, transferId, BigInt(payout.deposit_minor))).picks,
     move: { from: escrowHolder(transferId), to: { kind: 'redeemed', id: transferId }, lines: (picks) => movementLines(picks, 1, 'deposit', senderId, payout.account_id) },
-    after: (picks) => recordRedeemed(unit.tx, picks),
   });
   if (!deposited.ok) throw new Error(`a payout's deposit is refused by no rung: ${deposited.error}`);
   if (BigInt(payout.fee_minor) === 0n) return;

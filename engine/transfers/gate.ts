@@ -29,7 +29,7 @@ import type { Unit } from '../actors/command.ts';
 import { holdingRulesProblem, type RulesRecipient } from '../designs/rules.ts';
 import { openLoopId, sumPicks, type Pick } from '../ledger/allocation.ts';
 import {
-  assertLinesMatchPicks, escrowHolder, heldNotes, issueNote, lockWalletBalances, moveNotes, moveRecorded, recordMovements, walletHolder, type Holder, type MovementLine,
+  assertLinesMatchPicks, countLeft, escrowHolder, heldNotes, issueNote, lockWalletBalances, moveNotes, moveRecorded, recordMovements, walletHolder, type Holder, type MovementLine,
 } from '../ledger/cash.ts';
 import { duplicate, sendFailure, type Duplicate, type Failure } from '../ledger/errors.ts';
 import { secretHash } from '../ids.ts';
@@ -339,6 +339,8 @@ async function moveIn(tx: TransactionSql, transferId: string, move: Move, picks:
   for (const number of new Set(lines.map((line) => line.number))) assertLinesMatchPicks(lines.filter((line) => line.number === number), picks);
   if ('from' in move) {
     await moveRecorded(tx, move.from, move.to, picks, at, { transferId, lines });
+    // Cash into a sink leaves the system: the gate counts it with the move (redemption, expiry, a bank deposit).
+    if (move.to.kind === 'redeemed' || move.to.kind === 'expired') await countLeft(tx, move.to.kind, picks);
     return null;
   }
   const serial = await issueNote(tx, move.issue, at);
