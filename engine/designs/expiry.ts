@@ -5,7 +5,7 @@
 import type { Unit } from '../actors/command.ts';
 import { sumPicks, type Pick } from '../ledger/allocation.ts';
 import { escrowPicks, walletHolder } from '../ledger/cash.ts';
-import { dueNotes, dueNotesForUpdate, type DueNoteRow } from '../ledger/reads.ts';
+import { dueNotes, dueNotesForUpdate, expiredNotesAmong, nextExpiryOf, type DueNoteRow } from '../ledger/reads.ts';
 import { designExpiryBatchMax, escrowedExpiryRetryMs } from '../limits.ts';
 import { passGate } from '../transfers/gate.ts';
 import { designKind } from './machine.ts';
@@ -77,7 +77,7 @@ export async function expireDueIn(unit: Unit, designId: string): Promise<number>
   for (const holderId of byHolder(due, (note) => note.holder_id).keys()) {
     if (expired < designExpiryBatchMax) expired += await expireHolderIn(unit, design, holderId, designExpiryBatchMax - expired);
   }
-  const next = await store.selectNextExpiry(unit.tx, designId);
+  const next = await nextExpiryOf(unit.tx, designId);
   if (next) {
     const dueAt = next > unit.now ? next : new Date(unit.now.getTime() + escrowedExpiryRetryMs);
     unit.schedule(designKind, designId, `expire:${dueAt.toISOString()}`, dueAt, { type: 'design.expire_due', at: dueAt.toISOString() });
@@ -87,7 +87,7 @@ export async function expireDueIn(unit: Unit, designId: string): Promise<number>
 
 /** Escrowed cash released to a new holder (a trade or an invitation accepted) must not be past its expiry: refused, it stays for the sender. */
 export async function expiredReleaseProblem(unit: Unit, picks: readonly { serial: bigint }[]): Promise<SendError | null> {
-  if ((await store.countExpiredNotes(unit.tx, picks.map((pick) => pick.serial), unit.now)) === 0) return null;
+  if ((await expiredNotesAmong(unit.tx, picks.map((pick) => pick.serial), unit.now)) === 0) return null;
   return { code: 'cash_expired', field_name: 'transfer_id', info: { reason: 'brand cash in this transfer expired while it waited; it goes back to the sender and out of circulation' } };
 }
 

@@ -142,3 +142,5 @@ export const nextMovementNumber = store.nextMovementNumber;
 export const movementRows = store.movementRows;
 /** Row-locks balances by key (balanceLockKey) in the one global order. */
 export const lockBalances = store.lockBalances;
+/** A send's first statement: the transfer's number, the recipient wallet's state and the send's balances locked (see store.beginSend). */
+export const beginSend = store.beginSend;

@@ -2,7 +2,7 @@
 // loads what the send needs, asks the pure plan (plan.ts) and performs it (send-writes.ts).
 import type { Unit } from '../actors/command.ts';
 import { parseSerialNumbers, type AmountEntry, type ParsedAmounts } from '../ledger/allocation.ts';
-import { anchorWalletBalances, balanceLockKey, balanceRowLocks, pickFromWallet } from '../ledger/cash.ts';
+import { anchorWalletBalances, balanceLockKey, balanceRowLocks, beginSend, pickFromWallet } from '../ledger/cash.ts';
 import { duplicate, sendFailure, type Duplicate, type Failure } from '../ledger/errors.ts';
 import { appdataCharsMax } from '../limits.ts';
 import { wallet } from '../profiles/machine.ts';
@@ -172,7 +172,7 @@ async function loadIn(ctx: TransfersContext, unit: SendUnit, prepared: PreparedS
   const lockProfileIds = recipient && waitFor === 'none' ? [input.senderId, recipient.id] : [input.senderId];
   // The open loop rows are made sure of first (anchorWalletBalances), pipelined ahead on the same round trip.
   const begun = () => Promise.all([
-    anchorWalletBalances(unit.tx, lockProfileIds, currency), store.beginSend(unit.tx, { lockProfileIds, currency, recipientId: recipient?.id ?? null }),
+    anchorWalletBalances(unit.tx, lockProfileIds, currency), beginSend(unit.tx, { lockProfileIds, currency, recipientId: recipient?.id ?? null }),
   ]).then(([, started]) => started);
   let transferId: string;
   let picked: Awaited<ReturnType<typeof pick>>;

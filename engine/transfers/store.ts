@@ -91,22 +91,6 @@ export async function insertTransfer(tx: Queryable, transfer: NewTransfer, views
   }
 }
 
-/**
- * A send's first statement: a number from the long id sequence for the transfer id, the recipient
- * wallet's state (not locked: credits are atomic upserts) and the balances about to change,
- * row-locked in a stable order so two opposite sends queue rather than deadlock.
- */
-export async function beginSend(tx: Queryable, input: { lockProfileIds: readonly string[]; currency: string; recipientId: string | null }): Promise<{ sequence: bigint; recipientWalletState: string | null }> {
-  const rows = await tx<{ sequence: bigint; recipient_wallet_state: string | null; locked_rows: bigint }[]>`
-    with locked as (
-      select 1 from balances where profile_id = any(${[...input.lockProfileIds].sort()}::text[]) and currency = ${input.currency}
-      order by profile_id, currency, loop_id for update)
-    select nextval('ids_long') as sequence,
-      (select state from actors where kind = 'wallet' and id = ${input.recipientId}) as recipient_wallet_state,
-      (select count(*) from locked) as locked_rows`;
-  return { sequence: BigInt(rows[0].sequence), recipientWalletState: rows[0].recipient_wallet_state };
-}
-
 /** The states of the wallets (actors of kind wallet) of the profiles; a profile with none is absent. */
 export async function selectWalletStates(db: Queryable, profileIds: readonly string[]): Promise<Map<string, string>> {
   if (profileIds.length === 0) return new Map();
