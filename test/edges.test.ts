@@ -78,6 +78,16 @@ test('no SQL truncates a list at a written number', () => {
   assert.ok(sqlLimitNumber.test('order by id limit 100') && !sqlLimitNumber.test('order by id limit 1`'));
 });
 
+// Cash is the ledger's: notes and balances are read and written in SQL only under engine/ledger/
+// (the gate's moves, issues and locks, and the ledger's reads other domains call).
+const notesOrBalancesSql = /\b(from|join|update|into)\s+(notes|balances)\b/i;
+
+test('no SQL outside engine/ledger/ touches notes or balances', () => {
+  const outsideLedger = sourceFiles('engine').filter((file) => !file.startsWith(path.join('engine', 'ledger') + path.sep) && !file.includes(`${path.sep}migrations${path.sep}`));
+  assert.equal(linesMatching(outsideLedger, notesOrBalancesSql), []);
+  assert.ok(notesOrBalancesSql.test('select serial from notes where') && notesOrBalancesSql.test('update balances set') && !notesOrBalancesSql.test('the notes of a wallet'));
+});
+
 // One error table per domain, and each code mapped to its answer once: a code that answers the
 // same in two domains refers to the one mapping (`invalid: edgeErrors.invalid`), and a code whose
 // answer differs is a different code (`bank_account_not_found`, `proxy_account_not_found`).

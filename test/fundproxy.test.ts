@@ -98,7 +98,7 @@ test('get-ach is idempotent over GET and POST; another appdata or distributor is
   assert.is(await count('fund_proxies'), 3);
 });
 
-test('a deposit is issued by the issuer into the recipient\'s wallet, with the appdata and movements; a repeated trace issues nothing', async () => {
+test('a deposit is issued by the issuer into the recipient\'s wallet, with the appdata and movements; a repeated trace issues nothing, and with another amount answers 409', async () => {
   const body = { routing_number: routing, issuer_uid: `service:${world.issuerId}`, recipient_uid: `service:${pat.id}`, 'appdata.bank.customer': 'C-17' };
   const { account_number: account } = (await getAch(body)).body;
   const before = await usd(server, pat.id);
@@ -108,6 +108,11 @@ test('a deposit is issued by the issuer into the recipient\'s wallet, with the a
   assert.is(await usd(server, pat.id), (Number(before) + 25).toFixed(2));
   const repeated = await server.client.post('/admin/fundproxy/deposit', { account_number: account, amount: '25.00', trace_number: 'T-1' }, operator);
   assert.equal(repeated.body, { transfer_id: deposited.body.transfer_id, duplicate: true });
+  assert.is(await usd(server, pat.id), (Number(before) + 25).toFixed(2));
+  // The same trace with another amount is another deposit under a used trace: refused, nothing issued (issue 34 item 7).
+  const changed = await server.client.post('/admin/fundproxy/deposit', { account_number: account, amount: '26.00', trace_number: 'T-1' }, operator);
+  assert.is(changed.status, 409, changed.text);
+  assert.is(changed.body.error, 'trace_number_reused');
   assert.is(await usd(server, pat.id), (Number(before) + 25).toFixed(2));
   const history = await server.client.get('/wallet/history', { 'appdata.bank.customer': 'C-17' }, pat.auth);
   assert.is(history.status, 200, history.text);

@@ -110,6 +110,30 @@ test('POST /o/<id>/accept: a dedup_id reused for another offer or quantity is re
   await assertAudit('offer accept dedup');
 });
 
+test('issue 34 item 7: a dedup_id reused with another loop, design, plan or kind of call is refused', async () => {
+  const [pat, bob] = [await customer(), await customer()];
+  await issue(server, pat.id, '5.00');
+  assert.is((await api.post(`/design/${gift.id}/send`, { recipient_uid: `service:${pat.id}`, distribution_plan_id: gift.plan, amount: '5.00' }, cafe.auth)).status, 200);
+  // Another loop of the same amount and currency.
+  const send = { recipient_uid: `service:${bob.id}`, amounts: '0-USD-1.00', dedup_id: 'loop-1' };
+  await sameOrRefused('/wallet/send', send, [{ ...send, amounts: `${gift.id}-USD-1.00` }], pat.auth);
+  // Another plan of the design, another design, and a design send under a key a wallet send took.
+  const otherPlan = (await api.post(`/design/${gift.id}/plan/create`, { title: 'Other plan' }, cafe.auth)).body.plan_id as string;
+  const created = await api.post('/design/create', { title: 'Other gift', currency: 'USD', design_type: 'gl_design' }, cafe.auth);
+  const other = { id: created.body.id as string, plan: (await api.post(`/design/${created.body.id}/plan/create`, { title: 'Plan' }, cafe.auth)).body.plan_id as string };
+  const designSend = { recipient_uid: `service:${bob.id}`, distribution_plan_id: gift.plan, amount: '2.00', dedup_id: 'design-1' };
+  await sameOrRefused(`/design/${gift.id}/send`, designSend, [{ ...designSend, distribution_plan_id: otherPlan }], cafe.auth);
+  const before = await ledgerFingerprint(server.engine);
+  const otherDesign = await api.post(`/design/${other.id}/send`, { ...designSend, distribution_plan_id: other.plan }, cafe.auth);
+  assert.is(otherDesign.status, 409, otherDesign.text);
+  assert.is(otherDesign.body.error, 'dedup_id_reused');
+  const walletSend = await api.post('/wallet/send', { recipient_uid: `service:${bob.id}`, amounts: '0-USD-2.00', dedup_id: 'design-1' }, cafe.auth);
+  assert.is(walletSend.status, 409, walletSend.text);
+  assert.is(walletSend.body.error, 'dedup_id_reused');
+  assert.equal(await ledgerFingerprint(server.engine), before, 'a refused reuse changes nothing');
+  await assertAudit('dedup across loops, designs, plans and calls');
+});
+
 test('/wallet/send to a payment-code business: a repeat after the terminal took less still answers the same transfer', async () => {
   const shop = await business('Code Shop');
   await server.engine.services.profiles.setFlags(server.engine.sql, shop.id, { supportPaycode: true });

@@ -237,7 +237,7 @@ test('receive accepts a soft-expired token; send does not', async () => {
   assert.is(received.status, 200, received.text);
 });
 
-test('a suspended wallet cannot send or pay out; a closed wallet cannot receive', async () => {
+test('the token of a suspended wallet does not authenticate (401 token_invalid) until it is unsuspended; a closed wallet cannot receive', async () => {
   const alice = await person(server, world);
   const bob = await person(server, world);
   await issue(server, alice.id, '10.00');
@@ -245,9 +245,10 @@ test('a suspended wallet cannot send or pay out; a closed wallet cannot receive'
   const before = await ledgerFingerprint(server.engine);
   assert.is((await server.client.post(`/admin/profiles/${alice.id}/wallet`, { action: 'suspend' }, operator)).status, 200);
   const suspended = await server.client.post('/wallet/send', { recipient_uid: `service:${bob.id}`, amounts: '0-USD-1.00' }, alice.auth);
-  assert.is(suspended.body.send_errors[0].code, 'sender_wallet_not_active');
+  assert.is(suspended.status, 401);
+  assert.is(suspended.body.error, 'invalid_token');
   const payout = await server.client.post('/wallet/send-dfi', { currency: 'USD', amount: '1.00', fee: '0', recipient_about: { name: 'A' }, recipient_account: { routing_number: '011000015', account_number: '5555' } }, alice.auth);
-  assert.is(payout.body.send_errors[0].code, 'sender_wallet_not_active');
+  assert.is(payout.body.error, 'invalid_token');
   assert.is(await ledgerFingerprint(server.engine), before);
   assert.is((await server.client.post(`/admin/profiles/${alice.id}/wallet`, { action: 'unsuspend' }, operator)).status, 200);
   assert.is((await server.client.post('/wallet/send', { recipient_uid: `service:${bob.id}`, amounts: '0-USD-1.00' }, alice.auth)).status, 200);

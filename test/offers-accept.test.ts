@@ -267,7 +267,8 @@ test('a suspended business does not pay out and a suspended person does not acce
   assert.is(paused.body.error, 'not_available');
   assert.is((await post(`/admin/profiles/${cafe.id}/wallet`, { action: 'unsuspend' }, operator)).status, 200);
   assert.is((await post(`/admin/profiles/${pat.id}/wallet`, { action: 'suspend' }, operator)).status, 200);
-  assertRefused(await post(`/o/${created.id}/accept`, { option_id: 'free' }, pat.auth), 403, 'forbidden');
+  // A suspended wallet's token does not authenticate at all.
+  assertRefused(await post(`/o/${created.id}/accept`, { option_id: 'free' }, pat.auth), 401, 'invalid_token');
   assert.is(await ledgerFingerprint(server.engine), before);
   assert.is((await get(`/o/${created.id}/info`)).body.offer.purchases_remain, 10);
 });
@@ -363,10 +364,15 @@ test('closed-loop tokens (POST /p/token) commit no open loop cash: brand cash of
   const freePlan = await post(`/design/${designId}/plan/create`, { title: 'Free to issue' }, cafe.auth);
   const noReserve = await server.client.request('PATCH', `/design/${designId}/plan/${freePlan.body.plan_id}`, { recipients: [] }, cafe.auth);
   assert.is(noReserve.status, 200, noReserve.text);
-  const brandOnly = await post('/o/create', {
+  const brandOffer = {
     title: 'Brand only', amount: '3.00', quantity: 5, design_id: designId, distribution_plan_id: freePlan.body.plan_id,
     options: [{ option_id: 'free', payment_type: 'free' }, { option_id: 'buy', payment_type: 'service', price: '1.00' }],
-  }, cafeClosed);
+  };
+  // A closed-loop token's offer leaves its reserve owed, so it takes no price (issue 34 item 6).
+  const pricedByClosed = await post('/o/create', brandOffer, cafeClosed);
+  assert.is(pricedByClosed.status, 400, pricedByClosed.text);
+  assert.ok(pricedByClosed.body.invalid['options.1.price'], pricedByClosed.text);
+  const brandOnly = await post('/o/create', brandOffer, cafe.auth);
   assert.is(brandOnly.status, 200, brandOnly.text);
   const pat = await person();
   await issue(server, pat.id, '5.00');
@@ -388,6 +394,35 @@ async function owedOf(distributorId: string): Promise<number> {
   const row = audit.body.owed.find((entry: any) => entry.design_id === designId && entry.distributor_id === distributorId);
   return row ? Math.round(Number(row.reserve_owed) * 100) : 0;
 }
+
+test("issue 34 item 6: a closed-loop token's offer takes no price, made or changed, and an offer that owes its reserve sells no priced option", async () => {
+  const answer = await server.client.post('/p/token', { uid: `service:${cafe.id}`, manager_uid: `service:${cafe.managerId}` }, { auth: app.basic });
+  assert.is(answer.status, 200, answer.text);
+  const cafeClosed = { auth: { bearer: answer.body.access_token as string } };
+  const priced = { title: 'Gift for cash', amount: '40.00', quantity: 3, design_id: designId, distribution_plan_id: planId, options: [{ option_id: 'buy', payment_type: 'service', price: '40.00' }] };
+  const refused = await post('/o/create', priced, cafeClosed);
+  assert.is(refused.status, 400, refused.text);
+  assert.ok(refused.body.invalid['options.0.price'], refused.text);
+  // A free offer of the token cannot be given a price later, by it or by the business itself.
+  const free = await post('/o/create', { ...priced, options: [{ option_id: 'free', payment_type: 'free' }] }, cafeClosed);
+  assert.is(free.status, 200, free.text);
+  for (const auth of [cafeClosed, cafe.auth]) {
+    const repriced = await server.client.request('PATCH', `/o/${free.body.id}`, { options: priced.options }, auth);
+    assert.is(repriced.status, 400, repriced.text);
+    assert.ok(repriced.body.invalid['options.0.price'], repriced.text);
+  }
+  // An offer that owes its reserve from before: its priced option is not sold, and nothing moves.
+  const stored = [{ option_id: 'buy', payment_type: 'service', price: '4000' }];
+  await server.engine.sql`update offers set options = ${server.engine.sql.json(stored as never)} where id = ${free.body.id}`;
+  const sam = await person();
+  await issue(server, sam.id, '50.00');
+  const before = await ledgerFingerprint(server.engine);
+  const bought = await post(`/o/${free.body.id}/accept`, { option_id: 'buy' }, sam.auth);
+  assert.is(bought.status, 400, bought.text);
+  assert.is(bought.body.error, 'not_available');
+  assert.is(await ledgerFingerprint(server.engine), before, 'nothing moved');
+  await assertAudit('priced offer owing its reserve');
+});
 
 test('50 concurrent accepts of an offer with 20 in stock: exactly 20 succeed, the rest are sold out, nothing oversold', async () => {
   const created = await offer(cafe, { title: 'Rush hour', quantity: 20, amount: '1.00' });

@@ -17,8 +17,8 @@ export const fundProxyDocs: OperationDocs = {
   },
   postAdminFundproxyDeposit: {
     description:
-      "The simulated ACH rail: money arrives for a proxy's account number and becomes a receive_ach_confirm transfer; a repeated trace_number answers the first. Operator key (the CLI drives it).",
+      "The simulated ACH rail: money arrives for a proxy's account number and becomes a receive_ach_confirm transfer; a repeated trace_number answers the first deposit when the amount is the same, 409 trace_number_reused when it is not. Operator key (the CLI drives it).",
     example: { account_number: '000123456789', amount: '50.00', trace_number: '021000020000001' },
-    errors: [...pick(fundProxyErrors, 'proxy_account_not_found', 'recipient_wallet_closed', 'issuer_not_permitted')],
+    errors: [...pick(fundProxyErrors, 'proxy_account_not_found', 'recipient_wallet_closed', 'issuer_not_permitted', 'trace_number_reused')],
   },
 };

@@ -13,6 +13,7 @@ export const fundProxyErrors = errorTable<FundProxyError>({
   proxy_account_not_found: { status: 404, error: 'not_found', description: 'No funding proxy has this account number.' },
   recipient_wallet_closed: { status: 409, description: "The proxy's recipient wallet is closed; the deposit is returned." },
   issuer_not_permitted: { status: 409, description: "The proxy's issuer no longer has issue_open_loop; the deposit is returned." },
+  trace_number_reused: { status: 409, description: 'This trace_number already names a deposit of another amount to this proxy.' },
 });
 
 function raise(failure: FundProxyFailure): never {

@@ -3,7 +3,7 @@
 import type { Unit } from '../actors/command.ts';
 import { openLoopId } from '../ledger/allocation.ts';
 import type { Duplicate } from '../ledger/errors.ts';
-import { authorityRefusal, dedupRepeat, dedupWinner, passGate, type DedupRequest } from '../transfers/gate.ts';
+import { authorityRefusal, idempotently, passGate, type DedupRequest } from '../transfers/gate.ts';
 import { billPaymentWaitMs, billReminderIntervalMs } from '../limits.ts';
 import { canonicalUidOf, personNameProblem } from '../profiles/names.ts';
 import { stateFields, transfer, type TransferStateName } from '../transfers/machine.ts';
@@ -88,10 +88,10 @@ async function billIn(
     },
   };
   const passed = await passGate(unit, {
+    kind: 'record',
     transferId,
     balances: { off: 'a bill moves nothing until it is paid (bill-payment.ts, each leg through the gate)' },
     authority: { off: 'createBill refused a closed-loop token whose bill would pay open loop cash, before the command' },
-    wallets: { off: 'nothing moves now: the payment reads the wallets' },
     dedup: dedup ?? { off: 'no dedup_id given' },
     cash: [],
     holding: { off: 'nothing moves now: distributeIn holds the cap when the bill is paid' },
@@ -117,18 +117,15 @@ export async function createBill(ctx: CirculationContext, input: BillInput): Pro
   const merchant = await ctx.profiles.get(ctx.sql, input.callerId);
   if (!merchant) throw new Error(`the billing merchant ${input.callerId} does not exist`);
   const customer = await customerOf(ctx, input, merchant.site);
-  // The merchant owns the key; the customer (when known already), the currency and the amount make the request.
+  // The merchant owns the key; the customer as named, the design, the plan and the amount make the request.
   const dedup: DedupRequest | null = input.dedupId === undefined ? null : {
-    ownerId: input.callerId, key: input.dedupId, senderId: customer.id ?? undefined, recipientId: input.callerId, currency: terms.design.currency, amount: terms.amount,
+    ownerId: input.callerId, key: input.dedupId, call: 'bill',
+    terms: { designId: terms.design.id, planId: terms.plan.id, amount: terms.amount, customerUid: input.senderUid ?? null, newCustomer: input.profileCreationData ?? null },
+    senderId: customer.id ?? undefined, recipientId: input.callerId, currency: terms.design.currency, amount: terms.amount,
   };
-  const repeat = dedup ? await dedupRepeat(ctx.sql, dedup, ctx.core.clock.now()) : null;
-  if (repeat) return repeat.ok ? { ...repeat, duplicate: true } : repeat;
-  if (customer.problem) return customer.problem;
-  const locks = [{ kind: designKind.kind, id: terms.design.id }, { kind: 'wallet', id: input.callerId }];
-  const result = await ctx.commands.run('design.bill', locks, (unit: Unit<Duplicate>) => billIn(ctx, unit, input, terms, customer.id, { title: merchant.title ?? null, site: merchant.site }, dedup));
-  if (!result.ok) {
-    const winner = await dedupWinner(ctx.sql, dedup!);
-    return winner.ok ? { ...winner, duplicate: true } : winner;
-  }
-  return result;
+  return idempotently<BillResult>(ctx.sql, dedup, ctx.core.clock.now(), async () => {
+    if (customer.problem) return customer.problem;
+    const locks = [{ kind: designKind.kind, id: terms.design.id }, { kind: 'wallet', id: input.callerId }];
+    return ctx.commands.run('design.bill', locks, (unit: Unit<Duplicate>) => billIn(ctx, unit, input, terms, customer.id, { title: merchant.title ?? null, site: merchant.site }, dedup));
+  }, (transferId) => ({ ok: true as const, transferId, duplicate: true }));
 }

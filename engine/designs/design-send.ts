@@ -4,7 +4,7 @@ import type { Unit } from '../actors/command.ts';
 import { balanceLockKey, balanceRowLocks } from '../ledger/cash.ts';
 import { sendFailure, type Duplicate, type Failure } from '../ledger/errors.ts';
 import { wallet } from '../profiles/machine.ts';
-import { dedupRepeat, dedupWinner, passGate, type DedupRequest } from '../transfers/gate.ts';
+import { idempotently, passGate, type DedupRequest } from '../transfers/gate.ts';
 import { issueTerms, type IssueTerms } from './access.ts';
 import type { DesignSendInput, DesignSendResult } from './design-send-types.ts';
 import type { CirculationContext } from './context.ts';
@@ -12,6 +12,7 @@ import { distributeIn, distributionSplit } from './distribution.ts';
 import { invalid, type DesignFailure } from './errors.ts';
 import { designKind } from './machine.ts';
 
+type Resolution = Awaited<ReturnType<CirculationContext['transfers']['resolveRecipient']>>;
 type Resolved = Extract<Awaited<ReturnType<CirculationContext['transfers']['resolveRecipient']>>, { ok: true }>['recipient'];
 
 /** The recipient: an existing profile, and the UID the send named it by. */
@@ -39,6 +40,7 @@ async function sendIn(ctx: CirculationContext, unit: Unit<Duplicate | DesignFail
   const views = [{ profileId: input.callerId, role: 'sender' }];
   if (profile.id !== input.callerId) views.push({ profileId: profile.id, role: 'recipient' });
   const passed = await passGate(unit, {
+    kind: 'payment',
     transferId,
     balances: { off: 'the command\'s shared locks took every balance the distribution changes, in the one order' },
     authority: { off: 'send() refused a closed-loop token whose plan pays open loop cash now; the brand cash issued is its to move' },
@@ -73,10 +75,15 @@ export async function send(ctx: CirculationContext, input: DesignSendInput): Pro
   const { design, plan, amount } = checked;
   const resolved = await ctx.transfers.resolveRecipient(input.callerId, input.recipientUid, undefined);
   const dedup: DedupRequest | null = input.dedupId === undefined ? null : {
-    ownerId: input.callerId, key: input.dedupId, senderId: input.callerId, recipientId: resolved.ok ? resolved.recipient.profile?.id : undefined, currency: design.currency, amount,
+    ownerId: input.callerId, key: input.dedupId, call: 'design_send', terms: { designId: design.id, planId: plan.id, recipientUid: input.recipientUid, amount },
+    senderId: input.callerId, recipientId: resolved.ok ? resolved.recipient.profile?.id : undefined, currency: design.currency, amount,
   };
-  const repeat = dedup ? await dedupRepeat(ctx.sql, dedup, ctx.core.clock.now()) : null;
-  if (repeat) return repeat.ok ? { ...repeat, duplicate: true } : repeat;
+  return idempotently<DesignSendResult>(ctx.sql, dedup, ctx.core.clock.now(), () => sendOnce(ctx, input, checked, resolved, dedup), (transferId) => ({ ok: true as const, transferId, duplicate: true }));
+}
+
+/** A design send that is not a repeat: the recipient's checks, then the command. */
+async function sendOnce(ctx: CirculationContext, input: DesignSendInput, checked: IssueTerms, resolved: Resolution, dedup: DedupRequest | null) {
+  const { design, plan, amount } = checked;
   if (!resolved.ok) return resolved;
   const recipient = resolved.recipient.profile;
   if (!recipient) return sendFailure([{ code: 'recipient_not_found', field_name: 'recipient_uid', info: { reason: 'brand cash is sent to existing profiles only' } }]);
@@ -92,10 +99,5 @@ export async function send(ctx: CirculationContext, input: DesignSendInput): Pro
   }
   const balanceKeys = [...new Set([input.callerId, recipient.id, design.issuer_id, ...split.fees.map((fee) => fee.recipientId)])].map((id) => balanceLockKey(id, design.currency));
   const lockRefs = [{ kind: designKind.kind, id: design.id }, { kind: 'wallet', id: input.callerId }];
-  const result = await ctx.commands.run('design.send', lockRefs, (unit: Unit<Duplicate | DesignFailure | Failure>) => sendIn(ctx, unit, input, checked, { profile: recipient, uid: resolved.recipient.uid }, dedup), { shared: { rows: balanceRowLocks, keys: balanceKeys } });
-  if (!result.ok && result.error === 'duplicate') {
-    const winner = await dedupWinner(ctx.sql, dedup!);
-    return winner.ok ? { ...winner, duplicate: true } : winner;
-  }
-  return result;
+  return ctx.commands.run('design.send', lockRefs, (unit: Unit<Duplicate | DesignFailure | Failure>) => sendIn(ctx, unit, input, checked, { profile: recipient, uid: resolved.recipient.uid }, dedup), { shared: { rows: balanceRowLocks, keys: balanceKeys } });
 }

@@ -15,7 +15,6 @@ import type { Holder } from '../ledger/types.ts';
 import { dayMs } from '../limits.ts';
 import { recordReceivables } from '../pos/records.ts';
 import type { NewReceivable } from '../pos/types.ts';
-import { wallet } from '../profiles/machine.ts';
 import { issuedPicks, passGate, type Issue } from '../transfers/gate.ts';
 import { designKind } from './machine.ts';
 import { publishDesignIn } from './publish.ts';
@@ -121,10 +120,10 @@ export async function distributeIn(
 async function issueIn(unit: Unit, transferId: string, number: number, issue: Issue): Promise<Failure | null> {
   const line = { loopId: issue.loopId, currency: issue.currency, issuerId: issue.issuerId, amount: issue.amount };
   const passed = await passGate(unit, {
+    kind: 'issue',
     transferId,
     balances: { off: 'the path\'s command took every balance of its transfer in the one order' },
     authority: { off: 'brand cash issued under a plan: the path refused a closed-loop token whose plan pays open loop cash now' },
-    wallets: { off: 'the path read them (design send, bill payment, offer accept)' },
     dedup: { off: 'the path claimed the key with the transfer' },
     cash: issuedPicks(issue),
     // As issued by the issuer: transferable binds holders, not the issuer's distribution; the cap binds the holder.
@@ -141,7 +140,7 @@ async function issueIn(unit: Unit, transferId: string, number: number, issue: Is
   if (passed.ok) return null;
   // Only the holding rungs refuse an issue (max_per_wallet): answered on the design send's field.
   if (!passed.sendErrors) throw new Error(`issuing brand cash is refused by no other rung: ${passed.error}`);
-  return sendFailure(passed.sendErrors.map((problem) => ({ ...problem, field_name: 'amount' })));
+  return sendFailure(passed.sendErrors.map((problem) => (problem.code === 'recipient_wallet_closed' ? problem : { ...problem, field_name: 'amount' })));
 }
 
 /**
@@ -151,10 +150,10 @@ async function issueIn(unit: Unit, transferId: string, number: number, issue: Is
 export async function payIn(unit: Unit, fromId: string, to: Holder, currency: string, amount: bigint, movement: { transferId: string; number: number; action: string; toId: string }): Promise<Failure | null> {
   if (amount === 0n) return null;
   const passed = await passGate(unit, {
+    kind: 'payment',
     transferId: movement.transferId,
     balances: { off: 'the path\'s command took every balance of its transfer in the one order before this leg' },
     authority: { off: 'the path refused a closed-loop token before its command: these legs always pay open loop cash' },
-    wallets: { read: async () => ({ sender: (await unit.load(wallet, fromId))?.value ?? null, recipient: null }) },
     dedup: { off: 'a later leg of a transfer: its path claimed the key with the transfer' },
     cash: async () => {
       const picked = await pickFromWallet(unit.tx, fromId, [{ loopId: openLoopId, currency, minor: amount }], null, { recipientId: null, accepts: () => true, nonPayment: false, at: unit.now });

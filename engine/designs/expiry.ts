@@ -3,9 +3,9 @@
 // after their expiry (a retracted trade, a canceled send) are expired as they land, in the command
 // that returns them. Until then allocation never picks a note past its expiry (engine/ledger/allocation.ts).
 import type { Unit } from '../actors/command.ts';
-import type { Pick } from '../ledger/allocation.ts';
+import { sumPicks, type Pick } from '../ledger/allocation.ts';
 import { escrowPicks, walletHolder } from '../ledger/cash.ts';
-import { countExpired } from '../ledger/supply.ts';
+import { dueNotes, dueNotesForUpdate, expiredNotesAmong, nextExpiryOf, type DueNoteRow } from '../ledger/reads.ts';
 import { designExpiryBatchMax, escrowedExpiryRetryMs } from '../limits.ts';
 import { passGate } from '../transfers/gate.ts';
 import { designKind } from './machine.ts';
@@ -13,18 +13,28 @@ import { releaseReserve } from './reserve.ts';
 import * as store from './store.ts';
 import { sendFailure, type Failure, type SendError } from '../ledger/errors.ts';
 
-/** One holder's due notes of one design leave circulation in one `expire` transfer; their reserve goes to the issuer. */
-async function expireHolderIn(unit: Unit, design: store.DesignRow, holderId: string, notes: readonly store.DueNoteRow[]): Promise<void> {
-  const amount = notes.reduce((total, note) => total + note.amount, 0n);
-  const reserve = notes.reduce((total, note) => total + note.reserve, 0n);
+/** What a holder's expiry found under the locks: nothing when the notes left the wallet before the balances were locked. */
+const nothingDue = sendFailure([]);
+
+/**
+ * One holder's due notes of one design leave circulation in one `expire` transfer; their reserve
+ * goes to the issuer. The gate locks the holder's and the issuer's balances first, then the notes
+ * are read again row-locked (the gate's order: balances before notes).
+ */
+async function expireHolderIn(unit: Unit, design: store.DesignRow, holderId: string, limit: number): Promise<number> {
   const transferId = await unit.newLongId('transfer');
+  let due: DueNoteRow[] = [];
   const passed = await passGate(unit, {
+    kind: 'sink',
     transferId,
     balances: { profileIds: [holderId, design.issuer_id], currencies: [design.currency] },
     authority: { off: 'no caller: the sweeper moves cash by the design\'s expiry rule' },
-    wallets: { off: 'expiry is final: due notes leave a wallet whatever its state' },
     dedup: { off: 'no request: one transfer per holder and sweep' },
-    cash: notes.map((note) => ({ serial: note.serial, loopId: design.id, currency: note.currency, issuerId: note.issuer_id, amount: note.amount, whole: true })),
+    cash: async () => {
+      due = await dueNotesForUpdate(unit.tx, holderId, design.id, unit.now, limit);
+      if (due.length === 0) return nothingDue;
+      return due.map((note) => ({ serial: note.serial, loopId: design.id, currency: note.currency, issuerId: note.issuer_id, amount: note.amount, whole: true }));
+    },
     holding: { off: 'the cash leaves circulation: no holder receives it' },
     transfer: {
       ended: {
@@ -35,14 +45,16 @@ async function expireHolderIn(unit: Unit, design: store.DesignRow, holderId: str
     },
     move: {
       from: walletHolder(holderId), to: { kind: 'expired', id: design.id },
-      lines: () => [{ number: 1, action: 'expire', fromId: holderId, toId: design.issuer_id, loopId: design.id, currency: design.currency, issuerId: design.issuer_id, amount }],
+      lines: (picks) => [{ number: 1, action: 'expire', fromId: holderId, toId: design.issuer_id, loopId: design.id, currency: design.currency, issuerId: design.issuer_id, amount: sumPicks(picks) }],
     },
     after: async () => {
-      await countExpired(unit.tx, design.id, design.currency, amount);
+      const reserve = due.reduce((total, note) => total + note.reserve, 0n);
       if (reserve > 0n) await releaseReserve(unit, design.id, design.currency, reserve, design.issuer_id, { transferId, number: 2, action: 'release' });
     },
   });
+  if (passed === nothingDue) return 0;
   if (!passed.ok) throw new Error(`expiry of design ${design.id} refused by the gate: ${passed.error}`);
+  return due.length;
 }
 
 function byHolder<T extends { holder_id: string }>(notes: readonly T[], key: (note: T) => string): Map<string, T[]> {
@@ -59,19 +71,23 @@ function byHolder<T extends { holder_id: string }>(notes: readonly T[], key: (no
 export async function expireDueIn(unit: Unit, designId: string): Promise<number> {
   const design = await store.selectDesign(unit.tx, designId);
   if (!design) return 0;
-  const due = await store.selectDueNotesForUpdate(unit.tx, designId, unit.now, designExpiryBatchMax);
-  for (const [holderId, notes] of byHolder(due, (note) => note.holder_id)) await expireHolderIn(unit, design, holderId, notes);
-  const next = await store.selectNextExpiry(unit.tx, designId);
+  // Whom to visit is read without a lock; each holder's notes are locked after its balances.
+  const due = await dueNotes(unit.tx, { loopId: designId }, unit.now, designExpiryBatchMax);
+  let expired = 0;
+  for (const holderId of byHolder(due, (note) => note.holder_id).keys()) {
+    if (expired < designExpiryBatchMax) expired += await expireHolderIn(unit, design, holderId, designExpiryBatchMax - expired);
+  }
+  const next = await nextExpiryOf(unit.tx, designId);
   if (next) {
     const dueAt = next > unit.now ? next : new Date(unit.now.getTime() + escrowedExpiryRetryMs);
     unit.schedule(designKind, designId, `expire:${dueAt.toISOString()}`, dueAt, { type: 'design.expire_due', at: dueAt.toISOString() });
   }
-  return due.length;
+  return expired;
 }
 
 /** Escrowed cash released to a new holder (a trade or an invitation accepted) must not be past its expiry: refused, it stays for the sender. */
 export async function expiredReleaseProblem(unit: Unit, picks: readonly { serial: bigint }[]): Promise<SendError | null> {
-  if ((await store.countExpiredNotes(unit.tx, picks.map((pick) => pick.serial), unit.now)) === 0) return null;
+  if ((await expiredNotesAmong(unit.tx, picks.map((pick) => pick.serial), unit.now)) === 0) return null;
   return { code: 'cash_expired', field_name: 'transfer_id', info: { reason: 'brand cash in this transfer expired while it waited; it goes back to the sender and out of circulation' } };
 }
 
@@ -84,11 +100,12 @@ export async function unexpiredEscrowPicks(unit: Unit, transferId: string): Prom
 
 /** Inside the command that returned escrowed cash to a wallet: its brand cash past expiry leaves circulation now. */
 export async function expireLandedIn(unit: Unit, holderId: string): Promise<number> {
-  const due = await store.selectHolderDueNotesForUpdate(unit.tx, holderId, unit.now, designExpiryBatchMax);
-  for (const [designId, notes] of byHolder(due, (note) => note.loop_id)) {
+  const due = await dueNotes(unit.tx, { holderId }, unit.now, designExpiryBatchMax);
+  let expired = 0;
+  for (const designId of byHolder(due, (note) => note.loop_id).keys()) {
     const design = await store.selectDesign(unit.tx, designId);
     if (!design) throw new Error(`brand cash of a missing design ${designId}`);
-    await expireHolderIn(unit, design, holderId, notes);
+    if (expired < designExpiryBatchMax) expired += await expireHolderIn(unit, design, holderId, designExpiryBatchMax - expired);
   }
-  return due.length;
+  return expired;
 }

@@ -9,7 +9,7 @@
 import type { Unit } from '../actors/command.ts';
 import type { Pick as LedgerPick } from '../ledger/allocation.ts';
 import { walletHolder } from '../ledger/cash.ts';
-import { countRedeemed } from '../ledger/supply.ts';
+import { arrivedNotesForUpdate, type ArrivedNote } from '../ledger/reads.ts';
 import { redeemOnArrivalNotesMax } from '../limits.ts';
 import { passGate } from '../transfers/gate.ts';
 import { settlementKind } from '../pos/machine.ts';
@@ -19,16 +19,6 @@ import { releaseReserve, percentagePpm, ppmWhole } from './reserve.ts';
 import * as store from './store.ts';
 import type { PlanRecipient } from './store.ts';
 
-interface ArrivedNote {
-  serial: bigint;
-  loop_id: string;
-  currency: string;
-  issuer_id: string;
-  amount: bigint;
-  reserve: bigint;
-  plan_id: string | null;
-  dist_transfer_id: string | null;
-}
 
 /** The terminal a redemption was taken at (the calling token's device), for the report. */
 export interface PosDevice {
@@ -108,10 +98,7 @@ export function lotsOf(notes: readonly Pick<ArrivedNote, 'plan_id' | 'dist_trans
 
 /** Redeems the redeemer's brand cash of the given designs; returns the next free movement number. */
 export async function redeemArrivedIn(unit: Unit, input: RedeemInput): Promise<number> {
-  const notes = await unit.tx<ArrivedNote[]>`
-    select serial, loop_id, currency, issuer_id, amount, reserve, plan_id, dist_transfer_id from notes
-    where holder_kind = 'wallet' and holder_id = ${input.redeemerId} and loop_id = any(${[...input.designIds]}::text[])
-    order by serial limit ${redeemOnArrivalNotesMax} for update`;
+  const notes = await arrivedNotesForUpdate(unit.tx, input.redeemerId, input.designIds, redeemOnArrivalNotesMax);
   let number = input.number;
   const byDesign = new Map<string, ArrivedNote[]>();
   for (const note of notes) byDesign.set(note.loop_id, [...(byDesign.get(note.loop_id) ?? []), note]);
@@ -123,10 +110,10 @@ export async function redeemArrivedIn(unit: Unit, input: RedeemInput): Promise<n
     const picks: LedgerPick[] = designNotes.map((note) => ({ serial: note.serial, loopId: designId, currency, issuerId, amount: note.amount, whole: true }));
     const redeemNumber = number;
     const passed = await passGate(unit, {
+      kind: 'sink',
       transferId: input.transferId,
       balances: { off: 'the command that brought the cash locked the redeemer\'s balance' },
       authority: { off: 'brand cash leaving circulation at a redeemer by agreement: no open loop cash moves' },
-      wallets: { off: 'the command that brought the cash read them' },
       dedup: { off: 'a later movement of a transfer its path recorded' },
       cash: picks,
       holding: { off: 'the cash leaves circulation: no holder receives it' },
@@ -137,7 +124,6 @@ export async function redeemArrivedIn(unit: Unit, input: RedeemInput): Promise<n
       },
     });
     if (!passed.ok) throw new Error(`a redemption is refused by no rung: ${passed.error}`);
-    await countRedeemed(unit.tx, designId, currency, amount);
     number += 1;
     for (const lot of lotsOf(designNotes)) {
       const settled = await settleLotIn(unit, input, { designId, currency, lot, number }, settlements);

@@ -3,6 +3,7 @@
 // (daily; weekly on Mondays; weekly2 on Mondays and Thursdays; monthly on the 1st), and every day
 // during the last 7 days before some of their cash expires, whatever email_freq says.
 import type { Unit } from '../actors/command.ts';
+import { holdersOf } from '../ledger/reads.ts';
 import { brandCashExpiryWarningDays, brandCashReminderHoldersMax, dayMs } from '../limits.ts';
 import type { MessagesService } from '../messages/service.ts';
 import { brandCashReminder } from '../messages/templates.ts';
@@ -38,7 +39,7 @@ export async function remindHoldersIn(unit: Unit, designId: string, dependencies
   const everyone = frequencyDue(design.email_freq, unit.now);
   const warnBefore = new Date(unit.now.getTime() + brandCashExpiryWarningDays * dayMs);
   let sent = 0;
-  for (const holder of await store.selectHolders(unit.tx, designId, brandCashReminderHoldersMax)) {
+  for (const holder of await holdersOf(unit.tx, designId, brandCashReminderHoldersMax)) {
     const lastWeek = holder.soonest_expiry !== null && holder.soonest_expiry <= warnBefore;
     if (!everyone && !lastWeek) continue;
     const email = (await dependencies.profiles.confirmedUids(unit.tx, holder.holder_id)).find((uid) => uid.startsWith('email:'));

@@ -28,10 +28,10 @@ export async function releaseReserve(unit: Unit, designId: string, currency: str
   }
   if (remaining > 0n) throw new Error(`design ${designId} reserve is short by ${remaining}`);
   const passed = await passGate(unit, {
+    kind: 'debt',
     transferId: movement.transferId,
     balances: { off: 'the command that releases it (redemption, settlement, expiry) locked the wallet\'s balance' },
     authority: { off: 'the design\'s reserve pays what its rules owe: no caller moves it' },
-    wallets: { off: 'a release pays what is owed: the wallet\'s state does not hold back a debt' },
     dedup: { off: 'a later movement of a transfer its path recorded' },
     cash: picks,
     holding: { off: 'open loop cash: the holding rules are brand cash rules' },

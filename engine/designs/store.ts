@@ -166,29 +166,12 @@ export async function selectRedeemedDesignIds(db: Queryable, profileId: string):
   return rows.map((row) => row.design_id);
 }
 
-export interface DueNoteRow {
-  serial: bigint;
-  holder_kind: 'wallet' | 'transfer';
-  holder_id: string;
-  currency: string;
-  issuer_id: string;
-  amount: bigint;
-  reserve: bigint;
-}
-
-/** Wallet-held notes of a design whose expiry has come, row-locked. */
-export async function selectDueNotesForUpdate(db: Queryable, designId: string, now: Date, limit: number): Promise<DueNoteRow[]> {
-  return db<DueNoteRow[]>`
-    select serial, holder_kind, holder_id, currency, issuer_id, amount, reserve from notes
-    where loop_id = ${designId} and holder_kind = 'wallet' and expires_at is not null and expires_at <= ${now}
-    order by serial limit ${limit} for update`;
-}
-
-/** The soonest expiry still ahead among the live notes of a design. */
-export async function selectNextExpiry(db: Queryable, designId: string): Promise<Date | null> {
-  const rows = await db<{ due: Date | null }[]>`
-    select min(expires_at) as due from notes where loop_id = ${designId} and holder_kind in ('wallet', 'transfer') and expires_at is not null`;
-  return rows[0]?.due ?? null;
+/** The designs on which the profile holds edit_design (their owner's view of campaigns). */
+export async function selectEditableDesigns(db: Queryable, profileId: string, limit: number): Promise<DesignRow[]> {
+  return db<DesignRow[]>`
+    select ${db.unsafe(designColumns.split(',').map((column) => `d.${column.trim()}`).join(', '))} from designs d join design_grants g on g.design_id = d.id
+    where g.profile_id = ${profileId} and g.permission = 'edit_design' and d.deleted_at is null
+    order by d.created_at desc, d.id desc limit ${limit}`;
 }
 
 /** A plan by id, deleted or not: redemption settles by the plan the cash was distributed under. */
@@ -253,29 +236,6 @@ export async function selectCampaignEvents(
     limit ${input.limit}`;
 }
 
-/** The designs on which the profile holds edit_design (their owner's view of campaigns). */
-export async function selectEditableDesigns(db: Queryable, profileId: string, limit: number): Promise<DesignRow[]> {
-  return db<DesignRow[]>`
-    select ${db.unsafe(designColumns.split(',').map((column) => `d.${column.trim()}`).join(', '))} from designs d join design_grants g on g.design_id = d.id
-    where g.profile_id = ${profileId} and g.permission = 'edit_design' and d.deleted_at is null
-    order by d.created_at desc, d.id desc limit ${limit}`;
-}
-
-export interface HolderSummaryRow {
-  holder_id: string;
-  currency: string;
-  amount: bigint;
-  soonest_expiry: Date | null;
-}
-
-/** The wallets holding a design's cash: amount and soonest expiry, soonest expiry first. */
-export async function selectHolders(db: Queryable, designId: string, limit: number): Promise<HolderSummaryRow[]> {
-  return db<HolderSummaryRow[]>`
-    select holder_id, currency, sum(amount)::bigint as amount, min(expires_at) as soonest_expiry from notes
-    where loop_id = ${designId} and holder_kind = 'wallet' group by holder_id, currency
-    order by min(expires_at) nulls last, holder_id limit ${limit}`;
-}
-
 /** The terms a distribution was sold under (migration 0402): its plan's rows then, and its reserve funded and owed. */
 export interface DistributionTermsRow {
   dist_transfer_id: string;
@@ -302,22 +262,6 @@ export async function selectDistributionTerms(db: Queryable, distTransferId: str
     select dist_transfer_id, design_id, plan_id, recipients, distributor_id, currency, amount, reserve_funded, reserve_owed
     from distribution_terms where dist_transfer_id = ${distTransferId} and design_id = ${designId}`;
   return rows[0] ?? null;
-}
-
-/** How many of the given notes (or the notes they were split from) are brand cash past its expiry. */
-export async function countExpiredNotes(db: Queryable, serials: readonly bigint[], at: Date): Promise<number> {
-  if (serials.length === 0) return 0;
-  const rows = await db<{ count: number }[]>`
-    select count(*)::int as count from notes where serial = any(${serials.map(String)}::bigint[]) and loop_id <> '0' and expires_at is not null and expires_at <= ${at}`;
-  return rows[0].count;
-}
-
-/** A holder's wallet notes of any design whose expiry has come (cash back from escrow), row-locked. */
-export async function selectHolderDueNotesForUpdate(db: Queryable, holderId: string, now: Date, limit: number): Promise<(DueNoteRow & { loop_id: string })[]> {
-  return db<(DueNoteRow & { loop_id: string })[]>`
-    select serial, holder_kind, holder_id, loop_id, currency, issuer_id, amount, reserve from notes
-    where holder_kind = 'wallet' and holder_id = ${holderId} and loop_id <> '0' and expires_at is not null and expires_at <= ${now}
-    order by serial limit ${limit} for update`;
 }
 
 /** A redemption lot whose settlements do not keep the terms it was distributed under (the audit's promise check). */

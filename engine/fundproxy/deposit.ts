@@ -5,8 +5,8 @@ import { openLoopId } from '../ledger/allocation.ts';
 import { issueFeature } from '../ledger/service.ts';
 import { fundProxyTraceCharsMax } from '../limits.ts';
 import { positiveMoneyOf } from '../money.ts';
-import { wallet } from '../profiles/machine.ts';
 import { issuedPicks, passGate } from '../transfers/gate.ts';
+import { transferById } from '../transfers/rows.ts';
 import { invalid, type FundProxyFailure } from './errors.ts';
 import type { FundProxyContext, FundProxyService } from './types.ts';
 import * as store from './store.ts';
@@ -37,10 +37,10 @@ async function writeDeposit(ctx: FundProxyContext, unit: Unit<FundProxyFailure>,
   const issue = { holderId: recipient.id, loopId: openLoopId, currency, issuerId: proxy.issuer_id, amount: minor, expiresAt: null };
   const line = { loopId: openLoopId, currency, issuerId: proxy.issuer_id, amount: minor };
   const passed = await passGate(unit, {
+    kind: 'issue',
     transferId,
     balances: { profileIds: [recipient.id], currencies: [currency] },
     authority: { off: 'no token: the rail deposits for the proxy\'s recipient, who asked for open loop cash' },
-    wallets: { read: async () => ({ recipient: (await unit.load(wallet, proxy.recipient_id))?.value ?? null }) },
     dedup: { off: 'the trace number is claimed with the deposit (fund_proxy_deposits) in this command' },
     cash: issuedPicks(issue),
     holding: { off: 'open loop cash: the holding rules are brand cash rules' },
@@ -80,7 +80,10 @@ export async function deposit(ctx: FundProxyContext, input: Parameters<FundProxy
   const trace = input.traceNumber;
   return ctx.core.commands.run('fundproxy.deposit', [{ kind: 'wallet', id: proxy.recipient_id }], async (unit: Unit<FundProxyFailure>) => {
     if (trace) {
+      // A repeated trace answers the first deposit when it is the same one: the amount and currency too.
       const earlier = await store.selectDeposit(unit.tx, proxy.id, trace);
+      const first = earlier ? await transferById(unit.tx, earlier) : null;
+      if (earlier && (first?.amount !== parsed.value.minor || first.currency !== input.currency)) return unit.reject({ ok: false, error: 'trace_number_reused' });
       if (earlier) return { ok: true as const, transferId: earlier, duplicate: true };
     }
     const refused = await depositRefusal(ctx, unit, proxy);

@@ -1,7 +1,7 @@
 // Cash operations inside a command's transaction, the ledger's side of the gate
 // (engine/transfers/gate.ts): pick cash from a wallet or an escrow, move it, issue it, record it
 // redeemed. Cash is created only by issueNote and destroyed only by a move to the redeemed or
-// expired sink, each with its ledger totals (recordRedeemed, addExpired).
+// expired sink, each with its ledger totals (countLeft, which the gate calls with the move).
 import type { SharedRowLocks } from '../actors/command.ts';
 import { sendNotesFirstBatch, sendNotesMax } from '../limits.ts';
 import type { Queryable, TransactionSql } from '../storage/database.ts';
@@ -79,14 +79,11 @@ export async function escrowPicks(tx: TransactionSql, transferId: string, amount
   return { picks: taken === 0n ? [] : takeFirst(notes, taken), rest: taken < total };
 }
 
-/** Returns what is left in a transfer's escrow to its sender. */
-export async function returnEscrowRest(tx: TransactionSql, transferId: string, senderId: string, at: Date): Promise<void> {
-  const rest = await heldNotes(tx, transferId);
-  await store.moveNotes(tx, escrowHolder(transferId), walletHolder(senderId), rest.map((note) => ({ ...note, whole: true })), at);
-}
-
-/** Redeemed cash leaves the system: the redeemed totals grow by the picks, per loop and currency. */
-export async function recordRedeemed(tx: TransactionSql, picks: readonly Pick[]): Promise<void> {
+/**
+ * Cash moved into a sink leaves the system: the redeemed or expired totals grow by the picks, per
+ * loop and currency. Called by the gate with the move, never by a path.
+ */
+export async function countLeft(tx: TransactionSql, sink: 'redeemed' | 'expired', picks: readonly Pick[]): Promise<void> {
   const byLoop = new Map<string, { loopId: string; currency: string; amount: bigint }>();
   for (const pick of picks) {
     const key = `${pick.loopId}\u0000${pick.currency}`;
@@ -94,7 +91,7 @@ export async function recordRedeemed(tx: TransactionSql, picks: readonly Pick[])
     entry.amount += pick.amount;
     byLoop.set(key, entry);
   }
-  for (const entry of byLoop.values()) await store.addRedeemed(tx, entry.loopId, entry.currency, entry.amount);
+  for (const entry of byLoop.values()) await (sink === 'redeemed' ? store.addRedeemed : store.addExpired)(tx, entry.loopId, entry.currency, entry.amount);
 }
 
 /** Makes sure each profile has its open loop row in the currency (see store.anchorBalances); sends do it before their lock statement. */
@@ -145,3 +142,5 @@ export const nextMovementNumber = store.nextMovementNumber;
 export const movementRows = store.movementRows;
 /** Row-locks balances by key (balanceLockKey) in the one global order. */
 export const lockBalances = store.lockBalances;
+/** A send's first statement: the transfer's number, the recipient wallet's state and the send's balances locked (see store.beginSend). */
+export const beginSend = store.beginSend;

@@ -34,10 +34,10 @@ async function writeIssue(unit: Unit, input: IssueInput, issuerId: string, holde
   const issue = { holderId: holder.id, loopId: openLoopId, currency: input.currency, issuerId, amount: minor, expiresAt: null };
   const line = { loopId: openLoopId, currency: input.currency, issuerId, amount: minor };
   const passed = await passGate(unit, {
+    kind: 'issue',
     transferId,
     balances: { profileIds: [holder.id], currencies: [input.currency] },
     authority: { off: 'the operator issues from the command line, with the issuer\'s issue_open_loop feature checked before' },
-    wallets: { off: 'the operator grants to any wallet, as an adjustment' },
     dedup: { off: 'no dedup_id: each issue is a new grant' },
     cash: issuedPicks(issue),
     holding: { off: 'open loop cash: the holding rules are brand cash rules' },

@@ -501,3 +501,95 @@ export async function countOrphanHeldNotes(sql: Queryable): Promise<number> {
     where n.holder_kind = 'transfer' and (t.completed or t.canceled)`;
   return Number(rows[0].count);
 }
+
+/** A wallet-held note of brand cash whose expiry has come. */
+export interface DueNoteRow {
+  serial: bigint;
+  holder_id: string;
+  loop_id: string;
+  currency: string;
+  issuer_id: string;
+  amount: bigint;
+  reserve: bigint;
+}
+
+/**
+ * Wallet-held brand cash whose expiry has come: of one design (the sweep) or of one holder (cash
+ * back from escrow), and of one holder and design row-locked (`lock`), for expiry's gate after it
+ * locked the balances: the gate's order, balances before notes.
+ */
+export async function selectDueNotes(db: Queryable, scope: { loopId?: string; holderId?: string; lock: boolean }, now: Date, limit: number): Promise<DueNoteRow[]> {
+  const loop = scope.loopId === undefined ? db`loop_id <> '0'` : db`loop_id = ${scope.loopId}`;
+  const holder = scope.holderId === undefined ? db`` : db`and holder_id = ${scope.holderId}`;
+  return db<DueNoteRow[]>`
+    select serial, holder_id, loop_id, currency, issuer_id, amount, reserve from notes
+    where ${loop} and holder_kind = 'wallet' ${holder} and expires_at is not null and expires_at <= ${now}
+    order by serial limit ${limit} ${scope.lock ? db`for update` : db``}`;
+}
+
+/** The soonest expiry still ahead among the live notes of a design. */
+export async function selectNextExpiry(db: Queryable, loopId: string): Promise<Date | null> {
+  const rows = await db<{ due: Date | null }[]>`
+    select min(expires_at) as due from notes where loop_id = ${loopId} and holder_kind in ('wallet', 'transfer') and expires_at is not null`;
+  return rows[0]?.due ?? null;
+}
+
+/** How many of the given notes are brand cash past its expiry. */
+export async function countExpiredNotes(db: Queryable, serials: readonly bigint[], at: Date): Promise<number> {
+  if (serials.length === 0) return 0;
+  const rows = await db<{ count: number }[]>`
+    select count(*)::int as count from notes where serial = any(${serials.map(String)}::bigint[]) and loop_id <> '0' and expires_at is not null and expires_at <= ${at}`;
+  return rows[0].count;
+}
+
+/** A wallet holding a design's cash: amount and soonest expiry. */
+export interface HolderSummaryRow {
+  holder_id: string;
+  currency: string;
+  amount: bigint;
+  soonest_expiry: Date | null;
+}
+
+/** The wallets holding a design's cash: amount and soonest expiry, soonest expiry first. */
+export async function selectHolders(db: Queryable, loopId: string, limit: number): Promise<HolderSummaryRow[]> {
+  return db<HolderSummaryRow[]>`
+    select holder_id, currency, sum(amount)::bigint as amount, min(expires_at) as soonest_expiry from notes
+    where loop_id = ${loopId} and holder_kind = 'wallet' group by holder_id, currency
+    order by min(expires_at) nulls last, holder_id limit ${limit}`;
+}
+
+/** A wallet's brand cash note as redemption reads it: its reserve, plan and distribution. */
+export interface ArrivedNote {
+  serial: bigint;
+  loop_id: string;
+  currency: string;
+  issuer_id: string;
+  amount: bigint;
+  reserve: bigint;
+  plan_id: string | null;
+  dist_transfer_id: string | null;
+}
+
+/** A redeemer's notes of the designs, row-locked in serial order, at most `limit`. */
+export async function selectArrivedNotesForUpdate(tx: Queryable, holderId: string, loopIds: readonly string[], limit: number): Promise<ArrivedNote[]> {
+  return tx<ArrivedNote[]>`
+    select serial, loop_id, currency, issuer_id, amount, reserve, plan_id, dist_transfer_id from notes
+    where holder_kind = 'wallet' and holder_id = ${holderId} and loop_id = any(${[...loopIds]}::text[])
+    order by serial limit ${limit} for update`;
+}
+
+/**
+ * A send's first statement: a number from the long id sequence for the transfer id, the recipient
+ * wallet's state (not locked: credits are atomic upserts) and the balances about to change,
+ * row-locked in a stable order so two opposite sends queue rather than deadlock.
+ */
+export async function beginSend(tx: Queryable, input: { lockProfileIds: readonly string[]; currency: string; recipientId: string | null }): Promise<{ sequence: bigint; recipientWalletState: string | null }> {
+  const rows = await tx<{ sequence: bigint; recipient_wallet_state: string | null; locked_rows: bigint }[]>`
+    with locked as (
+      select 1 from balances where profile_id = any(${[...input.lockProfileIds].sort()}::text[]) and currency = ${input.currency}
+      order by profile_id, currency, loop_id for update)
+    select nextval('ids_long') as sequence,
+      (select state from actors where kind = 'wallet' and id = ${input.recipientId}) as recipient_wallet_state,
+      (select count(*) from locked) as locked_rows`;
+  return { sequence: BigInt(rows[0].sequence), recipientWalletState: rows[0].recipient_wallet_state };
+}

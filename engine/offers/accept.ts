@@ -10,7 +10,7 @@ import { offerConfirmCodeBytes } from '../limits.ts';
 import { formatMinor } from '../money.ts';
 import { wallet } from '../profiles/machine.ts';
 import { stateFields, transfer, type TransferStateName } from '../transfers/machine.ts';
-import { compared, passGate } from '../transfers/gate.ts';
+import { passGate } from '../transfers/gate.ts';
 import { requestConfirmationIn } from './confirmation.ts';
 import type { OffersContext } from './context.ts';
 import { holdingRulesRefusal, invalid, offerFailure, payoutRefused } from './errors.ts';
@@ -59,10 +59,10 @@ async function insertPurchaseIn(unit: Unit<AcceptRefusal>, { input, offer, optio
     },
   };
   const passed = await passGate(unit, {
+    kind: 'record',
     transferId,
     balances: { off: 'takeStockIn locked every balance of the accept in the one order' },
     authority: { off: 'an accept is the accepter\'s own purchase: its legs pay as payoutIn says' },
-    wallets: { off: 'takeStockIn read both wallets under the locks, answered in the offer\'s own codes' },
     dedup: { off: 'the acceptance row holds the dedup_id (unique per accepter), inserted in this command' },
     cash: [],
     holding: { off: 'the brand cash is issued by distributeIn, which holds the cap' },
@@ -120,14 +120,10 @@ export async function accept(ctx: OffersContext, input: AcceptInput): Promise<Ac
   return outcome;
 }
 
-/** A repeated dedup_id: the first accept when it is the same request (the same offer, and the gate's comparison), else 409. */
+/** A repeated dedup_id: the first accept when it is the same request (the offer, its option, the quantity and the referrer), else 409. */
 async function repeatOf(ctx: OffersContext, input: AcceptInput, existing: store.AcceptanceRow): Promise<AcceptResult> {
-  const offer = existing.offer_id === input.offerId ? await store.selectOffer(ctx.sql, input.offerId) : null;
-  const request = offer && {
-    ownerId: input.accepterId, key: input.dedupId!, senderId: offer.profile_id, recipientId: input.accepterId, currency: offer.currency, amount: offer.amount * BigInt(input.quantity),
-  };
-  const same = request ? await compared(ctx.sql, request, existing.transfer_id) : null;
+  const same = existing.offer_id === input.offerId && existing.option_id === input.optionId && existing.quantity === input.quantity
+    && existing.referrer_id === (input.referrerId ?? null);
   if (!same) return failure('dedup_id_reused', 'this dedup_id already names another accept of this profile');
-  if (!same.ok) return same;
   return answer(ctx, input.accepterId, existing.transfer_id, existing.state === 'confirming');
 }

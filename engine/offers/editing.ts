@@ -38,6 +38,17 @@ function closedLoopProblem(caller: OfferCaller | 'operator', design: DesignRow |
 /** Whether the caller's offer leaves its accepts' reserve owed: a closed-loop token's. */
 const leavesReserveOwed = (caller: OfferCaller | 'operator') => caller !== 'operator' && caller.closedLoopOnly === true;
 
+/**
+ * An offer that leaves its reserve owed takes no price: the business would keep the price while
+ * the reserve its brand cash needs stayed owed, and a settler paid the redeemer later.
+ */
+function pricedProblem(reserveOwed: boolean, options: readonly { price: string }[]): OfferFailure | null {
+  if (!reserveOwed) return null;
+  const index = options.findIndex((option) => BigInt(option.price) > 0n);
+  if (index < 0) return null;
+  return invalid(`options.${index}.price`, 'an offer whose reserve is left owed (made or changed by a closed-loop token) takes no price: offer it free');
+}
+
 /** The gl_design a new offer pays brand cash of, with its plan named; null for open loop cash. */
 async function designOfNew(ctx: OffersContext, input: CreateInput): Promise<{ ok: true; design: DesignRow | null } | OfferFailure> {
   if (input.design_id === undefined) {
@@ -79,7 +90,7 @@ export async function create(ctx: OffersContext, caller: OfferCaller | 'operator
   if (!checked.ok) return checked;
   const changes = checked.changes;
   const plan = design ? await livePlanOf(ctx.sql, design.id, input.distribution_plan_id!) : null;
-  const closedLoop = closedLoopProblem(caller, design, plan, changes.amount!);
+  const closedLoop = closedLoopProblem(caller, design, plan, changes.amount!) ?? pricedProblem(design !== null && leavesReserveOwed(caller), changes.options!);
   if (closedLoop) return closedLoop;
   const location = changes.latitude !== undefined ? { latitude: changes.latitude!, longitude: changes.longitude! } : business.location;
   const offerId = await ctx.commands.run('offer.create', [{ kind: 'profile', id: businessId }], async (unit) => {
@@ -105,7 +116,8 @@ export async function edit(ctx: OffersContext, caller: OfferCaller, offerId: str
   const checked = await checkFields(fields, row.currency, row);
   if (!checked.ok) return checked;
   const { design, plan } = await paying(ctx, row);
-  const closedLoop = closedLoopProblem(caller, design, plan, checked.changes.amount ?? row.amount);
+  const reserveOwed = row.design_id !== null && (row.reserve_owed || leavesReserveOwed(caller));
+  const closedLoop = closedLoopProblem(caller, design, plan, checked.changes.amount ?? row.amount) ?? pricedProblem(reserveOwed, checked.changes.options ?? row.options);
   if (closedLoop) return closedLoop;
   const result = await ctx.commands.run('offer.edit', [{ kind: offerKind.kind, id: offerId }], async (unit: Unit<OfferFailure>) => {
     await unit.load(offerKind, offerId);

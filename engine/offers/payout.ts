@@ -54,10 +54,10 @@ export async function failedTransfer(ctx: OffersContext, offer: OfferRow, accept
     unit.create(transfer, id, { workflowType: 'purchase_offer', waitFor: 'invite', at: unit.now.toISOString() });
     const canceled = unit.send(transfer, id, { type: 'transfer.retract', at: unit.now.toISOString(), reason: 'not_available' })!;
     const passed = await passGate(unit, {
+      kind: 'record',
       transferId: id,
       balances: { off: 'nothing moves: the accept\'s cash could not' },
       authority: { off: 'nothing moves' },
-      wallets: { off: 'nothing moves' },
       dedup: { off: 'the failed accept took no acceptance row' },
       cash: [],
       holding: { off: 'nothing moves' },

@@ -31,6 +31,8 @@ export async function precheck(ctx: OffersContext, offerId: string, optionId: st
   const option = offer.options.find((candidate) => candidate.option_id === optionId);
   if (!option) return invalid('option_id', 'is not an option of this offer');
   if (option.payment_type === 'paycard') return offerFailure('paycard_not_supported');
+  // An offer made before priced options were refused for it: its reserve is owed, so no price is taken.
+  if (offer.reserve_owed && BigInt(option.price) > 0n) return offerFailure('offer_not_available', { description: 'This option is not available: the offer takes no price while its reserve is owed.' });
   if (quantity > offer.show_limit) return invalid('quantity', `must be at most the offer's show_limit ${offer.show_limit}`);
   if (offer.remaining < quantity) return offerFailure('sold_out');
   const largest = offer.amount > BigInt(option.price) ? offer.amount : BigInt(option.price);

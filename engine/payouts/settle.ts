@@ -1,7 +1,7 @@
 // The bank leg of a payout: the outbox sends the escrowed transfer to the connector, and its answer
 // either redeems the cash (a `deposit` movement, the fee to its recipient) or returns it to the sender.
 import type { Unit } from '../actors/command.ts';
-import { escrowHolder, escrowPicks, movementLines, recordRedeemed, walletHolder } from '../ledger/cash.ts';
+import { escrowHolder, escrowPicks, movementLines, walletHolder } from '../ledger/cash.ts';
 import { transferById } from '../transfers/rows.ts';
 import { passGate, returnEscrowIn } from '../transfers/gate.ts';
 import { transfer } from '../transfers/machine.ts';
@@ -63,23 +63,23 @@ async function redeem(unit: Unit, transferId: string, senderId: string, payout: 
   const leg = {
     transferId,
     authority: { off: 'the payout started under the caller\'s authority; the bank answered' },
-    wallets: { off: 'the bank answered: the cash left the wallet when the payout started' },
     dedup: { off: 'the payout actor settles once' },
     holding: { off: 'open loop cash: the holding rules are brand cash rules' },
     transfer: { off: 'the payout was recorded when it started' },
   };
   const deposited = await passGate(unit, {
     ...leg,
+    kind: 'sink',
     balances: { off: 'escrow to the redeemed sink: no wallet balance changes' },
     cash: async () => (await escrowPicks(unit.tx, transferId, BigInt(payout.deposit_minor))).picks,
     move: { from: escrowHolder(transferId), to: { kind: 'redeemed', id: transferId }, lines: (picks) => movementLines(picks, 1, 'deposit', senderId, payout.account_id) },
-    after: (picks) => recordRedeemed(unit.tx, picks),
   });
   if (!deposited.ok) throw new Error(`a payout's deposit is refused by no rung: ${deposited.error}`);
   if (BigInt(payout.fee_minor) === 0n) return;
   const feeRecipientId = payout.fee_recipient_id!;
   const fee = await passGate(unit, {
     ...leg,
+    kind: 'debt',
     balances: { profileIds: [feeRecipientId, senderId], currencies: [currency] },
     cash: async () => (await escrowPicks(unit.tx, transferId, null)).picks,
     move: { from: escrowHolder(transferId), to: walletHolder(feeRecipientId), lines: (picks) => movementLines(picks, 2, 'move', senderId, feeRecipientId) },

@@ -10,8 +10,7 @@ import { appdataCharsMax } from '../limits.ts';
 import { formatMinor } from '../money.ts';
 import { stateFields, transfer, type TransferStateName } from '../transfers/machine.ts';
 import { appdataChars } from '../transfers/service.ts';
-import { dedupRepeat, dedupWinner, passGate, type DedupRequest, type TransferRecord } from '../transfers/gate.ts';
-import { wallet } from '../profiles/machine.ts';
+import { idempotently, passGate, type DedupRequest, type TransferRecord } from '../transfers/gate.ts';
 import { redactAccountNumber, type AccountInput } from './accounts.ts';
 import type { PayoutsContext } from './context.ts';
 import * as store from './store.ts';
@@ -54,21 +53,20 @@ interface Escrowed {
 export async function startPayout(ctx: PayoutsContext, input: PayoutSendInput, plan: PayoutPlan): Promise<PayoutResult> {
   const { sql, commands } = ctx.core;
   if (appdataChars(input.appdata) > appdataCharsMax) return sendFailure([{ code: 'appdata_too_long', field_name: 'appdata', info: { max: appdataCharsMax } }]);
-  // The sender owns the key; the account (when registered), the currency and the amount make the request.
+  // The sender owns the key; the kind of payout, the account, the currency, the amounts and the serial numbers make the request.
   const dedup: DedupRequest | null = input.dedupId === undefined ? null : {
-    ownerId: input.profileId, key: input.dedupId, senderId: input.profileId, recipientId: 'new' in plan.account ? undefined : plan.account.id,
-    currency: plan.currency, amount: plan.serials ? undefined : plan.sendAmount,
+    ownerId: input.profileId, key: input.dedupId, call: 'payout',
+    terms: {
+      workflowType: plan.workflowType, currency: plan.currency, sendAmount: plan.sendAmount, fee: plan.fee, serials: plan.serials,
+      account: 'new' in plan.account ? plan.account.new : { accountId: plan.account.id },
+    },
+    senderId: input.profileId, recipientId: 'new' in plan.account ? undefined : plan.account.id, currency: plan.currency, amount: plan.serials ? undefined : plan.sendAmount,
   };
-  const repeat = dedup ? await dedupRepeat(sql, dedup, ctx.core.clock.now()) : null;
-  if (repeat) return repeat.ok ? { ...repeat, duplicate: true } : repeat;
-  const feeRecipient = plan.fee > 0n ? await ctx.ledger.issuer(sql) : null;
-  if (plan.fee > 0n && !feeRecipient) return failure('no_issuer', 'fees need a designated issuer profile to receive them');
-  const result = await commands.run('payout.send', [{ kind: 'wallet', id: input.profileId }], (unit: Unit<Failure | Duplicate>) => escrowPayout(unit, input, plan, feeRecipient, dedup));
-  if (!result.ok && result.error === 'duplicate') {
-    const winner = await dedupWinner(sql, dedup!);
-    return winner.ok ? { ...winner, duplicate: true } : winner;
-  }
-  return result;
+  return idempotently<PayoutResult>(sql, dedup, ctx.core.clock.now(), async () => {
+    const feeRecipient = plan.fee > 0n ? await ctx.ledger.issuer(sql) : null;
+    if (plan.fee > 0n && !feeRecipient) return failure('no_issuer', 'fees need a designated issuer profile to receive them');
+    return commands.run('payout.send', [{ kind: 'wallet', id: input.profileId }], (unit: Unit<Failure | Duplicate>) => escrowPayout(unit, input, plan, feeRecipient, dedup));
+  }, (transferId) => ({ ok: true as const, transferId, duplicate: true }));
 }
 
 /** The command body: the cash into the transfer's escrow through the gate; every refusal rolls back what came before it. */
@@ -81,10 +79,10 @@ async function escrowPayout(unit: Unit<Failure | Duplicate>, input: PayoutSendIn
     workflowType: plan.workflowType, waitFor: holdingUntil ? 'hold' : 'payout', at: at.toISOString(), holdingUntil: holdingUntil?.toISOString() ?? null,
   });
   const passed = await passGate(unit, {
+    kind: 'payment',
     transferId,
     balances: { off: 'one wallet\'s balance: the move into escrow takes its row' },
     authority: { closedLoopOnly: input.closedLoopOnly === true, fieldName: 'amount', loops: [openLoopId] },
-    wallets: { read: async () => ({ sender: (await unit.load(wallet, input.profileId))?.value ?? null, recipient: null }) },
     dedup: dedup ?? { off: 'no dedup_id given' },
     cash: async () => {
       if (!account) account = await registerAdHoc(unit, input.profileId, (plan.account as { new: AccountInput }).new);

@@ -6,10 +6,9 @@ import type { PosDevice } from '../designs/redemption.ts';
 import { openLoopId, type AmountEntry } from '../ledger/allocation.ts';
 import { balanceLockKey, balanceRowLocks, heldNotesOf, movementLines, pickFromWallet, walletHolder } from '../ledger/cash.ts';
 import { sendFailure, type Duplicate, type Failure } from '../ledger/errors.ts';
-import { wallet } from '../profiles/machine.ts';
 import type { ProfileRecord } from '../profiles/service.ts';
 import { accepts, redeemedLoopsOf } from '../transfers/service.ts';
-import { dedupRepeat, dedupWinner, passGate, type DedupRequest } from '../transfers/gate.ts';
+import { idempotently, passGate, type DedupRequest } from '../transfers/gate.ts';
 import type { PosContext } from './context.ts';
 import { invalid } from './errors.ts';
 import { parsePayment, type Parsed, type PaymentInput, type PaymentResult } from './fields.ts';
@@ -37,19 +36,21 @@ interface Payment extends Omit<PaymentWrite, 'transferId' | 'picks'> {
  * and the sale's outside part is recorded for the report. Refusals roll back everything.
  */
 export async function pay(ctx: PosContext, kind: 'pull' | 'processor', parties: Parties, input: PaymentInput): Promise<PaymentResult> {
-  const { sql, commands } = ctx.core;
+  const { sql } = ctx.core;
   const parsed = parsePayment(input);
   if ('error' in parsed) return parsed;
   // A merchant's report gets rows only from cash moved to it, or from a caller it authorised (its
   // own pull): a processor acts for the sender, so its non_service_amount rides only on brand cash.
   if (kind === 'processor' && !parsed.entries && parsed.serials === null) return invalid('amounts', 'a processor send moves brand cash: give amounts or serial_numbers');
-  const { sender, recipient } = parties;
   const dedup = dedupRequestOf(kind, parties, input, parsed);
   // A repeat answers before the serial numbers are read: they have moved since the first request.
-  if (dedup) {
-    const repeat = await dedupRepeat(sql, dedup, ctx.core.clock.now());
-    if (repeat) return repeat.ok ? answer(ctx, repeat.transferId, true, parties.viewerId) : repeat;
-  }
+  return idempotently<PaymentResult>(sql, dedup, ctx.core.clock.now(), () => payOnce(ctx, kind, parties, input, parsed, dedup), (transferId) => answer(ctx, transferId, true, parties.viewerId));
+}
+
+/** A payment that is not a repeat: its entries (from serial numbers too), then the command. */
+async function payOnce(ctx: PosContext, kind: 'pull' | 'processor', parties: Parties, input: PaymentInput, parsed: Parsed, dedup: DedupRequest | null): Promise<PaymentResult | Duplicate> {
+  const { sql, commands } = ctx.core;
+  const { sender, recipient } = parties;
   let entries = parsed.entries;
   if (!entries && parsed.serials) {
     const fromSerials = await entriesFromSerials(ctx, sender.id, parsed.serials);
@@ -63,10 +64,6 @@ export async function pay(ctx: PosContext, kind: 'pull' | 'processor', parties: 
   const result = await commands.run(`pos.${kind}`, [{ kind: 'wallet', id: sender.id }], (unit: Unit<Failure | Duplicate>) => payIn(ctx, unit, payment), {
     shared: { rows: balanceRowLocks, keys: balanceKeys, takenByBody: true },
   });
-  if (!result.ok && result.error === 'duplicate') {
-    const winner = await dedupWinner(sql, dedup!);
-    return winner.ok ? answer(ctx, winner.transferId, true, parties.viewerId) : winner;
-  }
   if (!result.ok) return result;
   return answer(ctx, result.transferId, false, parties.viewerId);
 }
@@ -77,7 +74,14 @@ function dedupRequestOf(kind: 'pull' | 'processor', parties: Parties, input: Pay
   const amount = parsed.entries ? parsed.entries.reduce((total, entry) => total + entry.minor, 0n) : null;
   const currency = parsed.entries?.[0].currency ?? parsed.nonService?.currency ?? '';
   // Serial numbers name notes, not an amount: the parties and the currency make the request.
-  return { ownerId: parties.dedupOwner, key: `${kind}:${input.dedupId}`, senderId: parties.sender.id, recipientId: parties.recipient.id, currency, amount: parsed.serials ? undefined : amount };
+  return {
+    ownerId: parties.dedupOwner, key: `${kind}:${input.dedupId}`, call: kind,
+    terms: {
+      senderId: parties.sender.id, recipientId: parties.recipient.id, serials: parsed.serials, nonService: parsed.nonService,
+      amounts: parsed.entries?.map((entry) => ({ loopId: entry.loopId, currency: entry.currency, minor: entry.minor })) ?? null,
+    },
+    senderId: parties.sender.id, recipientId: parties.recipient.id, currency, amount: parsed.serials ? undefined : amount,
+  };
 }
 
 /** The command body of a payment: one movement through the gate, the payment's own writes after its move. */
@@ -85,11 +89,11 @@ async function payIn(ctx: PosContext, unit: Unit<Failure | Duplicate>, payment: 
   const { sender, recipient, entries, dedup, redeemed } = payment;
   const transferId = await unit.newLongId('transfer');
   const passed = await passGate(unit, {
+    kind: 'payment',
     transferId,
     balances: { profileIds: [sender.id, recipient.id], currencies: [payment.currency] },
     // A processor or a terminal carries closed loop rights only: brand cash moves, open loop never.
     authority: { closedLoopOnly: true, fieldName: 'amounts' },
-    wallets: { read: async () => ({ sender: (await unit.load(wallet, sender.id))?.value ?? null, recipient: await ctx.profiles.walletState(unit.tx, recipient.id) }) },
     dedup: dedup ?? { off: 'no dedup_id given' },
     cash: async () => {
       if (!entries) return [];

@@ -35,10 +35,10 @@ async function settleRecipient(unit: Unit<Failure>, design: Design, settlerId: s
   const transferId = await unit.newLongId('transfer');
   const paid = recipientId !== settlerId;
   const passed = await passGate(unit, {
+    kind: paid ? 'payment' : 'record',
     transferId,
     balances: { off: 'the batch locked the settler\'s and every recipient\'s balance in the one order before its first move' },
     authority: { off: 'settle() refused a closed-loop token before the batch: a settlement always pays open loop cash' },
-    wallets: { off: 'a settlement pays what is owed already: neither wallet\'s state holds back a debt' },
     dedup: { off: 'the pending rows are taken under the settle lock: each settles once' },
     cash: async () => {
       if (!paid) return [];

@@ -42,10 +42,12 @@ async function firstUse(ctx: TokensContext, row: TokenRow, now: Date): Promise<b
 export async function authenticate(ctx: TokensContext, token: string): Promise<TokenCheck> {
   if (!tokenPattern.test(token)) return { ok: false, error: 'token_not_recognized' };
   const now = ctx.core.clock.now();
-  const row = await store.selectTokenByHash(ctx.core.database.lookups, secretHash(token));
+  const row = await store.selectTokenForAuthentication(ctx.core.database.lookups, secretHash(token));
   if (!row) return { ok: false, error: 'token_not_recognized' };
   if (now.getTime() >= row.hard_expires_at.getTime()) return { ok: false, error: 'token_expired_hard' };
   if (row.invalidated_at) return { ok: false, error: 'token_invalid' };
+  // A wallet that is not active acts through no token (docs/decisions.md); unsuspended, the token works again.
+  if (!row.wallets_active) return { ok: false, error: 'token_invalid' };
   if (!row.first_used_at && !(await firstUse(ctx, row, now))) return { ok: false, error: 'token_invalid' };
   return { ok: true, principal: toPrincipal(row, now) };
 }

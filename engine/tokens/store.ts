@@ -49,6 +49,20 @@ export async function selectTokenByHash(db: Queryable, tokenHash: string): Promi
   return rows[0] ?? null;
 }
 
+/**
+ * A token by its hash for authentication, with whether its profile's and its personal profile's
+ * wallets are both active (a suspended or closed wallet's tokens do not authenticate).
+ */
+export async function selectTokenForAuthentication(db: Queryable, tokenHash: string): Promise<(TokenRow & { wallets_active: boolean }) | null> {
+  const rows = await db<(TokenRow & { wallets_active: boolean })[]>`
+    select ${tokenColumns(db)},
+      not exists (
+        select 1 from actors where kind = 'wallet' and id in (access_tokens.profile_id, access_tokens.personal_profile_id) and state <> 'active'
+      ) as wallets_active
+    from access_tokens where token_hash = ${tokenHash}`;
+  return rows[0] ?? null;
+}
+
 export async function selectToken(db: Queryable, id: string): Promise<TokenRow | null> {
   const rows = await db<TokenRow[]>`select ${tokenColumns(db)} from access_tokens where id = ${id}`;
   return rows[0] ?? null;

@@ -24,10 +24,10 @@ async function acceptInvitationIn(ctx: TransfersContext, unit: Unit<Failure>, ro
   if (state !== 'invite') return unit.reject(failure('not_waiting'));
   const senderId = row.sender_id!;
   const passed = await passGate(unit, {
+    kind: 'release',
     transferId: row.id,
     balances: { profileIds: [callerId, senderId], currencies: [row.currency] },
     authority: { off: 'the cash was the sender\'s to send; accepting takes what was sent' },
-    wallets: { off: 'as before the gate: the invitation\'s acceptance reads no wallet state' },
     dedup: { off: 'the waiting transfer exists: its state machine refuses a second accept' },
     cash: () => unexpiredEscrowPicks(unit, row.id),
     holding: { senderId, recipient: { id: callerId, isIndividual: callerIsIndividual }, redeemed: await redeemedLoopsOf(unit.tx, await ctx.profiles.get(unit.tx, callerId)) },

@@ -20,17 +20,19 @@
 // (started, and both legs of an accept), bank payouts and their settlement, settlements, expiry,
 // issuance, fund-proxy deposits, and escrow returned to its sender (returnEscrowIn);
 // docs/architecture.md lists what each turns off.
-// The rung functions stay private, except those the checks outside a command share (dedupRepeat,
-// dedupWinner, compared: a repeat answers before the command; walletStatesRefusal for a send's
-// plan) and authorityRefusal for cash a waiting transfer already holds (retraction, skip).
+// The rung functions stay private, except those the checks outside a command share (idempotently:
+// a repeat answers before the command, the winner of a race after it; claimDedupIn for the send's
+// pipelined first statements; walletStatesRefusal for a send's plan) and authorityRefusal for cash
+// a waiting transfer already holds (retraction, skip).
 // Refusals take the one shape Refusal<Code> (./errors.ts); the rungs' own are GateRefusal.
 import type { Unit } from '../actors/command.ts';
 import { holdingRulesProblem, type RulesRecipient } from '../designs/rules.ts';
 import { openLoopId, sumPicks, type Pick } from '../ledger/allocation.ts';
 import {
-  assertLinesMatchPicks, escrowHolder, heldNotes, issueNote, lockWalletBalances, moveNotes, moveRecorded, recordMovements, walletHolder, type Holder, type MovementLine,
+  assertLinesMatchPicks, countLeft, escrowHolder, heldNotes, issueNote, lockWalletBalances, moveNotes, moveRecorded, recordMovements, walletHolder, type Holder, type MovementLine,
 } from '../ledger/cash.ts';
 import { duplicate, sendFailure, type Duplicate, type Failure } from '../ledger/errors.ts';
+import { secretHash } from '../ids.ts';
 import { dedupWindowMs } from '../limits.ts';
 import type { Queryable, TransactionSql } from '../storage/database.ts';
 import type { GateRefusal } from './errors.ts';
@@ -49,6 +51,37 @@ export interface Off {
 
 function isOff<T extends object>(rung: T | Off): rung is Off {
   return 'off' in rung;
+}
+
+/**
+ * What a movement is, from a closed set: the gate derives from it which wallets' states it reads.
+ *   payment: a party pays from its wallet (a send, a pull, a settlement, a trade's leg, a payout,
+ *     a plan's leg, a payment code's correction): the paying wallet is active, the receiving one not closed;
+ *   release: cash a waiting transfer holds reaches its recipient (a payment code, an invitation, a
+ *     trade's offered leg, a skipped wait): the receiving wallet is not closed;
+ *   issue: new cash into a wallet (issuance, a deposit, brand cash under a plan): the wallet is not closed;
+ *   sink: cash leaves circulation (redemption, expiry, a payout's deposit): no wallet decides;
+ *   debt: what is owed already is paid (a reserve's release, a payout's fee): no wallet's state holds it back;
+ *   escrow_return: a waiting transfer's cash back to its sender, whatever the wallet's state;
+ *   record: a transfer is recorded and nothing moves (a bill, an offer's accept).
+ */
+export type MovementKind = 'payment' | 'release' | 'issue' | 'sink' | 'debt' | 'escrow_return' | 'record';
+
+/** The kinds whose wallet rung reads the paying wallet (active) and the receiving one (not closed). */
+const walletRung: Readonly<Record<MovementKind, { payer: boolean; payee: boolean }>> = {
+  payment: { payer: true, payee: true },
+  release: { payer: false, payee: true },
+  issue: { payer: false, payee: true },
+  sink: { payer: false, payee: false },
+  debt: { payer: false, payee: false },
+  escrow_return: { payer: false, payee: false },
+  record: { payer: false, payee: false },
+};
+
+/** The wallet states a path read under the locks (null: no wallet); `sender` absent when no wallet pays. */
+export interface WalletStates {
+  sender?: string | null;
+  recipient: string | null;
 }
 
 /** The transfer a movement records: ended now (the gate creates its actor), or a row the path's actor already started. */
@@ -80,13 +113,18 @@ export type Move =
 
 /** Everything the gate needs to know about one movement of cash; every rung is on unless the path says why not. */
 export interface Movement {
+  kind: MovementKind;
   transferId: string;
   /** Rung 0: the wallets whose balances the movement changes, in the currencies it moves. */
   balances: { profileIds: readonly string[]; currencies: readonly string[] } | Off;
   /** Rung 1: the caller's authority; `loops`, the cash the path will move before it picks (a plan's open loop payments). */
   authority: (Authority & { fieldName: string; loops?: readonly string[] }) | Off;
-  /** Rung 2: both wallets' states, read under the locks (null: no wallet); `sender` absent when no wallet pays (issuance). */
-  wallets: { read: () => Promise<{ sender?: string | null; recipient: string | null }> } | Off;
+  /**
+   * Rung 2, derived from the kind: the states the path read under the locks, when its move does not
+   * name the wallets (a design send) or it read them already (a send's first statement); otherwise
+   * the gate reads the move's paying and receiving wallets itself.
+   */
+  wallets?: { read: () => Promise<WalletStates> };
   /** Rung 3: the dedup key of the request. */
   dedup: DedupRequest | Off;
   /** The cash: picks the path knows already (escrow, due notes, a new note), or picked now under the locks. */
@@ -118,12 +156,9 @@ export async function passGate(unit: Unit, movement: Movement): Promise<Passed |
   const authority = isOff(movement.authority) ? null : movement.authority;
   const declared = authority?.loops ? authorityRefusal(authority, authority.loops, authority.fieldName) : null;
   if (declared) return declared;
-  if (!isOff(movement.wallets)) {
-    const states = await movement.wallets.read();
-    const refused = 'sender' in states ? walletStatesRefusal(states.sender ?? null, states.recipient) : walletStatesRefusal('active', states.recipient);
-    if (refused) return refused;
-  }
-  if (!isOff(movement.dedup) && !(await claimDedup(unit.tx, movement.dedup, movement.transferId, unit.now))) return duplicate();
+  const walletsRefused = await walletRefusal(unit.tx, movement);
+  if (walletsRefused) return walletsRefused;
+  if (!isOff(movement.dedup) && !(await claimDedupIn(unit.tx, movement.dedup, movement.transferId, unit.now))) return duplicate();
   const cash = typeof movement.cash === 'function' ? await movement.cash() : [...movement.cash];
   if (!Array.isArray(cash)) return cash;
   const holding = isOff(movement.holding) ? null : movement.holding;
@@ -155,6 +190,28 @@ export function authorityRefusal(authority: Authority, loopIds: Iterable<string>
   return null;
 }
 
+/** Rung 2 as the kind asks: the paying wallet's state (active) and the receiving one's (not closed). */
+async function walletRefusal(tx: TransactionSql, movement: Movement): Promise<GateRefusal | null> {
+  const rung = walletRung[movement.kind];
+  if (!rung.payer && !rung.payee) {
+    if (movement.wallets) throw new Error(`a ${movement.kind} movement reads no wallet states`);
+    return null;
+  }
+  const states = movement.wallets ? await movement.wallets.read() : await movedWalletStates(tx, movement.move);
+  const sender = rung.payer ? states.sender : undefined;
+  if (rung.payer && sender === undefined) throw new Error(`a ${movement.kind} movement names its paying wallet`);
+  return walletStatesRefusal(sender === undefined ? 'active' : sender, rung.payee ? states.recipient : null);
+}
+
+/** The states of the wallets a move takes from and brings to (escrows, sinks and reserves have none). */
+async function movedWalletStates(tx: TransactionSql, move: Move | Off): Promise<WalletStates> {
+  if (isOff(move)) throw new Error('a movement that moves nothing reads its wallet states itself');
+  const fromId = 'from' in move && move.from.kind === 'wallet' ? move.from.id : null;
+  const toId = 'issue' in move ? move.issue.holderId : move.to.kind === 'wallet' ? move.to.id : null;
+  const states = await store.selectWalletStates(tx, [fromId, toId].filter((id): id is string => id !== null));
+  return { ...(fromId === null ? {} : { sender: states.get(fromId) ?? null }), recipient: toId === null ? null : states.get(toId) ?? null };
+}
+
 /** Rung 2: the sender's wallet is active and the recipient's is not closed. */
 export function walletStatesRefusal(senderState: string | null, recipientState: string | null): GateRefusal | null {
   if (senderState !== 'active') return sendFailure([{ code: 'sender_wallet_not_active', field_name: 'sender_uid', info: { state: senderState } }]);
@@ -162,10 +219,20 @@ export function walletStatesRefusal(senderState: string | null, recipientState: 
   return null;
 }
 
+/** The kinds of call that take a dedup_id: one key space per owner, so a key reused across kinds is another request. */
+export type DedupCall = 'send' | 'design_send' | 'bill' | 'payout' | 'trade' | 'pull' | 'processor';
+
 /** A request under a dedup key: the caller that owns the key, and what makes it the same request. */
 export interface DedupRequest {
   ownerId: string;
   key: string;
+  call: DedupCall;
+  /**
+   * Every field of the request as the caller gave it that decides what moves (recipient, loops,
+   * design, plan, amounts, currency, serial numbers, account …): a repeat must give them all alike.
+   */
+  terms: Readonly<Record<string, unknown>>;
+  // For keys claimed before requests were digested (migration 0310), the first transfer's fields:
   /** The sender asked for; undefined when the request names no profile yet (a bill to a customer it creates). */
   senderId: string | undefined;
   /** The recipient asked for; undefined when the request names no profile yet (an invitation, a bill's new customer). */
@@ -178,39 +245,70 @@ export interface DedupRequest {
 /** What a dedup key already answers: the first transfer, or a refusal when the request differs. */
 export type DedupAnswer = { ok: true; transferId: string } | GateRefusal;
 
-/** Rung 3, outside the command: a live key's first transfer, compared with this request. */
-export async function dedupRepeat(db: Queryable, request: DedupRequest, now: Date): Promise<DedupAnswer | null> {
-  const row = await store.selectDedupRow(db, request.ownerId, request.key);
-  if (!row || row.created_at.getTime() < now.getTime() - dedupWindowMs) return null;
-  return compared(db, request, row.transfer_id);
+/** The digest a key keeps of its first request: sha256 of the kind of call and the terms in canonical JSON. */
+export function requestDigest(request: { call: DedupCall; terms: DedupRequest['terms'] }): string {
+  return secretHash(canonicalJson({ call: request.call, terms: request.terms }));
 }
 
-/** Rung 3, after the command lost the race for its key: the winner, compared with this request. */
-export async function dedupWinner(db: Queryable, request: DedupRequest): Promise<DedupAnswer> {
-  const transferId = await store.selectDedup(db, request.ownerId, request.key);
-  if (!transferId) throw new Error('dedup key vanished');
-  return compared(db, request, transferId);
+function canonicalJson(value: unknown): string {
+  if (typeof value === 'bigint') return JSON.stringify(value.toString());
+  if (value === undefined || value === null) return 'null';
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value instanceof Date) return JSON.stringify(value.toISOString());
+  if (typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).filter(([, field]) => field !== undefined).sort(([left], [right]) => (left < right ? -1 : left > right ? 1 : 0));
+    return `{${entries.map(([key, field]) => `${JSON.stringify(key)}:${canonicalJson(field)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
 }
 
 /**
- * Rung 3, the one comparison every path that takes a dedup_id uses: the first transfer answers a
- * repeat of the same request (parties, currency, amount); any other request is refused.
+ * Rung 3 as one wrapper for every path that takes a dedup_id (as Formance's forgeLog): a live key
+ * answers before the command, its first transfer for the same request and 409 dedup_id_reused for
+ * any other; the command claims the key (passGate's dedup rung, or claimDedupIn); a command that
+ * lost the race for it answers Duplicate, and the winner is read again and compared the same way.
+ * `repeated` makes the path's answer for the first transfer.
  */
-export async function compared(db: Queryable, request: DedupRequest, transferId: string): Promise<DedupAnswer> {
+export async function idempotently<R extends { ok: boolean }>(
+  db: Queryable, request: DedupRequest | null, now: Date, run: () => Promise<R | Duplicate>, repeated: (transferId: string) => R | Promise<R>,
+): Promise<R | GateRefusal> {
+  if (request) {
+    const row = await store.selectDedupRow(db, request.ownerId, request.key);
+    if (row && row.created_at.getTime() >= now.getTime() - dedupWindowMs) return answered(db, request, row, repeated);
+  }
+  const result = await run();
+  if (!isDuplicate(result)) return result;
+  if (!request) throw new Error('a command without a dedup key answered duplicate');
+  const winner = await store.selectDedupRow(db, request.ownerId, request.key);
+  if (!winner) throw new Error('dedup key vanished');
+  return answered(db, request, winner, repeated);
+}
+
+function isDuplicate(result: { ok: boolean }): result is Duplicate {
+  return !result.ok && (result as { error?: string }).error === 'duplicate';
+}
+
+async function answered<R>(db: Queryable, request: DedupRequest, row: store.DedupRow, repeated: (transferId: string) => R | Promise<R>): Promise<R | GateRefusal> {
+  const same = row.request_digest === null ? await sameAsFirstTransfer(db, request, row.transfer_id) : row.request_digest === requestDigest(request);
+  if (!same) return { ok: false, error: 'dedup_id_reused', detail: 'this dedup_id already names another request of this caller' };
+  return repeated(row.transfer_id);
+}
+
+/** A key claimed before requests were digested: the first transfer's parties, currency and amount. */
+async function sameAsFirstTransfer(db: Queryable, request: DedupRequest, transferId: string): Promise<boolean> {
   const first = await store.selectTransfer(db, transferId);
   if (!first) throw new Error(`dedup key names a missing transfer ${transferId}`);
   // A send's payment code may since have been taken for less: the amount asked is the code's.
   const paycode = first.workflow_type === 'profile_to_profile' && request.amount ? await store.selectPaycodeByTransfer(db, transferId) : null;
   const asked = paycode?.amount ?? first.amount;
-  const same = (request.senderId === undefined || first.sender_id === request.senderId) && (request.recipientId === undefined || first.recipient_id === request.recipientId)
+  return (request.senderId === undefined || first.sender_id === request.senderId) && (request.recipientId === undefined || first.recipient_id === request.recipientId)
     && first.currency === request.currency
     && (request.amount === undefined || (request.amount === null ? first.amount === 0n : asked === request.amount));
-  return same ? { ok: true, transferId } : { ok: false, error: 'dedup_id_reused', detail: 'this dedup_id already names another transfer of this caller' };
 }
 
-/** Rung 3, inside the command: claims the key for the new transfer; false when a concurrent request holds it. */
-function claimDedup(tx: Queryable, request: DedupRequest, transferId: string, now: Date): Promise<boolean> {
-  return store.claimDedup(tx, request.ownerId, request.key, transferId, now, new Date(now.getTime() - dedupWindowMs));
+/** Rung 3, inside the command: claims the key for the new transfer with its request's digest; false when a concurrent request holds it. */
+export function claimDedupIn(tx: Queryable, request: DedupRequest, transferId: string, now: Date): Promise<boolean> {
+  return store.claimDedup(tx, { ownerId: request.ownerId, key: request.key, transferId, digest: requestDigest(request), at: now, windowStart: new Date(now.getTime() - dedupWindowMs) });
 }
 
 /** Rung 4: the holding rules of every brand cash loop picked, before the move. */
@@ -241,6 +339,8 @@ async function moveIn(tx: TransactionSql, transferId: string, move: Move, picks:
   for (const number of new Set(lines.map((line) => line.number))) assertLinesMatchPicks(lines.filter((line) => line.number === number), picks);
   if ('from' in move) {
     await moveRecorded(tx, move.from, move.to, picks, at, { transferId, lines });
+    // Cash into a sink leaves the system: the gate counts it with the move (redemption, expiry, a bank deposit).
+    if (move.to.kind === 'redeemed' || move.to.kind === 'expired') await countLeft(tx, move.to.kind, picks);
     return null;
   }
   const serial = await issueNote(tx, move.issue, at);
@@ -260,10 +360,10 @@ export async function returnEscrowIn(unit: Unit, transferId: string, senderId: s
   const held = await heldNotes(unit.tx, transferId);
   if (held.length === 0) return;
   const passed = await passGate(unit, {
+    kind: 'escrow_return',
     transferId,
     balances: { profileIds: [senderId], currencies: [...new Set(held.map((note) => note.currency))] },
     authority: { off: 'the sender\'s own cash comes home (retract() climbed the authority rung on the escrow\'s loops first)' },
-    wallets: { off: 'cash comes home whatever the wallet\'s state' },
     dedup: { off: 'the waiting transfer ends once: its state machine refuses a second end' },
     cash: held.map((note) => ({ ...note, whole: true })),
     holding: { off: 'the sender\'s own cash comes home' },

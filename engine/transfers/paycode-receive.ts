@@ -2,7 +2,7 @@
 // from the transfer's escrow; within the correction period a resubmission changes the amount received.
 import type { Unit } from '../actors/command.ts';
 import { openLoopId, type AmountEntry, type Pick } from '../ledger/allocation.ts';
-import { balanceOf, escrowHolder, escrowPicks, movementLines, nextMovementNumber, pickFromWallet, returnEscrowRest, walletHolder } from '../ledger/cash.ts';
+import { balanceOf, escrowHolder, escrowPicks, movementLines, nextMovementNumber, pickFromWallet, walletHolder } from '../ledger/cash.ts';
 import { failure, type Failure } from '../ledger/errors.ts';
 import { movementsOf } from '../ledger/reads.ts';
 import { paycodeCorrectionMs } from '../limits.ts';
@@ -12,7 +12,7 @@ import type { ProfileRecord } from '../profiles/service.ts';
 import { redeemArrivedIn } from '../designs/redemption.ts';
 import { accepts, redeemedLoopsOf } from './acceptance.ts';
 import { applyIn, loadIn } from './changes.ts';
-import { passGate } from './gate.ts';
+import { passGate, returnEscrowIn } from './gate.ts';
 import type { TransfersContext } from './context.ts';
 import { transfer } from './machine.ts';
 import { paycodeMatches } from './paycode.ts';
@@ -146,10 +146,10 @@ async function receiptIn(unit: Unit<Failure>, receipt: Receipt): Promise<Pick[]>
   const { input, amount, found, recipient, redeemed } = receipt;
   let rest = false;
   const passed = await passGate(unit, {
+    kind: 'release',
     transferId: found.transfer_id,
     balances: { profileIds: [found.recipient_id, found.sender_id], currencies: [input.currency] },
     authority: { off: 'the sender\'s own code: the recipient takes what the sender offered' },
-    wallets: { off: 'as before the gate: the send read them; a receipt reads no wallet state' },
     dedup: { off: 'the paycode itself: one receipt, then corrections in place' },
     cash: async () => {
       const taken = await escrowPicks(unit.tx, found.transfer_id, amount);
@@ -159,8 +159,9 @@ async function receiptIn(unit: Unit<Failure>, receipt: Receipt): Promise<Pick[]>
     holding: recipient ? { senderId: found.sender_id, recipient: { id: recipient.id, isIndividual: recipient.isIndividual }, redeemed } : { off: 'no recipient profile' },
     transfer: { off: 'the paycode\'s transfer, recorded by its send' },
     move: { from: escrowHolder(found.transfer_id), to: walletHolder(found.recipient_id), lines: (picks) => movementLines(picks, 1, 'move', found.sender_id, found.recipient_id) },
+    // The rest goes back to the sender through the gate, as every escrow return does.
     after: async () => {
-      if (rest) await returnEscrowRest(unit.tx, found.transfer_id, found.sender_id, unit.now);
+      if (rest) await returnEscrowIn(unit, found.transfer_id, found.sender_id);
     },
   });
   if (!passed.ok) return unit.reject(passed);
@@ -172,10 +173,10 @@ async function correctionIn(unit: Unit<Failure>, receipt: Receipt, leg: { fromId
   const { input, found, recipient, redeemed } = receipt;
   const toRecipient = leg.action === 'move';
   const passed = await passGate(unit, {
+    kind: 'payment',
     transferId: found.transfer_id,
     balances: { profileIds: [leg.fromId, leg.toId], currencies: [input.currency] },
     authority: toRecipient ? { off: 'the sender\'s own code: the recipient takes what the sender offered' } : { closedLoopOnly: input.closedLoopOnly === true, fieldName: 'amount' },
-    wallets: { off: 'a correction of a completed receipt within its period: the send and the receipt read the wallets' },
     dedup: { off: 'the paycode itself: one transfer, corrected in place' },
     cash: async () => {
       const entries = toRecipient ? [{ loopId: 'any', currency: input.currency, minor: leg.amount }] : await refundEntries(unit, found, input.currency, leg.amount);

@@ -9,7 +9,7 @@ import type { InviteInput } from '../invitations/service.ts';
 import { dayMs, defaultCountries, invitationExpireDaysDefault, paycodeExpiryMsDefault } from '../limits.ts';
 import { accepts } from './acceptance.ts';
 import { stateFields, type TransferEvent, type TransferInput, type TransferStateName, type WaitFor } from './machine.ts';
-import { walletStatesRefusal } from './gate.ts';
+import { walletStatesRefusal, type WalletStates } from './gate.ts';
 import type { ResolvedRecipient } from './recipient.ts';
 import type { SendInput } from './send-types.ts';
 import type { NewTransfer } from './store.ts';
@@ -53,6 +53,8 @@ export interface SendPlan {
   paycode: { transferId: string; senderId: string; recipientId: string; currency: string; amount: bigint; expiresAt: Date } | null;
   /** Brand cash that reaches a redeemer by agreement, redeemed and settled in the send. */
   redeem: { redeemerId: string; designIds: string[] } | null;
+  /** The wallet states loadIn read under the locks, for the gate's wallet rung. */
+  walletStates: WalletStates;
 }
 
 export function planSend(loaded: SendLoaded): { ok: true; plan: SendPlan } | Failure {
@@ -94,6 +96,7 @@ export function planSend(loaded: SendLoaded): { ok: true; plan: SendPlan } | Fai
     paycode: paycodeExpiresAt ? { transferId, senderId: input.senderId, recipientId: recipient!.id, currency: loaded.currency, amount, expiresAt: paycodeExpiresAt } : null,
     redeem: direct && !nonPayment && picks.some((pick) => redeemed.has(pick.loopId) && pick.issuerId !== recipient!.id)
       ? { redeemerId: recipient!.id, designIds: [...redeemed] } : null,
+    walletStates: { sender: loaded.senderWalletState, recipient: loaded.recipientWalletState },
   };
   return { ok: true, plan };
 }

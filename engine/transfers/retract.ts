@@ -58,22 +58,24 @@ export async function skip(ctx: TransfersContext, input: { callerId: string; tra
   return ctx.core.commands.run('transfer.skip', [{ kind: 'wallet', id: sent.row.sender_id! }, { kind: 'transfer', id: sent.row.id }], async (unit: Unit<Failure>) => {
     const refused = await escrowAuthorityRefusal(unit, sent.row.id, input.closedLoopOnly === true);
     if (refused) return unit.reject(refused);
-    return skipIn(unit, sent.row, input.closedLoopOnly === true);
+    return skipIn(ctx, unit, sent.row, input.closedLoopOnly === true);
   });
 }
 
 /** Ends the wait: a paycode transfer completes to its recipient, an exchange hold goes to payout. */
-async function skipIn(unit: Unit<Failure>, row: store.TransferRow, closedLoopOnly: boolean): Promise<TransferResult> {
+async function skipIn(ctx: TransfersContext, unit: Unit<Failure>, row: store.TransferRow, closedLoopOnly: boolean): Promise<TransferResult> {
   const { state } = await loadIn(unit, row.id);
   if (state === 'paycode') {
+    const recipient = await ctx.profiles.get(unit.tx, row.recipient_id!);
     const passed = await passGate(unit, {
+      kind: 'release',
       transferId: row.id,
       balances: { profileIds: [row.recipient_id!, row.sender_id!], currencies: [row.currency] },
       authority: { closedLoopOnly, fieldName: 'transfer_id' },
-      wallets: { off: 'as before the gate: the send read them; skipping the wait reads no wallet state' },
       dedup: { off: 'the waiting transfer exists: its state machine refuses a second skip' },
       cash: async () => (await escrowPicks(unit.tx, row.id, null)).picks,
-      holding: { off: 'as before the gate: the send read the recipient\'s holding rules' },
+      // The cash lands in the recipient's wallet as it is (a skip redeems nothing): its holding rules hold for all of it.
+      holding: { senderId: row.sender_id!, recipient: { id: row.recipient_id!, isIndividual: recipient?.isIndividual ?? false }, redeemed: new Set() },
       transfer: { off: 'the send recorded the transfer' },
       move: { from: escrowHolder(row.id), to: walletHolder(row.recipient_id!), lines: (picks) => movementLines(picks, 1, 'move', row.sender_id, row.recipient_id!) },
     });

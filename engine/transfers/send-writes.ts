@@ -39,10 +39,11 @@ export async function writeSend(
   // trip; the detail's reads are queued after the writes, so its holdings are those after the send.
   const read: { profileDetail: Record<string, unknown> | null } = { profileDetail: null };
   const passed = await passGate(unit, {
+    kind: 'payment',
     transferId,
     balances: { off: 'beginSend locked them in the statement that took the transfer\'s number' },
     authority: { ...gate.authority, fieldName: 'amounts' },
-    wallets: { off: 'planSend refused them (walletStatesRefusal) on the states loadIn read under the locks' },
+    wallets: { read: async () => plan.walletStates },
     dedup: { off: 'loadIn claimed the key, pipelined with the pick' },
     cash: plan.picks,
     holding: gate.holding,

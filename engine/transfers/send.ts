@@ -1,15 +1,16 @@
 // P2P sends (POST /wallet/send): checks that need no lock, then one short shared transaction that
 // loads what the send needs, asks the pure plan (plan.ts) and performs it (send-writes.ts).
-import { parseSerialNumbers, type AmountEntry } from '../ledger/allocation.ts';
-import { anchorWalletBalances, balanceLockKey, balanceRowLocks, pickFromWallet } from '../ledger/cash.ts';
-import { duplicate, sendFailure } from '../ledger/errors.ts';
-import { appdataCharsMax, dedupWindowMs } from '../limits.ts';
+import type { Unit } from '../actors/command.ts';
+import { parseSerialNumbers, type AmountEntry, type ParsedAmounts } from '../ledger/allocation.ts';
+import { anchorWalletBalances, balanceLockKey, balanceRowLocks, beginSend, pickFromWallet } from '../ledger/cash.ts';
+import { duplicate, sendFailure, type Duplicate, type Failure } from '../ledger/errors.ts';
+import { appdataCharsMax } from '../limits.ts';
 import { wallet } from '../profiles/machine.ts';
 import type { ProfileRecord } from '../profiles/service.ts';
 import type { ReadyCode } from '../passwords.ts';
 import { accepts, redeemedLoopsOf } from './acceptance.ts';
 import type { TransfersContext } from './context.ts';
-import { dedupRepeat, dedupWinner, type DedupRequest } from './gate.ts';
+import { claimDedupIn, idempotently, type DedupRequest } from './gate.ts';
 import { appdataChars, closedLoopRefusal } from './input-checks.ts';
 import type { WaitFor } from './machine.ts';
 import { planSend, type SendLoaded } from './plan.ts';
@@ -30,10 +31,11 @@ interface PreparedSend {
   waitFor: WaitFor;
   /** The code of the invitation the send may create, made before the command (argon2 is slow). */
   invitationCode: ReadyCode | null;
+  dedup: DedupRequest | null;
 }
 
 export async function send(ctx: TransfersContext, input: SendInput): Promise<SendResult> {
-  const { sql, commands } = ctx.core;
+  const { sql } = ctx.core;
   // Checks that need no lock come first, in a fixed order.
   const amounts = input.amounts;
   if (!amounts.ok) return sendFailure(amounts.errors);
@@ -44,24 +46,22 @@ export async function send(ctx: TransfersContext, input: SendInput): Promise<Sen
   if (appdataChars(input.appdata) > appdataCharsMax) {
     return sendFailure([{ code: 'appdata_too_long', field_name: 'appdata', info: { max: appdataCharsMax } }]);
   }
-  // The dedup key and the recipient are read together; a repeat answers before the recipient counts.
-  const [existing, resolved] = await Promise.all([
-    input.dedupId === undefined ? null : store.selectDedupRow(sql, input.senderId, input.dedupId),
-    resolveRecipient(ctx, input.senderId, input.recipientUid, input.senderUid),
-  ]);
-  const dedup = dedupRequestOf(input, amounts.value, serials.value !== null, resolved.ok ? resolved.recipient.profile : null);
-  if (existing && dedup) {
-    const repeat = await dedupRepeat(sql, dedup, ctx.core.clock.now());
-    if (repeat) return repeat.ok ? { ...repeat, duplicate: true } : repeat;
-  }
+  // A repeat answers before the recipient counts: the key's first request, compared in whole.
+  const dedup = dedupRequestOf(input, amounts.value);
+  return idempotently(sql, dedup, ctx.core.clock.now(), () => sendOnce(ctx, input, amounts.value, serials.value, dedup), (transferId) => ({ ok: true as const, transferId, duplicate: true }));
+}
+
+/** A send that is not a repeat: the recipient, what it waits for, then the command. */
+async function sendOnce(ctx: TransfersContext, input: SendInput, entries: AmountEntry[], serials: bigint[] | null, dedup: DedupRequest | null): Promise<SendResult | Duplicate> {
+  const { sql, commands } = ctx.core;
+  const resolved = await resolveRecipient(ctx, input.senderId, input.recipientUid, input.senderUid);
   if (!resolved.ok) return resolved;
   const recipient = resolved.recipient.profile;
   const redeemed = await redeemedLoopsOf(sql, recipient);
   const waitFor = await waitForOf(ctx, input, recipient);
   const invitationCode = waitFor === 'invite' && ctx.invitations ? await ctx.invitations.makeCode(input.invitationCodeLength) : null;
-  const entries: AmountEntry[] = amounts.value;
   const currency = entries[0].currency;
-  const prepared: PreparedSend = { input, entries, serials: serials.value, currency, resolved, redeemed, waitFor, invitationCode };
+  const prepared: PreparedSend = { input, entries, serials, currency, resolved, redeemed, waitFor, invitationCode, dedup };
 
   // Sends share transactions: every write is a new row, the sender's notes and dedup key (under
   // the sender's lock) or a relative balance change, so sends of different wallets commit together.
@@ -74,19 +74,19 @@ export async function send(ctx: TransfersContext, input: SendInput): Promise<Sen
     // The invitations domain refused the address.
     return sendFailure([{ code: 'recipient_not_found', field_name: 'recipient_uid', info: { invalid: result.invalid ?? null } }]);
   }
-  if (!result.ok && result.error === 'duplicate') {
-    const winner = await dedupWinner(sql, dedup!);
-    return winner.ok ? { ...winner, duplicate: true } : winner;
-  }
   return result;
 }
 
-/** The send's dedup key, owned by the sender: the parties, the currency and the amount make the request. */
-function dedupRequestOf(input: SendInput, entries: readonly AmountEntry[], bySerials: boolean, recipient: ProfileRecord | null): DedupRequest | null {
+/** The send's dedup key, owned by the sender: the recipient as named, the amounts (or serial numbers) and whether it is a payment make the request. */
+function dedupRequestOf(input: SendInput, entries: readonly AmountEntry[]): DedupRequest | null {
   if (input.dedupId === undefined) return null;
-  // Serial numbers name notes, not an amount; an invited recipient has no profile yet.
-  const amount = bySerials ? undefined : entries.reduce((total, entry) => total + entry.minor, 0n);
-  return { ownerId: input.senderId, key: input.dedupId, senderId: input.senderId, recipientId: recipient?.id, currency: entries[0].currency, amount };
+  // Serial numbers name notes, not an amount.
+  const amount = input.serialNumbers !== undefined ? undefined : entries.reduce((total, entry) => total + entry.minor, 0n);
+  return {
+    ownerId: input.senderId, key: input.dedupId, call: 'send',
+    terms: { recipientUid: input.recipientUid, amounts: entries.map((entry) => ({ loopId: entry.loopId, currency: entry.currency, minor: entry.minor })), serialNumbers: input.serialNumbers ?? null, nonPayment: input.nonPayment },
+    senderId: input.senderId, recipientId: undefined, currency: entries[0].currency, amount,
+  };
 }
 
 /** What the transfer waits for: an invited recipient, a business's payment code, or nothing. */
@@ -134,13 +134,13 @@ async function loadIn(ctx: TransfersContext, unit: SendUnit, prepared: PreparedS
   const lockProfileIds = recipient && waitFor === 'none' ? [input.senderId, recipient.id] : [input.senderId];
   // The open loop rows are made sure of first (anchorWalletBalances), pipelined ahead on the same round trip.
   const begun = () => Promise.all([
-    anchorWalletBalances(unit.tx, lockProfileIds, currency), store.beginSend(unit.tx, { lockProfileIds, currency, recipientId: recipient?.id ?? null }),
+    anchorWalletBalances(unit.tx, lockProfileIds, currency), beginSend(unit.tx, { lockProfileIds, currency, recipientId: recipient?.id ?? null }),
   ]).then(([, started]) => started);
   let transferId: string;
   let picked: Awaited<ReturnType<typeof pick>>;
   let senderWallet: Awaited<ReturnType<typeof unit.load<typeof wallet>>>;
   let recipientWalletState: string | null;
-  if (input.dedupId === undefined) {
+  if (prepared.dedup === null) {
     const [started, pickedNow, senderNow] = await Promise.all([begun(), pick(), unit.load(wallet, input.senderId)]);
     transferId = ctx.core.ids.long(started.sequence, 'transfer');
     [picked, senderWallet, recipientWalletState] = [pickedNow, senderNow, started.recipientWalletState];
@@ -148,7 +148,7 @@ async function loadIn(ctx: TransfersContext, unit: SendUnit, prepared: PreparedS
     const started = await begun();
     transferId = ctx.core.ids.long(started.sequence, 'transfer');
     const [claimed, pickedNow, senderNow] = await Promise.all([
-      store.claimDedup(unit.tx, input.senderId, input.dedupId, transferId, at, new Date(at.getTime() - dedupWindowMs)), pick(), unit.load(wallet, input.senderId),
+      claimDedupIn(unit.tx, prepared.dedup, transferId, at), pick(), unit.load(wallet, input.senderId),
     ]);
     if (!claimed) return unit.reject(duplicate());
     [picked, senderWallet, recipientWalletState] = [pickedNow, senderNow, started.recipientWalletState];

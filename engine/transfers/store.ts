@@ -91,20 +91,11 @@ export async function insertTransfer(tx: Queryable, transfer: NewTransfer, views
   }
 }
 
-/**
- * A send's first statement: a number from the long id sequence for the transfer id, the recipient
- * wallet's state (not locked: credits are atomic upserts) and the balances about to change,
- * row-locked in a stable order so two opposite sends queue rather than deadlock.
- */
-export async function beginSend(tx: Queryable, input: { lockProfileIds: readonly string[]; currency: string; recipientId: string | null }): Promise<{ sequence: bigint; recipientWalletState: string | null }> {
-  const rows = await tx<{ sequence: bigint; recipient_wallet_state: string | null; locked_rows: bigint }[]>`
-    with locked as (
-      select 1 from balances where profile_id = any(${[...input.lockProfileIds].sort()}::text[]) and currency = ${input.currency}
-      order by profile_id, currency, loop_id for update)
-    select nextval('ids_long') as sequence,
-      (select state from actors where kind = 'wallet' and id = ${input.recipientId}) as recipient_wallet_state,
-      (select count(*) from locked) as locked_rows`;
-  return { sequence: BigInt(rows[0].sequence), recipientWalletState: rows[0].recipient_wallet_state };
+/** The states of the wallets (actors of kind wallet) of the profiles; a profile with none is absent. */
+export async function selectWalletStates(db: Queryable, profileIds: readonly string[]): Promise<Map<string, string>> {
+  if (profileIds.length === 0) return new Map();
+  const rows = await db<{ id: string; state: string }[]>`select id, state from actors where kind = 'wallet' and id = any(${[...profileIds]}::text[])`;
+  return new Map(rows.map((row) => [row.id, row.state]));
 }
 
 export interface TransferChange {
@@ -170,28 +161,30 @@ export async function isViewer(sql: Queryable, transferId: string, profileId: st
 }
 
 /**
- * Claims (sender, dedup id) for a new transfer. Returns null when a transfer already holds the key
- * within the window (the caller answers with that transfer); a key older than the window is re-pointed.
+ * Claims (owner, dedup id) for a new transfer with its request's digest. Returns false when a
+ * transfer already holds the key within the window; a key older than the window is re-pointed.
  */
-export async function claimDedup(tx: Queryable, senderId: string, dedupId: string, transferId: string, at: Date, windowStart: Date): Promise<boolean> {
+export async function claimDedup(tx: Queryable, claim: { ownerId: string; key: string; transferId: string; digest: string; at: Date; windowStart: Date }): Promise<boolean> {
   const rows = await tx`
-    insert into transfer_dedup (sender_id, dedup_id, transfer_id, created_at)
-    values (${senderId}, ${dedupId}, ${transferId}, ${at})
-    on conflict (sender_id, dedup_id) do update set transfer_id = excluded.transfer_id, created_at = excluded.created_at
-      where transfer_dedup.created_at < ${windowStart}
+    insert into transfer_dedup (sender_id, dedup_id, transfer_id, created_at, request_digest)
+    values (${claim.ownerId}, ${claim.key}, ${claim.transferId}, ${claim.at}, ${claim.digest})
+    on conflict (sender_id, dedup_id) do update set transfer_id = excluded.transfer_id, created_at = excluded.created_at, request_digest = excluded.request_digest
+      where transfer_dedup.created_at < ${claim.windowStart}
     returning transfer_id`;
   return rows.length === 1;
 }
 
-export async function selectDedupRow(sql: Queryable, senderId: string, dedupId: string): Promise<{ transfer_id: string; created_at: Date } | null> {
-  const rows = await sql<{ transfer_id: string; created_at: Date }[]>`
-    select transfer_id, created_at from transfer_dedup where sender_id = ${senderId} and dedup_id = ${dedupId}`;
-  return rows[0] ?? null;
+export interface DedupRow {
+  transfer_id: string;
+  created_at: Date;
+  /** Null for a key claimed before requests were digested (migration 0310). */
+  request_digest: string | null;
 }
 
-export async function selectDedup(sql: Queryable, senderId: string, dedupId: string): Promise<string | null> {
-  const rows = await sql<{ transfer_id: string }[]>`select transfer_id from transfer_dedup where sender_id = ${senderId} and dedup_id = ${dedupId}`;
-  return rows[0]?.transfer_id ?? null;
+export async function selectDedupRow(sql: Queryable, ownerId: string, dedupId: string): Promise<DedupRow | null> {
+  const rows = await sql<DedupRow[]>`
+    select transfer_id, created_at, request_digest from transfer_dedup where sender_id = ${ownerId} and dedup_id = ${dedupId}`;
+  return rows[0] ?? null;
 }
 
 export interface HistoryQuery {

@@ -13,12 +13,11 @@ import type { ProfileRecord, ProfilesService } from '../profiles/service.ts';
 import { stateFields, transfer, type TransferStateName } from './machine.ts';
 import { accepts, redeemedLoopsOf } from './acceptance.ts';
 import { redeemArrivedIn } from '../designs/redemption.ts';
-import { wallet } from '../profiles/machine.ts';
 import { appdataChars, closedLoopRefusal } from './input-checks.ts';
 import type { TransfersService } from './service.ts';
 import { unexpiredEscrowPicks } from '../designs/expiry.ts';
 import { parseUid } from '../uids.ts';
-import { dedupRepeat, dedupWinner, passGate, type DedupRequest } from './gate.ts';
+import { idempotently, passGate, type DedupRequest } from './gate.ts';
 import * as store from './store.ts';
 
 /** A trade entry as the edge read it. */
@@ -107,24 +106,23 @@ async function start(ctx: TradesContext, input: TradeInput): Promise<TradeResult
   if (refused) return refused;
   if (appdataChars(input.appdata) > appdataCharsMax) return sendFailure([{ code: 'appdata_too_long', field_name: 'appdata', info: { max: appdataCharsMax } }]);
   const resolved = await ctx.transfers.resolveRecipient(input.senderId, input.recipientUid, undefined);
-  // The sender owns the key; the recipient, the currency and the amount offered make the request.
+  // The sender owns the key; the recipient as named, the cash offered and the cash asked for make the request.
   const dedup: DedupRequest | null = input.dedupId === undefined ? null : {
-    ownerId: input.senderId, key: input.dedupId, senderId: input.senderId, recipientId: resolved.ok ? resolved.recipient.profile?.id : undefined,
+    ownerId: input.senderId, key: input.dedupId, call: 'trade',
+    terms: { recipientUid: input.recipientUid, offered: offered.value.map(entryTerms), expected: expected.value.map(entryTerms) },
+    senderId: input.senderId, recipientId: resolved.ok ? resolved.recipient.profile?.id : undefined,
     currency: offered.value[0].currency, amount: offered.value.reduce((total, entry) => total + entry.minor, 0n),
   };
-  const repeat = dedup ? await dedupRepeat(sql, dedup, core.clock.now()) : null;
-  if (repeat) return repeat.ok ? { ok: true, transferId: repeat.transferId } : repeat;
-  if (!resolved.ok) return resolved;
-  const recipient = resolved.recipient.profile;
-  if (!recipient) return sendFailure([{ code: 'recipient_not_found', field_name: 'recipient_uid', info: { reason: 'a trade needs a recipient with a wallet' } }]);
-  const offer: Offer = { input, offered: offered.value, recipient, senderUid: resolved.senderUid, recipientUid: resolved.recipient.uid };
-  const result = await commands.run('transfer.trade', [{ kind: 'wallet', id: input.senderId }], (unit: Unit<Failure | Duplicate>) => startIn(unit, offer, dedup));
-  if (!result.ok && result.error === 'duplicate') {
-    const winner = await dedupWinner(sql, dedup!);
-    return winner.ok ? { ok: true, transferId: winner.transferId } : winner;
-  }
-  return result;
+  return idempotently<TradeResult>(sql, dedup, core.clock.now(), async () => {
+    if (!resolved.ok) return resolved;
+    const recipient = resolved.recipient.profile;
+    if (!recipient) return sendFailure([{ code: 'recipient_not_found', field_name: 'recipient_uid', info: { reason: 'a trade needs a recipient with a wallet' } }]);
+    const offer: Offer = { input, offered: offered.value, recipient, senderUid: resolved.senderUid, recipientUid: resolved.recipient.uid };
+    return commands.run('transfer.trade', [{ kind: 'wallet', id: input.senderId }], (unit: Unit<Failure | Duplicate>) => startIn(unit, offer, dedup));
+  }, (transferId) => ({ ok: true, transferId }));
 }
+
+const entryTerms = (entry: AmountEntry) => ({ loopId: entry.loopId, currency: entry.currency, minor: entry.minor });
 
 /** A trade checked outside its command: the offered entries and the resolved recipient. */
 interface Offer {
@@ -142,10 +140,10 @@ async function startIn(unit: Unit<Failure | Duplicate>, offer: Offer, dedup: Ded
   const at = unit.now;
   const expiresAt = new Date(at.getTime() + input.acceptExpireSeconds * 1000);
   const passed = await passGate(unit, {
+    kind: 'payment',
     transferId,
     balances: { off: 'one wallet\'s balance: the move into escrow takes its row' },
     authority: { closedLoopOnly: input.closedLoopOnly === true, fieldName: 'amounts' },
-    wallets: { read: async () => ({ sender: (await unit.load(wallet, input.senderId))?.value ?? null, recipient: null }) },
     dedup: dedup ?? { off: 'no dedup_id given' },
     cash: async () => {
       const picked = await pickFromWallet(unit.tx, input.senderId, offer.offered, null, {
@@ -240,10 +238,10 @@ async function acceptIn(ctx: TradesContext, unit: Unit<Failure>, acceptance: Acc
   if (!paid.ok) return unit.reject(sendFailure(paid.errors.map((error) => ({ ...error, field_name: 'expect_amounts' }))));
   // The offered leg from the escrow (movement 1), then the paid leg (movement 2), each through the gate.
   const offeredLeg = await passGate(unit, {
+    kind: 'release',
     transferId: row.id,
     balances: { off: 'both wallets\' balances in every currency of the trade were locked above' },
     authority: { off: 'the sender\'s offered cash, moved into escrow by the sender\'s own start' },
-    wallets: { off: 'read once, on the paid leg' },
     dedup: { off: 'accepting a waiting trade: its state machine refuses a second accept' },
     cash: () => unexpiredEscrowPicks(unit, row.id),
     holding: { senderId, recipient: { id: input.callerId, isIndividual: true }, redeemed: new Set() },
@@ -253,10 +251,10 @@ async function acceptIn(ctx: TradesContext, unit: Unit<Failure>, acceptance: Acc
   if (!offeredLeg.ok) return unit.reject(offeredLeg);
   const offered = offeredLeg.picks;
   const passed = await passGate(unit, {
+    kind: 'payment',
     transferId: row.id,
     balances: { off: 'both wallets\' balances in every currency of the trade were locked above, before the escrow\'s release' },
     authority: { closedLoopOnly: input.closedLoopOnly === true, fieldName: 'expect_amounts' },
-    wallets: { read: async () => ({ sender: (await unit.load(wallet, input.callerId))?.value ?? null, recipient: (await unit.load(wallet, senderId))?.value ?? null }) },
     dedup: { off: 'accepting a waiting trade: the transfer exists, its state machine refuses a second accept' },
     cash: paid.value,
     holding: { senderId: input.callerId, recipient: { id: senderId, isIndividual: sender?.isIndividual ?? true }, redeemed: new Set() },
