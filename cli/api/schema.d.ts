@@ -3103,7 +3103,7 @@ export interface paths {
         put?: never;
         /**
          * The simulated ACH rail: money arrives for a proxy's account number and becomes a receive_ach_confirm transfer (a repeated trace_number answers the first).
-         * @description The simulated ACH rail: money arrives for a proxy's account number and becomes a receive_ach_confirm transfer; a repeated trace_number answers the first. Operator key (the CLI drives it).
+         * @description The simulated ACH rail: money arrives for a proxy's account number and becomes a receive_ach_confirm transfer; a repeated trace_number answers the first deposit when the amount is the same, 409 trace_number_reused when it is not. Operator key (the CLI drives it).
          */
         post: operations["postAdminFundproxyDeposit"];
         delete?: never;
@@ -23734,6 +23734,7 @@ export interface operations {
              *
              *     - `recipient_wallet_closed`: The proxy's recipient wallet is closed; the deposit is returned.
              *     - `issuer_not_permitted`: The proxy's issuer no longer has issue_open_loop; the deposit is returned.
+             *     - `trace_number_reused`: This trace_number already names a deposit of another amount to this proxy.
              */
             409: {
                 headers: {
