@@ -193,19 +193,26 @@ export async function readyz(url: string, timeoutMs = 3_000): Promise<number | '
  * connection reserved until release), so that any new connection is refused with 53300 "too many
  * clients"; answers how many it took.
  */
-export async function holdConnectionSlots(): Promise<{ taken: number; release(): Promise<void> }> {
+export async function holdConnectionSlots(): Promise<{ readonly taken: number; takeFree(): Promise<void>; release(): Promise<void> }> {
   const holder = postgres(`postgres://postgres@127.0.0.1:${pgPort}/postgres`, { max: 1000, onnotice: () => {}, connect_timeout: 10 });
   const reserved: { release(): void }[] = [];
-  for (;;) {
-    try {
-      reserved.push(await holder.reserve());
-    } catch (error) {
-      if ((error as { code?: string }).code !== '53300') throw error;
-      break;
+  const takeFree = async () => {
+    for (;;) {
+      try {
+        reserved.push(await holder.reserve());
+      } catch (error) {
+        if ((error as { code?: string }).code !== '53300') throw error;
+        return;
+      }
     }
-  }
+  };
+  await takeFree();
   return {
-    taken: reserved.length,
+    get taken() {
+      return reserved.length;
+    },
+    /** Takes the slots freed since (sessions ended meanwhile). */
+    takeFree,
     async release() {
       for (const connection of reserved) connection.release();
       await holder.end({ timeout: 5 });
