@@ -1,4 +1,5 @@
 // Proves Cashloop heals by itself (issue 35), on a Postgres and Redis the test starts itself: under 8 senders, Postgres stopped hard (-m immediate) and left down 10 s, Redis killed and left down 4 s, and every connection slot taken, one API process (no restart) answers only 200 or 503 busy with Retry-After (never a 500, never past its request deadline), /readyz says 503 through each outage, and both serve again within 5 s of the service answering; every 200 is durable and every dedup_id runs once. Prints the recovery times (RELIABILITY_RECOVERY_OUT=<file> writes them).
+// test-process: own (its API process must start from a test process no earlier file has changed: in a shared one it twice did not serve after Postgres came back, and passed every time alone)
 import { writeFileSync } from 'node:fs';
 import postgres from 'postgres';
 import { test } from 'uvu';
