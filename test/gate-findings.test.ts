@@ -9,6 +9,7 @@ import { issue, ledgerWorld, usd } from './ledger-api-support.ts';
 import { ledgerFingerprint } from './ledger-support.ts';
 import { startTestServer, type TestServer } from './support/http.ts';
 import { brandPermissions, brandWorld, type Actor, type Auth } from './support/brand-world.ts';
+import { glDesigns } from './support/gl-designs.ts';
 import { closedLoopTokenOf, processorTokenOf } from './support/gate-tokens.ts';
 
 let server: TestServer;
@@ -18,6 +19,7 @@ const { api, business, customer, assertAudit, brand } = brandWorld(() => ({ serv
 let cafe: Actor;
 let books: Actor;
 let till: Auth;
+const { design, give } = glDesigns(api, () => cafe);
 
 test.before(async () => {
   server = await startTestServer();
@@ -36,27 +38,6 @@ test.after(async () => {
 /** A token from POST /p/token, taken by another app of the site (closed loop cash rights only). */
 const closedLoopToken = async (actor: Actor): Promise<Auth> => closedLoopTokenOf(server, await createApp(server), actor);
 const processorToken = (profileId: string): Promise<Auth> => processorTokenOf(server, app, profileId);
-
-/** A design of the cafe with one plan (recipients as given), its rules patched, and agreements activated. */
-async function design(title: string, options: { recipients?: unknown[]; rules?: Record<string, unknown>; agreements?: [Actor, Record<string, boolean>][] } = {}): Promise<{ id: string; plan: string }> {
-  const created = await api.post('/design/create', { title, currency: 'USD', design_type: 'gl_design' }, cafe.auth);
-  assert.is(created.status, 200, created.text);
-  const id = created.body.id;
-  const plan = (await api.post(`/design/${id}/plan/create`, { title: 'Plan' }, cafe.auth)).body.plan_id;
-  if (options.recipients) assert.is((await api.patch(`/design/${id}/plan/${plan}`, { recipients: options.recipients }, cafe.auth)).status, 200);
-  if (options.rules) assert.is((await api.patch(`/design/${id}`, options.rules, cafe.auth)).status, 200);
-  for (const [member, roles] of options.agreements ?? []) {
-    const added = await api.post(`/design/${id}/agreement/add`, { uid: `service:${member.id}`, ...roles, terms_text: 'Standard terms' }, cafe.auth);
-    assert.is(added.status, 200, added.text);
-    assert.is((await api.post(`/design/${id}/agreement/${added.body.agreement.id}/activate`, {}, member.auth)).status, 200);
-  }
-  return { id, plan };
-}
-
-async function give(target: { id: string; plan: string }, to: Actor, amount: string): Promise<void> {
-  const sent = await api.post(`/design/${target.id}/send`, { recipient_uid: `service:${to.id}`, distribution_plan_id: target.plan, amount }, cafe.auth);
-  assert.is(sent.status, 200, sent.text);
-}
 
 test('finding 1: a closed-loop token of a settler cannot pay settlements from its open loop cash', async () => {
   const settler = await business('Settle Co');
