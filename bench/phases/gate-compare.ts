@@ -12,8 +12,7 @@ import { repositoryRoot, startApiProcess, type ApiProcess } from '../lib/api-pro
 import { createBenchDatabase, type BenchDatabase } from '../lib/databases.ts';
 import { HttpClient } from '../lib/http-client.ts';
 import { median } from '../lib/stats.ts';
-import { CashloopSetup, type Wallet } from '../scenarios/cashloop.ts';
-import { httpOperator } from '../scenarios/operator.ts';
+import { fundedWallets, type Wallet } from '../scenarios/cashloop.ts';
 import { maxRate, uniformSource } from '../scenarios/sends.ts';
 
 /** The last commit before the gate's round of work (CASHLOOP_BENCH_GATE_BASE overrides it). */
@@ -55,13 +54,7 @@ async function startSide(name: Side['name'], environment: BenchEnvironment, cwd:
   const database = await createBenchDatabase(environment.postgresUrl, `cashloop_bench_${name}`);
   const dataDir = mkdtempSync(path.join(tmpdir(), `cashloop-bench-${name}-`));
   const api = await startApiProcess({ databaseUrl: database.url, redisUrl: environment.redisUrl, dataDir, cwd });
-  const client = new HttpClient(api.baseUrl, settings.callers + 8);
-  const setup = new CashloopSetup(client, api.operatorKey);
-  setup.operator = httpOperator(client, api.operatorKey);
-  const app = await setup.createApp();
-  await setup.designateIssuer(app);
-  const wallets = await setup.wallets(app, settings.wallets);
-  await setup.fund(wallets, walletFunding);
+  const { client, wallets } = await fundedWallets(api, { callers: settings.callers, walletCount: settings.wallets, funding: walletFunding });
   log(`${name}: API ${api.pid} on ${api.baseUrl}, ${wallets.length} wallets funded`);
   return { name, api, database, client, wallets };
 }

@@ -14,8 +14,7 @@ import { startApiProcess, type ApiProcess } from '../lib/api-process.ts';
 import { createBenchDatabase, type BenchDatabase } from '../lib/databases.ts';
 import { HttpClient } from '../lib/http-client.ts';
 import { median } from '../lib/stats.ts';
-import { CashloopSetup, type Wallet } from '../scenarios/cashloop.ts';
-import { httpOperator } from '../scenarios/operator.ts';
+import { fundedWallets, type Wallet } from '../scenarios/cashloop.ts';
 import { maxRate, uniformSource } from '../scenarios/sends.ts';
 
 const settings = Object.freeze({ wallets: 200, callers: 16, warmupSeconds: 3, roundSeconds: 8, rounds: 5 });
@@ -48,13 +47,7 @@ async function startSide(name: SideName, environment: BenchEnvironment, log: (me
   }
   const dataDir = mkdtempSync(path.join(tmpdir(), 'cashloop-bench-sync-'));
   const api = await startApiProcess({ databaseUrl: database.url, redisUrl: environment.redisUrl, dataDir });
-  const client = new HttpClient(api.baseUrl, settings.callers + 8);
-  const setup = new CashloopSetup(client, api.operatorKey);
-  setup.operator = httpOperator(client, api.operatorKey);
-  const app = await setup.createApp();
-  await setup.designateIssuer(app);
-  const wallets = await setup.wallets(app, settings.wallets);
-  await setup.fund(wallets, walletFunding);
+  const { client, wallets } = await fundedWallets(api, { callers: settings.callers, walletCount: settings.wallets, funding: walletFunding });
   log(`${name}: API ${api.pid} on ${api.baseUrl}, ${wallets.length} wallets funded`);
   return { name, api, database, client, wallets };
 }

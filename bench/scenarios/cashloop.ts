@@ -1,7 +1,7 @@
 // Setup over the HTTP API, as an operator and an app would do it: an app, an issuer business,
 // individual profiles with tokens, and cash issued to them. Paths live here once.
 import { basic, bearer, HttpClient, prepare, type PreparedRequest } from '../lib/http-client.ts';
-import type { AuditAnswer, Operator } from './operator.ts';
+import { httpOperator, type AuditAnswer, type Operator } from './operator.ts';
 
 export const paths = Object.freeze({
   apps: '/admin/apps',
@@ -141,4 +141,19 @@ export class CashloopSetup {
 /** A P2P send of `amount` USD of open loop cash. */
 export function sendRequest(from: Wallet, to: Wallet, amount: string): PreparedRequest {
   return prepare('POST', paths.send, { recipient_uid: `service:${to.profileId}`, amounts: `0-USD-${amount}` }, bearer(from.token));
+}
+
+/**
+ * A client of a freshly started API with an app, an open loop issuer and `walletCount` wallets
+ * funded with `funding` each: the world of the phases that compare two API processes side by side.
+ */
+export async function fundedWallets(api: { baseUrl: string; operatorKey: string }, options: { callers: number; walletCount: number; funding: string }): Promise<{ client: HttpClient; wallets: Wallet[] }> {
+  const client = new HttpClient(api.baseUrl, options.callers + 8);
+  const setup = new CashloopSetup(client, api.operatorKey);
+  setup.operator = httpOperator(client, api.operatorKey);
+  const app = await setup.createApp();
+  await setup.designateIssuer(app);
+  const wallets = await setup.wallets(app, options.walletCount);
+  await setup.fund(wallets, options.funding);
+  return { client, wallets };
 }
