@@ -1,7 +1,7 @@
 // Proves the failover story of docs/operations.md on real parts (tools/ha: etcd, Patroni with a
 // synchronous standby, HAProxy, Redis, two API processes): under mixed load with a dedup_id on every
-// payment (open loop sends, brand cash sends, pulls, payment codes), kill -9 of the primary's
-// postmaster promotes the standby; retrying every unknown outcome by its dedup_id loses no
+// payment (open loop sends, brand cash sends, pulls, payment codes), losing the primary's host
+// (kill -9 of its Patroni and postmaster) promotes the standby; retrying every unknown outcome by its dedup_id loses no
 // acknowledged payment and runs none twice, the audits are exact, writes are served again within
 // 30 s of the kill, and nothing answers 500. Prints the time to recover.
 // test-timeout: 360
@@ -15,7 +15,7 @@ import { createEngine, type Engine } from '../engine/engine.ts';
 import { createLogger } from '../engine/logger.ts';
 import { createMetrics } from '../engine/metrics.ts';
 import { openPostgres } from '../engine/storage/database.ts';
-import { databaseUrl, down, installPackages, killPrimary, nodeNames, primaryNode, synchronousStandby, topology, up, waitFor, type Topology } from '../tools/ha/topology.ts';
+import { databaseUrl, down, installPackages, killPrimary, nodeNames, primaryNode, synchronousStandby, tail, topology, up, waitFor, type Topology } from '../tools/ha/topology.ts';
 import { addBusiness, addIndividual, createApp, userToken, type TestApp } from './foundation-helpers.ts';
 import { issue, ledgerWorld } from './ledger-api-support.ts';
 import { usesRealServices } from './support/harness.ts';
@@ -88,7 +88,7 @@ async function openEngine(dir: string): Promise<Engine> {
   return createEngine({ config, logger: createLogger('error', { silent: true }), metrics: createMetrics(), database: await openPostgres(databaseUrl(top!)) });
 }
 
-haTest('kill -9 of the primary under mixed load: the synchronous standby takes over, nothing acknowledged is lost or run twice, writes again within 30 s, no 500', async () => {
+haTest('losing the primary host (kill -9) under mixed load: the synchronous standby takes over, nothing acknowledged is lost or run twice, writes again within 30 s, no 500', async () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'cashloop-ha-failover-'));
   top = topology(dir, portBase, { detached: false, fsync: false });
   const apiEnv = { CASHLOOP_OPERATOR_KEY: testOperatorKey, CASHLOOP_RATE_LIMIT_SCALE: '1000', CASHLOOP_PASSWORD_HASH_COST: 'test', LOG_LEVEL: 'error' };
@@ -177,20 +177,30 @@ haTest('kill -9 of the primary under mixed load: the synchronous standby takes o
     return afterKill.find((attempt) => attempt.atMs > from && attempt.status === 200) ?? null;
   };
 
-  await new Promise((resolve) => setTimeout(resolve, loadBeforeKillMs));
-  const primaryBefore = await primaryNode(top);
-  const killed = await killPrimary(top);
-  killedAtMs = Date.now() - startedAt;
-  const promoted = await waitFor(async () => {
-    const node = await primaryNode(top!);
-    return node !== null && node !== killed.node ? { node, atMs: Date.now() - startedAt } : null;
-  }, 'the standby promoted', 60_000);
-  promotedAtMs = promoted.atMs;
-  // Load goes on until a write started after the kill is answered 200 (a state, not a time), then a little longer.
-  const recovered = await waitFor(firstWriteAfterOutage, 'a write served after the outage', recoveryMsMax + 30_000).catch(() => null);
-  if (recovered) await new Promise((resolve) => setTimeout(resolve, loadAfterRecoveryMs));
-  running = false;
-  await Promise.all(loops);
+  const patroniLogs = () => nodeNames.map((name) => tail(top!, name, 4000)).join('\n');
+  // The load stops in every outcome: a failed wait must not leave callers running in the test process.
+  const failover = async () => {
+    await new Promise((resolve) => setTimeout(resolve, loadBeforeKillMs));
+    const primaryBefore = await primaryNode(top!);
+    // The primary's host is lost (its Patroni and Postgres, kill -9): the standby takes the leader key
+    // when the lease runs out. (A postmaster crash alone leaves the choice to the old primary's Patroni,
+    // which restarts Postgres in place when the standby's REST does not answer within 2 s under load.)
+    const killed = await killPrimary(top!, { host: true });
+    killedAtMs = Date.now() - startedAt;
+    const promoted = await waitFor(async () => {
+      const node = await primaryNode(top!);
+      return node !== null && node !== killed.node ? { node, atMs: Date.now() - startedAt } : null;
+    }, 'the standby promoted', 60_000, patroniLogs);
+    promotedAtMs = promoted.atMs;
+    // Load goes on until a write started after the kill is answered 200 (a state, not a time), then a little longer.
+    const recovered = await waitFor(firstWriteAfterOutage, 'a write served after the outage', recoveryMsMax + 30_000).catch(() => null);
+    if (recovered) await new Promise((resolve) => setTimeout(resolve, loadAfterRecoveryMs));
+    return { primaryBefore, killed, promoted, recovered };
+  };
+  const { primaryBefore, killed, promoted, recovered } = await failover().finally(async () => {
+    running = false;
+    await Promise.all(loops);
+  });
   const recoveryMs = recovered ? recovered.atMs - killedAtMs : null;
   const counts = (filter: (attempt: Attempt) => boolean) => attempts.filter(filter).length;
   console.log([
@@ -279,8 +289,9 @@ haTest('kill -9 of the primary under mixed load: the synchronous standby takes o
   assert.ok(audit.body.ok);
   console.log(`ha-failover: ${codes.length} payment codes taken; retries and audits done ${((Date.now() - startedAt) / 1000).toFixed(1)} s after the load began`);
 
-  // The cluster is whole again: the old primary rejoined as the synchronous standby.
-  await waitFor(() => synchronousStandby(top!).then((node) => node === killed.node), `${nodeNames[killed.node]} back as the synchronous standby`, 60_000);
+  // The host comes back (its Patroni started again) and the cluster is whole: the old primary rejoined as the synchronous standby.
+  await up(top, { env: apiEnv });
+  await waitFor(() => synchronousStandby(top!).then((node) => node === killed.node), `${nodeNames[killed.node]} back as the synchronous standby`, 60_000, patroniLogs);
 });
 
 test.run();

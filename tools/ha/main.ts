@@ -1,4 +1,4 @@
-// `npm run ha -- up | down | status | kill-primary | install`: the high-availability topology of
+// `npm run ha -- up | down | status | kill-primary | kill-primary-host | install`: the high-availability topology of
 // docs/operations.md on this machine, from Debian packages, on loopback ports (base
 // CASHLOOP_HA_PORT_BASE, default 17000), with its data in CASHLOOP_HA_DIR (default
 // $TMPDIR/cashloop-ha), never in the repository.
@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { apiUrl, databaseUrl, down, installPackages, killPrimary, nodeNames, operatorKeyFile, primaryNode, redisUrl, replicaUrl, status, topology, up, waitFor } from './topology.ts';
 
-const usage = 'usage: npm run ha -- up | down | status | kill-primary | install';
+const usage = 'usage: npm run ha -- up | down | status | kill-primary | kill-primary-host | install';
 const [command] = process.argv.slice(2);
 const base = Number(process.env.CASHLOOP_HA_PORT_BASE ?? 17000);
 const dir = process.env.CASHLOOP_HA_DIR ?? path.join(tmpdir(), 'cashloop-ha');
@@ -49,15 +49,16 @@ async function main(): Promise<number> {
     if (state.members.length === 0) say('postgres: no Patroni node answers');
     return 0;
   }
-  if (command === 'kill-primary') {
-    const killed = await killPrimary(top);
+  if (command === 'kill-primary' || command === 'kill-primary-host') {
+    const host = command === 'kill-primary-host';
+    const killed = await killPrimary(top, { host });
     const startedAt = Date.now();
-    say(`kill -9 of the postmaster of ${nodeNames[killed.node]} (pid ${killed.pid})`);
+    say(`kill -9 of ${host ? 'Patroni and ' : ''}the postmaster of ${nodeNames[killed.node]} (pid ${killed.pid})`);
     const promoted = await waitFor(async () => {
       const node = await primaryNode(top);
       return node !== null && node !== killed.node ? node + 1 : null;
     }, 'a new primary', 60_000);
-    say(`${nodeNames[promoted - 1]} is the primary after ${((Date.now() - startedAt) / 1000).toFixed(1)} s; ${nodeNames[killed.node]} rejoins as a standby`);
+    say(`${nodeNames[promoted - 1]} is the primary after ${((Date.now() - startedAt) / 1000).toFixed(1)} s; ${nodeNames[killed.node]} rejoins as a standby${host ? ' once `npm run ha -- up` starts its Patroni again' : ''}`);
     return 0;
   }
   process.stderr.write(`${usage}\n`);

@@ -183,7 +183,7 @@ export async function waitFor<T>(check: () => Promise<T | null | false> | T | nu
   }
 }
 
-function tail(top: Topology, name: string, characters = 1500): string {
+export function tail(top: Topology, name: string, characters = 1500): string {
   try {
     return `${name}.log: ${readFileSync(path.join(logDir(top), `${name}.log`), 'utf8').slice(-characters)}`;
   } catch {
@@ -198,7 +198,7 @@ function patroniConfig(top: Topology, node: number): string {
   return JSON.stringify({
     scope,
     name,
-    log: { level: 'WARNING' },
+    log: { level: 'INFO' },
     restapi: { listen: `127.0.0.1:${ports.patroni[node]}`, connect_address: `127.0.0.1:${ports.patroni[node]}` },
     etcd3: { hosts: [`127.0.0.1:${ports.etcdClient}`] },
     bootstrap: {
@@ -446,12 +446,20 @@ export async function up(top: Topology, options: ApiOptions = {}, log: (line: st
   await waitFor(async () => (await fetch(`${apiUrl(top)}/readyz`, { signal: AbortSignal.timeout(2_000) })).ok, 'the API through HAProxy', waitMsMax.haproxy, () => tail(top, 'haproxy'));
 }
 
-/** kill -9 of the primary's postmaster (the node's Patroni lives on); returns the node and pid killed. */
-export async function killPrimary(top: Topology): Promise<{ node: number; pid: number }> {
+/**
+ * kill -9 of the primary's postmaster; returns the node and pid killed. By default the node's Patroni
+ * lives on and hands the leader key to the synchronous standby if that standby answers its REST
+ * within 2 s (else it restarts Postgres in place, as Patroni documents for primary_start_timeout 0).
+ * With `host`, the node's Patroni is killed first, as when its host is lost: the standby takes the
+ * key when the lease (ttl) runs out, whatever the load; `up` starts that Patroni again.
+ */
+export async function killPrimary(top: Topology, options: { host?: boolean } = {}): Promise<{ node: number; pid: number }> {
   const node = await primaryNode(top);
   if (node === null) throw new Error('no primary to kill: Patroni reports none');
   const pid = postmasterPid(top, node);
   if (!pid || !alive(pid)) throw new Error(`the primary ${nodeNames[node]} has no running postmaster`);
+  const patroni = pidOf(top, nodeNames[node]);
+  if (options.host && patroni && alive(patroni)) process.kill(patroni, 'SIGKILL');
   process.kill(pid, 'SIGKILL');
   return { node, pid };
 }
