@@ -90,7 +90,6 @@ async function billIn(
   const passed = await passGate(unit, {
     kind: 'record',
     transferId,
-    balances: { off: 'a bill moves nothing until it is paid (bill-payment.ts, each leg through the gate)' },
     authority: { off: 'createBill refused a closed-loop token whose bill would pay open loop cash, before the command' },
     dedup: dedup ?? { off: 'no dedup_id given' },
     cash: [],

@@ -4,6 +4,7 @@
 import type { Unit } from '../actors/command.ts';
 import { balanceLockKey, balanceRowLocks, walletHolder } from '../ledger/cash.ts';
 import { failure, sendFailure, type Failure } from '../ledger/errors.ts';
+import { endsWaitingIn } from '../transfers/gate.ts';
 import { transfer } from '../transfers/machine.ts';
 import type { TransferRow } from '../transfers/types.ts';
 import { isTransferViewer, transferById } from '../transfers/rows.ts';
@@ -16,6 +17,7 @@ import { formatDecimal, type Decimal } from '../money.ts';
 async function payBillIn(ctx: CirculationContext, unit: Unit<Failure>, row: TransferRow, paidBy: 'wallet' | 'outside'): Promise<void> {
   const snapshot = await unit.load(transfer, row.id);
   if (!snapshot || snapshot.value !== 'bill') return unit.reject(failure('not_waiting'));
+  endsWaitingIn(unit, row.id);
   const design = await store.selectDesign(unit.tx, String(row.details.design_id));
   const plan = await store.selectPlanAnyState(unit.tx, String(row.details.distribution_plan_id));
   if (!design || !plan) throw new Error(`bill ${row.id} lost its design or plan`);
@@ -71,6 +73,7 @@ export async function confirmPayment(
   return ctx.commands.run('bill.confirm', [{ kind: 'transfer', id: row.id }], async (unit: Unit<Failure>) => {
     const snapshot = await unit.load(transfer, row.id);
     if (!snapshot || snapshot.value !== 'bill') return unit.reject(failure('not_waiting'));
+  endsWaitingIn(unit, row.id);
     await ctx.transfers.applyIn(unit, row.id, { type: 'transfer.bill_confirm', at: unit.now.toISOString() }, {
       details: {
         confirmed: true, confirm_timestamp: snapshot.context.billConfirmedAt ?? unit.now.toISOString(),

@@ -42,7 +42,6 @@ async function sendIn(ctx: CirculationContext, unit: Unit<Duplicate | DesignFail
   const passed = await passGate(unit, {
     kind: 'payment',
     transferId,
-    balances: { off: 'the command\'s shared locks took every balance the distribution changes, in the one order' },
     authority: { off: 'send() refused a closed-loop token whose plan pays open loop cash now; the brand cash issued is its to move' },
     wallets: { read: async () => ({ sender: (await unit.load(wallet, input.callerId))?.value ?? null, recipient: await ctx.profiles.walletState(unit.tx, profile.id) }) },
     dedup: dedup ?? { off: 'no dedup_id given' },

@@ -112,9 +112,7 @@ export async function redeemArrivedIn(unit: Unit, input: RedeemInput): Promise<n
     const passed = await passGate(unit, {
       kind: 'sink',
       transferId: input.transferId,
-      balances: { off: 'the command that brought the cash locked the redeemer\'s balance' },
       authority: { off: 'brand cash leaving circulation at a redeemer by agreement: no open loop cash moves' },
-      dedup: { off: 'a later movement of a transfer its path recorded' },
       cash: picks,
       holding: { off: 'the cash leaves circulation: no holder receives it' },
       transfer: { off: 'a later movement of a transfer its path recorded' },

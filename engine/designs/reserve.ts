@@ -30,9 +30,9 @@ export async function releaseReserve(unit: Unit, designId: string, currency: str
   const passed = await passGate(unit, {
     kind: 'debt',
     transferId: movement.transferId,
-    balances: { off: 'the command that releases it (redemption, settlement, expiry) locked the wallet\'s balance' },
+    // The command that releases it (redemption, settlement, expiry) locked the wallet's balance; the gate checks.
+    balances: { profileIds: [toId], currencies: [currency] },
     authority: { off: 'the design\'s reserve pays what its rules owe: no caller moves it' },
-    dedup: { off: 'a later movement of a transfer its path recorded' },
     cash: picks,
     holding: { off: 'open loop cash: the holding rules are brand cash rules' },
     transfer: { off: 'a later movement of a transfer its path recorded' },

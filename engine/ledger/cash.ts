@@ -14,8 +14,32 @@ export type { Holder, MovementLine };
 export const walletHolder = (profileId: string): Holder => ({ kind: 'wallet', id: profileId });
 export const escrowHolder = (transferId: string): Holder => ({ kind: 'transfer', id: transferId });
 
+/**
+ * The balance rows each transaction has locked, by balanceLockKey. Locks belong to the transaction,
+ * so the commands of a shared transaction hold them together. Every lock statement of the ledger
+ * records here what it takes; the gate's rung 0 reads it (lockedBalanceKeys).
+ */
+const lockedByTransaction = new WeakMap<object, Set<string>>();
+
+function noteLocked(tx: Queryable, keys: Iterable<string>): void {
+  const held = lockedByTransaction.get(tx) ?? new Set<string>();
+  for (const key of keys) held.add(key);
+  lockedByTransaction.set(tx, held);
+}
+
+/** The balance keys (profile and currency, every loop of it) the transaction has locked so far. */
+export function lockedBalanceKeys(tx: Queryable): ReadonlySet<string> {
+  return lockedByTransaction.get(tx) ?? new Set<string>();
+}
+
+/** Row-locks balances by key (balanceLockKey) in the one global order, and records them as the transaction's. */
+export function lockBalances(tx: Queryable, keys: readonly string[]): Promise<void> {
+  noteLocked(tx, keys);
+  return store.lockBalances(tx, keys);
+}
+
 /** Wallet balances, the rows sends of different wallets share: shared transactions lock them first. */
-export const balanceRowLocks: SharedRowLocks = Object.freeze({ table: 'balances', take: store.lockBalances });
+export const balanceRowLocks: SharedRowLocks = Object.freeze({ table: 'balances', take: lockBalances });
 export const balanceLockKey = store.balanceLockKey;
 
 /** Groups picks into one movement's loops entries (same loop, currency and issuer summed). */
@@ -101,8 +125,8 @@ export function anchorWalletBalances(tx: TransactionSql, profileIds: readonly st
 
 /** Row-locks the balances of the profiles in every currency given, in the one global order (profile, currency, loop). */
 export async function lockWalletBalances(tx: TransactionSql, profileIds: readonly string[], currencies: readonly string[]): Promise<void> {
-  const keys = [...new Set(profileIds)].flatMap((profileId) => currencies.map((currency) => balanceLockKey(profileId, currency)));
-  await store.lockBalances(tx, keys.sort());
+  const keys = [...new Set(profileIds)].flatMap((profileId) => [...new Set(currencies)].map((currency) => balanceLockKey(profileId, currency)));
+  await lockBalances(tx, keys.sort());
 }
 
 /** The paired assertion of a movement: its lines carry exactly the picks, per loop and currency. */
@@ -140,7 +164,8 @@ export const issueNote = store.insertIssuedNote;
 export const nextMovementNumber = store.nextMovementNumber;
 /** The movement rows lines become, as a read returns them. */
 export const movementRows = store.movementRows;
-/** Row-locks balances by key (balanceLockKey) in the one global order. */
-export const lockBalances = store.lockBalances;
 /** A send's first statement: the transfer's number, the recipient wallet's state and the send's balances locked (see store.beginSend). */
-export const beginSend = store.beginSend;
+export function beginSend(tx: Queryable, input: { lockProfileIds: readonly string[]; currency: string; recipientId: string | null }): ReturnType<typeof store.beginSend> {
+  noteLocked(tx, input.lockProfileIds.map((profileId) => balanceLockKey(profileId, input.currency)));
+  return store.beginSend(tx, input);
+}

@@ -61,7 +61,6 @@ async function insertPurchaseIn(unit: Unit<AcceptRefusal>, { input, offer, optio
   const passed = await passGate(unit, {
     kind: 'record',
     transferId,
-    balances: { off: 'takeStockIn locked every balance of the accept in the one order' },
     authority: { off: 'an accept is the accepter\'s own purchase: its legs pay as payoutIn says' },
     dedup: { off: 'the acceptance row holds the dedup_id (unique per accepter), inserted in this command' },
     cash: [],

@@ -6,6 +6,7 @@ import type { DesignRow, PlanRow } from '../designs/types.ts';
 import { secretHash } from '../ids.ts';
 import { lockBalances } from '../ledger/cash.ts';
 import { offerConfirmExpireMs } from '../limits.ts';
+import { endsWaitingIn } from '../transfers/gate.ts';
 import { transfer } from '../transfers/machine.ts';
 import type { OffersContext } from './context.ts';
 import { offerFailure, payoutRefused, type PayoutRefused, type TransferFailed } from './errors.ts';
@@ -54,6 +55,7 @@ async function completeIn(
     await store.setAcceptanceState(unit.tx, row.id, 'confirming', 'canceled', unit.now);
     return { ok: false as const, gone: true as const };
   }
+  endsWaitingIn(unit, row.transfer_id);
   const refused = await payoutIn(unit, offer, plan, design, row.accepter_id, row.quantity, row.price, row.transfer_id);
   if (refused) return unit.reject(payoutRefused(refused));
   if (row.email) await ctx.profiles.addConfirmedUid(unit.tx, row.accepter_id, `email:${row.email}`);

@@ -56,7 +56,6 @@ export async function failedTransfer(ctx: OffersContext, offer: OfferRow, accept
     const passed = await passGate(unit, {
       kind: 'record',
       transferId: id,
-      balances: { off: 'nothing moves: the accept\'s cash could not' },
       authority: { off: 'nothing moves' },
       dedup: { off: 'the failed accept took no acceptance row' },
       cash: [],

@@ -70,7 +70,6 @@ async function redeem(unit: Unit, transferId: string, senderId: string, payout: 
   const deposited = await passGate(unit, {
     ...leg,
     kind: 'sink',
-    balances: { off: 'escrow to the redeemed sink: no wallet balance changes' },
     cash: async () => (await escrowPicks(unit.tx, transferId, BigInt(payout.deposit_minor))).picks,
     move: { from: escrowHolder(transferId), to: { kind: 'redeemed', id: transferId }, lines: (picks) => movementLines(picks, 1, 'deposit', senderId, payout.account_id) },
   });

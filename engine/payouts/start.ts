@@ -81,7 +81,7 @@ async function escrowPayout(unit: Unit<Failure | Duplicate>, input: PayoutSendIn
   const passed = await passGate(unit, {
     kind: 'payment',
     transferId,
-    balances: { off: 'one wallet\'s balance: the move into escrow takes its row' },
+    balances: { profileIds: [input.profileId], currencies: [plan.currency] },
     authority: { closedLoopOnly: input.closedLoopOnly === true, fieldName: 'amount', loops: [openLoopId] },
     dedup: dedup ?? { off: 'no dedup_id given' },
     cash: async () => {

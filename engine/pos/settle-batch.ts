@@ -37,7 +37,6 @@ async function settleRecipient(unit: Unit<Failure>, design: Design, settlerId: s
   const passed = await passGate(unit, {
     kind: paid ? 'payment' : 'record',
     transferId,
-    balances: { off: 'the batch locked the settler\'s and every recipient\'s balance in the one order before its first move' },
     authority: { off: 'settle() refused a closed-loop token before the batch: a settlement always pays open loop cash' },
     dedup: { off: 'the pending rows are taken under the settle lock: each settles once' },
     cash: async () => {

@@ -29,7 +29,7 @@ import type { Unit } from '../actors/command.ts';
 import { holdingRulesProblem, type RulesRecipient } from '../designs/rules.ts';
 import { openLoopId, sumPicks, type Pick } from '../ledger/allocation.ts';
 import {
-  assertLinesMatchPicks, countLeft, escrowHolder, heldNotes, issueNote, lockWalletBalances, moveNotes, moveRecorded, recordMovements, walletHolder, type Holder, type MovementLine,
+  assertLinesMatchPicks, balanceLockKey, countLeft, escrowHolder, heldNotes, issueNote, lockBalances, lockedBalanceKeys, moveNotes, moveRecorded, recordMovements, walletHolder, type Holder, type MovementLine,
 } from '../ledger/cash.ts';
 import { duplicate, sendFailure, type Duplicate, type Failure } from '../ledger/errors.ts';
 import { secretHash } from '../ids.ts';
@@ -115,8 +115,13 @@ export type Move =
 export interface Movement {
   kind: MovementKind;
   transferId: string;
-  /** Rung 0: the wallets whose balances the movement changes, in the currencies it moves. */
-  balances: { profileIds: readonly string[]; currencies: readonly string[] } | Off;
+  /**
+   * Rung 0: the wallets whose balances the movement changes, in the currencies it moves, locked by
+   * the gate unless the transaction holds them already; absent when the command locked them before
+   * (its shared locks, a send's first statement). Either way the gate checks, on the cash picked,
+   * that every wallet balance the move changes is locked.
+   */
+  balances?: { profileIds: readonly string[]; currencies: readonly string[] };
   /** Rung 1: the caller's authority; `loops`, the cash the path will move before it picks (a plan's open loop payments). */
   authority: (Authority & { fieldName: string; loops?: readonly string[] }) | Off;
   /**
@@ -125,8 +130,8 @@ export interface Movement {
    * the gate reads the move's paying and receiving wallets itself.
    */
   wallets?: { read: () => Promise<WalletStates> };
-  /** Rung 3: the dedup key of the request. */
-  dedup: DedupRequest | Off;
+  /** Rung 3: the dedup key of the request; absent for a later movement of a transfer whose rung its transaction climbed (dedupRung). */
+  dedup?: DedupRequest | Off;
   /** The cash: picks the path knows already (escrow, due notes, a new note), or picked now under the locks. */
   cash: readonly Pick[] | (() => Promise<Pick[] | Failure>);
   /** Rungs 4 and 6: the holding rules of the recipient. */
@@ -149,18 +154,19 @@ export type Passed = { ok: true; picks: Pick[]; serial: bigint | null };
  * answered, never thrown: the caller rejects it (unit.reject), which rolls back whatever the gate
  * wrote (a cap refused after the move). Duplicate: the dedup key was taken by a concurrent request.
  */
-export function passGate(unit: Unit, movement: Movement & { dedup: Off }): Promise<Passed | Failure>;
+export function passGate(unit: Unit, movement: Movement & { dedup?: Off }): Promise<Passed | Failure>;
 export function passGate(unit: Unit, movement: Movement): Promise<Passed | Failure | Duplicate>;
 export async function passGate(unit: Unit, movement: Movement): Promise<Passed | Failure | Duplicate> {
-  if (!isOff(movement.balances)) await lockWalletBalances(unit.tx, movement.balances.profileIds, movement.balances.currencies);
+  await balancesRung(unit.tx, movement.kind, movement.balances);
   const authority = isOff(movement.authority) ? null : movement.authority;
   const declared = authority?.loops ? authorityRefusal(authority, authority.loops, authority.fieldName) : null;
   if (declared) return declared;
   const walletsRefused = await walletRefusal(unit.tx, movement);
   if (walletsRefused) return walletsRefused;
-  if (!isOff(movement.dedup) && !(await claimDedupIn(unit.tx, movement.dedup, movement.transferId, unit.now))) return duplicate();
+  if (!(await dedupRung(unit.tx, movement, unit.now))) return duplicate();
   const cash = typeof movement.cash === 'function' ? await movement.cash() : [...movement.cash];
   if (!Array.isArray(cash)) return cash;
+  if (!isOff(movement.move)) assertBalancesHeld(unit.tx, movement.kind, movement.move, cash);
   const holding = isOff(movement.holding) ? null : movement.holding;
   const refused = (authority ? authorityRefusal(authority, cash.map((pick) => pick.loopId), authority.fieldName) : null)
     ?? (holding ? await holdingRefusal(unit.tx, cash, holding.senderId, holding.recipient, holding.redeemed) : null);
@@ -177,6 +183,45 @@ export async function passGate(unit: Unit, movement: Movement): Promise<Passed |
   const credited = !isOff(movement.move) && ('issue' in movement.move || movement.move.to.kind === 'wallet');
   const overCap = holding && credited ? await capRefusalAfterMove(unit.tx, cash, holding.senderId, holding.recipient, holding.redeemed) : null;
   return overCap ?? { ok: true, picks: cash, serial };
+}
+
+/**
+ * Rung 0: the balances the movement declares are locked by its transaction, in the one global order.
+ * Those the transaction holds already (its command's shared locks, a send's first statement, an
+ * earlier movement of the command) are not taken again; new ones must sort after every balance held,
+ * or two commands could wait on each other in a cycle. Only the movements that follow another in
+ * its command may break the order (outOfOrder): a debt (a plan's third party paid from a reserve,
+ * known once the redeemed notes are read) and a sink (expiry of cash a retraction brought home
+ * pays its reserve to the issuer); the rare cycle is found by Postgres and the command runs again
+ * (40P01 is retried, engine/actors/command.ts).
+ */
+async function balancesRung(tx: TransactionSql, kind: MovementKind, balances: Movement['balances']): Promise<void> {
+  if (balances === undefined) return;
+  const held = lockedBalanceKeys(tx);
+  const wanted = [...new Set(balances.profileIds)].flatMap((profileId) => [...new Set(balances.currencies)].map((currency) => balanceLockKey(profileId, currency)));
+  const missing = wanted.filter((key) => !held.has(key)).sort();
+  if (missing.length === 0) return;
+  const highest = [...held].sort().at(-1);
+  if (highest !== undefined && missing[0] < highest && !outOfOrder.has(kind)) {
+    throw new Error(`rung 0: a ${kind} movement would lock balance ${printableKey(missing[0])} after ${printableKey(highest)}, against the one lock order`);
+  }
+  await lockBalances(tx, missing);
+}
+
+/** The kinds whose balances may be locked after others of their command (see balancesRung). */
+const outOfOrder: ReadonlySet<MovementKind> = new Set(['debt', 'sink']);
+
+const printableKey = (key: string) => key.replace('\u0000', '/');
+
+/** Rung 0, checked on the cash picked: every wallet balance the move changes is one its transaction locked. */
+function assertBalancesHeld(tx: TransactionSql, kind: MovementKind, move: Move, picks: readonly Pick[]): void {
+  const wallets = 'issue' in move ? [move.issue.holderId] : [move.from, move.to].filter((holder) => holder.kind === 'wallet').map((holder) => holder.id);
+  const held = lockedBalanceKeys(tx);
+  for (const profileId of wallets) {
+    for (const currency of new Set(picks.map((pick) => pick.currency))) {
+      if (!held.has(balanceLockKey(profileId, currency))) throw new Error(`rung 0: a ${kind} movement changes the balance ${profileId}/${currency}, which its transaction did not lock`);
+    }
+  }
 }
 
 /** Rung 1: open loop cash moved by a closed-loop token is refused. */
@@ -306,9 +351,50 @@ async function sameAsFirstTransfer(db: Queryable, request: DedupRequest, transfe
     && (request.amount === undefined || (request.amount === null ? first.amount === 0n : asked === request.amount));
 }
 
-/** Rung 3, inside the command: claims the key for the new transfer with its request's digest; false when a concurrent request holds it. */
-export function claimDedupIn(tx: Queryable, request: DedupRequest, transferId: string, now: Date): Promise<boolean> {
+/** Rung 3, inside the command: claims the key for the new transfer with its request's digest (none without a key); false when a concurrent request holds it. */
+export async function claimDedupIn(tx: Queryable, request: DedupRequest | null, transferId: string, now: Date): Promise<boolean> {
+  noteDedupClimbed(tx, transferId);
+  // A request without a dedup_id claims nothing: the rung is climbed with no statement.
+  if (request === null) return true;
   return store.claimDedup(tx, { ownerId: request.ownerId, key: request.key, transferId, digest: requestDigest(request), at: now, windowStart: new Date(now.getTime() - dedupWindowMs) });
+}
+
+/**
+ * The transfers whose dedup rung each transaction has climbed (a key claimed, or a movement that
+ * says why it has none). A transfer's later movements in the transaction (a leg, a redemption, a
+ * reserve's release, a send's move after its first statement claimed the key) need not say anything:
+ * the gate knows the rung was climbed, and refuses a movement of a transfer whose rung was not.
+ */
+const dedupClimbed = new WeakMap<object, Set<string>>();
+
+function noteDedupClimbed(tx: Queryable, transferId: string): void {
+  const climbed = dedupClimbed.get(tx) ?? new Set<string>();
+  climbed.add(transferId);
+  dedupClimbed.set(tx, climbed);
+}
+
+/**
+ * Rung 3 for the command that ends a waiting transfer (a bill paid, an offer's accept confirmed),
+ * called once it read the transfer's actor (row-locked) still waiting: the key was claimed when the
+ * transfer started, and its machine takes the ending event once, so the movements need no key.
+ */
+export function endsWaitingIn(unit: Unit, transferId: string): void {
+  noteDedupClimbed(unit.tx, transferId);
+}
+
+/** Rung 3 for a movement: claims its request's key, or notes the reason it has none, once per transfer and transaction. */
+async function dedupRung(tx: Queryable, movement: Movement, now: Date): Promise<boolean> {
+  const climbed = dedupClimbed.get(tx)?.has(movement.transferId) ?? false;
+  if (movement.dedup === undefined) {
+    if (!climbed) throw new Error(`rung 3: a ${movement.kind} movement of transfer ${movement.transferId} names no dedup request, and no earlier movement of its transaction climbed the rung`);
+    return true;
+  }
+  if (climbed) return true;
+  if (isOff(movement.dedup)) {
+    noteDedupClimbed(tx, movement.transferId);
+    return true;
+  }
+  return claimDedupIn(tx, movement.dedup, movement.transferId, now);
 }
 
 /** Rung 4: the holding rules of every brand cash loop picked, before the move. */

@@ -41,10 +41,8 @@ export async function writeSend(
   const passed = await passGate(unit, {
     kind: 'payment',
     transferId,
-    balances: { off: 'beginSend locked them in the statement that took the transfer\'s number' },
     authority: { ...gate.authority, fieldName: 'amounts' },
     wallets: { read: async () => plan.walletStates },
-    dedup: { off: 'loadIn claimed the key, pipelined with the pick' },
     cash: plan.picks,
     holding: gate.holding,
     transfer: { row, views: plan.views },

@@ -143,6 +143,7 @@ async function loadIn(ctx: TransfersContext, unit: SendUnit, prepared: PreparedS
   if (prepared.dedup === null) {
     const [started, pickedNow, senderNow] = await Promise.all([begun(), pick(), unit.load(wallet, input.senderId)]);
     transferId = ctx.core.ids.long(started.sequence, 'transfer');
+    await claimDedupIn(unit.tx, null, transferId, at);
     [picked, senderWallet, recipientWalletState] = [pickedNow, senderNow, started.recipientWalletState];
   } else {
     const started = await begun();

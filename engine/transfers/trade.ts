@@ -142,7 +142,7 @@ async function startIn(unit: Unit<Failure | Duplicate>, offer: Offer, dedup: Ded
   const passed = await passGate(unit, {
     kind: 'payment',
     transferId,
-    balances: { off: 'one wallet\'s balance: the move into escrow takes its row' },
+    balances: { profileIds: [input.senderId], currencies: [...new Set(offer.offered.map((entry) => entry.currency))] },
     authority: { closedLoopOnly: input.closedLoopOnly === true, fieldName: 'amounts' },
     dedup: dedup ?? { off: 'no dedup_id given' },
     cash: async () => {
@@ -240,7 +240,6 @@ async function acceptIn(ctx: TradesContext, unit: Unit<Failure>, acceptance: Acc
   const offeredLeg = await passGate(unit, {
     kind: 'release',
     transferId: row.id,
-    balances: { off: 'both wallets\' balances in every currency of the trade were locked above' },
     authority: { off: 'the sender\'s offered cash, moved into escrow by the sender\'s own start' },
     dedup: { off: 'accepting a waiting trade: its state machine refuses a second accept' },
     cash: () => unexpiredEscrowPicks(unit, row.id),
@@ -253,7 +252,6 @@ async function acceptIn(ctx: TradesContext, unit: Unit<Failure>, acceptance: Acc
   const passed = await passGate(unit, {
     kind: 'payment',
     transferId: row.id,
-    balances: { off: 'both wallets\' balances in every currency of the trade were locked above, before the escrow\'s release' },
     authority: { closedLoopOnly: input.closedLoopOnly === true, fieldName: 'expect_amounts' },
     dedup: { off: 'accepting a waiting trade: the transfer exists, its state machine refuses a second accept' },
     cash: paid.value,
