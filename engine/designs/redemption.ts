@@ -112,12 +112,13 @@ export async function redeemArrivedIn(unit: Unit, input: RedeemInput): Promise<n
     const passed = await passGate(unit, {
       kind: 'sink',
       transferId: input.transferId,
-      balances: { off: 'the command that brought the cash locked the redeemer\'s balance' },
-      authority: { off: 'brand cash leaving circulation at a redeemer by agreement: no open loop cash moves' },
-      dedup: { off: 'a later movement of a transfer its path recorded' },
+      // The command that brought the cash locked the redeemer's balance.
+      balances: { off: 'locked_by_command' },
+      authority: { off: 'brand_cash_only' },
+      dedup: { off: 'claimed_by_path' },
       cash: picks,
-      holding: { off: 'the cash leaves circulation: no holder receives it' },
-      transfer: { off: 'a later movement of a transfer its path recorded' },
+      holding: { off: 'leaves_circulation' },
+      transfer: { off: 'recorded_by_path' },
       move: {
         from: walletHolder(input.redeemerId), to: { kind: 'redeemed', id: input.transferId },
         lines: () => [{ number: redeemNumber, action: 'redeem', fromId: input.redeemerId, toId: issuerId, loopId: designId, currency, issuerId, amount }],

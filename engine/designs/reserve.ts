@@ -30,12 +30,14 @@ export async function releaseReserve(unit: Unit, designId: string, currency: str
   const passed = await passGate(unit, {
     kind: 'debt',
     transferId: movement.transferId,
-    balances: { off: 'the command that releases it (redemption, settlement, expiry) locked the wallet\'s balance' },
-    authority: { off: 'the design\'s reserve pays what its rules owe: no caller moves it' },
-    dedup: { off: 'a later movement of a transfer its path recorded' },
+    // The command that releases it (redemption, settlement, expiry) locked the wallet's balance.
+    balances: { off: 'locked_by_command' },
+    // The design's reserve pays what its rules owe.
+    authority: { off: 'no_caller' },
+    dedup: { off: 'claimed_by_path' },
     cash: picks,
-    holding: { off: 'open loop cash: the holding rules are brand cash rules' },
-    transfer: { off: 'a later movement of a transfer its path recorded' },
+    holding: { off: 'open_loop' },
+    transfer: { off: 'recorded_by_path' },
     move: { from: { kind: 'reserve', id: designId }, to: walletHolder(toId), lines: (moved) => movementLines(moved, movement.number, movement.action, null, toId) },
   });
   if (!passed.ok) throw new Error(`a reserve's release is refused by no rung: ${passed.error}`);

@@ -56,11 +56,13 @@ export async function failedTransfer(ctx: OffersContext, offer: OfferRow, accept
     const passed = await passGate(unit, {
       kind: 'record',
       transferId: id,
-      balances: { off: 'nothing moves: the accept\'s cash could not' },
-      authority: { off: 'nothing moves' },
-      dedup: { off: 'the failed accept took no acceptance row' },
+      // The accept's cash could not move.
+      balances: { off: 'moves_no_balance' },
+      authority: { off: 'nothing_moves' },
+      // The failed accept took no acceptance row.
+      dedup: { off: 'nothing_moves' },
       cash: [],
-      holding: { off: 'nothing moves' },
+      holding: { off: 'nothing_moves' },
       transfer: {
         row: {
           id, workflowType: 'purchase_offer', senderId: offer.profile_id, senderUid: `service:${offer.profile_id}`, recipientId: accepterId, recipientUid: `service:${accepterId}`,
@@ -70,7 +72,7 @@ export async function failedTransfer(ctx: OffersContext, offer: OfferRow, accept
         },
         views: [{ profileId: offer.profile_id, role: 'sender' }, { profileId: accepterId, role: 'recipient' }],
       },
-      move: { off: 'a canceled transfer records that nothing moved' },
+      move: { off: 'nothing_moves' },
     });
     if (!passed.ok) throw new Error(`recording a canceled accept is refused by no rung: ${passed.error}`);
     return id;

@@ -41,14 +41,17 @@ export async function writeSend(
   const passed = await passGate(unit, {
     kind: 'payment',
     transferId,
-    balances: { off: 'beginSend locked them in the statement that took the transfer\'s number' },
+    // beginSend locked them in the statement that took the transfer's number.
+    balances: { off: 'locked_by_command' },
     authority: { ...gate.authority, fieldName: 'amounts' },
     wallets: { read: async () => plan.walletStates },
-    dedup: { off: 'loadIn claimed the key, pipelined with the pick' },
+    // loadIn claimed the key, pipelined with the pick.
+    dedup: { off: 'claimed_by_path' },
     cash: plan.picks,
     holding: gate.holding,
     transfer: { row, views: plan.views },
-    move: { from: plan.move.from, to: plan.move.to, lines: plan.move.recorded ? () => [...plan.move.recorded!.lines] : { off: 'escrow: the movement is recorded when the recipient takes the cash' } },
+    // Into escrow: the movement is recorded when the recipient takes the cash.
+    move: { from: plan.move.from, to: plan.move.to, lines: plan.move.recorded ? () => [...plan.move.recorded!.lines] : { off: 'escrow_in' } },
     alongside: withDetail ? async () => { read.profileDetail = await ctx.profiles.detail(unit.tx, senderId); } : undefined,
   });
   if (!passed.ok) return unit.reject(passed);
