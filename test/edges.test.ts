@@ -6,6 +6,7 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { offReasons, type Rung } from '../engine/transfers/rungs.ts';
 
 function sourceFiles(directory: string): string[] {
   return readdirSync(directory).flatMap((entry) => {
@@ -267,6 +268,76 @@ test('no import cycle among the production files of engine/, api/, cli/ and pos-
 test('the cycle rule catches what it is meant to catch', () => {
   const graph = new Map([['a.ts', ['b.ts']], ['b.ts', ['c.ts']], ['c.ts', ['a.ts']], ['d.ts', ['a.ts']], ['e.ts', ['e.ts']]]);
   assert.equal(importCycles(graph), [['a.ts', 'b.ts', 'c.ts'], ['e.ts']]);
+});
+
+// A path turns a gate rung off only for one of the rung's reasons declared in
+// engine/transfers/rungs.ts (issue 38): no `off:` in engine/ names free text. tsc refuses prose
+// where the Movement's type reaches; this rule also covers what a cast or a widened object would let through.
+type Node = import('../tools/openapi-typescript/node_modules/typescript/lib/typescript.js').Node;
+const declaredReasons = new Map(Object.entries(offReasons).map(([rung, reasons]) => [rung, new Set(Object.keys(reasons))]));
+const anyReason = new Set([...declaredReasons.values()].flatMap((reasons) => [...reasons]));
+
+/** Each `off:` in a source whose text is not a declared reason (of its rung, when the rung is named), as 'file:line: text'. */
+function freeTextRungReasons(file: string, text: string): string[] {
+  const ts = typescript();
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+  const found: string[] = [];
+  /** The rung an `{ off }` object stands for: the property it is the value of, through `?:`, `??` and parentheses. */
+  const rungOf = (object: Node): string | null => {
+    let node = object.parent;
+    while (ts.isConditionalExpression(node) || ts.isBinaryExpression(node) || ts.isParenthesizedExpression(node) || ts.isAsExpression(node) || ts.isSatisfiesExpression(node)) node = node.parent;
+    return ts.isPropertyAssignment(node) && (ts.isIdentifier(node.name) || ts.isStringLiteral(node.name)) ? node.name.text : null;
+  };
+  const texts = (value: Node): Node[] => {
+    if (ts.isStringLiteral(value) || ts.isNoSubstitutionTemplateLiteral(value) || ts.isTemplateExpression(value)) return [value];
+    const inner: Node[] = [];
+    ts.forEachChild(value, (child) => { inner.push(...texts(child)); });
+    return inner;
+  };
+  const visit = (node: Node): void => {
+    if (ts.isPropertyAssignment(node) && (ts.isIdentifier(node.name) || ts.isStringLiteral(node.name)) && node.name.text === 'off') {
+      const rung = rungOf(node.parent);
+      const allowed = (rung !== null ? declaredReasons.get(rung as Rung) : undefined) ?? anyReason;
+      for (const literal of texts(node.initializer)) {
+        if ((ts.isStringLiteral(literal) || ts.isNoSubstitutionTemplateLiteral(literal)) && allowed.has(literal.text)) continue;
+        found.push(`${file}:${source.getLineAndCharacterOfPosition(literal.getStart()).line + 1}: ${rung ?? 'a rung'} off for ${literal.getText()}`);
+      }
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+test('no free-text rung reasons: every `off:` in engine/ is a reason engine/transfers/rungs.ts declares for its rung', () => {
+  const files = sourceFiles('engine');
+  assert.ok(files.length > 100, 'the engine files were found');
+  let offs = 0;
+  for (const file of files) offs += (readFileSync(file, 'utf8').match(/\boff: '/g) ?? []).length;
+  assert.ok(offs > 80, 'the paths\' reasons were found');
+  assert.equal(files.flatMap((file) => freeTextRungReasons(file, readFileSync(file, 'utf8'))), []);
+});
+
+test('the rung reasons rule catches what it is meant to catch', () => {
+  const file = path.join('engine', 'designs', 'example.ts');
+  const offending = [
+    "passGate(unit, { holding: { off: 'open loop cash: the holding rules are brand cash rules' } });",
+    "const leg = { dedup: { off: 'the payout actor settles once' } as Off };",
+    'passGate(unit, { transfer: { off: `recorded by ${who}` } });',
+    "passGate(unit, { dedup: dedup ?? { off: 'no dedup_id given' } });",
+    "passGate(unit, { holding: paid ? { off: 'open_loop' } : { off: 'nothing moves' } });",
+    "passGate(unit, { transfer: { off: 'open_loop' } });",
+    "passGate(unit, { move: { from, to, lines: { off: 'escrow: recorded later' } } });",
+    "const x = { off: 'sometimes' };",
+  ];
+  for (const text of offending) assert.equal(freeTextRungReasons(file, text).length, 1, text);
+  const fine = [
+    "passGate(unit, { holding: { off: 'open_loop' }, dedup: dedup ?? { off: 'no_dedup_id' } });",
+    "passGate(unit, { holding: paid ? { off: 'open_loop' } : { off: 'nothing_moves' } });",
+    "passGate(unit, { move: { from, to, lines: { off: 'escrow_in' } } });",
+    "const backoff = { backoff: 'exponential' }; // wal_recycle off: not a rung",
+  ];
+  for (const text of fine) assert.equal(freeTextRungReasons(file, text), [], text);
 });
 
 test.run();

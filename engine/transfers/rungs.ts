@@ -126,5 +126,5 @@ export function offSound(kind: MovementKind, rung: Rung, reason: string): boolea
 
 /** Throws unless `reason` turns `rung` off soundly for a movement of `kind`: a path that says otherwise is a programming error. */
 export function assertOffSound(kind: MovementKind, rung: Rung, reason: string): void {
-  if (!offSound(kind, rung, reason)) throw new Error(`a ${kind} movement may not turn off its ${rung} rung for '${reason}'`);
+  if (!offSound(kind, rung, reason)) throw new Error(`a movement of kind ${kind} may not turn off its ${rung} rung for '${reason}'`);
 }
