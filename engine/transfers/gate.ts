@@ -13,7 +13,10 @@
 //      (each movement's lines equal the picks per loop and currency);
 //   6. max_per_wallet again after the move, read on the recipient's balance row the move itself
 //      locked: a cap holds under any concurrency, and in a shared transaction too.
-// A path describes its movement (Movement) and turns a rung off only by saying why (Off); the gate
+// A path describes its movement (Movement: what it is, its kind from a closed set) and turns a rung
+// off only for one of that rung's reasons, a closed typed set defined once in ./rungs.ts (Off<Rung>;
+// no free text): each reason lists the kinds it is sound for, and the gate throws, as a programming
+// error, on a reason unsound for the movement's kind (a table lookup per rung turned off). The gate
 // alone decides. Through it: pulls and processor sends, P2P sends, payment-code receipts, skips and
 // corrections, accepted invitations, design sends, a plan's open loop legs and its brand cash
 // issued (bills, offers), redemption and the reserve's release, bills, offer accepts, trades
@@ -89,14 +92,14 @@ export interface Issue {
 
 /**
  * Rung 5's move: notes from one holder to another, or a new note issued; each movement number's
- * lines equal the picks. Lines off: cash into a transfer's escrow records its movement when the
- * escrow is released; escrow returned to its sender records none.
+ * lines equal the picks. Lines off: cash into a transfer's escrow ('escrow_in') records its movement
+ * when the escrow is released; escrow returned to its sender ('escrow_return') records none.
  */
 export type Move =
   | { from: Holder; to: Holder; lines: ((picks: readonly Pick[]) => MovementLine[]) | Off<'lines'> }
   | { issue: Issue; lines: MovementLine[] };
 
-/** Everything the gate needs to know about one movement of cash; every rung is on unless the path says why not. */
+/** Everything the gate needs to know about one movement of cash; every rung is on unless the path names a reason of ./rungs.ts sound for its kind. */
 export interface Movement {
   kind: MovementKind;
   transferId: string;
