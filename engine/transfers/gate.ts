@@ -136,6 +136,7 @@ export type Passed = { ok: true; picks: Pick[]; serial: bigint | null };
  * The one entry point: climbs the ladder for the movement inside the command. A refusal is
  * answered, never thrown: the caller rejects it (unit.reject), which rolls back whatever the gate
  * wrote (a cap refused after the move). Duplicate: the dedup key was taken by a concurrent request.
+ * A rung turned off for a reason unsound for the movement's kind throws, before anything is touched.
  */
 export function passGate(unit: Unit, movement: Movement & { dedup: Off<'dedup'> }): Promise<Passed | Failure>;
 export function passGate(unit: Unit, movement: Movement): Promise<Passed | Failure | Duplicate>;
