@@ -6,6 +6,7 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { offReasons, offSound, type MovementKind, type Rung } from '../engine/transfers/rungs.ts';
 
 function sourceFiles(directory: string): string[] {
   return readdirSync(directory).flatMap((entry) => {
@@ -267,6 +268,157 @@ test('no import cycle among the production files of engine/, api/, cli/ and pos-
 test('the cycle rule catches what it is meant to catch', () => {
   const graph = new Map([['a.ts', ['b.ts']], ['b.ts', ['c.ts']], ['c.ts', ['a.ts']], ['d.ts', ['a.ts']], ['e.ts', ['e.ts']]]);
   assert.equal(importCycles(graph), [['a.ts', 'b.ts', 'c.ts'], ['e.ts']]);
+});
+
+// A path turns a gate rung off only for one of the rung's reasons declared in
+// engine/transfers/rungs.ts (issue 38): no `off:` in engine/ names free text. tsc refuses prose
+// where the Movement's type reaches; this rule also covers what a cast or a widened object would let through.
+type Node = import('../tools/openapi-typescript/node_modules/typescript/lib/typescript.js').Node;
+const declaredReasons = new Map(Object.entries(offReasons).map(([rung, reasons]) => [rung, new Set(Object.keys(reasons))]));
+const anyReason = new Set([...declaredReasons.values()].flatMap((reasons) => [...reasons]));
+
+/** Each `off:` in a source whose text is not a declared reason (of its rung, when the rung is named), as 'file:line: text'. */
+function freeTextRungReasons(file: string, text: string): string[] {
+  const ts = typescript();
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+  const found: string[] = [];
+  /** The rung an `{ off }` object stands for: the property it is the value of, through `?:`, `??` and parentheses. */
+  const rungOf = (object: Node): string | null => {
+    let node = object.parent;
+    while (ts.isConditionalExpression(node) || ts.isBinaryExpression(node) || ts.isParenthesizedExpression(node) || ts.isAsExpression(node) || ts.isSatisfiesExpression(node)) node = node.parent;
+    return ts.isPropertyAssignment(node) && (ts.isIdentifier(node.name) || ts.isStringLiteral(node.name)) ? node.name.text : null;
+  };
+  const texts = (value: Node): Node[] => {
+    if (ts.isStringLiteral(value) || ts.isNoSubstitutionTemplateLiteral(value) || ts.isTemplateExpression(value)) return [value];
+    const inner: Node[] = [];
+    ts.forEachChild(value, (child) => { inner.push(...texts(child)); });
+    return inner;
+  };
+  const visit = (node: Node): void => {
+    if (ts.isPropertyAssignment(node) && (ts.isIdentifier(node.name) || ts.isStringLiteral(node.name)) && node.name.text === 'off') {
+      const rung = rungOf(node.parent);
+      const allowed = (rung !== null ? declaredReasons.get(rung as Rung) : undefined) ?? anyReason;
+      for (const literal of texts(node.initializer)) {
+        if ((ts.isStringLiteral(literal) || ts.isNoSubstitutionTemplateLiteral(literal)) && allowed.has(literal.text)) continue;
+        found.push(`${file}:${source.getLineAndCharacterOfPosition(literal.getStart()).line + 1}: ${rung ?? 'a rung'} off for ${literal.getText()}`);
+      }
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+test('no free-text rung reasons: every `off:` in engine/ is a reason engine/transfers/rungs.ts declares for its rung', () => {
+  const files = sourceFiles('engine');
+  assert.ok(files.length > 100, 'the engine files were found');
+  let offs = 0;
+  for (const file of files) offs += (readFileSync(file, 'utf8').match(/\boff: '/g) ?? []).length;
+  assert.ok(offs > 60, 'the paths\' reasons were found');
+  assert.equal(files.flatMap((file) => freeTextRungReasons(file, readFileSync(file, 'utf8'))), []);
+});
+
+test('the rung reasons rule catches what it is meant to catch', () => {
+  const file = path.join('engine', 'designs', 'example.ts');
+  const offending = [
+    "passGate(unit, { holding: { off: 'open loop cash: the holding rules are brand cash rules' } });",
+    "const leg = { dedup: { off: 'the payout actor settles once' } as Off };",
+    'passGate(unit, { transfer: { off: `recorded by ${who}` } });',
+    "passGate(unit, { dedup: dedup ?? { off: 'no dedup_id given' } });",
+    "passGate(unit, { holding: paid ? { off: 'open_loop' } : { off: 'nothing moves' } });",
+    "passGate(unit, { transfer: { off: 'open_loop' } });",
+    "passGate(unit, { move: { from, to, lines: { off: 'escrow: recorded later' } } });",
+    "const x = { off: 'sometimes' };",
+  ];
+  for (const text of offending) assert.equal(freeTextRungReasons(file, text).length, 1, text);
+  const fine = [
+    "passGate(unit, { holding: { off: 'open_loop' }, dedup: dedup ?? { off: 'no_dedup_id' } });",
+    "passGate(unit, { holding: paid ? { off: 'open_loop' } : { off: 'nothing_moves' } });",
+    "passGate(unit, { move: { from, to, lines: { off: 'escrow_in' } } });",
+    "const backoff = { backoff: 'exponential' }; // wal_recycle off: not a rung",
+  ];
+  for (const text of fine) assert.equal(freeTextRungReasons(file, text), [], text);
+});
+
+/** The string literals an expression can be, through `?:`, `??` and parentheses (a conditional kind or reason). */
+function literalsOf(ts: TypeScript, node: Node): string[] {
+  if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) return [node.text];
+  if (ts.isParenthesizedExpression(node)) return literalsOf(ts, node.expression);
+  if (ts.isConditionalExpression(node)) return [...literalsOf(ts, node.whenTrue), ...literalsOf(ts, node.whenFalse)];
+  if (ts.isBinaryExpression(node) && node.operatorToken.kind === ts.SyntaxKind.QuestionQuestionToken) return literalsOf(ts, node.right);
+  return [];
+}
+
+/** The `{ off }` reasons a rung's value can name, through `?:`, `??` and parentheses. */
+function offReasonsOf(ts: TypeScript, node: Node): string[] {
+  if (ts.isParenthesizedExpression(node)) return offReasonsOf(ts, node.expression);
+  if (ts.isConditionalExpression(node)) return [...offReasonsOf(ts, node.whenTrue), ...offReasonsOf(ts, node.whenFalse)];
+  if (ts.isBinaryExpression(node) && node.operatorToken.kind === ts.SyntaxKind.QuestionQuestionToken) return offReasonsOf(ts, node.right);
+  if (!ts.isObjectLiteralExpression(node)) return [];
+  const off = node.properties.find((property) => ts.isPropertyAssignment(property) && ts.isIdentifier(property.name) && property.name.text === 'off');
+  return off && ts.isPropertyAssignment(off) ? literalsOf(ts, off.initializer) : [];
+}
+
+/**
+ * Each movement written as an object literal with a literal `kind` whose rungs (and its move's lines)
+ * turn off for a reason sound for none of the kinds it can be, as 'file:line: ...': the gate's own
+ * check, ahead of any test that reaches the path. A kind written as `?:` may pair with a reason
+ * written as `?:`, so a reason need be sound for one of the kinds (the gate checks the pair itself).
+ */
+function unsoundRungReasons(file: string, text: string, checked = { reasons: 0 }): string[] {
+  const ts = typescript();
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+  const found: string[] = [];
+  const rungs = new Set(Object.keys(offReasons).filter((rung) => rung !== 'lines'));
+  const visit = (node: Node): void => {
+    const kind = ts.isObjectLiteralExpression(node)
+      ? node.properties.find((property) => ts.isPropertyAssignment(property) && ts.isIdentifier(property.name) && property.name.text === 'kind')
+      : undefined;
+    const kinds = kind && ts.isPropertyAssignment(kind) ? literalsOf(ts, kind.initializer) as MovementKind[] : [];
+    if (ts.isObjectLiteralExpression(node) && kinds.length > 0) {
+      for (const property of node.properties) {
+        if (!ts.isPropertyAssignment(property) || !ts.isIdentifier(property.name) || !rungs.has(property.name.text)) continue;
+        const checks: [Rung, string][] = offReasonsOf(ts, property.initializer).map((reason) => [property.name.getText() as Rung, reason]);
+        if (property.name.text === 'move' && ts.isObjectLiteralExpression(property.initializer)) {
+          const lines = property.initializer.properties.find((inner) => ts.isPropertyAssignment(inner) && ts.isIdentifier(inner.name) && inner.name.text === 'lines');
+          if (lines && ts.isPropertyAssignment(lines)) checks.push(...offReasonsOf(ts, lines.initializer).map((reason): [Rung, string] => ['lines', reason]));
+        }
+        for (const [rung, reason] of checks) {
+          checked.reasons += 1;
+          if (kinds.some((one) => offSound(one, rung, reason))) continue;
+          found.push(`${file}:${source.getLineAndCharacterOfPosition(property.getStart()).line + 1}: a ${kinds.join(' or ')} movement turns off ${rung} for '${reason}'`);
+        }
+      }
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+test("every movement written with its kind turns rungs off only for reasons sound for that kind", () => {
+  const files = sourceFiles('engine');
+  const checked = { reasons: 0 };
+  assert.equal(files.flatMap((file) => unsoundRungReasons(file, readFileSync(file, 'utf8'), checked)), []);
+  assert.ok(checked.reasons > 60, `the paths' reasons were checked (${checked.reasons})`);
+});
+
+test('the rung soundness rule catches what it is meant to catch', () => {
+  const file = path.join('engine', 'designs', 'example.ts');
+  const offending = [
+    "passGate(unit, { kind: 'payment', holding: { off: 'sender_own_cash' } });",
+    "passGate(unit, { kind: 'record', transfer: { off: 'recorded_by_path' } });",
+    "passGate(unit, { kind: 'issue', authority: recipient ? { closedLoopOnly, fieldName } : { off: 'sender_own_cash' } });",
+    "passGate(unit, { kind: 'release', move: { from, to, lines: { off: 'escrow_in' } } });",
+    "passGate(unit, { kind: paid ? 'payment' : 'record', move: { off: 'recorded_by_path' } });",
+  ];
+  for (const text of offending) assert.equal(unsoundRungReasons(file, text).length, 1, text);
+  const fine = [
+    "passGate(unit, { kind: 'escrow_return', holding: { off: 'sender_own_cash' }, move: { from, to, lines: { off: 'escrow_return' } } });",
+    "passGate(unit, { kind: paid ? 'payment' : 'record', holding: { off: paid ? 'open_loop' : 'nothing_moves' }, move: paid ? move : { off: 'nothing_moves' } });",
+    "passGate(unit, { kind: 'payment', dedup: dedup ?? { off: 'no_dedup_id' } });",
+  ];
+  for (const text of fine) assert.equal(unsoundRungReasons(file, text), [], text);
 });
 
 test.run();

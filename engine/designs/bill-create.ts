@@ -90,12 +90,15 @@ async function billIn(
   const passed = await passGate(unit, {
     kind: 'record',
     transferId,
-    authority: { off: 'createBill refused a closed-loop token whose bill would pay open loop cash, before the command' },
-    dedup: dedup ?? { off: 'no dedup_id given' },
+    // A bill moves nothing until it is paid (bill-payment.ts, each leg through the gate).
+    // createBill refused a closed-loop token whose bill would pay open loop cash.
+    authority: { off: 'checked_before_command' },
+    dedup: dedup ?? { off: 'no_dedup_id' },
     cash: [],
-    holding: { off: 'nothing moves now: distributeIn holds the cap when the bill is paid' },
+    // distributeIn holds the cap when the bill is paid.
+    holding: { off: 'nothing_moves' },
     transfer: { row, views: [{ profileId: customerId, role: 'sender' }, { profileId: input.callerId, role: 'recipient' }] },
-    move: { off: 'a bill waits for its payment' },
+    move: { off: 'nothing_moves' },
   });
   // Only the dedup rung refuses here (every other is off): a concurrent request holds the key.
   if (!passed.ok) return unit.reject(passed as Duplicate);

@@ -42,11 +42,13 @@ async function sendIn(ctx: CirculationContext, unit: Unit<Duplicate | DesignFail
   const passed = await passGate(unit, {
     kind: 'payment',
     transferId,
-    authority: { off: 'send() refused a closed-loop token whose plan pays open loop cash now; the brand cash issued is its to move' },
+    // send() refused a closed-loop token whose plan pays open loop cash now.
+    authority: { off: 'checked_before_command' },
     wallets: { read: async () => ({ sender: (await unit.load(wallet, input.callerId))?.value ?? null, recipient: await ctx.profiles.walletState(unit.tx, profile.id) }) },
-    dedup: dedup ?? { off: 'no dedup_id given' },
+    dedup: dedup ?? { off: 'no_dedup_id' },
     cash: [],
-    holding: { off: 'the cash is issued by the distribution below, whose issue passes the gate\'s holding rungs (max_per_wallet before and after)' },
+    // The distribution's issue climbs max_per_wallet before and after.
+    holding: { off: 'held_by_issue' },
     transfer: {
       ended: {
         workflowType: 'send_design', senderId: input.callerId, senderUid: `service:${input.callerId}`, recipientId: profile.id, recipientUid: uid, senderPersonalId: null,
@@ -55,7 +57,8 @@ async function sendIn(ctx: CirculationContext, unit: Unit<Duplicate | DesignFail
       },
       views,
     },
-    move: { off: 'distributeIn issues the brand cash and pays the plan\'s split, each hop recorded' },
+    // distributeIn issues the brand cash and pays the plan's split, each hop recorded.
+    move: { off: 'moved_by_path' },
     after: () => distributeIn(unit, {
       design, plan, senderId: input.callerId, recipientId: profile.id, amount, transferId, number: 1, posDevice: input.posDevice, reserveOwed: input.closedLoopOnly === true,
     }),

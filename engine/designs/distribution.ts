@@ -122,11 +122,12 @@ async function issueIn(unit: Unit, transferId: string, number: number, issue: Is
   const passed = await passGate(unit, {
     kind: 'issue',
     transferId,
-    authority: { off: 'brand cash issued under a plan: the path refused a closed-loop token whose plan pays open loop cash now' },
+    // The path refused a closed-loop token whose plan pays open loop cash now.
+    authority: { off: 'checked_before_command' },
     cash: issuedPicks(issue),
     // As issued by the issuer: transferable binds holders, not the issuer's distribution; the cap binds the holder.
     holding: { senderId: issue.issuerId, recipient: { id: issue.holderId, isIndividual: true }, redeemed: new Set() },
-    transfer: { off: 'the path recorded the transfer' },
+    transfer: { off: 'recorded_by_path' },
     move: {
       issue,
       lines: [
@@ -150,13 +151,14 @@ export async function payIn(unit: Unit, fromId: string, to: Holder, currency: st
   const passed = await passGate(unit, {
     kind: 'payment',
     transferId: movement.transferId,
-    authority: { off: 'the path refused a closed-loop token before its command: these legs always pay open loop cash' },
+    // These legs always pay open loop cash.
+    authority: { off: 'checked_before_command' },
     cash: async () => {
       const picked = await pickFromWallet(unit.tx, fromId, [{ loopId: openLoopId, currency, minor: amount }], null, { recipientId: null, accepts: () => true, nonPayment: false, at: unit.now });
       return picked.ok ? picked.value : sendFailure(picked.errors);
     },
-    holding: { off: 'open loop cash: the holding rules are brand cash rules' },
-    transfer: { off: 'a leg of a transfer its path recorded' },
+    holding: { off: 'open_loop' },
+    transfer: { off: 'recorded_by_path' },
     move: { from: walletHolder(fromId), to, lines: (picks) => movementLines(picks, movement.number, movement.action, fromId, movement.toId) },
   });
   return passed.ok ? null : passed;

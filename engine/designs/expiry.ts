@@ -28,14 +28,16 @@ async function expireHolderIn(unit: Unit, design: store.DesignRow, holderId: str
     kind: 'sink',
     transferId,
     balances: { profileIds: [holderId, design.issuer_id], currencies: [design.currency] },
-    authority: { off: 'no caller: the sweeper moves cash by the design\'s expiry rule' },
-    dedup: { off: 'no request: one transfer per holder and sweep' },
+    // The sweeper moves cash by the design's expiry rule.
+    authority: { off: 'no_caller' },
+    // One transfer per holder and sweep.
+    dedup: { off: 'no_request' },
     cash: async () => {
       due = await dueNotesForUpdate(unit.tx, holderId, design.id, unit.now, limit);
       if (due.length === 0) return nothingDue;
       return due.map((note) => ({ serial: note.serial, loopId: design.id, currency: note.currency, issuerId: note.issuer_id, amount: note.amount, whole: true }));
     },
-    holding: { off: 'the cash leaves circulation: no holder receives it' },
+    holding: { off: 'leaves_circulation' },
     transfer: {
       ended: {
         workflowType: 'expire', senderId: holderId, senderUid: `service:${holderId}`, recipientId: design.issuer_id, recipientUid: `service:${design.issuer_id}`,

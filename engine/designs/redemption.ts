@@ -112,10 +112,10 @@ export async function redeemArrivedIn(unit: Unit, input: RedeemInput): Promise<n
     const passed = await passGate(unit, {
       kind: 'sink',
       transferId: input.transferId,
-      authority: { off: 'brand cash leaving circulation at a redeemer by agreement: no open loop cash moves' },
+      authority: { off: 'brand_cash_only' },
       cash: picks,
-      holding: { off: 'the cash leaves circulation: no holder receives it' },
-      transfer: { off: 'a later movement of a transfer its path recorded' },
+      holding: { off: 'leaves_circulation' },
+      transfer: { off: 'recorded_by_path' },
       move: {
         from: walletHolder(input.redeemerId), to: { kind: 'redeemed', id: input.transferId },
         lines: () => [{ number: redeemNumber, action: 'redeem', fromId: input.redeemerId, toId: issuerId, loopId: designId, currency, issuerId, amount }],

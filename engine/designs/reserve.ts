@@ -30,12 +30,12 @@ export async function releaseReserve(unit: Unit, designId: string, currency: str
   const passed = await passGate(unit, {
     kind: 'debt',
     transferId: movement.transferId,
-    // The command that releases it (redemption, settlement, expiry) locked the wallet's balance; the gate checks.
     balances: { profileIds: [toId], currencies: [currency] },
-    authority: { off: 'the design\'s reserve pays what its rules owe: no caller moves it' },
+    // The design's reserve pays what its rules owe.
+    authority: { off: 'no_caller' },
     cash: picks,
-    holding: { off: 'open loop cash: the holding rules are brand cash rules' },
-    transfer: { off: 'a later movement of a transfer its path recorded' },
+    holding: { off: 'open_loop' },
+    transfer: { off: 'recorded_by_path' },
     move: { from: { kind: 'reserve', id: designId }, to: walletHolder(toId), lines: (moved) => movementLines(moved, movement.number, movement.action, null, toId) },
   });
   if (!passed.ok) throw new Error(`a reserve's release is refused by no rung: ${passed.error}`);

@@ -40,10 +40,12 @@ async function writeDeposit(ctx: FundProxyContext, unit: Unit<FundProxyFailure>,
     kind: 'issue',
     transferId,
     balances: { profileIds: [recipient.id], currencies: [currency] },
-    authority: { off: 'no token: the rail deposits for the proxy\'s recipient, who asked for open loop cash' },
-    dedup: { off: 'the trace number is claimed with the deposit (fund_proxy_deposits) in this command' },
+    // The rail deposits for the proxy's recipient, who asked for open loop cash.
+    authority: { off: 'no_caller' },
+    // The trace number is claimed with the deposit (fund_proxy_deposits) in this command.
+    dedup: { off: 'own_key_store' },
     cash: issuedPicks(issue),
-    holding: { off: 'open loop cash: the holding rules are brand cash rules' },
+    holding: { off: 'open_loop' },
     transfer: {
       ended: {
         workflowType: 'receive_ach_confirm', senderId: proxy.issuer_id, senderUid: `service:${proxy.issuer_id}`, recipientId: recipient.id,

@@ -37,10 +37,12 @@ async function writeIssue(unit: Unit, input: IssueInput, issuerId: string, holde
     kind: 'issue',
     transferId,
     balances: { profileIds: [holder.id], currencies: [input.currency] },
-    authority: { off: 'the operator issues from the command line, with the issuer\'s issue_open_loop feature checked before' },
-    dedup: { off: 'no dedup_id: each issue is a new grant' },
+    // The operator issues from the command line, the issuer's issue_open_loop feature checked before.
+    authority: { off: 'no_caller' },
+    // Each issue is a new grant.
+    dedup: { off: 'no_request' },
     cash: issuedPicks(issue),
-    holding: { off: 'open loop cash: the holding rules are brand cash rules' },
+    holding: { off: 'open_loop' },
     transfer: {
       ended: {
         workflowType: 'grant', senderId: issuerId, senderUid: `service:${issuerId}`, recipientId: holder.id, recipientUid: `service:${holder.id}`,

@@ -61,12 +61,15 @@ async function insertPurchaseIn(unit: Unit<AcceptRefusal>, { input, offer, optio
   const passed = await passGate(unit, {
     kind: 'record',
     transferId,
-    authority: { off: 'an accept is the accepter\'s own purchase: its legs pay as payoutIn says' },
-    dedup: { off: 'the acceptance row holds the dedup_id (unique per accepter), inserted in this command' },
+    // An accept is the accepter's own purchase: its legs pay as payoutIn says.
+    authority: { off: 'legs_climb_it' },
+    // The acceptance row holds the dedup_id (unique per accepter), inserted in this command.
+    dedup: { off: 'own_key_store' },
     cash: [],
-    holding: { off: 'the brand cash is issued by distributeIn, which holds the cap' },
+    holding: { off: 'held_by_issue' },
     transfer: { row, views: [{ profileId: offer.profile_id, role: 'sender' }, { profileId: input.accepterId, role: 'recipient' }] },
-    move: { off: 'payoutIn moves the cash after the record, each open loop leg through the gate' },
+    // payoutIn moves the cash after the record, each open loop leg through the gate.
+    move: { off: 'moved_by_path' },
   });
   if (!passed.ok) throw new Error(`recording an accept's transfer is refused by no rung: ${passed.error}`);
 }

@@ -56,10 +56,12 @@ export async function failedTransfer(ctx: OffersContext, offer: OfferRow, accept
     const passed = await passGate(unit, {
       kind: 'record',
       transferId: id,
-      authority: { off: 'nothing moves' },
-      dedup: { off: 'the failed accept took no acceptance row' },
+      // The accept's cash could not move.
+      authority: { off: 'nothing_moves' },
+      // The failed accept took no acceptance row.
+      dedup: { off: 'nothing_moves' },
       cash: [],
-      holding: { off: 'nothing moves' },
+      holding: { off: 'nothing_moves' },
       transfer: {
         row: {
           id, workflowType: 'purchase_offer', senderId: offer.profile_id, senderUid: `service:${offer.profile_id}`, recipientId: accepterId, recipientUid: `service:${accepterId}`,
@@ -69,7 +71,7 @@ export async function failedTransfer(ctx: OffersContext, offer: OfferRow, accept
         },
         views: [{ profileId: offer.profile_id, role: 'sender' }, { profileId: accepterId, role: 'recipient' }],
       },
-      move: { off: 'a canceled transfer records that nothing moved' },
+      move: { off: 'nothing_moves' },
     });
     if (!passed.ok) throw new Error(`recording a canceled accept is refused by no rung: ${passed.error}`);
     return id;

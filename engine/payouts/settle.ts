@@ -3,7 +3,7 @@
 import type { Unit } from '../actors/command.ts';
 import { escrowHolder, escrowPicks, movementLines, walletHolder } from '../ledger/cash.ts';
 import { transferById } from '../transfers/rows.ts';
-import { passGate, returnEscrowIn } from '../transfers/gate.ts';
+import { passGate, returnEscrowIn, type Movement } from '../transfers/gate.ts';
 import { transfer } from '../transfers/machine.ts';
 import type { BankConnector } from './connector.ts';
 import type { PayoutsContext } from './context.ts';
@@ -60,16 +60,18 @@ interface PayoutDetails {
 
 /** The deposit leaves the escrow as redeemed cash (movement 1), the fee, if any, goes to its recipient (movement 2); each through the gate. */
 async function redeem(unit: Unit, transferId: string, senderId: string, payout: PayoutDetails, currency: string): Promise<void> {
-  const leg = {
+  const leg: Pick<Movement, 'transferId' | 'authority' | 'dedup' | 'transfer'> = {
     transferId,
-    authority: { off: 'the payout started under the caller\'s authority; the bank answered' },
-    dedup: { off: 'the payout actor settles once' },
-    holding: { off: 'open loop cash: the holding rules are brand cash rules' },
-    transfer: { off: 'the payout was recorded when it started' },
+    // The payout started under the caller's authority; the bank answered.
+    authority: { off: 'sender_own_cash' },
+    // The payout actor settles once.
+    dedup: { off: 'ends_once' },
+    transfer: { off: 'recorded_by_path' },
   };
   const deposited = await passGate(unit, {
     ...leg,
     kind: 'sink',
+    holding: { off: 'leaves_circulation' },
     cash: async () => (await escrowPicks(unit.tx, transferId, BigInt(payout.deposit_minor))).picks,
     move: { from: escrowHolder(transferId), to: { kind: 'redeemed', id: transferId }, lines: (picks) => movementLines(picks, 1, 'deposit', senderId, payout.account_id) },
   });
@@ -79,6 +81,7 @@ async function redeem(unit: Unit, transferId: string, senderId: string, payout: 
   const fee = await passGate(unit, {
     ...leg,
     kind: 'debt',
+    holding: { off: 'open_loop' },
     balances: { profileIds: [feeRecipientId, senderId], currencies: [currency] },
     cash: async () => (await escrowPicks(unit.tx, transferId, null)).picks,
     move: { from: escrowHolder(transferId), to: walletHolder(feeRecipientId), lines: (picks) => movementLines(picks, 2, 'move', senderId, feeRecipientId) },

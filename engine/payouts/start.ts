@@ -83,7 +83,7 @@ async function escrowPayout(unit: Unit<Failure | Duplicate>, input: PayoutSendIn
     transferId,
     balances: { profileIds: [input.profileId], currencies: [plan.currency] },
     authority: { closedLoopOnly: input.closedLoopOnly === true, fieldName: 'amount', loops: [openLoopId] },
-    dedup: dedup ?? { off: 'no dedup_id given' },
+    dedup: dedup ?? { off: 'no_dedup_id' },
     cash: async () => {
       if (!account) account = await registerAdHoc(unit, input.profileId, (plan.account as { new: AccountInput }).new);
       const picked = await pickFromWallet(unit.tx, input.profileId, [{ loopId: openLoopId, currency: plan.currency, minor: plan.sendAmount }], plan.serials, {
@@ -91,9 +91,10 @@ async function escrowPayout(unit: Unit<Failure | Duplicate>, input: PayoutSendIn
       });
       return picked.ok ? picked.value : sendFailure(picked.errors);
     },
-    holding: { off: 'open loop cash to a bank account: the holding rules are brand cash rules' },
+    holding: { off: 'open_loop' },
     transfer: (picks) => payoutTransfer(input, plan, { transferId, at, account: account!, picks: [...picks], feeRecipient, holdingUntil, snapshot: started() }),
-    move: { from: walletHolder(input.profileId), to: escrowHolder(transferId), lines: { off: 'escrow: the movements are recorded when the bank send settles' } },
+    // Into escrow: its movements are recorded when the bank send settles.
+    move: { from: walletHolder(input.profileId), to: escrowHolder(transferId), lines: { off: 'escrow_in' } },
   });
   if (!passed.ok) return unit.reject(passed);
   if (holdingUntil) unit.schedule(transfer, transferId, 'hold_end', holdingUntil, { type: 'transfer.hold_end', at: holdingUntil.toISOString() });

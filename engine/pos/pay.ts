@@ -94,7 +94,7 @@ async function payIn(ctx: PosContext, unit: Unit<Failure | Duplicate>, payment: 
     balances: { profileIds: [sender.id, recipient.id], currencies: [payment.currency] },
     // A processor or a terminal carries closed loop rights only: brand cash moves, open loop never.
     authority: { closedLoopOnly: true, fieldName: 'amounts' },
-    dedup: dedup ?? { off: 'no dedup_id given' },
+    dedup: dedup ?? { off: 'no_dedup_id' },
     cash: async () => {
       if (!entries) return [];
       const picked = await pickFromWallet(unit.tx, sender.id, entries, payment.parsed.serials, {

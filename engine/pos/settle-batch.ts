@@ -37,16 +37,19 @@ async function settleRecipient(unit: Unit<Failure>, design: Design, settlerId: s
   const passed = await passGate(unit, {
     kind: paid ? 'payment' : 'record',
     transferId,
-    authority: { off: 'settle() refused a closed-loop token before the batch: a settlement always pays open loop cash' },
-    dedup: { off: 'the pending rows are taken under the settle lock: each settles once' },
+    // settle() refused a closed-loop token: a settlement always pays open loop cash.
+    authority: { off: 'checked_before_command' },
+    // The pending rows are taken under the settle lock.
+    dedup: { off: 'ends_once' },
     cash: async () => {
       if (!paid) return [];
       const picked = await pickFromWallet(unit.tx, settlerId, [{ loopId: openLoopId, currency: design.currency, minor: amount }], null, { recipientId, accepts: () => true, nonPayment: false, at: unit.now });
       return picked.ok ? picked.value : sendFailure(picked.errors);
     },
-    holding: { off: 'open loop cash: the holding rules are brand cash rules' },
+    holding: { off: paid ? 'open_loop' : 'nothing_moves' },
     transfer: settleTransfer(design, settlerId, recipientId, owed, amount),
-    move: paid ? { from: walletHolder(settlerId), to: walletHolder(recipientId), lines: (picks) => movementLines(picks, 1, 'settle', settlerId, recipientId) } : { off: 'the settler owes itself: nothing moves' },
+    // The settler owes itself.
+    move: paid ? { from: walletHolder(settlerId), to: walletHolder(recipientId), lines: (picks) => movementLines(picks, 1, 'settle', settlerId, recipientId) } : { off: 'nothing_moves' },
   });
   if (!passed.ok) return unit.reject(passed);
   await store.markSettled(unit.tx, owed.map((row) => row.id), transferId, unit.now);

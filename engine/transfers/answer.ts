@@ -27,11 +27,12 @@ async function acceptInvitationIn(ctx: TransfersContext, unit: Unit<Failure>, ro
     kind: 'release',
     transferId: row.id,
     balances: { profileIds: [callerId, senderId], currencies: [row.currency] },
-    authority: { off: 'the cash was the sender\'s to send; accepting takes what was sent' },
-    dedup: { off: 'the waiting transfer exists: its state machine refuses a second accept' },
+    // The cash was the sender's to send; accepting takes what was sent.
+    authority: { off: 'sender_own_cash' },
+    dedup: { off: 'ends_once' },
     cash: () => unexpiredEscrowPicks(unit, row.id),
     holding: { senderId, recipient: { id: callerId, isIndividual: callerIsIndividual }, redeemed: await redeemedLoopsOf(unit.tx, await ctx.profiles.get(unit.tx, callerId)) },
-    transfer: { off: 'the send recorded the transfer' },
+    transfer: { off: 'recorded_by_path' },
     move: { from: escrowHolder(row.id), to: walletHolder(callerId), lines: (picks) => movementLines(picks, 1, 'move', senderId, callerId) },
   });
   if (!passed.ok) return unit.reject(passed);

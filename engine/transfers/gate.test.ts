@@ -31,8 +31,8 @@ async function centFromAlice(tx: Parameters<typeof lockBalances>[0]): Promise<Pi
 
 function payment(transferId: string, picks: Pick[], rungs: Partial<Movement>): Movement {
   return {
-    kind: 'payment', transferId, authority: { off: 'test' } as never, cash: picks, holding: { off: 'test' } as never, transfer: { off: 'test' } as never,
-    move: { from: walletHolder(alice), to: walletHolder(bob), lines: { off: 'test' } as never }, ...rungs,
+    kind: 'payment', transferId, authority: { off: 'checked_before_command' }, cash: picks, holding: { off: 'open_loop' }, transfer: { off: 'recorded_by_path' },
+    move: { from: walletHolder(alice), to: walletHolder(bob), lines: { off: 'escrow_in' } }, ...rungs,
   };
 }
 
@@ -51,7 +51,7 @@ test('rung 0: a move of a balance its transaction did not lock is refused, and n
   const message = await thrown(async (unit) => {
     const picks = await centFromAlice(unit.tx);
     // Only alice's balance is declared: bob's, which the move credits, is not locked by anyone.
-    await passGate(unit, payment('gate-test-1', picks, { balances: { profileIds: [alice], currencies: ['USD'] }, dedup: { off: 'test' } as never }));
+    await passGate(unit, payment('gate-test-1', picks, { balances: { profileIds: [alice], currencies: ['USD'] }, dedup: { off: 'no_dedup_id' } }));
   });
   assert.match(message ?? '', /rung 0: a payment movement changes the balance .*, which its transaction did not lock/);
   assert.is(await balanceOf(harness.engine, alice), before);
@@ -61,7 +61,7 @@ test('rung 0: balances the command locked are not taken again, and the gate reco
   const message = await thrown(async (unit) => {
     await lockBalances(unit.tx, [alice, bob].sort().map((id) => balanceLockKey(id, 'USD')));
     const picks = await centFromAlice(unit.tx);
-    const passed = await passGate(unit, payment('gate-test-2', picks, { dedup: { off: 'test' } as never }));
+    const passed = await passGate(unit, payment('gate-test-2', picks, { dedup: { off: 'no_dedup_id' } }));
     assert.ok(passed.ok);
     assert.equal([...lockedBalanceKeys(unit.tx)].sort(), [alice, bob].sort().map((id) => balanceLockKey(id, 'USD')));
     throw new Error('rolled back on purpose');
@@ -74,7 +74,7 @@ test('rung 0: a payment may not lock a balance that sorts before one its transac
   const message = await thrown(async (unit) => {
     await lockBalances(unit.tx, [balanceLockKey(high, 'USD')]);
     const picks = await centFromAlice(unit.tx);
-    await passGate(unit, payment('gate-test-3', picks, { balances: { profileIds: [low], currencies: ['USD'] }, dedup: { off: 'test' } as never }));
+    await passGate(unit, payment('gate-test-3', picks, { balances: { profileIds: [low], currencies: ['USD'] }, dedup: { off: 'no_dedup_id' } }));
   });
   assert.match(message ?? '', /rung 0: a payment movement would lock balance .* against the one lock order/);
 });

@@ -1,19 +1,26 @@
 // The gate: the one function every movement of cash passes inside its command, passGate. It climbs
 // one ladder, rung by rung in a fixed order, each refusal named (as TigerBeetle's create_transfer):
 //   0. balances: the balance rows of every wallet the movement touches, locked in the one global
-//      order (profile, currency, loop) before anything else, so no two paths wait in a cycle;
+//      order (profile, currency, loop) before anything else, so no two paths wait in a cycle; the
+//      gate knows what each transaction locked (its command's shared locks, a send's first
+//      statement), takes only the rest, and checks on the cash picked that every balance the move
+//      changes is held: this rung is never off;
 //   1. authority: a closed-loop token (POST /p/token) never moves open loop cash, wherever it goes
 //      (a person, a reserve, a settlement, a bill, a retraction): open_loop_not_permitted;
 //   2. wallets: the sender's wallet is active, the recipient's is not closed;
 //   3. dedup: the key is claimed in the command, scoped to the caller that started the transfer; a
 //      repeat of the same request answers the first transfer, another request 409 dedup_id_reused;
+//      climbed once per transfer and transaction: a transfer's later movements name no request;
 //   (the cash is picked here, under the locks; rung 1 is climbed again on the loops picked)
 //   4. holding rules before the move: transferable, max_per_wallet;
 //   5. the transfer row from its actor's snapshot, then the move after the paired assertion
 //      (each movement's lines equal the picks per loop and currency);
 //   6. max_per_wallet again after the move, read on the recipient's balance row the move itself
 //      locked: a cap holds under any concurrency, and in a shared transaction too.
-// A path describes its movement (Movement) and turns a rung off only by saying why (Off); the gate
+// A path describes its movement (Movement: what it is, its kind from a closed set) and turns a rung
+// off only for one of that rung's reasons, a closed typed set defined once in ./rungs.ts (Off<Rung>;
+// no free text): each reason lists the kinds it is sound for, and the gate throws, as a programming
+// error, on a reason unsound for the movement's kind (a table lookup per rung turned off). The gate
 // alone decides. Through it: pulls and processor sends, P2P sends, payment-code receipts, skips and
 // corrections, accepted invitations, design sends, a plan's open loop legs and its brand cash
 // issued (bills, offers), redemption and the reserve's release, bills, offer accepts, trades
@@ -37,6 +44,7 @@ import { dedupWindowMs } from '../limits.ts';
 import type { Queryable, TransactionSql } from '../storage/database.ts';
 import type { GateRefusal } from './errors.ts';
 import { stateFields, transfer, type TransferStateName } from './machine.ts';
+import { assertOffSound, type MovementKind, type Off } from './rungs.ts';
 import * as store from './store.ts';
 
 /** Which cash the caller may move: a closed-loop token, brand cash only. */
@@ -44,28 +52,12 @@ export interface Authority {
   closedLoopOnly: boolean;
 }
 
-/** A rung the movement does not climb, and why: the gate reads it, a reader of the path sees it. */
-export interface Off {
-  off: string;
-}
+export type { MovementKind, Off } from './rungs.ts';
 
-function isOff<T extends object>(rung: T | Off): rung is Off {
-  return 'off' in rung;
+/** Whether the rung is turned off (narrows to the rung's Off, or to what it is when on). */
+function isOff<T>(rung: T): rung is Extract<T, { off: string }> {
+  return typeof rung === 'object' && rung !== null && 'off' in rung;
 }
-
-/**
- * What a movement is, from a closed set: the gate derives from it which wallets' states it reads.
- *   payment: a party pays from its wallet (a send, a pull, a settlement, a trade's leg, a payout,
- *     a plan's leg, a payment code's correction): the paying wallet is active, the receiving one not closed;
- *   release: cash a waiting transfer holds reaches its recipient (a payment code, an invitation, a
- *     trade's offered leg, a skipped wait): the receiving wallet is not closed;
- *   issue: new cash into a wallet (issuance, a deposit, brand cash under a plan): the wallet is not closed;
- *   sink: cash leaves circulation (redemption, expiry, a payout's deposit): no wallet decides;
- *   debt: what is owed already is paid (a reserve's release, a payout's fee): no wallet's state holds it back;
- *   escrow_return: a waiting transfer's cash back to its sender, whatever the wallet's state;
- *   record: a transfer is recorded and nothing moves (a bill, an offer's accept).
- */
-export type MovementKind = 'payment' | 'release' | 'issue' | 'sink' | 'debt' | 'escrow_return' | 'record';
 
 /** The kinds whose wallet rung reads the paying wallet (active) and the receiving one (not closed). */
 const walletRung: Readonly<Record<MovementKind, { payer: boolean; payee: boolean }>> = {
@@ -104,14 +96,14 @@ export interface Issue {
 
 /**
  * Rung 5's move: notes from one holder to another, or a new note issued; each movement number's
- * lines equal the picks. Lines off: cash into a transfer's escrow records its movement when the
- * escrow is released; escrow returned to its sender records none.
+ * lines equal the picks. Lines off: cash into a transfer's escrow ('escrow_in') records its movement
+ * when the escrow is released; escrow returned to its sender ('escrow_return') records none.
  */
 export type Move =
-  | { from: Holder; to: Holder; lines: ((picks: readonly Pick[]) => MovementLine[]) | Off }
+  | { from: Holder; to: Holder; lines: ((picks: readonly Pick[]) => MovementLine[]) | Off<'lines'> }
   | { issue: Issue; lines: MovementLine[] };
 
-/** Everything the gate needs to know about one movement of cash; every rung is on unless the path says why not. */
+/** Everything the gate needs to know about one movement of cash; every rung is on unless the path names a reason of ./rungs.ts sound for its kind. */
 export interface Movement {
   kind: MovementKind;
   transferId: string;
@@ -123,7 +115,7 @@ export interface Movement {
    */
   balances?: { profileIds: readonly string[]; currencies: readonly string[] };
   /** Rung 1: the caller's authority; `loops`, the cash the path will move before it picks (a plan's open loop payments). */
-  authority: (Authority & { fieldName: string; loops?: readonly string[] }) | Off;
+  authority: (Authority & { fieldName: string; loops?: readonly string[] }) | Off<'authority'>;
   /**
    * Rung 2, derived from the kind: the states the path read under the locks, when its move does not
    * name the wallets (a design send) or it read them already (a send's first statement); otherwise
@@ -131,15 +123,15 @@ export interface Movement {
    */
   wallets?: { read: () => Promise<WalletStates> };
   /** Rung 3: the dedup key of the request; absent for a later movement of a transfer whose rung its transaction climbed (dedupRung). */
-  dedup?: DedupRequest | Off;
+  dedup?: DedupRequest | Off<'dedup'>;
   /** The cash: picks the path knows already (escrow, due notes, a new note), or picked now under the locks. */
   cash: readonly Pick[] | (() => Promise<Pick[] | Failure>);
   /** Rungs 4 and 6: the holding rules of the recipient. */
-  holding: { senderId: string; recipient: RulesRecipient; redeemed: ReadonlySet<string> } | Off;
+  holding: { senderId: string; recipient: RulesRecipient; redeemed: ReadonlySet<string> } | Off<'holding'>;
   /** Rung 5: the transfer row, or made from the picks (a waiting transfer whose amount is what was picked). */
-  transfer: TransferRecord | ((picks: readonly Pick[]) => TransferRecord) | Off;
+  transfer: TransferRecord | ((picks: readonly Pick[]) => TransferRecord) | Off<'transfer'>;
   /** Rung 5: the move. */
-  move: Move | Off;
+  move: Move | Off<'move'>;
   /** Reads sent with the transfer's row and the move, queued after them on the connection (a send's ProfileDetail). */
   alongside?: () => Promise<void>;
   /** The path's own writes after the move, before the cap is read again (redemption, receivables, the plan's split). */
@@ -153,10 +145,12 @@ export type Passed = { ok: true; picks: Pick[]; serial: bigint | null };
  * The one entry point: climbs the ladder for the movement inside the command. A refusal is
  * answered, never thrown: the caller rejects it (unit.reject), which rolls back whatever the gate
  * wrote (a cap refused after the move). Duplicate: the dedup key was taken by a concurrent request.
+ * A rung turned off for a reason unsound for the movement's kind throws, before anything is touched.
  */
-export function passGate(unit: Unit, movement: Movement & { dedup?: Off }): Promise<Passed | Failure>;
+export function passGate(unit: Unit, movement: Movement & { dedup?: Off<'dedup'> }): Promise<Passed | Failure>;
 export function passGate(unit: Unit, movement: Movement): Promise<Passed | Failure | Duplicate>;
 export async function passGate(unit: Unit, movement: Movement): Promise<Passed | Failure | Duplicate> {
+  assertOffsSound(movement);
   await balancesRung(unit.tx, movement.kind, movement.balances);
   const authority = isOff(movement.authority) ? null : movement.authority;
   const declared = authority?.loops ? authorityRefusal(authority, authority.loops, authority.fieldName) : null;
@@ -224,6 +218,17 @@ function assertBalancesHeld(tx: TransactionSql, kind: MovementKind, move: Move, 
   }
 }
 
+/** Every rung the movement turns off, for a reason sound for its kind (./rungs.ts); a path that says otherwise throws. */
+function assertOffsSound(movement: Movement): void {
+  const { kind } = movement;
+  if (isOff(movement.authority)) assertOffSound(kind, 'authority', movement.authority.off);
+  if (movement.dedup !== undefined && isOff(movement.dedup)) assertOffSound(kind, 'dedup', movement.dedup.off);
+  if (isOff(movement.holding)) assertOffSound(kind, 'holding', movement.holding.off);
+  if (isOff(movement.transfer)) assertOffSound(kind, 'transfer', movement.transfer.off);
+  if (isOff(movement.move)) assertOffSound(kind, 'move', movement.move.off);
+  else if ('from' in movement.move && isOff(movement.move.lines)) assertOffSound(kind, 'lines', movement.move.lines.off);
+}
+
 /** Rung 1: open loop cash moved by a closed-loop token is refused. */
 export function authorityRefusal(authority: Authority, loopIds: Iterable<string>, fieldName: string): GateRefusal | null {
   if (!authority.closedLoopOnly) return null;
@@ -249,7 +254,7 @@ async function walletRefusal(tx: TransactionSql, movement: Movement): Promise<Ga
 }
 
 /** The states of the wallets a move takes from and brings to (escrows, sinks and reserves have none). */
-async function movedWalletStates(tx: TransactionSql, move: Move | Off): Promise<WalletStates> {
+async function movedWalletStates(tx: TransactionSql, move: Move | Off<'move'>): Promise<WalletStates> {
   if (isOff(move)) throw new Error('a movement that moves nothing reads its wallet states itself');
   const fromId = 'from' in move && move.from.kind === 'wallet' ? move.from.id : null;
   const toId = 'issue' in move ? move.issue.holderId : move.to.kind === 'wallet' ? move.to.id : null;
@@ -449,12 +454,13 @@ export async function returnEscrowIn(unit: Unit, transferId: string, senderId: s
     kind: 'escrow_return',
     transferId,
     balances: { profileIds: [senderId], currencies: [...new Set(held.map((note) => note.currency))] },
-    authority: { off: 'the sender\'s own cash comes home (retract() climbed the authority rung on the escrow\'s loops first)' },
-    dedup: { off: 'the waiting transfer ends once: its state machine refuses a second end' },
+    // retract() climbed the authority rung on the escrow's loops first.
+    authority: { off: 'sender_own_cash' },
+    dedup: { off: 'ends_once' },
     cash: held.map((note) => ({ ...note, whole: true })),
-    holding: { off: 'the sender\'s own cash comes home' },
-    transfer: { off: 'the transfer was recorded when it started' },
-    move: { from: escrowHolder(transferId), to: walletHolder(senderId), lines: { off: 'a canceled transfer records no movement: the cash never left its sender' } },
+    holding: { off: 'sender_own_cash' },
+    transfer: { off: 'recorded_by_path' },
+    move: { from: escrowHolder(transferId), to: walletHolder(senderId), lines: { off: 'escrow_return' } },
   });
   if (!passed.ok) throw new Error(`returning an escrow is refused by no rung: ${passed.error}`);
 }

@@ -149,15 +149,17 @@ async function receiptIn(unit: Unit<Failure>, receipt: Receipt): Promise<Pick[]>
     kind: 'release',
     transferId: found.transfer_id,
     balances: { profileIds: [found.recipient_id, found.sender_id], currencies: [input.currency] },
-    authority: { off: 'the sender\'s own code: the recipient takes what the sender offered' },
-    dedup: { off: 'the paycode itself: one receipt, then corrections in place' },
+    // The sender's own code: the recipient takes what the sender offered.
+    authority: { off: 'sender_own_cash' },
+    // The paycode itself: one receipt, then corrections in place.
+    dedup: { off: 'own_key_store' },
     cash: async () => {
       const taken = await escrowPicks(unit.tx, found.transfer_id, amount);
       rest = taken.rest;
       return taken.picks;
     },
-    holding: recipient ? { senderId: found.sender_id, recipient: { id: recipient.id, isIndividual: recipient.isIndividual }, redeemed } : { off: 'no recipient profile' },
-    transfer: { off: 'the paycode\'s transfer, recorded by its send' },
+    holding: recipient ? { senderId: found.sender_id, recipient: { id: recipient.id, isIndividual: recipient.isIndividual }, redeemed } : { off: 'no_recipient_profile' },
+    transfer: { off: 'recorded_by_path' },
     move: { from: escrowHolder(found.transfer_id), to: walletHolder(found.recipient_id), lines: (picks) => movementLines(picks, 1, 'move', found.sender_id, found.recipient_id) },
     // The rest goes back to the sender through the gate, as every escrow return does.
     after: async () => {
@@ -176,8 +178,10 @@ async function correctionIn(unit: Unit<Failure>, receipt: Receipt, leg: { fromId
     kind: 'payment',
     transferId: found.transfer_id,
     balances: { profileIds: [leg.fromId, leg.toId], currencies: [input.currency] },
-    authority: toRecipient ? { off: 'the sender\'s own code: the recipient takes what the sender offered' } : { closedLoopOnly: input.closedLoopOnly === true, fieldName: 'amount' },
-    dedup: { off: 'the paycode itself: one transfer, corrected in place' },
+    // More to the recipient: the sender's own code offered it.
+    authority: toRecipient ? { off: 'sender_own_cash' } : { closedLoopOnly: input.closedLoopOnly === true, fieldName: 'amount' },
+    // The paycode itself: one transfer, corrected in place.
+    dedup: { off: 'own_key_store' },
     cash: async () => {
       const entries = toRecipient ? [{ loopId: 'any', currency: input.currency, minor: leg.amount }] : await refundEntries(unit, found, input.currency, leg.amount);
       if (!entries) return failure('code_limited', 'a correction refunds only cash this code brought that the recipient still holds (brand cash redeemed as it arrived cannot come back)');
@@ -187,10 +191,9 @@ async function correctionIn(unit: Unit<Failure>, receipt: Receipt, leg: { fromId
       if (picked.ok) return picked.value;
       return failure('code_limited', toRecipient ? 'the sender no longer holds enough cash' : 'the recipient no longer holds enough cash to refund');
     },
-    holding: toRecipient && recipient
-      ? { senderId: found.sender_id, recipient: { id: recipient.id, isIndividual: recipient.isIndividual }, redeemed }
-      : { off: 'a refund returns the sender\'s own cash' },
-    transfer: { off: 'the paycode\'s transfer, recorded by its send' },
+    holding: !toRecipient ? { off: 'refund' }
+      : recipient ? { senderId: found.sender_id, recipient: { id: recipient.id, isIndividual: recipient.isIndividual }, redeemed } : { off: 'no_recipient_profile' },
+    transfer: { off: 'recorded_by_path' },
     move: { from: walletHolder(leg.fromId), to: walletHolder(leg.toId), lines: (picks) => movementLines(picks, leg.number, leg.action, leg.fromId, leg.toId) },
   });
   if (!passed.ok) return unit.reject(passed);

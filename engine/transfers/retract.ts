@@ -72,11 +72,11 @@ async function skipIn(ctx: TransfersContext, unit: Unit<Failure>, row: store.Tra
       transferId: row.id,
       balances: { profileIds: [row.recipient_id!, row.sender_id!], currencies: [row.currency] },
       authority: { closedLoopOnly, fieldName: 'transfer_id' },
-      dedup: { off: 'the waiting transfer exists: its state machine refuses a second skip' },
+      dedup: { off: 'ends_once' },
       cash: async () => (await escrowPicks(unit.tx, row.id, null)).picks,
       // The cash lands in the recipient's wallet as it is (a skip redeems nothing): its holding rules hold for all of it.
       holding: { senderId: row.sender_id!, recipient: { id: row.recipient_id!, isIndividual: recipient?.isIndividual ?? false }, redeemed: new Set() },
-      transfer: { off: 'the send recorded the transfer' },
+      transfer: { off: 'recorded_by_path' },
       move: { from: escrowHolder(row.id), to: walletHolder(row.recipient_id!), lines: (picks) => movementLines(picks, 1, 'move', row.sender_id, row.recipient_id!) },
     });
     if (!passed.ok) return unit.reject(passed);

@@ -46,7 +46,8 @@ export async function writeSend(
     cash: plan.picks,
     holding: gate.holding,
     transfer: { row, views: plan.views },
-    move: { from: plan.move.from, to: plan.move.to, lines: plan.move.recorded ? () => [...plan.move.recorded!.lines] : { off: 'escrow: the movement is recorded when the recipient takes the cash' } },
+    // Into escrow: the movement is recorded when the recipient takes the cash.
+    move: { from: plan.move.from, to: plan.move.to, lines: plan.move.recorded ? () => [...plan.move.recorded!.lines] : { off: 'escrow_in' } },
     alongside: withDetail ? async () => { read.profileDetail = await ctx.profiles.detail(unit.tx, senderId); } : undefined,
   });
   if (!passed.ok) return unit.reject(passed);

@@ -144,14 +144,14 @@ async function startIn(unit: Unit<Failure | Duplicate>, offer: Offer, dedup: Ded
     transferId,
     balances: { profileIds: [input.senderId], currencies: [...new Set(offer.offered.map((entry) => entry.currency))] },
     authority: { closedLoopOnly: input.closedLoopOnly === true, fieldName: 'amounts' },
-    dedup: dedup ?? { off: 'no dedup_id given' },
+    dedup: dedup ?? { off: 'no_dedup_id' },
     cash: async () => {
       const picked = await pickFromWallet(unit.tx, input.senderId, offer.offered, null, {
         recipientId: recipient.id, accepts: (note) => accepts(note, recipient), nonPayment: true, brandCashOnly: input.closedLoopOnly, at: unit.now,
       });
       return picked.ok ? picked.value : sendFailure(picked.errors);
     },
-    holding: { off: 'into escrow: the holding rules are checked when the recipient accepts and the escrow is released' },
+    holding: { off: 'into_escrow' },
     transfer: (picks) => {
       const snapshot = unit.create(transfer, transferId, { workflowType: 'trade', waitFor: 'trade', at: at.toISOString() });
       return {
@@ -168,7 +168,8 @@ async function startIn(unit: Unit<Failure | Duplicate>, offer: Offer, dedup: Ded
         views: [{ profileId: input.senderId, role: 'sender' }, { profileId: recipient.id, role: 'recipient' }],
       };
     },
-    move: { from: walletHolder(input.senderId), to: escrowHolder(transferId), lines: { off: 'escrow: the movements are recorded when the trade is accepted' } },
+    // Into escrow: its movements are recorded when the trade is accepted.
+    move: { from: walletHolder(input.senderId), to: escrowHolder(transferId), lines: { off: 'escrow_in' } },
   });
   if (!passed.ok) return unit.reject(passed);
   unit.schedule(transfer, transferId, 'trade_expire', expiresAt, { type: 'transfer.trade_expire', at: expiresAt.toISOString() });
@@ -240,11 +241,12 @@ async function acceptIn(ctx: TradesContext, unit: Unit<Failure>, acceptance: Acc
   const offeredLeg = await passGate(unit, {
     kind: 'release',
     transferId: row.id,
-    authority: { off: 'the sender\'s offered cash, moved into escrow by the sender\'s own start' },
-    dedup: { off: 'accepting a waiting trade: its state machine refuses a second accept' },
+    // Moved into escrow by the sender's own start.
+    authority: { off: 'sender_own_cash' },
+    dedup: { off: 'ends_once' },
     cash: () => unexpiredEscrowPicks(unit, row.id),
     holding: { senderId, recipient: { id: input.callerId, isIndividual: true }, redeemed: new Set() },
-    transfer: { off: 'the trade was recorded when it started' },
+    transfer: { off: 'recorded_by_path' },
     move: { from: escrowHolder(row.id), to: walletHolder(input.callerId), lines: (picks) => movementLines(picks, 1, 'move', senderId, input.callerId) },
   });
   if (!offeredLeg.ok) return unit.reject(offeredLeg);
@@ -253,10 +255,10 @@ async function acceptIn(ctx: TradesContext, unit: Unit<Failure>, acceptance: Acc
     kind: 'payment',
     transferId: row.id,
     authority: { closedLoopOnly: input.closedLoopOnly === true, fieldName: 'expect_amounts' },
-    dedup: { off: 'accepting a waiting trade: the transfer exists, its state machine refuses a second accept' },
+    dedup: { off: 'ends_once' },
     cash: paid.value,
     holding: { senderId: input.callerId, recipient: { id: senderId, isIndividual: sender?.isIndividual ?? true }, redeemed: new Set() },
-    transfer: { off: 'the trade was recorded when it started' },
+    transfer: { off: 'recorded_by_path' },
     move: { from: walletHolder(input.callerId), to: walletHolder(senderId), lines: (picks) => movementLines(picks, 2, 'move', input.callerId, senderId) },
   });
   if (!passed.ok) return unit.reject(passed);
