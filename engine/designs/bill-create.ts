@@ -3,6 +3,7 @@
 import type { Unit } from '../actors/command.ts';
 import { openLoopId } from '../ledger/allocation.ts';
 import type { Duplicate } from '../ledger/errors.ts';
+import { money } from '../money.ts';
 import { authorityRefusal, idempotently, passGate, type DedupRequest } from '../transfers/gate.ts';
 import { billPaymentWaitMs, billReminderIntervalMs } from '../limits.ts';
 import { canonicalUidOf, personNameProblem } from '../profiles/names.ts';
@@ -79,7 +80,7 @@ async function billIn(
   const agreementId = design.issuer_id === input.callerId ? null : await store.selectActiveAgreementId(unit.tx, design.id, input.callerId, 'distributor');
   const row: NewTransfer = {
     id: transferId, workflowType: 'bill', senderId: customerId, senderUid: claimedUid ?? `service:${customerId}`, recipientId: input.callerId, recipientUid: `service:${input.callerId}`,
-    senderPersonalId: customerId, recipientPersonalId: null, currency: design.currency, amount, at, state: stateFields(snapshot.value as TransferStateName), endAt: null,
+    senderPersonalId: customerId, recipientPersonalId: null, money: money(design.currency, amount), at, state: stateFields(snapshot.value as TransferStateName), endAt: null,
     activityCount: snapshot.context.activityCount, private: input.private, message: input.message ?? null, messageSubject: null, appdata: input.appdata,
     details: {
       confirmed: false, reminder_count: 0, design_id: design.id, issuer_id: design.issuer_id, agreement_id: agreementId, distribution_plan_id: plan.id,

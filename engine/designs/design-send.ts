@@ -3,6 +3,7 @@
 import type { Unit } from '../actors/command.ts';
 import { balanceLockKey, balanceRowLocks } from '../ledger/cash.ts';
 import { sendFailure, type Duplicate, type Failure } from '../ledger/errors.ts';
+import { money } from '../money.ts';
 import { wallet } from '../profiles/machine.ts';
 import { idempotently, passGate, type DedupRequest } from '../transfers/gate.ts';
 import { issueTerms, type IssueTerms } from './access.ts';
@@ -51,7 +52,7 @@ async function sendIn(ctx: CirculationContext, unit: Unit<Duplicate | DesignFail
     transfer: {
       ended: {
         workflowType: 'send_design', senderId: input.callerId, senderUid: `service:${input.callerId}`, recipientId: profile.id, recipientUid: uid, senderPersonalId: null,
-        recipientPersonalId: profile.isIndividual ? profile.id : null, currency: design.currency, amount, private: input.private, message: input.message ?? null, messageSubject: null,
+        recipientPersonalId: profile.isIndividual ? profile.id : null, money: money(design.currency, amount), private: input.private, message: input.message ?? null, messageSubject: null,
         appdata: input.appdata, details: { design_id: design.id, distribution_plan_id: plan.id },
       },
       views,

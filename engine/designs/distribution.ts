@@ -13,6 +13,7 @@ import { movementLines, pickFromWallet, walletHolder } from '../ledger/cash.ts';
 import { sendFailure, type Failure } from '../ledger/errors.ts';
 import type { Holder } from '../ledger/types.ts';
 import { dayMs } from '../limits.ts';
+import { money } from '../money.ts';
 import { recordReceivables } from '../pos/records.ts';
 import type { NewReceivable } from '../pos/types.ts';
 import { issuedPicks, passGate, type Issue } from '../transfers/gate.ts';
@@ -102,7 +103,7 @@ export async function distributeIn(
   await recordReceivables(unit.tx, receivables, at);
   // max_per_wallet is the gate's: before the issue and again on the row the issuance locked.
   const overCap = await issueIn(unit, transferId, input.number, {
-    holderId: input.recipientId, loopId: design.id, currency: design.currency, issuerId: design.issuer_id, amount, expiresAt, reserve: reserveFunded, planId: plan.id,
+    holderId: input.recipientId, loopId: design.id, issuerId: design.issuer_id, money: money(design.currency, amount), expiresAt, reserve: reserveFunded, planId: plan.id,
     distTransferId: transferId,
   });
   if (overCap) return overCap;
@@ -118,7 +119,7 @@ export async function distributeIn(
 
 /** The new brand cash note through the gate: movements `number` issue and `number` + 1 send_design, after the paired assertion. */
 async function issueIn(unit: Unit, transferId: string, number: number, issue: Issue): Promise<Failure | null> {
-  const line = { loopId: issue.loopId, currency: issue.currency, issuerId: issue.issuerId, amount: issue.amount };
+  const line = { loopId: issue.loopId, issuerId: issue.issuerId, money: issue.money };
   const passed = await passGate(unit, {
     kind: 'issue',
     transferId,

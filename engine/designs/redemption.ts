@@ -7,10 +7,11 @@
 // as pending settlement rows until a settler of the design pays them (engine/pos/settlement.ts).
 // Every part is a settlement row, and the redeemer's part a row of its received-and-receivable report.
 import type { Unit } from '../actors/command.ts';
-import type { Pick as LedgerPick } from '../ledger/allocation.ts';
+import { sumPicks, type Pick as LedgerPick } from '../ledger/allocation.ts';
 import { walletHolder } from '../ledger/cash.ts';
 import { arrivedNotesForUpdate, type ArrivedNote } from '../ledger/reads.ts';
 import { redeemOnArrivalNotesMax } from '../limits.ts';
+import { money } from '../money.ts';
 import { passGate } from '../transfers/gate.ts';
 import { settlementKind } from '../pos/machine.ts';
 import type { NewReceivable, NewSettlement } from '../pos/types.ts';
@@ -106,8 +107,8 @@ export async function redeemArrivedIn(unit: Unit, input: RedeemInput): Promise<n
   const receivables: NewReceivable[] = [];
   for (const [designId, designNotes] of byDesign) {
     const { currency, issuer_id: issuerId } = designNotes[0];
-    const amount = designNotes.reduce((total, note) => total + note.amount, 0n);
-    const picks: LedgerPick[] = designNotes.map((note) => ({ serial: note.serial, loopId: designId, currency, issuerId, amount: note.amount, whole: true }));
+    const picks: LedgerPick[] = designNotes.map((note) => ({ serial: note.serial, loopId: designId, issuerId, money: money(currency, note.amount), whole: true }));
+    const redeemed = sumPicks(picks, currency);
     const redeemNumber = number;
     const passed = await passGate(unit, {
       kind: 'sink',
@@ -120,7 +121,7 @@ export async function redeemArrivedIn(unit: Unit, input: RedeemInput): Promise<n
       transfer: { off: 'a later movement of a transfer its path recorded' },
       move: {
         from: walletHolder(input.redeemerId), to: { kind: 'redeemed', id: input.transferId },
-        lines: () => [{ number: redeemNumber, action: 'redeem', fromId: input.redeemerId, toId: issuerId, loopId: designId, currency, issuerId, amount }],
+        lines: () => [{ number: redeemNumber, action: 'redeem', fromId: input.redeemerId, toId: issuerId, loopId: designId, issuerId, money: redeemed }],
       },
     });
     if (!passed.ok) throw new Error(`a redemption is refused by no rung: ${passed.error}`);

@@ -6,6 +6,7 @@ import type { DesignRow, PlanRow } from '../designs/types.ts';
 import { designById, planById } from '../designs/queries.ts';
 import { balanceLockKey, walletHolder } from '../ledger/cash.ts';
 import { sendFailure, type Failure } from '../ledger/errors.ts';
+import { money } from '../money.ts';
 import { stateFields, transfer, type TransferStateName } from '../transfers/machine.ts';
 import { passGate } from '../transfers/gate.ts';
 import type { OffersContext } from './context.ts';
@@ -64,7 +65,7 @@ export async function failedTransfer(ctx: OffersContext, offer: OfferRow, accept
       transfer: {
         row: {
           id, workflowType: 'purchase_offer', senderId: offer.profile_id, senderUid: `service:${offer.profile_id}`, recipientId: accepterId, recipientUid: `service:${accepterId}`,
-          senderPersonalId: null, recipientPersonalId: accepterId, currency: offer.currency, amount: offer.amount * BigInt(quantity), at: unit.now,
+          senderPersonalId: null, recipientPersonalId: accepterId, money: money(offer.currency, offer.amount * BigInt(quantity)), at: unit.now,
           state: stateFields(canceled.value as TransferStateName), endAt: unit.now, activityCount: canceled.context.activityCount, private: true,
           message: null, messageSubject: null, appdata: {}, details: { offer_id: offer.id, quantity, reason: 'not_available' },
         },

@@ -5,6 +5,7 @@ import type { Unit } from '../actors/command.ts';
 import { openLoopId } from '../ledger/allocation.ts';
 import { balanceLockKey, lockBalances, movementLines, pickFromWallet, walletHolder } from '../ledger/cash.ts';
 import { sendFailure, type Failure } from '../ledger/errors.ts';
+import { money } from '../money.ts';
 import { passGate, type TransferRecord } from '../transfers/gate.ts';
 import { settlementKind } from './machine.ts';
 import * as store from './store.ts';
@@ -63,7 +64,7 @@ function settleTransfer(design: Design, settlerId: string, recipientId: string, 
   return {
     ended: {
       workflowType: 'settle', senderId: settlerId, senderUid: `service:${settlerId}`, recipientId, recipientUid: `service:${recipientId}`,
-      senderPersonalId: null, recipientPersonalId: null, currency: design.currency, amount, private: true, message: null, messageSubject: null, appdata: {},
+      senderPersonalId: null, recipientPersonalId: null, money: money(design.currency, amount), private: true, message: null, messageSubject: null, appdata: {},
       details: { design_id: design.id, settlement_ids: owed.map((row) => row.id), redemption_transfer_ids: [...new Set(owed.map((row) => row.redemption_transfer_id))] },
     },
     views: recipientId === settlerId ? [{ profileId: settlerId, role: 'sender' }] : [{ profileId: settlerId, role: 'sender' }, { profileId: recipientId, role: 'recipient' }],

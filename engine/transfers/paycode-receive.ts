@@ -1,7 +1,7 @@
 // A business receives a payment code (POST /wallet/receive): the code releases up to its amount
 // from the transfer's escrow; within the correction period a resubmission changes the amount received.
 import type { Unit } from '../actors/command.ts';
-import { openLoopId, type AmountEntry, type Pick } from '../ledger/allocation.ts';
+import { openLoopId, sumPicks, type AmountEntry, type Pick } from '../ledger/allocation.ts';
 import { balanceOf, escrowHolder, escrowPicks, movementLines, nextMovementNumber, pickFromWallet, walletHolder } from '../ledger/cash.ts';
 import { failure, type Failure } from '../ledger/errors.ts';
 import { movementsOf } from '../ledger/reads.ts';
@@ -136,7 +136,7 @@ async function redeemReceivedIn(unit: Unit, receipt: Receipt, picks: readonly Pi
 /** A business's open loop receipts are rows of its received-and-receivable report (settled at once). */
 async function reportImmediateIn(unit: Unit, receipt: Receipt, transferId: string, picks: readonly Pick[], sign: 1n | -1n): Promise<void> {
   const { recipient, input } = receipt;
-  const openLoop = picks.filter((pick) => pick.loopId === openLoopId).reduce((total, pick) => total + pick.amount, 0n);
+  const openLoop = sumPicks(picks.filter((pick) => pick.loopId === openLoopId), input.currency).minor;
   if (!recipient || recipient.isIndividual || openLoop === 0n) return;
   await recordImmediateReceipt(unit.tx, { profileId: recipient.id, transferId, currency: input.currency, delta: sign * openLoop, posDevice: input.posDevice ?? null }, unit.now);
 }
