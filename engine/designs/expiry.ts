@@ -50,7 +50,7 @@ async function expireHolderIn(unit: Unit, design: store.DesignRow, holderId: str
     },
     after: async () => {
       const reserve = due.reduce((total, note) => total + note.reserve, 0n);
-      if (reserve > 0n) await releaseReserve(unit, design.id, design.currency, reserve, design.issuer_id, { transferId, number: 2, action: 'release' });
+      if (reserve > 0n) await releaseReserve(unit, design.id, money(design.currency, reserve), design.issuer_id, { transferId, number: 2, action: 'release' });
     },
   });
   if (passed === nothingDue) return 0;

@@ -164,7 +164,7 @@ async function settleLotIn(
     const recipientId = part.owed.recipientId || input.redeemerId;
     const base = { redemptionTransferId: input.transferId, designId, planId: lot.planId, redeemerId: input.redeemerId, recipientId, role: part.owed.role, currency, distTid: lot.distTid };
     if (part.funded > 0n) {
-      await releaseReserve(unit, designId, currency, part.funded, recipientId, { transferId: input.transferId, number, action: 'settle' });
+      await releaseReserve(unit, designId, money(currency, part.funded), recipientId, { transferId: input.transferId, number, action: 'settle' });
       number += 1;
       settlements.push({ ...base, id: await unit.newLongId('settlement'), amount: part.funded, state: 'funded' });
     }

@@ -29,13 +29,13 @@ export function balanceKeys(offer: OfferRow, design: DesignRow | null, plan: Pla
 /** Moves the cash of an accept: the accepter's price (service options), then the payout. */
 export async function payoutIn(unit: Unit, offer: OfferRow, plan: PlanRow | null, design: DesignRow | null, accepterId: string, quantity: number, price: bigint, transferId: string): Promise<Failure | null> {
   let number = 1;
-  const cost = price * BigInt(quantity);
-  if (cost > 0n) {
-    const refused = await payIn(unit, accepterId, walletHolder(offer.profile_id), offer.currency, cost, { transferId, number, action: 'purchase', toId: offer.profile_id });
+  const cost = money(offer.currency, price * BigInt(quantity));
+  if (cost.minor > 0n) {
+    const refused = await payIn(unit, accepterId, walletHolder(offer.profile_id), cost, { transferId, number, action: 'purchase', toId: offer.profile_id });
     if (refused) return refused;
     number += 1;
   }
-  const total = offer.amount * BigInt(quantity);
+  const total = money(offer.currency, offer.amount * BigInt(quantity));
   if (offer.design_id && !(design && plan)) return { ok: false, error: 'send_failed', detail: "the offer's design or plan is gone" };
   if (design && plan) {
     // A closed-loop token's offer moves no open loop cash of the business: the reserve is left owed,
@@ -43,9 +43,9 @@ export async function payoutIn(unit: Unit, offer: OfferRow, plan: PlanRow | null
     if (offer.reserve_owed && distributionSplit(total, plan.recipients, design.id).fees.length > 0) {
       return sendFailure([{ code: 'open_loop_not_permitted', field_name: 'distribution_plan_id', info: { reason: "the offer's plan now pays fees in open loop cash, which its closed-loop maker may not commit" } }]);
     }
-    return distributeIn(unit, { design, plan, senderId: offer.profile_id, recipientId: accepterId, amount: total, transferId, number, reserveOwed: offer.reserve_owed });
+    return distributeIn(unit, { design, plan, senderId: offer.profile_id, recipientId: accepterId, money: total, transferId, number, reserveOwed: offer.reserve_owed });
   }
-  return payIn(unit, offer.profile_id, walletHolder(accepterId), offer.currency, total, { transferId, number, action: 'move', toId: accepterId });
+  return payIn(unit, offer.profile_id, walletHolder(accepterId), total, { transferId, number, action: 'move', toId: accepterId });
 }
 
 /** A canceled purchase_offer transfer for an accept whose cash could not move (the 503 answer). */
