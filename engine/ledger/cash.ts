@@ -71,10 +71,12 @@ export async function heldNotes(tx: TransactionSql, transferId: string): Promise
 }
 
 /** What a release of `amount` (or all) of a transfer's escrow takes (row-locked), oldest notes first, and whether some is left for the sender. */
-export async function escrowPicks(tx: TransactionSql, transferId: string, amount: bigint | null): Promise<{ picks: Pick[]; rest: boolean }> {
+export async function escrowPicks(tx: TransactionSql, transferId: string, amount: Money | null): Promise<{ picks: Pick[]; rest: boolean }> {
   const notes = await heldNotes(tx, transferId);
+  const stray = amount === null ? undefined : notes.find((note) => note.currency !== amount.currency);
+  if (stray) throw new Error(`escrow of ${transferId} holds ${stray.currency}, asked for ${amount!.currency}`);
   const total = notes.reduce((sum, note) => sum + note.amount, 0n);
-  const taken = amount === null ? total : amount;
+  const taken = amount === null ? total : amount.minor;
   if (taken > total) throw new Error(`escrow of ${transferId} holds ${total}, asked for ${taken}`);
   return { picks: taken === 0n ? [] : takeFirst(notes, taken), rest: taken < total };
 }

@@ -104,7 +104,8 @@ export interface TransferChange {
   endAt: Date | null;
   activityCount: number;
   reason: string | null;
-  amount?: bigint;
+  /** A new amount, in the transfer's currency (the update touches no row of another currency, so it throws). */
+  money?: Money;
   recipientId?: string | null;
   recipientPersonalId?: string | null;
   details?: Record<string, unknown>;
@@ -119,11 +120,11 @@ export async function updateTransfer(tx: Queryable, id: string, change: Transfer
       update transfers set updated_at = ${at}, end_at = ${change.endAt}, next_activity = ${change.state.nextActivity},
         completed = ${change.state.completed}, canceled = ${change.state.canceled}, run_state = ${change.state.runState},
         activity_count = ${change.activityCount}, reason = ${change.reason},
-        amount = coalesce(${change.amount === undefined ? null : String(change.amount)}::bigint, amount),
+        amount = coalesce(${change.money === undefined ? null : String(change.money.minor)}::bigint, amount),
         recipient_id = ${change.recipientId === undefined ? tx`recipient_id` : change.recipientId},
         recipient_personal_id = ${change.recipientPersonalId === undefined ? tx`recipient_personal_id` : change.recipientPersonalId},
         details = details || ${tx.json((change.details ?? {}) as never)}
-      where id = ${id}
+      where id = ${id} ${change.money === undefined ? tx`` : tx`and currency = ${change.money.currency}`}
       returning id),
     synced as (
       update transfer_views set sync_ts = ${at} where transfer_id = ${id} returning 1),
