@@ -3,7 +3,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fc from 'fast-check';
 import {
-  addMoney, formatDecimal, formatMinor, isCurrency, money, moneyOf, parseAmount, parseDecimal, parsePositiveAmount, positiveMoneyOf, sameMoney, subtractMoney, sumMoney, zeroMoney,
+  addMoney, formatDecimal, formatMinor, formatMoney, isCurrency, money, moneyOf, parseAmount, parseDecimal, parsePositiveAmount, positiveMoneyOf, sameMoney, subtractMoney, sumMoney, zeroMoney,
 } from './money.ts';
 
 test('parses decimal strings into minor units without floating point', () => {
@@ -65,6 +65,8 @@ test('money adds and subtracts only within one currency, and a mix throws', () =
   assert.ok(sameMoney(money('USD', 2n), money('USD', 2n)));
   assert.not.ok(sameMoney(money('USD', 2n), money('EUR', 2n)));
   assert.not.ok(sameMoney(money('USD', 2n), money('USD', 3n)));
+  assert.is(formatMoney(money('USD', 1050n)), '10.50');
+  assert.is(formatMoney(money('JPY', 1050n)), '1050');
 });
 
 test('a sum of money is the sum of its minor units, in any order, and subtracting undoes adding', () => {

@@ -162,3 +162,8 @@ export function formatMinor(minor: bigint, currency: string): string {
   const fraction = scale === 0 ? '' : `.${digits.slice(digits.length - scale)}`;
   return `${negative ? '-' : ''}${whole}${fraction}`;
 }
+
+/** Formats money as a decimal string with exactly its currency's scale (formatMinor of its minor units). */
+export function formatMoney(amount: Money): string {
+  return formatMinor(amount.minor, amount.currency);
+}
