@@ -55,7 +55,7 @@ async function settleRecipient(unit: Unit<Failure>, design: Design, settlerId: s
   for (const row of owed) {
     if (!(await unit.load(settlementKind, row.id))) throw new Error(`settlement ${row.id} has no actor`);
     if (!unit.send(settlementKind, row.id, { type: 'settlement.settle', at: unit.now.toISOString(), settleTransferId: transferId })) throw new Error(`settlement ${row.id} was not pending`);
-    if (row.role === 'redeemer') await store.settleReceivable(unit.tx, { profileId: row.redeemer_id, transferId: row.redemption_transfer_id, loopId: design.id, distTid: row.dist_tid, amount: row.amount });
+    if (row.role === 'redeemer') await store.settleReceivable(unit.tx, { profileId: row.redeemer_id, transferId: row.redemption_transfer_id, loopId: design.id, distTid: row.dist_tid, money: money(row.currency, row.amount) });
   }
   return transferId;
 }
