@@ -55,4 +55,11 @@ test('a note that has expired is never picked, wherever it waits for the sweep',
   assert.equal(picked.ok && picked.value.map((pick) => Number(pick.serial)), [2]);
 });
 
+test('picks sum in the currency they name, and a pick of another currency throws', () => {
+  const pick = (serial: bigint, currency: string, minor: bigint) => ({ serial, loopId: '0', issuerId: 'issuer', money: { currency, minor }, whole: true });
+  assert.equal(sumPicks([pick(1n, 'USD', 5n), pick(2n, 'USD', 7n)], 'USD'), { currency: 'USD', minor: 12n });
+  assert.equal(sumPicks([], 'EUR'), { currency: 'EUR', minor: 0n });
+  assert.throws(() => sumPicks([pick(1n, 'USD', 5n), pick(2n, 'EUR', 7n)], 'USD'), /cannot add USD and EUR/);
+});
+
 test.run();
