@@ -5,7 +5,7 @@ import type { Unit } from '../actors/command.ts';
 import { openLoopId } from '../ledger/allocation.ts';
 import { balanceLockKey, lockBalances, movementLines, pickFromWallet, walletHolder } from '../ledger/cash.ts';
 import { sendFailure, type Failure } from '../ledger/errors.ts';
-import { money } from '../money.ts';
+import { money, sumMoney, type Money } from '../money.ts';
 import { passGate, type TransferRecord } from '../transfers/gate.ts';
 import { settlementKind } from './machine.ts';
 import * as store from './store.ts';
@@ -24,15 +24,15 @@ export async function settleBatch(unit: Unit<Failure>, design: Design, settlerId
   const transferIds: string[] = [];
   let total = 0n;
   for (const [recipientId, owed] of byRecipient) {
-    const amount = owed.reduce((sum, row) => sum + row.amount, 0n);
+    const amount = sumMoney(owed.map((row) => money(row.currency, row.amount)), design.currency);
     transferIds.push(await settleRecipient(unit, design, settlerId, recipientId, owed, amount));
-    total += amount;
+    total += amount.minor;
   }
   return { ok: true as const, settled: rows.length, total, transferIds };
 }
 
 /** Pays one recipient what it is owed in one `settle` transfer through the gate; answers the transfer id. */
-async function settleRecipient(unit: Unit<Failure>, design: Design, settlerId: string, recipientId: string, owed: store.PendingSettlementRow[], amount: bigint): Promise<string> {
+async function settleRecipient(unit: Unit<Failure>, design: Design, settlerId: string, recipientId: string, owed: store.PendingSettlementRow[], amount: Money): Promise<string> {
   const transferId = await unit.newLongId('transfer');
   const paid = recipientId !== settlerId;
   const passed = await passGate(unit, {
@@ -43,7 +43,7 @@ async function settleRecipient(unit: Unit<Failure>, design: Design, settlerId: s
     dedup: { off: 'the pending rows are taken under the settle lock: each settles once' },
     cash: async () => {
       if (!paid) return [];
-      const picked = await pickFromWallet(unit.tx, settlerId, [{ loopId: openLoopId, currency: design.currency, minor: amount }], null, { recipientId, accepts: () => true, nonPayment: false, at: unit.now });
+      const picked = await pickFromWallet(unit.tx, settlerId, [{ loopId: openLoopId, currency: amount.currency, minor: amount.minor }], null, { recipientId, accepts: () => true, nonPayment: false, at: unit.now });
       return picked.ok ? picked.value : sendFailure(picked.errors);
     },
     holding: { off: 'open loop cash: the holding rules are brand cash rules' },
@@ -60,11 +60,11 @@ async function settleRecipient(unit: Unit<Failure>, design: Design, settlerId: s
   return transferId;
 }
 
-function settleTransfer(design: Design, settlerId: string, recipientId: string, owed: store.PendingSettlementRow[], amount: bigint): TransferRecord {
+function settleTransfer(design: Design, settlerId: string, recipientId: string, owed: store.PendingSettlementRow[], amount: Money): TransferRecord {
   return {
     ended: {
       workflowType: 'settle', senderId: settlerId, senderUid: `service:${settlerId}`, recipientId, recipientUid: `service:${recipientId}`,
-      senderPersonalId: null, recipientPersonalId: null, money: money(design.currency, amount), private: true, message: null, messageSubject: null, appdata: {},
+      senderPersonalId: null, recipientPersonalId: null, money: amount, private: true, message: null, messageSubject: null, appdata: {},
       details: { design_id: design.id, settlement_ids: owed.map((row) => row.id), redemption_transfer_ids: [...new Set(owed.map((row) => row.redemption_transfer_id))] },
     },
     views: recipientId === settlerId ? [{ profileId: settlerId, role: 'sender' }] : [{ profileId: settlerId, role: 'sender' }, { profileId: recipientId, role: 'recipient' }],
