@@ -340,7 +340,7 @@ async function moveIn(tx: TransactionSql, transferId: string, move: Move, picks:
     return null;
   }
   const lines = 'issue' in move ? move.lines : (move.lines as (picks: readonly Pick[]) => MovementLine[])(picks);
-  if (lines.length > 0 && sumPicks(picks, lines[0].money.currency).minor === 0n) throw new Error('a movement with lines moves some cash');
+  if (lines.length > 0 && picks.every((pick) => pick.money.minor === 0n)) throw new Error('a movement with lines moves some cash');
   for (const number of new Set(lines.map((line) => line.number))) assertLinesMatchPicks(lines.filter((line) => line.number === number), picks);
   if ('from' in move) {
     await moveRecorded(tx, move.from, move.to, picks, at, { transferId, lines });
