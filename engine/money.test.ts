@@ -1,7 +1,10 @@
 // Proves that amounts parse and format exactly, and that bad amounts are refused by name.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { formatDecimal, formatMinor, isCurrency, moneyOf, parseAmount, parseDecimal, parsePositiveAmount, positiveMoneyOf } from './money.ts';
+import fc from 'fast-check';
+import {
+  addMoney, formatDecimal, formatMinor, formatMoney, isCurrency, money, moneyOf, parseAmount, parseDecimal, parsePositiveAmount, positiveMoneyOf, sameMoney, subtractMoney, sumMoney, zeroMoney,
+} from './money.ts';
 
 test('parses decimal strings into minor units without floating point', () => {
   assert.equal(parseAmount('0.10', 'USD'), { ok: true, value: { currency: 'USD', minor: 10n } });
@@ -47,6 +50,33 @@ test('a decimal read at the edge keeps its digits, and a currency decides whethe
   assert.equal(moneyOf(decimal, 'XYZ'), { ok: false, error: 'invalid_currency' });
   assert.equal(positiveMoneyOf(parseDecimal('0.000')!, 'USD'), { ok: false, error: 'not_positive' });
   for (const text of ['-1', '1e3', '1.', '.5', '', '1,00', '1234567890123456789']) assert.is(parseDecimal(text), null, text);
+});
+
+test('money adds and subtracts only within one currency, and a mix throws', () => {
+  assert.equal(addMoney(money('USD', 150n), money('USD', 5n)), { currency: 'USD', minor: 155n });
+  assert.equal(subtractMoney(money('USD', 5n), money('USD', 150n)), { currency: 'USD', minor: -145n });
+  assert.equal(zeroMoney('JPY'), { currency: 'JPY', minor: 0n });
+  assert.throws(() => addMoney(money('USD', 1n), money('EUR', 1n)), /cannot add USD and EUR/);
+  assert.throws(() => subtractMoney(money('USD', 1n), money('EUR', 1n)), /cannot subtract USD and EUR/);
+  assert.equal(sumMoney([], 'EUR'), { currency: 'EUR', minor: 0n });
+  assert.equal(sumMoney([money('EUR', 1n), money('EUR', 2n)], 'EUR'), { currency: 'EUR', minor: 3n });
+  assert.throws(() => sumMoney([money('EUR', 1n), money('USD', 2n)], 'EUR'), /cannot add EUR and USD/);
+  assert.throws(() => sumMoney([money('USD', 2n)], 'EUR'), /cannot add EUR and USD/);
+  assert.ok(sameMoney(money('USD', 2n), money('USD', 2n)));
+  assert.not.ok(sameMoney(money('USD', 2n), money('EUR', 2n)));
+  assert.not.ok(sameMoney(money('USD', 2n), money('USD', 3n)));
+  assert.is(formatMoney(money('USD', 1050n)), '10.50');
+  assert.is(formatMoney(money('JPY', 1050n)), '1050');
+});
+
+test('a sum of money is the sum of its minor units, in any order, and subtracting undoes adding', () => {
+  const minors = fc.array(fc.bigInt({ min: -(10n ** 20n), max: 10n ** 20n }), { maxLength: 20 });
+  fc.assert(fc.property(minors, fc.constantFrom('USD', 'JPY', 'BHD'), (list, currency) => {
+    const total = sumMoney(list.map((minor) => money(currency, minor)), currency);
+    assert.equal(total, { currency, minor: list.reduce((sum, minor) => sum + minor, 0n) });
+    assert.equal(sumMoney([...list].reverse().map((minor) => money(currency, minor)), currency), total);
+    for (const minor of list) assert.equal(subtractMoney(addMoney(total, money(currency, minor)), money(currency, minor)), total);
+  }));
 });
 
 test.run();

@@ -18,6 +18,45 @@ const decimalPattern = /^(\d{1,18})(?:\.(\d{1,18}))?$/;
 
 export type Money = Readonly<{ currency: string; minor: bigint }>;
 
+/** Money of a currency: `minor` units of it. */
+export function money(currency: string, minor: bigint): Money {
+  return { currency, minor };
+}
+
+/** Nothing, in a currency. */
+export function zeroMoney(currency: string): Money {
+  return { currency, minor: 0n };
+}
+
+/** Refuses (throws) to combine amounts of two currencies: a mix is a bug, never a sum. */
+function assertSameCurrency(left: Money, right: Money, operation: string): void {
+  if (left.currency !== right.currency) throw new Error(`cannot ${operation} ${left.currency} and ${right.currency}`);
+}
+
+/** The sum of two amounts of one currency; throws on a currency mismatch. */
+export function addMoney(left: Money, right: Money): Money {
+  assertSameCurrency(left, right, 'add');
+  return { currency: left.currency, minor: left.minor + right.minor };
+}
+
+/** `left` less `right`, of one currency (may be negative); throws on a currency mismatch. */
+export function subtractMoney(left: Money, right: Money): Money {
+  assertSameCurrency(left, right, 'subtract');
+  return { currency: left.currency, minor: left.minor - right.minor };
+}
+
+/** The sum of a list of amounts, all in `currency` (zero for none); throws when one is in another currency. */
+export function sumMoney(list: Iterable<Money>, currency: string): Money {
+  let total = zeroMoney(currency);
+  for (const item of list) total = addMoney(total, item);
+  return total;
+}
+
+/** Whether two amounts are the same money: same currency, same minor units. */
+export function sameMoney(left: Money, right: Money): boolean {
+  return left.currency === right.currency && left.minor === right.minor;
+}
+
 export type MoneyParseError = 'invalid_currency' | 'invalid_amount' | 'too_precise' | 'not_positive' | 'too_large';
 
 /** amountUnitsMax in minor units of a currency: the largest amount or product an amount may be. */
@@ -122,4 +161,9 @@ export function formatMinor(minor: bigint, currency: string): string {
   const whole = scale === 0 ? digits : digits.slice(0, digits.length - scale);
   const fraction = scale === 0 ? '' : `.${digits.slice(digits.length - scale)}`;
   return `${negative ? '-' : ''}${whole}${fraction}`;
+}
+
+/** Formats money as a decimal string with exactly its currency's scale (formatMinor of its minor units). */
+export function formatMoney(amount: Money): string {
+  return formatMinor(amount.minor, amount.currency);
 }

@@ -201,6 +201,71 @@ test('the store rule catches what it is meant to catch', () => {
   for (const text of fine) assert.equal(crossDomainStoreImports(file, text), [], text);
 });
 
+// Money carries its currency (issue 38): in engine/, a type that holds cash as a bare bigint (a
+// field named amount or fee, or ending in Amount, _amount, Fee or _fee) names its currency beside
+// it (a field currency, or ending in Currency or _currency); otherwise it holds Money
+// (engine/money.ts). A row type a SQL query is read into (db<{ amount: bigint }[]>`…`) is the
+// store's boundary: its query names the currency. Types allowed anyway, as 'file: Type.field' with why:
+const bareCashAllowed: readonly string[] = [
+  // The audit's two totals of one key (a redemption or settle transfer, of one currency), compared for equality.
+  'engine/pos/store.ts: SettlementAuditRow.left_amount', 'engine/pos/store.ts: SettlementAuditRow.right_amount',
+];
+const cashFieldName = /^(amount|fee)$|Amount$|_amount$|Fee$|_fee$/;
+const currencyFieldName = /^currency$|Currency$|_currency$/;
+
+/** Fields of types in a source that hold cash as a bigint with no currency beside them, as 'file:line: Type.field'. */
+function bareCashFields(file: string, text: string): string[] {
+  const ts = typescript();
+  type Node = import('../tools/openapi-typescript/node_modules/typescript/lib/typescript.js').Node;
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+  const found: string[] = [];
+  const hasBigint = (node: Node): boolean => node.kind === ts.SyntaxKind.BigIntKeyword || (ts.forEachChild(node, (child) => hasBigint(child) || undefined) ?? false);
+  const isSqlRow = (node: Node): boolean => {
+    let at: Node = node;
+    while (ts.isArrayTypeNode(at.parent) || ts.isParenthesizedTypeNode(at.parent)) at = at.parent;
+    return ts.isTaggedTemplateExpression(at.parent) && (at.parent.typeArguments ?? []).includes(at as never);
+  };
+  const visit = (node: Node): void => {
+    if ((ts.isInterfaceDeclaration(node) || ts.isTypeLiteralNode(node)) && !isSqlRow(node)) {
+      const names = node.members.flatMap((member) => (member.name && ts.isIdentifier(member.name) ? [member.name.text] : []));
+      const typeName = ts.isInterfaceDeclaration(node) ? node.name.text : ts.isTypeAliasDeclaration(node.parent) ? node.parent.name.text : '{…}';
+      for (const member of node.members) {
+        if (!ts.isPropertySignature(member) || !member.type || !ts.isIdentifier(member.name) || !cashFieldName.test(member.name.text) || !hasBigint(member.type)) continue;
+        if (names.some((name) => currencyFieldName.test(name))) continue;
+        const named = `${file.split(path.sep).join('/')}: ${typeName}.${member.name.text}`;
+        if (!bareCashAllowed.includes(named)) found.push(`${file}:${source.getLineAndCharacterOfPosition(member.getStart()).line + 1}: ${typeName}.${member.name.text}`);
+      }
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+test('no engine type holds cash as a bare bigint without its currency: Money, or a currency field beside it', () => {
+  const files = sourceFiles('engine').filter((file) => !file.endsWith('.d.ts') && !file.includes(`${path.sep}migrations${path.sep}`));
+  assert.ok(files.length > 100, 'the engine files were found');
+  assert.equal(files.flatMap((file) => bareCashFields(file, readFileSync(file, 'utf8'))), []);
+});
+
+test('the money rule catches what it is meant to catch', () => {
+  const file = path.join('engine', 'ledger', 'example.ts');
+  const offending = [
+    'export interface Pick { serial: bigint; loopId: string; amount: bigint }', 'type Fee = { recipientId: string; fee: bigint };',
+    'function f(row: { transferId: string; amount?: bigint | null }) {}', 'interface Option { sendAmount: bigint; depositAmount: Money }',
+    'const x: { received_amount: bigint }[] = [];', 'interface Split { paid: Money; fees: { recipientId: string; amount: bigint }[] }',
+  ];
+  for (const text of offending) assert.equal(bareCashFields(file, text).length, 1, text);
+  const fine = [
+    'export interface Pick { serial: bigint; loopId: string; money: Money }', 'interface Row { currency: string; amount: bigint }',
+    'interface Receivable { receivedCurrency: string; receivedAmount: bigint }', 'interface Counts { count: bigint; serial: bigint }',
+    'const rows = await sql<{ amount: bigint }[]>`select amount from balances`;', 'interface Change { amount?: Money }',
+    'interface Text { amount: string }',
+  ];
+  for (const text of fine) assert.equal(bareCashFields(file, text), [], text);
+  assert.equal(bareCashFields(path.join('engine', 'pos', 'store.ts'), 'export interface SettlementAuditRow { kind: string; left_amount: bigint; right_amount: bigint }'), []);
+});
+
 
 // Production modules import one another without a cycle: a part of a domain imports the domain's
 // types from a leaf types.ts, not from its service.ts, which imports the parts.

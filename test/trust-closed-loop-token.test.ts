@@ -19,7 +19,7 @@ test.after(async () => server.close());
 /** Puts brand cash of a loop, issued by `issuerId`, straight into a wallet (brand cash issuance has its own API elsewhere). */
 async function giveBrandCash(profileId: string, loopId: string, issuerId: string, minor: bigint): Promise<void> {
   await server.engine.commands.run('test.brand_cash', [{ kind: 'wallet', id: profileId }], async (unit) => {
-    await ledgerStore.insertIssuedNote(unit.tx, { holderId: profileId, loopId, currency: 'USD', issuerId, amount: minor, expiresAt: null }, unit.now);
+    await ledgerStore.insertIssuedNote(unit.tx, { holderId: profileId, loopId, issuerId, money: { currency: 'USD', minor }, expiresAt: null }, unit.now);
   });
 }
 

@@ -7,7 +7,7 @@ import {
   accountNumberDigitsMax, dedupIdCharsMax, depositOfferNameCharsMax, dfiAccountFieldCharsMax, fxRateCharsMax, holdSecondsMax, loginCharsMax,
   routingNumberDigits, serialNumbersFieldCharsMax,
 } from '../../engine/limits.ts';
-import { formatMinor } from '../../engine/money.ts';
+import { formatMoney } from '../../engine/money.ts';
 import { amountField, boundedString, currencyField, intField } from '../http/fields.ts';
 import type { TokenPrincipal } from '../http/principals.ts';
 import { defineRoute, type RouteDefinition } from '../http/route.ts';
@@ -114,8 +114,7 @@ export const payoutRoutes: RouteDefinition[] = [
           name: offer.name,
           title: offer.title,
           options: offer.options.map((option) => ({
-            name: option.name, fee: formatMinor(option.fee, result.currency), send_amount: formatMinor(option.sendAmount, result.currency),
-            deposit_amount: formatMinor(option.depositAmount, result.currency), currency: result.currency,
+            name: option.name, fee: formatMoney(option.fee), send_amount: formatMoney(option.sendAmount), deposit_amount: formatMoney(option.depositAmount), currency: result.currency,
           })),
         })),
       };

@@ -3,7 +3,7 @@
 // "not found", never "forbidden". Changes run under the design's lock (onDesign, onEditableDesign);
 // its brand cash is issued by the issuer or an active distributor (issueTerms).
 import type { CommandRunner, Unit } from '../actors/command.ts';
-import { positiveMoneyOf, type Decimal } from '../money.ts';
+import { type Decimal, type Money, positiveMoneyOf } from '../money.ts';
 import type { Queryable } from '../storage/database.ts';
 import { designFailure, invalid, type DesignFailure } from './errors.ts';
 import { designKind } from './machine.ts';
@@ -51,7 +51,8 @@ export function onEditableDesign<T>(commands: CommandRunner, name: string, profi
 export interface IssueTerms {
   design: DesignRow;
   plan: PlanRow;
-  amount: bigint;
+  /** The brand cash to issue, in the design's currency. */
+  money: Money;
 }
 
 /**
@@ -75,5 +76,5 @@ export async function issueTerms(
   if (!plan) return invalid('distribution_plan_id', 'is not a live plan of this design');
   const parsed = positiveMoneyOf(request.amount, design.currency);
   if (!parsed.ok) return invalid('amount', `must be a positive amount of ${design.currency} (${parsed.error})`);
-  return { design, plan, amount: parsed.value.minor };
+  return { design, plan, money: parsed.value };
 }

@@ -31,8 +31,8 @@ function billTerms(ctx: CirculationContext, input: BillInput): Promise<IssueTerm
 
 /** Whether paying the bill makes the merchant pay open loop cash under its plan (the reserve, fees, the issuer's proceeds). */
 function billPaysOpenLoop(terms: IssueTerms, merchantId: string): boolean {
-  const split = distributionSplit(terms.amount, terms.plan.recipients, terms.design.id);
-  return split.reserve > 0n || split.fees.length > 0 || (terms.design.issuer_id !== merchantId && split.proceeds > 0n);
+  const split = distributionSplit(terms.money, terms.plan.recipients, terms.design.id);
+  return split.reserve.minor > 0n || split.fees.length > 0 || (terms.design.issuer_id !== merchantId && split.proceeds.minor > 0n);
 }
 
 /** The customer: a profile named by sender_uid or by the email of profile_creation_data, or null to create one. */
@@ -59,7 +59,7 @@ async function customerOf(ctx: CirculationContext, input: BillInput, site: strin
 
 /** The bill's command body: the dedup_id claimed, the customer created if new, the waiting bill transfer, its timers and the request email. */
 async function billIn(
-  ctx: CirculationContext, unit: Unit<Duplicate>, input: BillInput, { design, plan, amount }: IssueTerms, customerId: string | null, merchant: { title: string | null; site: string }, dedup: DedupRequest | null,
+  ctx: CirculationContext, unit: Unit<Duplicate>, input: BillInput, { design, plan, money }: IssueTerms, customerId: string | null, merchant: { title: string | null; site: string }, dedup: DedupRequest | null,
 ) {
   const { site } = merchant;
   const merchantTitle = merchant.title;
@@ -79,7 +79,7 @@ async function billIn(
   const agreementId = design.issuer_id === input.callerId ? null : await store.selectActiveAgreementId(unit.tx, design.id, input.callerId, 'distributor');
   const row: NewTransfer = {
     id: transferId, workflowType: 'bill', senderId: customerId, senderUid: claimedUid ?? `service:${customerId}`, recipientId: input.callerId, recipientUid: `service:${input.callerId}`,
-    senderPersonalId: customerId, recipientPersonalId: null, currency: design.currency, amount, at, state: stateFields(snapshot.value as TransferStateName), endAt: null,
+    senderPersonalId: customerId, recipientPersonalId: null, money, at, state: stateFields(snapshot.value as TransferStateName), endAt: null,
     activityCount: snapshot.context.activityCount, private: input.private, message: input.message ?? null, messageSubject: null, appdata: input.appdata,
     details: {
       confirmed: false, reminder_count: 0, design_id: design.id, issuer_id: design.issuer_id, agreement_id: agreementId, distribution_plan_id: plan.id,
@@ -122,8 +122,8 @@ export async function createBill(ctx: CirculationContext, input: BillInput): Pro
   // The merchant owns the key; the customer as named, the design, the plan and the amount make the request.
   const dedup: DedupRequest | null = input.dedupId === undefined ? null : {
     ownerId: input.callerId, key: input.dedupId, call: 'bill',
-    terms: { designId: terms.design.id, planId: terms.plan.id, amount: terms.amount, customerUid: input.senderUid ?? null, newCustomer: input.profileCreationData ?? null },
-    senderId: customer.id ?? undefined, recipientId: input.callerId, currency: terms.design.currency, amount: terms.amount,
+    terms: { designId: terms.design.id, planId: terms.plan.id, amount: terms.money.minor, customerUid: input.senderUid ?? null, newCustomer: input.profileCreationData ?? null },
+    senderId: customer.id ?? undefined, recipientId: input.callerId, currency: terms.money.currency, amount: terms.money.minor,
   };
   return idempotently<BillResult>(ctx.sql, dedup, ctx.core.clock.now(), async () => {
     if (customer.problem) return customer.problem;

@@ -11,7 +11,7 @@ import { isTransferViewer, transferById } from '../transfers/rows.ts';
 import type { CirculationContext } from './context.ts';
 import { distributeIn, payIn } from './distribution.ts';
 import * as store from './store.ts';
-import { formatDecimal, type Decimal } from '../money.ts';
+import { type Decimal, formatDecimal, money } from '../money.ts';
 
 /** Completes a waiting bill: the customer's payment (if any) reaches the merchant, then the brand cash is issued to the customer. */
 async function payBillIn(ctx: CirculationContext, unit: Unit<Failure>, row: TransferRow, paidBy: 'wallet' | 'outside'): Promise<void> {
@@ -27,11 +27,11 @@ async function payBillIn(ctx: CirculationContext, unit: Unit<Failure>, row: Tran
   }
   let number = 1;
   if (paidBy === 'wallet') {
-    const refused = await payIn(unit, row.sender_id!, walletHolder(row.recipient_id!), row.currency, row.amount, { transferId: row.id, number, action: 'pay', toId: row.recipient_id! });
+    const refused = await payIn(unit, row.sender_id!, walletHolder(row.recipient_id!), money(row.currency, row.amount), { transferId: row.id, number, action: 'pay', toId: row.recipient_id! });
     if (refused) return unit.reject(refused);
     number += 1;
   }
-  const refused = await distributeIn(unit, { design, plan, senderId: row.recipient_id!, recipientId: row.sender_id!, amount: row.amount, transferId: row.id, number });
+  const refused = await distributeIn(unit, { design, plan, senderId: row.recipient_id!, recipientId: row.sender_id!, money: money(row.currency, row.amount), transferId: row.id, number });
   if (refused) return unit.reject(refused);
   unit.cancelTimer(transfer, row.id, 'bill_expire');
   unit.cancelTimer(transfer, row.id, 'bill_remind');

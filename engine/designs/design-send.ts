@@ -35,7 +35,7 @@ function checkedSend(ctx: CirculationContext, input: DesignSendInput): Promise<I
 
 /** The send's command body: the send_design transfer through the gate, the distribution (whose issue climbs the holding rungs) after it. */
 async function sendIn(ctx: CirculationContext, unit: Unit<Duplicate | DesignFailure | Failure>, input: DesignSendInput, terms: IssueTerms, { profile, uid }: SendTo, dedup: DedupRequest | null) {
-  const { design, plan, amount } = terms;
+  const { design, plan, money } = terms;
   const transferId = await unit.newLongId('transfer');
   const views = [{ profileId: input.callerId, role: 'sender' }];
   if (profile.id !== input.callerId) views.push({ profileId: profile.id, role: 'recipient' });
@@ -52,7 +52,7 @@ async function sendIn(ctx: CirculationContext, unit: Unit<Duplicate | DesignFail
     transfer: {
       ended: {
         workflowType: 'send_design', senderId: input.callerId, senderUid: `service:${input.callerId}`, recipientId: profile.id, recipientUid: uid, senderPersonalId: null,
-        recipientPersonalId: profile.isIndividual ? profile.id : null, currency: design.currency, amount, private: input.private, message: input.message ?? null, messageSubject: null,
+        recipientPersonalId: profile.isIndividual ? profile.id : null, money, private: input.private, message: input.message ?? null, messageSubject: null,
         appdata: input.appdata, details: { design_id: design.id, distribution_plan_id: plan.id },
       },
       views,
@@ -60,7 +60,7 @@ async function sendIn(ctx: CirculationContext, unit: Unit<Duplicate | DesignFail
     // distributeIn issues the brand cash and pays the plan's split, each hop recorded.
     move: { off: 'moved_by_path' },
     after: () => distributeIn(unit, {
-      design, plan, senderId: input.callerId, recipientId: profile.id, amount, transferId, number: 1, posDevice: input.posDevice, reserveOwed: input.closedLoopOnly === true,
+      design, plan, senderId: input.callerId, recipientId: profile.id, money, transferId, number: 1, posDevice: input.posDevice, reserveOwed: input.closedLoopOnly === true,
     }),
   });
   // The gate's cap refusal, answered as a design send always answered it: the amount is too much.
@@ -74,18 +74,18 @@ async function sendIn(ctx: CirculationContext, unit: Unit<Duplicate | DesignFail
 export async function send(ctx: CirculationContext, input: DesignSendInput): Promise<DesignSendResult> {
   const checked = await checkedSend(ctx, input);
   if ('error' in checked) return checked;
-  const { design, plan, amount } = checked;
+  const { design, plan, money } = checked;
   const resolved = await ctx.transfers.resolveRecipient(input.callerId, input.recipientUid, undefined);
   const dedup: DedupRequest | null = input.dedupId === undefined ? null : {
-    ownerId: input.callerId, key: input.dedupId, call: 'design_send', terms: { designId: design.id, planId: plan.id, recipientUid: input.recipientUid, amount },
-    senderId: input.callerId, recipientId: resolved.ok ? resolved.recipient.profile?.id : undefined, currency: design.currency, amount,
+    ownerId: input.callerId, key: input.dedupId, call: 'design_send', terms: { designId: design.id, planId: plan.id, recipientUid: input.recipientUid, amount: money.minor },
+    senderId: input.callerId, recipientId: resolved.ok ? resolved.recipient.profile?.id : undefined, currency: money.currency, amount: money.minor,
   };
   return idempotently<DesignSendResult>(ctx.sql, dedup, ctx.core.clock.now(), () => sendOnce(ctx, input, checked, resolved, dedup), (transferId) => ({ ok: true as const, transferId, duplicate: true }));
 }
 
 /** A design send that is not a repeat: the recipient's checks, then the command. */
 async function sendOnce(ctx: CirculationContext, input: DesignSendInput, checked: IssueTerms, resolved: Resolution, dedup: DedupRequest | null) {
-  const { design, plan, amount } = checked;
+  const { design, plan, money } = checked;
   if (!resolved.ok) return resolved;
   const recipient = resolved.recipient.profile;
   if (!recipient) return sendFailure([{ code: 'recipient_not_found', field_name: 'recipient_uid', info: { reason: 'brand cash is sent to existing profiles only' } }]);
@@ -94,8 +94,8 @@ async function sendOnce(ctx: CirculationContext, input: DesignSendInput, checked
   }
   // A closed-loop token moves no open loop cash: its send leaves the reserve owed (settled at
   // redemption by a settler), but fees and the issuer's proceeds are paid now, so a plan with any is refused.
-  const split = distributionSplit(amount, plan.recipients, design.id);
-  const paysNow = split.fees.length > 0 || (design.issuer_id !== input.callerId && split.proceeds > 0n);
+  const split = distributionSplit(money, plan.recipients, design.id);
+  const paysNow = split.fees.length > 0 || (design.issuer_id !== input.callerId && split.proceeds.minor > 0n);
   if (input.closedLoopOnly && paysNow) {
     return sendFailure([{ code: 'open_loop_not_permitted', field_name: 'distribution_plan_id', info: { reason: 'this plan pays fees or proceeds in open loop cash at once, which this token may not move' } }]);
   }

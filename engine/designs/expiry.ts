@@ -7,6 +7,7 @@ import { sumPicks, type Pick } from '../ledger/allocation.ts';
 import { escrowPicks, walletHolder } from '../ledger/cash.ts';
 import { dueNotes, dueNotesForUpdate, expiredNotesAmong, nextExpiryOf, type DueNoteRow } from '../ledger/reads.ts';
 import { designExpiryBatchMax, escrowedExpiryRetryMs } from '../limits.ts';
+import { money } from '../money.ts';
 import { passGate } from '../transfers/gate.ts';
 import { designKind } from './machine.ts';
 import { releaseReserve } from './reserve.ts';
@@ -35,7 +36,7 @@ async function expireHolderIn(unit: Unit, design: store.DesignRow, holderId: str
     cash: async () => {
       due = await dueNotesForUpdate(unit.tx, holderId, design.id, unit.now, limit);
       if (due.length === 0) return nothingDue;
-      return due.map((note) => ({ serial: note.serial, loopId: design.id, currency: note.currency, issuerId: note.issuer_id, amount: note.amount, whole: true }));
+      return due.map((note) => ({ serial: note.serial, loopId: design.id, issuerId: note.issuer_id, money: money(note.currency, note.amount), whole: true }));
     },
     holding: { off: 'leaves_circulation' },
     transfer: {
@@ -47,11 +48,11 @@ async function expireHolderIn(unit: Unit, design: store.DesignRow, holderId: str
     },
     move: {
       from: walletHolder(holderId), to: { kind: 'expired', id: design.id },
-      lines: (picks) => [{ number: 1, action: 'expire', fromId: holderId, toId: design.issuer_id, loopId: design.id, currency: design.currency, issuerId: design.issuer_id, amount: sumPicks(picks) }],
+      lines: (picks) => [{ number: 1, action: 'expire', fromId: holderId, toId: design.issuer_id, loopId: design.id, issuerId: design.issuer_id, money: sumPicks(picks, design.currency) }],
     },
     after: async () => {
       const reserve = due.reduce((total, note) => total + note.reserve, 0n);
-      if (reserve > 0n) await releaseReserve(unit, design.id, design.currency, reserve, design.issuer_id, { transferId, number: 2, action: 'release' });
+      if (reserve > 0n) await releaseReserve(unit, design.id, money(design.currency, reserve), design.issuer_id, { transferId, number: 2, action: 'release' });
     },
   });
   if (passed === nothingDue) return 0;

@@ -7,10 +7,11 @@
 // as pending settlement rows until a settler of the design pays them (engine/pos/settlement.ts).
 // Every part is a settlement row, and the redeemer's part a row of its received-and-receivable report.
 import type { Unit } from '../actors/command.ts';
-import type { Pick as LedgerPick } from '../ledger/allocation.ts';
+import { sumPicks, type Pick as LedgerPick } from '../ledger/allocation.ts';
 import { walletHolder } from '../ledger/cash.ts';
 import { arrivedNotesForUpdate, type ArrivedNote } from '../ledger/reads.ts';
 import { redeemOnArrivalNotesMax } from '../limits.ts';
+import { addMoney, money, subtractMoney, sumMoney, zeroMoney, type Money } from '../money.ts';
 import { passGate } from '../transfers/gate.ts';
 import { settlementKind } from '../pos/machine.ts';
 import type { NewReceivable, NewSettlement } from '../pos/types.ts';
@@ -43,34 +44,35 @@ export interface RedeemInput {
 export interface Owed {
   role: 'redeemer' | 'static';
   recipientId: string;
-  amount: bigint;
+  money: Money;
 }
 
 /** What redeeming `amount` under the plan's rows owes, per after-redemption row (pure). */
-export function owedUnder(recipients: readonly PlanRecipient[] | null, designId: string, redeemerId: string, amount: bigint): Owed[] {
+export function owedUnder(recipients: readonly PlanRecipient[] | null, designId: string, redeemerId: string, amount: Money): Owed[] {
   const after = (recipients ?? []).filter((row) => row.loop_id === designId);
   const terms: PlanRecipient[] = after.length > 0 ? after : [{ percentage: '100', loop_id: designId, recipient_type: 'redeemer', recipient_id: '0' }];
   return terms.map((row) => ({
     role: row.recipient_type === 'static' ? 'static' as const : 'redeemer' as const,
     recipientId: row.recipient_type === 'static' ? row.recipient_id : redeemerId,
-    amount: (amount * percentagePpm(row.percentage)) / ppmWhole,
+    money: money(amount.currency, (amount.minor * percentagePpm(row.percentage)) / ppmWhole),
   }));
 }
 
 /** How the notes' reserve pays what is owed: static rows first, the redeemer all that is left (pure). */
-export function fundFromReserve(owed: readonly Owed[], reserve: bigint): { owed: Owed; funded: bigint; pending: bigint }[] {
+export function fundFromReserve(owed: readonly Owed[], reserve: Money): { owed: Owed; funded: Money; pending: Money }[] {
+  const { currency } = reserve;
   let left = reserve;
-  const parts: { owed: Owed; funded: bigint; pending: bigint }[] = [];
+  const parts: { owed: Owed; funded: Money; pending: Money }[] = [];
   for (const row of owed.filter((entry) => entry.role === 'static')) {
-    const funded = row.amount < left ? row.amount : left;
-    left -= funded;
-    parts.push({ owed: row, funded, pending: row.amount - funded });
+    const funded = row.money.minor < left.minor ? row.money : left;
+    left = subtractMoney(left, funded);
+    parts.push({ owed: row, funded, pending: subtractMoney(row.money, funded) });
   }
-  const redeemerOwed = owed.filter((entry) => entry.role === 'redeemer').reduce((total, entry) => total + entry.amount, 0n);
+  const redeemerOwed = sumMoney(owed.filter((entry) => entry.role === 'redeemer').map((entry) => entry.money), currency);
   const redeemerId = owed.find((entry) => entry.role === 'redeemer')?.recipientId;
-  if (redeemerId !== undefined || left > 0n) {
+  if (redeemerId !== undefined || left.minor > 0n) {
     const funded = left;
-    parts.push({ owed: { role: 'redeemer', recipientId: redeemerId ?? '', amount: redeemerOwed }, funded, pending: redeemerOwed > funded ? redeemerOwed - funded : 0n });
+    parts.push({ owed: { role: 'redeemer', recipientId: redeemerId ?? '', money: redeemerOwed }, funded, pending: redeemerOwed.minor > funded.minor ? subtractMoney(redeemerOwed, funded) : zeroMoney(currency) });
   }
   return parts;
 }
@@ -79,19 +81,18 @@ export function fundFromReserve(owed: readonly Owed[], reserve: bigint): { owed:
 interface Lot {
   planId: string | null;
   distTid: string | null;
-  amount: bigint;
-  reserve: bigint;
+  money: Money;
+  /** The open loop cash the notes' reserve holds, in the same currency. */
+  reserve: Money;
 }
 
 /** Groups a design's redeemed notes by the distribution they came from (pure). */
-export function lotsOf(notes: readonly Pick<ArrivedNote, 'plan_id' | 'dist_transfer_id' | 'amount' | 'reserve'>[]): Lot[] {
+export function lotsOf(notes: readonly Pick<ArrivedNote, 'plan_id' | 'dist_transfer_id' | 'currency' | 'amount' | 'reserve'>[]): Lot[] {
   const lots = new Map<string, Lot>();
   for (const note of notes) {
     const key = `${note.plan_id ?? ''}/${note.dist_transfer_id ?? ''}`;
-    const lot = lots.get(key) ?? { planId: note.plan_id, distTid: note.dist_transfer_id, amount: 0n, reserve: 0n };
-    lot.amount += note.amount;
-    lot.reserve += note.reserve;
-    lots.set(key, lot);
+    const lot = lots.get(key) ?? { planId: note.plan_id, distTid: note.dist_transfer_id, money: zeroMoney(note.currency), reserve: zeroMoney(note.currency) };
+    lots.set(key, { ...lot, money: addMoney(lot.money, money(note.currency, note.amount)), reserve: addMoney(lot.reserve, money(note.currency, note.reserve)) });
   }
   return [...lots.values()];
 }
@@ -106,8 +107,8 @@ export async function redeemArrivedIn(unit: Unit, input: RedeemInput): Promise<n
   const receivables: NewReceivable[] = [];
   for (const [designId, designNotes] of byDesign) {
     const { currency, issuer_id: issuerId } = designNotes[0];
-    const amount = designNotes.reduce((total, note) => total + note.amount, 0n);
-    const picks: LedgerPick[] = designNotes.map((note) => ({ serial: note.serial, loopId: designId, currency, issuerId, amount: note.amount, whole: true }));
+    const picks: LedgerPick[] = designNotes.map((note) => ({ serial: note.serial, loopId: designId, issuerId, money: money(currency, note.amount), whole: true }));
+    const redeemed = sumPicks(picks, currency);
     const redeemNumber = number;
     const passed = await passGate(unit, {
       kind: 'sink',
@@ -118,7 +119,7 @@ export async function redeemArrivedIn(unit: Unit, input: RedeemInput): Promise<n
       transfer: { off: 'recorded_by_path' },
       move: {
         from: walletHolder(input.redeemerId), to: { kind: 'redeemed', id: input.transferId },
-        lines: () => [{ number: redeemNumber, action: 'redeem', fromId: input.redeemerId, toId: issuerId, loopId: designId, currency, issuerId, amount }],
+        lines: () => [{ number: redeemNumber, action: 'redeem', fromId: input.redeemerId, toId: issuerId, loopId: designId, issuerId, money: redeemed }],
       },
     });
     if (!passed.ok) throw new Error(`a redemption is refused by no rung: ${passed.error}`);
@@ -130,7 +131,7 @@ export async function redeemArrivedIn(unit: Unit, input: RedeemInput): Promise<n
       receivables.push({
         profileId: input.redeemerId, transferId: input.transferId, posDeviceHolderId: input.posDevice?.holderId ?? null, posDeviceId: input.posDevice?.deviceId ?? null,
         distTid: lot.distTid, settlementType: 'redeem', receivedCurrency: currency, settleCurrency: currency, loopId: designId, isFundable: settlesTo > 0n, tenderType: 'service',
-        receivedAmount: lot.amount, settleFunded: settled.funded, settleReclaimed: lot.amount > settlesTo ? lot.amount - settlesTo : 0n, settlePending: settled.pending, settleSettled: 0n,
+        receivedAmount: lot.money.minor, settleFunded: settled.funded, settleReclaimed: lot.money.minor > settlesTo ? lot.money.minor - settlesTo : 0n, settlePending: settled.pending, settleSettled: 0n,
       });
     }
   }
@@ -157,22 +158,22 @@ async function settleLotIn(
   let { number } = at;
   let funded = 0n;
   let pending = 0n;
-  for (const part of fundFromReserve(owedUnder(await termsOf(unit, designId, lot), designId, input.redeemerId, lot.amount), lot.reserve)) {
+  for (const part of fundFromReserve(owedUnder(await termsOf(unit, designId, lot), designId, input.redeemerId, lot.money), lot.reserve)) {
     const recipientId = part.owed.recipientId || input.redeemerId;
     const base = { redemptionTransferId: input.transferId, designId, planId: lot.planId, redeemerId: input.redeemerId, recipientId, role: part.owed.role, currency, distTid: lot.distTid };
-    if (part.funded > 0n) {
-      await releaseReserve(unit, designId, currency, part.funded, recipientId, { transferId: input.transferId, number, action: 'settle' });
+    if (part.funded.minor > 0n) {
+      await releaseReserve(unit, designId, part.funded, recipientId, { transferId: input.transferId, number, action: 'settle' });
       number += 1;
-      settlements.push({ ...base, id: await unit.newLongId('settlement'), amount: part.funded, state: 'funded' });
+      settlements.push({ ...base, id: await unit.newLongId('settlement'), amount: part.funded.minor, state: 'funded' });
     }
-    if (part.pending > 0n) {
+    if (part.pending.minor > 0n) {
       const id = await unit.newLongId('settlement');
-      unit.create(settlementKind, id, { designId, recipientId, amount: String(part.pending), at: unit.now.toISOString() });
-      settlements.push({ ...base, id, amount: part.pending, state: 'pending' });
+      unit.create(settlementKind, id, { designId, recipientId, amount: String(part.pending.minor), at: unit.now.toISOString() });
+      settlements.push({ ...base, id, amount: part.pending.minor, state: 'pending' });
     }
     if (part.owed.role === 'redeemer') {
-      funded += part.funded;
-      pending += part.pending;
+      funded += part.funded.minor;
+      pending += part.pending.minor;
     }
   }
   return { number, funded, pending };

@@ -5,6 +5,7 @@ import { openLoopId, type Pick } from '../ledger/allocation.ts';
 import { movementLines, walletHolder } from '../ledger/cash.ts';
 import { reserveNotesForUpdate } from '../ledger/reads.ts';
 import { reserveNotesMax } from '../limits.ts';
+import { money, type Money } from '../money.ts';
 import { passGate } from '../transfers/gate.ts';
 
 export const ppmWhole = 1_000_000n;
@@ -16,14 +17,15 @@ export function percentagePpm(percentage: string): bigint {
 }
 
 /** Moves open loop cash out of a design's reserve to a wallet, recorded as one movement. */
-export async function releaseReserve(unit: Unit, designId: string, currency: string, amount: bigint, toId: string, movement: { transferId: string; number: number; action: string }): Promise<void> {
+export async function releaseReserve(unit: Unit, designId: string, amount: Money, toId: string, movement: { transferId: string; number: number; action: string }): Promise<void> {
+  const { currency } = amount;
   const notes = await reserveNotesForUpdate(unit.tx, designId, currency, reserveNotesMax);
   const picks: Pick[] = [];
-  let remaining = amount;
+  let remaining = amount.minor;
   for (const note of notes) {
     if (remaining === 0n) break;
     const part = note.amount < remaining ? note.amount : remaining;
-    picks.push({ serial: note.serial, loopId: openLoopId, currency, issuerId: note.issuerId, amount: part, whole: part === note.amount });
+    picks.push({ serial: note.serial, loopId: openLoopId, issuerId: note.issuerId, money: money(currency, part), whole: part === note.amount });
     remaining -= part;
   }
   if (remaining > 0n) throw new Error(`design ${designId} reserve is short by ${remaining}`);

@@ -22,14 +22,14 @@ export async function holdingRulesProblem(
   db: Queryable, picks: readonly Pick[], senderId: string, recipient: RulesRecipient, redeemed: ReadonlySet<string>, credited = false,
 ): Promise<SendError | null> {
   const amounts = new Map<string, bigint>();
-  for (const pick of picks) if (pick.loopId !== openLoopId) amounts.set(pick.loopId, (amounts.get(pick.loopId) ?? 0n) + pick.amount);
+  for (const pick of picks) if (pick.loopId !== openLoopId) amounts.set(pick.loopId, (amounts.get(pick.loopId) ?? 0n) + pick.money.minor);
   if (amounts.size === 0) return null;
   for (const rules of await store.selectRules(db, [...amounts.keys()])) {
     if (!rules.transferable && recipient.isIndividual && senderId !== rules.issuer_id) {
       return { code: 'not_transferable', field_name: 'amounts', info: { loop_id: rules.id, reason: 'this brand cash cannot be passed to other people' } };
     }
     if (rules.max_per_wallet === null || recipient.id === null || recipient.id === rules.issuer_id || redeemed.has(rules.id)) continue;
-    const currency = picks.find((pick) => pick.loopId === rules.id)!.currency;
+    const currency = picks.find((pick) => pick.loopId === rules.id)!.money.currency;
     // Its own cash waiting in escrow counts: it comes back when not taken, and lands whatever the cap.
     const held = await heldForCap(db, recipient.id, rules.id, currency);
     if ((credited ? held : held + amounts.get(rules.id)!) > rules.max_per_wallet) {

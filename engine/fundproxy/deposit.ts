@@ -4,7 +4,7 @@ import type { Unit } from '../actors/command.ts';
 import { openLoopId } from '../ledger/allocation.ts';
 import { issueFeature } from '../ledger/service.ts';
 import { fundProxyTraceCharsMax } from '../limits.ts';
-import { positiveMoneyOf } from '../money.ts';
+import { money, positiveMoneyOf } from '../money.ts';
 import { issuedPicks, passGate } from '../transfers/gate.ts';
 import { transferById } from '../transfers/rows.ts';
 import { invalid, type FundProxyFailure } from './errors.ts';
@@ -34,8 +34,8 @@ function hopsOf(proxy: store.FundProxyRow, recipientId: string): { action: strin
 async function writeDeposit(ctx: FundProxyContext, unit: Unit<FundProxyFailure>, proxy: store.FundProxyRow, minor: bigint, currency: string): Promise<string> {
   const transferId = await unit.newLongId('transfer');
   const recipient = (await ctx.profiles.get(unit.tx, proxy.recipient_id))!;
-  const issue = { holderId: recipient.id, loopId: openLoopId, currency, issuerId: proxy.issuer_id, amount: minor, expiresAt: null };
-  const line = { loopId: openLoopId, currency, issuerId: proxy.issuer_id, amount: minor };
+  const issue = { holderId: recipient.id, loopId: openLoopId, issuerId: proxy.issuer_id, money: money(currency, minor), expiresAt: null };
+  const line = { loopId: openLoopId, issuerId: proxy.issuer_id, money: issue.money };
   const passed = await passGate(unit, {
     kind: 'issue',
     transferId,

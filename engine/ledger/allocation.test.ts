@@ -2,7 +2,7 @@
 // recipient first, splitting a note, and never mixing accepted with unaccepted cash.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { allocate, parseAmounts, parseSerialNumbers, type Note } from './allocation.ts';
+import { allocate, parseAmounts, parseSerialNumbers, sumPicks, type Note } from './allocation.ts';
 
 const at = new Date('2026-11-25T12:00:00Z');
 const note = (serial: number, loopId: string, amount: bigint, issuerId = 'issuer', currency = 'USD'): Note => ({ serial: BigInt(serial), loopId, currency, issuerId, amount, expiresAt: null });
@@ -22,15 +22,14 @@ test('any takes the recipient\'s own brand cash first, then other brand cash, th
   const notes = [note(1, '0', 500n), note(2, '77', 100n, 'other'), note(3, '88', 100n, 'shop')];
   const result = allocate(notes, [{ loopId: 'any', currency: 'USD', minor: 250n }], { recipientId: 'shop', accepts: () => true, nonPayment: false, at });
   assert.ok(result.ok);
-  assert.equal(result.ok && result.value.map((pick) => [Number(pick.serial), pick.amount, pick.whole]), [[3, 100n, true], [2, 100n, true], [1, 50n, false]]);
+  assert.equal(result.ok && result.value.map((pick) => [Number(pick.serial), pick.money.minor, pick.whole]), [[3, 100n, true], [2, 100n, true], [1, 50n, false]]);
 });
 
 test('specific entries are allocated before any entries and the totals add up', () => {
   const notes = [note(1, '0', 300n), note(2, '77', 100n)];
   const result = allocate(notes, [{ loopId: 'any', currency: 'USD', minor: 100n }, { loopId: '0', currency: 'USD', minor: 250n }], { recipientId: null, accepts: () => true, nonPayment: false, at });
   assert.ok(result.ok);
-  const total = result.ok ? result.value.reduce((sum, pick) => sum + pick.amount, 0n) : 0n;
-  assert.is(total, 350n);
+  assert.equal(result.ok && sumPicks(result.value, 'USD'), { currency: 'USD', minor: 350n });
   const short = allocate(notes, [{ loopId: '0', currency: 'USD', minor: 301n }], { recipientId: null, accepts: () => true, nonPayment: false, at });
   assert.is(!short.ok && short.errors[0].code, 'insufficient_funds');
 });
@@ -54,6 +53,13 @@ test('a note that has expired is never picked, wherever it waits for the sweep',
   assert.is(!short.ok && short.errors[0].code, 'insufficient_funds');
   const picked = allocate([expired, live], [{ loopId: 'any', currency: 'USD', minor: 100n }], { recipientId: null, accepts: () => true, nonPayment: false, at });
   assert.equal(picked.ok && picked.value.map((pick) => Number(pick.serial)), [2]);
+});
+
+test('picks sum in the currency they name, and a pick of another currency throws', () => {
+  const pick = (serial: bigint, currency: string, minor: bigint) => ({ serial, loopId: '0', issuerId: 'issuer', money: { currency, minor }, whole: true });
+  assert.equal(sumPicks([pick(1n, 'USD', 5n), pick(2n, 'USD', 7n)], 'USD'), { currency: 'USD', minor: 12n });
+  assert.equal(sumPicks([], 'EUR'), { currency: 'EUR', minor: 0n });
+  assert.throws(() => sumPicks([pick(1n, 'USD', 5n), pick(2n, 'EUR', 7n)], 'USD'), /cannot add USD and EUR/);
 });
 
 test.run();

@@ -1,7 +1,7 @@
 // Pure cash selection: parses the `amounts` parameter and picks which notes (and which parts of
 // notes) pay for it. Specific entries are allocated before `any` entries; `any` takes cash most
 // specific to the recipient first (their own brand cash, then other brand cash, then open loop).
-import { parsePositiveAmount } from '../money.ts';
+import { money, parsePositiveAmount, sumMoney, type Money } from '../money.ts';
 import { amountsEntriesMax, serialNumbersMax } from '../limits.ts';
 import type { SendError } from './errors.ts';
 import type { LoopSummaryRow } from './types.ts';
@@ -23,13 +23,12 @@ export interface AmountEntry {
   minor: bigint;
 }
 
-/** Part (or all) of one note. */
+/** Part (or all) of one note: `money` is the part taken, in the note's currency. */
 export interface Pick {
   serial: bigint;
   loopId: string;
-  currency: string;
   issuerId: string;
-  amount: bigint;
+  money: Money;
   whole: boolean;
 }
 
@@ -135,7 +134,7 @@ export function allocate(notes: readonly Note[], entries: readonly AmountEntry[]
   if (errors.length > 0) return { ok: false, errors };
   const picks: Pick[] = sorted
     .filter((note) => taken.has(note.serial))
-    .map((note) => ({ serial: note.serial, loopId: note.loopId, currency: note.currency, issuerId: note.issuerId, amount: taken.get(note.serial)!, whole: taken.get(note.serial) === note.amount }));
+    .map((note) => ({ serial: note.serial, loopId: note.loopId, issuerId: note.issuerId, money: money(note.currency, taken.get(note.serial)!), whole: taken.get(note.serial) === note.amount }));
   const acceptedCount = picks.filter((pick) => options.accepts(sorted.find((note) => note.serial === pick.serial)!)).length;
   if (acceptedCount > 0 && acceptedCount < picks.length) {
     return { ok: false, errors: [{ code: 'mixed_acceptance', field_name: 'amounts', info: { reason: 'one transfer cannot mix accepted and unaccepted cash' } }] };
@@ -153,15 +152,16 @@ export function takeFirst(notes: readonly Note[], amount: bigint): Pick[] {
   for (const note of [...notes].sort((a, b) => (a.serial < b.serial ? -1 : 1))) {
     if (needed === 0n) break;
     const part = note.amount < needed ? note.amount : needed;
-    picks.push({ serial: note.serial, loopId: note.loopId, currency: note.currency, issuerId: note.issuerId, amount: part, whole: part === note.amount });
+    picks.push({ serial: note.serial, loopId: note.loopId, issuerId: note.issuerId, money: money(note.currency, part), whole: part === note.amount });
     needed -= part;
   }
   if (needed > 0n) throw new Error(`held notes are short by ${needed}`);
   return picks;
 }
 
-export function sumPicks(picks: readonly Pick[]): bigint {
-  return picks.reduce((total, pick) => total + pick.amount, 0n);
+/** The money the picks take, all in `currency` (throws when one is in another). */
+export function sumPicks(picks: readonly Pick[], currency: string): Money {
+  return sumMoney(picks.map((pick) => pick.money), currency);
 }
 
 /** Notes summed by loop, currency and issuer: the wallet's loop summary, for chosen serial numbers. */

@@ -4,6 +4,7 @@
 // expired sink, each with its ledger totals (countLeft, which the gate calls with the move).
 import type { SharedRowLocks } from '../actors/command.ts';
 import { sendNotesFirstBatch, sendNotesMax } from '../limits.ts';
+import { addMoney, type Money } from '../money.ts';
 import type { Queryable, TransactionSql } from '../storage/database.ts';
 import { allocate, takeFirst, type AllocationOptions, type AmountEntry, type Note, type Parsed, type Pick } from './allocation.ts';
 import * as store from './store.ts';
@@ -46,10 +47,9 @@ export const balanceLockKey = store.balanceLockKey;
 export function movementLines(picks: readonly Pick[], number: number, action: string, fromId: string | null, toId: string): MovementLine[] {
   const byLoop = new Map<string, MovementLine>();
   for (const pick of picks) {
-    const key = `${pick.loopId}\u0000${pick.currency}\u0000${pick.issuerId}`;
-    const line = byLoop.get(key) ?? { number, action, fromId, toId, loopId: pick.loopId, currency: pick.currency, issuerId: pick.issuerId, amount: 0n };
-    line.amount += pick.amount;
-    byLoop.set(key, line);
+    const key = `${pick.loopId}\u0000${pick.money.currency}\u0000${pick.issuerId}`;
+    const line = byLoop.get(key);
+    byLoop.set(key, line ? { ...line, money: addMoney(line.money, pick.money) } : { number, action, fromId, toId, loopId: pick.loopId, issuerId: pick.issuerId, money: pick.money });
   }
   return [...byLoop.values()];
 }
@@ -95,10 +95,12 @@ export async function heldNotes(tx: TransactionSql, transferId: string): Promise
 }
 
 /** What a release of `amount` (or all) of a transfer's escrow takes (row-locked), oldest notes first, and whether some is left for the sender. */
-export async function escrowPicks(tx: TransactionSql, transferId: string, amount: bigint | null): Promise<{ picks: Pick[]; rest: boolean }> {
+export async function escrowPicks(tx: TransactionSql, transferId: string, amount: Money | null): Promise<{ picks: Pick[]; rest: boolean }> {
   const notes = await heldNotes(tx, transferId);
+  const stray = amount === null ? undefined : notes.find((note) => note.currency !== amount.currency);
+  if (stray) throw new Error(`escrow of ${transferId} holds ${stray.currency}, asked for ${amount!.currency}`);
   const total = notes.reduce((sum, note) => sum + note.amount, 0n);
-  const taken = amount === null ? total : amount;
+  const taken = amount === null ? total : amount.minor;
   if (taken > total) throw new Error(`escrow of ${transferId} holds ${total}, asked for ${taken}`);
   return { picks: taken === 0n ? [] : takeFirst(notes, taken), rest: taken < total };
 }
@@ -108,14 +110,13 @@ export async function escrowPicks(tx: TransactionSql, transferId: string, amount
  * loop and currency. Called by the gate with the move, never by a path.
  */
 export async function countLeft(tx: TransactionSql, sink: 'redeemed' | 'expired', picks: readonly Pick[]): Promise<void> {
-  const byLoop = new Map<string, { loopId: string; currency: string; amount: bigint }>();
+  const byLoop = new Map<string, { loopId: string; money: Money }>();
   for (const pick of picks) {
-    const key = `${pick.loopId}\u0000${pick.currency}`;
-    const entry = byLoop.get(key) ?? { loopId: pick.loopId, currency: pick.currency, amount: 0n };
-    entry.amount += pick.amount;
-    byLoop.set(key, entry);
+    const key = `${pick.loopId}\u0000${pick.money.currency}`;
+    const entry = byLoop.get(key);
+    byLoop.set(key, { loopId: pick.loopId, money: entry ? addMoney(entry.money, pick.money) : pick.money });
   }
-  for (const entry of byLoop.values()) await (sink === 'redeemed' ? store.addRedeemed : store.addExpired)(tx, entry.loopId, entry.currency, entry.amount);
+  for (const entry of byLoop.values()) await (sink === 'redeemed' ? store.addRedeemed : store.addExpired)(tx, entry.loopId, entry.money.currency, entry.money.minor);
 }
 
 /** Makes sure each profile has its open loop row in the currency (see store.anchorBalances); sends do it before their lock statement. */
@@ -132,8 +133,9 @@ export async function lockWalletBalances(tx: TransactionSql, profileIds: readonl
 /** The paired assertion of a movement: its lines carry exactly the picks, per loop and currency. */
 export function assertLinesMatchPicks(lines: readonly MovementLine[], picks: readonly Pick[]): void {
   const totals = new Map<string, bigint>();
-  for (const pick of picks) totals.set(`${pick.loopId}\u0000${pick.currency}`, (totals.get(`${pick.loopId}\u0000${pick.currency}`) ?? 0n) + pick.amount);
-  for (const line of lines) totals.set(`${line.loopId}\u0000${line.currency}`, (totals.get(`${line.loopId}\u0000${line.currency}`) ?? 0n) - line.amount);
+  const keyOf = (cash: { loopId: string; money: Money }) => `${cash.loopId}\u0000${cash.money.currency}`;
+  for (const pick of picks) totals.set(keyOf(pick), (totals.get(keyOf(pick)) ?? 0n) + pick.money.minor);
+  for (const line of lines) totals.set(keyOf(line), (totals.get(keyOf(line)) ?? 0n) - line.money.minor);
   for (const [key, left] of totals) if (left !== 0n) throw new Error(`movement lines differ from the picks by ${left} in ${key.replace('\u0000', '/')}`);
 }
 

@@ -1,7 +1,7 @@
 // Issuance of open loop cash by the operator's designated issuer: designating it, and issuing to
 // a holder as one `grant` transfer (movement 1 `issue` to the issuer, movement 2 `grant` to the holder).
 import type { Unit } from '../actors/command.ts';
-import { positiveMoneyOf, type Decimal } from '../money.ts';
+import { money, positiveMoneyOf, type Decimal } from '../money.ts';
 import type { ProfileRecord } from '../profiles/service.ts';
 import type { Queryable } from '../storage/database.ts';
 import { issuedPicks, passGate } from '../transfers/gate.ts';
@@ -31,8 +31,8 @@ export function issuer(ctx: LedgerContext, db: Queryable = ctx.core.sql): Promis
 /** The grant through the gate: the transfer, its note and its two movements, in the command's transaction. */
 async function writeIssue(unit: Unit, input: IssueInput, issuerId: string, holder: ProfileRecord, minor: bigint): Promise<{ ok: true; transferId: string; serial: string }> {
   const transferId = await unit.newLongId('transfer');
-  const issue = { holderId: holder.id, loopId: openLoopId, currency: input.currency, issuerId, amount: minor, expiresAt: null };
-  const line = { loopId: openLoopId, currency: input.currency, issuerId, amount: minor };
+  const issue = { holderId: holder.id, loopId: openLoopId, issuerId, money: money(input.currency, minor), expiresAt: null };
+  const line = { loopId: openLoopId, issuerId, money: issue.money };
   const passed = await passGate(unit, {
     kind: 'issue',
     transferId,

@@ -1,5 +1,6 @@
 // SQL for notes, balances, ledger totals, movements and the audit. Every write that moves cash
 // is one statement that moves the notes and adjusts the balances together.
+import type { Money } from '../money.ts';
 import type { Queryable } from '../storage/database.ts';
 import { openLoopId, type Note, type Pick } from './allocation.ts';
 import type { Holder, LoopSummaryRow, MovementLine, MovementRow } from './types.ts';
@@ -80,13 +81,14 @@ export async function nextSerial(tx: Queryable): Promise<bigint> {
 /** Creates a note (issuance; open loop cash merges into the wallet's open loop note) and adds it to the wallet balance and the issued total, in one statement. */
 export async function insertIssuedNote(
   tx: Queryable,
-  note: { holderId: string; loopId: string; currency: string; issuerId: string; amount: bigint; expiresAt: Date | null; reserve?: bigint; planId?: string | null; distTransferId?: string | null },
+  note: { holderId: string; loopId: string; issuerId: string; money: Money; expiresAt: Date | null; reserve?: bigint; planId?: string | null; distTransferId?: string | null },
   at: Date,
 ): Promise<bigint> {
+  const { currency, minor } = note.money;
   const rows = await tx<{ serial: bigint; balance_rows: bigint; total_rows: bigint }[]>`
     with note as (
       insert into notes (serial, holder_kind, holder_id, loop_id, currency, issuer_id, amount, expires_at, parent_serial, created_at, reserve, plan_id, dist_transfer_id)
-      values (nextval('note_serials'), 'wallet', ${note.holderId}, ${note.loopId}, ${note.currency}, ${note.issuerId}, ${String(note.amount)}::bigint, ${note.expiresAt}, null, ${at},
+      values (nextval('note_serials'), 'wallet', ${note.holderId}, ${note.loopId}, ${currency}, ${note.issuerId}, ${String(minor)}::bigint, ${note.expiresAt}, null, ${at},
         ${String(note.reserve ?? 0n)}::bigint, ${note.planId ?? null}, ${note.distTransferId ?? null})
       -- Open loop cash issued to a wallet merges into its open loop note of the issuer (see mergesInto).
       on conflict (holder_id, currency, issuer_id) where holder_kind = 'wallet' and loop_id = '0'
@@ -94,12 +96,12 @@ export async function insertIssuedNote(
       returning serial),
     balance as (
       insert into balances (profile_id, loop_id, currency, amount)
-      values (${note.holderId}, ${note.loopId}, ${note.currency}, ${String(note.amount)}::bigint)
+      values (${note.holderId}, ${note.loopId}, ${currency}, ${String(minor)}::bigint)
       on conflict (profile_id, currency, loop_id) do update set amount = balances.amount + excluded.amount
       returning 1),
     total as (
       insert into ledger_totals (loop_id, currency, issued, redeemed)
-      values (${note.loopId}, ${note.currency}, ${String(note.amount)}::bigint, 0)
+      values (${note.loopId}, ${currency}, ${String(minor)}::bigint, 0)
       on conflict (loop_id, currency) do update set issued = ledger_totals.issued + excluded.issued
       returning 1)
     select (select serial from note) as serial, (select count(*) from balance) as balance_rows, (select count(*) from total) as total_rows`;
@@ -118,9 +120,9 @@ interface BalanceDelta {
 function balanceDeltas(from: Holder, to: Holder, picks: readonly Pick[]): BalanceDelta[] {
   const deltas = new Map<string, BalanceDelta>();
   const add = (profileId: string, pick: Pick, sign: bigint) => {
-    const key = `${profileId}\u0000${pick.currency}\u0000${pick.loopId}`;
-    const entry = deltas.get(key) ?? { profileId, loopId: pick.loopId, currency: pick.currency, amount: 0n };
-    entry.amount += sign * pick.amount;
+    const key = `${profileId}\u0000${pick.money.currency}\u0000${pick.loopId}`;
+    const entry = deltas.get(key) ?? { profileId, loopId: pick.loopId, currency: pick.money.currency, amount: 0n };
+    entry.amount += sign * pick.money.minor;
     deltas.set(key, entry);
   };
   for (const pick of picks) {
@@ -146,9 +148,9 @@ function mergesInto(to: Holder, pick: Pick): boolean {
 function mergedAmounts(picks: readonly Pick[]): { currency: string; issuerId: string; amount: bigint }[] {
   const sums = new Map<string, { currency: string; issuerId: string; amount: bigint }>();
   for (const pick of picks) {
-    const key = `${pick.currency}\u0000${pick.issuerId}`;
-    const entry = sums.get(key) ?? { currency: pick.currency, issuerId: pick.issuerId, amount: 0n };
-    entry.amount += pick.amount;
+    const key = `${pick.money.currency}\u0000${pick.issuerId}`;
+    const entry = sums.get(key) ?? { currency: pick.money.currency, issuerId: pick.issuerId, amount: 0n };
+    entry.amount += pick.money.minor;
     sums.set(key, entry);
   }
   return [...sums.values()];
@@ -189,7 +191,7 @@ export async function moveNotes(tx: Queryable, from: Holder, to: Holder, picks: 
       update notes n set amount = n.amount - p.part, reserve = n.reserve - p.part_reserve
       from (
         select q.serial, q.part, (x.reserve * q.part / x.amount) as part_reserve
-        from unnest(${parts.map((pick) => String(pick.serial))}::bigint[], ${parts.map((pick) => String(pick.amount))}::bigint[]) as q(serial, part)
+        from unnest(${parts.map((pick) => String(pick.serial))}::bigint[], ${parts.map((pick) => String(pick.money.minor))}::bigint[]) as q(serial, part)
         join notes x on x.serial = q.serial) as p
       where n.serial = p.serial and n.holder_kind = ${from.kind} and n.holder_id = ${from.id} and n.amount > p.part
       returning n.serial, p.part, p.part_reserve, n.loop_id, n.currency, n.issuer_id, n.expires_at, n.plan_id, n.dist_transfer_id),
@@ -238,7 +240,7 @@ function mergeCtes(tx: Queryable, from: Holder, to: Holder, picks: { spent: stri
       returning serial),
     drawn as (
       update notes n set amount = n.amount - q.part
-      from unnest(${drawn.map((pick) => String(pick.serial))}::bigint[], ${drawn.map((pick) => String(pick.amount))}::bigint[]) as q(serial, part)
+      from unnest(${drawn.map((pick) => String(pick.serial))}::bigint[], ${drawn.map((pick) => String(pick.money.minor))}::bigint[]) as q(serial, part)
       where n.serial = q.serial and n.holder_kind = ${from.kind} and n.holder_id = ${from.id} and n.loop_id = '0' and n.amount > q.part
       returning n.serial),
     merged as (
@@ -280,7 +282,7 @@ export function movementRows(transferId: string, lines: readonly MovementLine[],
     lineNumbers.set(line.number, lineNumber);
     return {
       transfer_id: transferId, number: line.number, line: lineNumber, at, action: line.action, from_id: line.fromId, to_id: line.toId,
-      loop_id: line.loopId, currency: line.currency, issuer_id: line.issuerId, amount: line.amount,
+      loop_id: line.loopId, currency: line.money.currency, issuer_id: line.issuerId, amount: line.money.minor,
     };
   });
 }

@@ -1,6 +1,8 @@
 // The ledger's shapes other domains use: who holds notes, a movement's lines and rows, a wallet's
 // cash by loop. The SQL that reads and writes them is store.ts, the ledger's alone.
 
+import type { Money } from '../money.ts';
+
 export type HolderKind = 'wallet' | 'transfer' | 'redeemed' | 'reserve' | 'expired';
 export interface Holder {
   kind: HolderKind;
@@ -14,9 +16,8 @@ export interface MovementLine {
   fromId: string | null;
   toId: string;
   loopId: string;
-  currency: string;
   issuerId: string;
-  amount: bigint;
+  money: Money;
 }
 
 /** A movement line as stored and read back. */

@@ -7,7 +7,7 @@ import { randomSecret, secretHash } from '../ids.ts';
 import { duplicate, failure } from '../ledger/errors.ts';
 import { lockBalances } from '../ledger/cash.ts';
 import { offerConfirmCodeBytes } from '../limits.ts';
-import { formatMinor } from '../money.ts';
+import { formatMinor, money } from '../money.ts';
 import { wallet } from '../profiles/machine.ts';
 import { stateFields, transfer, type TransferStateName } from '../transfers/machine.ts';
 import { passGate } from '../transfers/gate.ts';
@@ -50,8 +50,8 @@ async function insertPurchaseIn(unit: Unit<AcceptRefusal>, { input, offer, optio
     // A confirming transfer names the email to confirm, so only following the link (not
     // POST /t/<id>/accept, which needs the UID confirmed already) completes it.
     id: transferId, workflowType: 'purchase_offer', senderId: offer.profile_id, senderUid: `service:${offer.profile_id}`, recipientId: input.accepterId,
-    recipientUid: code ? `email:${confirmEmail}` : `service:${input.accepterId}`, senderPersonalId: null, recipientPersonalId: input.accepterId, currency: offer.currency,
-    amount: offer.amount * BigInt(input.quantity), at: unit.now, state: stateFields(created.value as TransferStateName), endAt: code ? null : unit.now,
+    recipientUid: code ? `email:${confirmEmail}` : `service:${input.accepterId}`, senderPersonalId: null, recipientPersonalId: input.accepterId,
+    money: money(offer.currency, offer.amount * BigInt(input.quantity)), at: unit.now, state: stateFields(created.value as TransferStateName), endAt: code ? null : unit.now,
     activityCount: created.context.activityCount, private: input.private, message: null, messageSubject: null, appdata: input.appdata,
     details: {
       offer_id: offer.id, offer_title: offer.title, option_id: option.option_id, payment_type: option.payment_type, quantity: input.quantity,

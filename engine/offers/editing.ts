@@ -12,6 +12,7 @@ import { paying } from './payout.ts';
 import * as store from './store.ts';
 import type { CreateInput, OfferCaller, OfferFields, OfferResult } from './types.ts';
 import { offerJson } from './views.ts';
+import { money } from '../money.ts';
 
 type Json = Record<string, unknown>;
 type Business = NonNullable<Awaited<ReturnType<OffersContext['profiles']['get']>>>;
@@ -31,7 +32,7 @@ function closedLoopProblem(caller: OfferCaller | 'operator', design: DesignRow |
   if (caller === 'operator' || !caller.closedLoopOnly) return null;
   const refusal = 'a closed-loop token makes only brand cash offers whose plan pays no open loop fees (the reserve is left owed)';
   if (!design || !plan) return offerFailure('offer_forbidden', { description: `This token may not commit open loop cash: ${refusal}.` });
-  if (distributionSplit(amount, plan.recipients, design.id).fees.length > 0) return invalid('distribution_plan_id', refusal);
+  if (distributionSplit(money(design.currency, amount), plan.recipients, design.id).fees.length > 0) return invalid('distribution_plan_id', refusal);
   return null;
 }
 

@@ -6,6 +6,7 @@ import type { DesignRow, PlanRow } from '../designs/types.ts';
 import { designById, planById } from '../designs/queries.ts';
 import { balanceLockKey, walletHolder } from '../ledger/cash.ts';
 import { sendFailure, type Failure } from '../ledger/errors.ts';
+import { money } from '../money.ts';
 import { stateFields, transfer, type TransferStateName } from '../transfers/machine.ts';
 import { passGate } from '../transfers/gate.ts';
 import type { OffersContext } from './context.ts';
@@ -28,13 +29,13 @@ export function balanceKeys(offer: OfferRow, design: DesignRow | null, plan: Pla
 /** Moves the cash of an accept: the accepter's price (service options), then the payout. */
 export async function payoutIn(unit: Unit, offer: OfferRow, plan: PlanRow | null, design: DesignRow | null, accepterId: string, quantity: number, price: bigint, transferId: string): Promise<Failure | null> {
   let number = 1;
-  const cost = price * BigInt(quantity);
-  if (cost > 0n) {
-    const refused = await payIn(unit, accepterId, walletHolder(offer.profile_id), offer.currency, cost, { transferId, number, action: 'purchase', toId: offer.profile_id });
+  const cost = money(offer.currency, price * BigInt(quantity));
+  if (cost.minor > 0n) {
+    const refused = await payIn(unit, accepterId, walletHolder(offer.profile_id), cost, { transferId, number, action: 'purchase', toId: offer.profile_id });
     if (refused) return refused;
     number += 1;
   }
-  const total = offer.amount * BigInt(quantity);
+  const total = money(offer.currency, offer.amount * BigInt(quantity));
   if (offer.design_id && !(design && plan)) return { ok: false, error: 'send_failed', detail: "the offer's design or plan is gone" };
   if (design && plan) {
     // A closed-loop token's offer moves no open loop cash of the business: the reserve is left owed,
@@ -42,9 +43,9 @@ export async function payoutIn(unit: Unit, offer: OfferRow, plan: PlanRow | null
     if (offer.reserve_owed && distributionSplit(total, plan.recipients, design.id).fees.length > 0) {
       return sendFailure([{ code: 'open_loop_not_permitted', field_name: 'distribution_plan_id', info: { reason: "the offer's plan now pays fees in open loop cash, which its closed-loop maker may not commit" } }]);
     }
-    return distributeIn(unit, { design, plan, senderId: offer.profile_id, recipientId: accepterId, amount: total, transferId, number, reserveOwed: offer.reserve_owed });
+    return distributeIn(unit, { design, plan, senderId: offer.profile_id, recipientId: accepterId, money: total, transferId, number, reserveOwed: offer.reserve_owed });
   }
-  return payIn(unit, offer.profile_id, walletHolder(accepterId), offer.currency, total, { transferId, number, action: 'move', toId: accepterId });
+  return payIn(unit, offer.profile_id, walletHolder(accepterId), total, { transferId, number, action: 'move', toId: accepterId });
 }
 
 /** A canceled purchase_offer transfer for an accept whose cash could not move (the 503 answer). */
@@ -65,7 +66,7 @@ export async function failedTransfer(ctx: OffersContext, offer: OfferRow, accept
       transfer: {
         row: {
           id, workflowType: 'purchase_offer', senderId: offer.profile_id, senderUid: `service:${offer.profile_id}`, recipientId: accepterId, recipientUid: `service:${accepterId}`,
-          senderPersonalId: null, recipientPersonalId: accepterId, currency: offer.currency, amount: offer.amount * BigInt(quantity), at: unit.now,
+          senderPersonalId: null, recipientPersonalId: accepterId, money: money(offer.currency, offer.amount * BigInt(quantity)), at: unit.now,
           state: stateFields(canceled.value as TransferStateName), endAt: unit.now, activityCount: canceled.context.activityCount, private: true,
           message: null, messageSubject: null, appdata: {}, details: { offer_id: offer.id, quantity, reason: 'not_available' },
         },

@@ -8,8 +8,8 @@ import { amountAndFee } from './amounts.ts';
 const decimal = (text: string): Decimal => parseDecimal(text)!;
 
 test('an amount with a smaller fee, or none, is read in minor units', () => {
-  assert.equal(amountAndFee({ amount: decimal('10.00'), fee: decimal('0.25') }, 'USD'), { ok: true, amount: 1000n, fee: 25n });
-  assert.equal(amountAndFee({ amount: decimal('500'), fee: decimal('0') }, 'JPY'), { ok: true, amount: 500n, fee: 0n });
+  assert.equal(amountAndFee({ amount: decimal('10.00'), fee: decimal('0.25') }, 'USD'), { ok: true, amount: { currency: 'USD', minor: 1000n }, fee: { currency: 'USD', minor: 25n } });
+  assert.equal(amountAndFee({ amount: decimal('500'), fee: decimal('0') }, 'JPY'), { ok: true, amount: { currency: 'JPY', minor: 500n }, fee: { currency: 'JPY', minor: 0n } });
 });
 
 test('a zero or too precise amount is refused by its field, before the fee is read', () => {

@@ -2,7 +2,7 @@
 // scales, and the send that checks the caller's rate and amount against ours, with an optional hold.
 import { failure, sendFailure, type Failure } from '../ledger/errors.ts';
 import { holdSecondsMax, redeemersListMax } from '../limits.ts';
-import { currencyScale, formatMinor, moneyOf, type Decimal } from '../money.ts';
+import { currencyScale, formatMinor, moneyOf, subtractMoney, type Decimal } from '../money.ts';
 import type { AccountInput } from './accounts.ts';
 import { amountAndFee } from './amounts.ts';
 import type { PayoutsContext } from './context.ts';
@@ -42,15 +42,15 @@ export async function sendFx(ctx: PayoutsContext, input: FxSendInput): Promise<P
   if (input.holdSeconds < 0 || input.holdSeconds > holdSecondsMax) return failure('invalid_amount', `hold_seconds must be 0 to ${holdSecondsMax}`);
   const destCurrency = input.fx.currency;
   if (input.account.currency !== destCurrency) return sendFailure([{ code: 'currency_not_accepted', field_name: 'recipient_account', info: { currency: destCurrency } }]);
-  const exchanged = money.amount - money.fee;
+  const exchanged = subtractMoney(money.amount, money.fee).minor;
   const quote = await quoteFx(ctx, input, exchanged);
   if (!quote.ok) return quote;
   const { rate, destMinor } = quote;
   return startPayout(ctx, input, {
-    workflowType: 'fxdeposit', currency: input.currency, sendAmount: money.amount, depositAmount: exchanged, fee: money.fee,
+    workflowType: 'fxdeposit', currency: input.currency, sendAmount: money.amount.minor, depositAmount: exchanged, fee: money.fee.minor,
     account: { new: input.account }, serials: null, holdSeconds: input.holdSeconds,
     details: {
-      dest_amount: formatMinor(destMinor, destCurrency), dest_currency: destCurrency, source_amount: formatMinor(money.amount, input.currency),
+      dest_amount: formatMinor(destMinor, destCurrency), dest_currency: destCurrency, source_amount: formatMinor(money.amount.minor, money.amount.currency),
       source_currency: input.currency, source_amount_without_fee: formatMinor(exchanged, input.currency), fx_rate: normalizeRate(rate),
       fx_quote_id: input.fx.quoteId ?? null, fx_holder_id: input.fx.holderUid ?? null,
     },

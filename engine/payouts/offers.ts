@@ -3,19 +3,20 @@
 import { parseSerialNumbers, openLoopId } from '../ledger/allocation.ts';
 import { failure, sendFailure, type Failure } from '../ledger/errors.ts';
 import { payoutExpressFeeHundredths } from '../limits.ts';
-import { currencyScale, formatMinor, type Decimal } from '../money.ts';
+import { addMoney, currencyScale, formatMinor, money, subtractMoney, zeroMoney, type Decimal, type Money } from '../money.ts';
 import { moneyField } from './amounts.ts';
 import type { PayoutsContext } from './context.ts';
 import { startPayout, type PayoutResult, type PayoutSendInput } from './start.ts';
 import * as store from './store.ts';
 
+/** An option of an offer, every amount in the account's currency. */
 export interface DepositOption {
   name: 'add' | 'subtract';
-  fee: bigint;
+  fee: Money;
   /** What leaves the wallet. */
-  sendAmount: bigint;
+  sendAmount: Money;
   /** What reaches the bank. */
-  depositAmount: bigint;
+  depositAmount: Money;
 }
 
 export interface DepositOffer {
@@ -26,12 +27,13 @@ export interface DepositOffer {
 
 export type AccountSendInput = PayoutSendInput & { accountId: string; amount: Decimal; offerName: string; feeOptionName: 'add' | 'subtract'; serialNumbers?: string };
 
-export function offers(currency: string, amount: bigint): DepositOffer[] {
-  const option = (name: 'add' | 'subtract', fee: bigint): DepositOption =>
-    name === 'add' ? { name, fee, sendAmount: amount + fee, depositAmount: amount } : { name, fee, sendAmount: amount, depositAmount: amount - fee };
-  const list: DepositOffer[] = [{ name: 'standard', title: 'Standard (1-3 business days)', options: [option('add', 0n), option('subtract', 0n)] }];
-  const expressFee = payoutExpressFeeHundredths * 10n ** BigInt(currencyScale(currency)) / 100n;
-  if (amount > expressFee) list.push({ name: 'express', title: 'Same day', options: [option('add', expressFee), option('subtract', expressFee)] });
+export function offers(amount: Money): DepositOffer[] {
+  const option = (name: 'add' | 'subtract', fee: Money): DepositOption =>
+    name === 'add' ? { name, fee, sendAmount: addMoney(amount, fee), depositAmount: amount } : { name, fee, sendAmount: amount, depositAmount: subtractMoney(amount, fee) };
+  const none = zeroMoney(amount.currency);
+  const list: DepositOffer[] = [{ name: 'standard', title: 'Standard (1-3 business days)', options: [option('add', none), option('subtract', none)] }];
+  const expressFee = money(amount.currency, payoutExpressFeeHundredths * 10n ** BigInt(currencyScale(amount.currency)) / 100n);
+  if (amount.minor > expressFee.minor) list.push({ name: 'express', title: 'Same day', options: [option('add', expressFee), option('subtract', expressFee)] });
   return list;
 }
 
@@ -52,18 +54,18 @@ export async function presend(ctx: PayoutsContext, profileId: string, accountId:
   const { account, minor } = checked;
   const held = await ctx.ledger.balance(ctx.core.sql, profileId, openLoopId, account.currency);
   if (minor > held) return sendFailure([{ code: 'insufficient_funds', field_name: 'amount', info: { loop_id: openLoopId, currency: account.currency, held: formatMinor(held, account.currency) } }]);
-  return { ok: true, offers: offers(account.currency, minor), currency: account.currency };
+  return { ok: true, offers: offers(money(account.currency, minor)), currency: account.currency };
 }
 
 export async function sendToAccount(ctx: PayoutsContext, input: AccountSendInput): Promise<PayoutResult> {
   const checked = await accountSend(ctx, input.profileId, input.accountId, input.amount, input.serialNumbers);
   if (!checked.ok) return checked;
   const { account } = checked;
-  const offer = offers(account.currency, checked.minor).find((item) => item.name === input.offerName);
+  const offer = offers(money(account.currency, checked.minor)).find((item) => item.name === input.offerName);
   const option = offer?.options.find((item) => item.name === input.feeOptionName);
   if (!offer || !option) return failure('deposit_offer_not_found');
   return startPayout(ctx, input, {
-    workflowType: 'redeem', currency: account.currency, sendAmount: option.sendAmount, depositAmount: option.depositAmount, fee: option.fee, account,
+    workflowType: 'redeem', currency: account.currency, sendAmount: option.sendAmount.minor, depositAmount: option.depositAmount.minor, fee: option.fee.minor, account,
     serials: checked.serials, holdSeconds: 0, details: { offer_name: offer.name, fee_option_name: option.name },
   });
 }

@@ -2,7 +2,7 @@
 // fee reaches the bank, in the account's own currency.
 import { sendFailure } from '../ledger/errors.ts';
 import type { AccountInput } from './accounts.ts';
-import type { Decimal } from '../money.ts';
+import { subtractMoney, type Decimal } from '../money.ts';
 import { amountAndFee } from './amounts.ts';
 import type { PayoutsContext } from './context.ts';
 import { startPayout, type PayoutResult, type PayoutSendInput } from './start.ts';
@@ -14,7 +14,7 @@ export async function sendDfi(ctx: PayoutsContext, input: DfiSendInput): Promise
   if (!money.ok) return money;
   if (input.account.currency !== input.currency) return sendFailure([{ code: 'currency_not_accepted', field_name: 'recipient_account', info: { currency: input.currency } }]);
   return startPayout(ctx, input, {
-    workflowType: 'redeem', currency: input.currency, sendAmount: money.amount, depositAmount: money.amount - money.fee, fee: money.fee,
+    workflowType: 'redeem', currency: input.currency, sendAmount: money.amount.minor, depositAmount: subtractMoney(money.amount, money.fee).minor, fee: money.fee.minor,
     account: { new: input.account }, serials: null, holdSeconds: 0, details: {},
   });
 }

@@ -10,7 +10,7 @@ import { createSimulatedConnector, type BankConnector } from './connector.ts';
 import type { PayoutsContext, PayoutsDependencies } from './context.ts';
 import { rates, sendFx, setRate, type FxSendInput } from './fx.ts';
 import { offers, presend, sendToAccount, type AccountSendInput, type DepositOffer } from './offers.ts';
-import type { Decimal } from '../money.ts';
+import type { Decimal, Money } from '../money.ts';
 import { sendDfi, type DfiSendInput } from './send-dfi.ts';
 import { registerBankSend } from './settle.ts';
 import type { PayoutResult } from './start.ts';
@@ -23,7 +23,7 @@ export type { PayoutResult, PayoutSendInput } from './start.ts';
 export interface PayoutsService {
   addAccount(profileId: string, input: AccountInput): Promise<{ ok: true; accountId: string } | Failure>;
   accountsJson(db: Queryable, profileId: string): Promise<Record<string, unknown>[]>;
-  offers(currency: string, amount: bigint): DepositOffer[];
+  offers(amount: Money): DepositOffer[];
   presend(profileId: string, accountId: string, amount: Decimal, serialNumbers?: string): Promise<{ ok: true; offers: DepositOffer[]; currency: string } | Failure>;
   sendToAccount(input: AccountSendInput): Promise<PayoutResult>;
   sendDfi(input: DfiSendInput): Promise<PayoutResult>;

@@ -2,6 +2,7 @@
 // either redeems the cash (a `deposit` movement, the fee to its recipient) or returns it to the sender.
 import type { Unit } from '../actors/command.ts';
 import { escrowHolder, escrowPicks, movementLines, walletHolder } from '../ledger/cash.ts';
+import { money } from '../money.ts';
 import { transferById } from '../transfers/rows.ts';
 import { passGate, returnEscrowIn, type Movement } from '../transfers/gate.ts';
 import { transfer } from '../transfers/machine.ts';
@@ -72,7 +73,7 @@ async function redeem(unit: Unit, transferId: string, senderId: string, payout: 
     ...leg,
     kind: 'sink',
     holding: { off: 'leaves_circulation' },
-    cash: async () => (await escrowPicks(unit.tx, transferId, BigInt(payout.deposit_minor))).picks,
+    cash: async () => (await escrowPicks(unit.tx, transferId, money(currency, BigInt(payout.deposit_minor)))).picks,
     move: { from: escrowHolder(transferId), to: { kind: 'redeemed', id: transferId }, lines: (picks) => movementLines(picks, 1, 'deposit', senderId, payout.account_id) },
   });
   if (!deposited.ok) throw new Error(`a payout's deposit is refused by no rung: ${deposited.error}`);

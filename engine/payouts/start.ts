@@ -126,8 +126,8 @@ function payoutTransfer(input: PayoutSendInput, plan: PayoutPlan, escrowed: Escr
   return {
     row: {
       id: transferId, workflowType: plan.workflowType, senderId: input.profileId, senderUid: `service:${input.profileId}`, recipientId: account.id,
-      recipientUid: `service:${account.id}`, senderPersonalId: input.personalProfileId, recipientPersonalId: null, currency: plan.currency,
-      amount: sumPicks(escrowed.picks), at, state: stateFields(snapshot.value as TransferStateName), endAt: null, activityCount: snapshot.context.activityCount,
+      recipientUid: `service:${account.id}`, senderPersonalId: input.personalProfileId, recipientPersonalId: null,
+      money: sumPicks(escrowed.picks, plan.currency), at, state: stateFields(snapshot.value as TransferStateName), endAt: null, activityCount: snapshot.context.activityCount,
       private: true, message: null, messageSubject: null, appdata: input.appdata, details,
     },
     views,

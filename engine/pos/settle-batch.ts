@@ -5,6 +5,7 @@ import type { Unit } from '../actors/command.ts';
 import { openLoopId } from '../ledger/allocation.ts';
 import { balanceLockKey, lockBalances, movementLines, pickFromWallet, walletHolder } from '../ledger/cash.ts';
 import { sendFailure, type Failure } from '../ledger/errors.ts';
+import { money, sumMoney, type Money } from '../money.ts';
 import { passGate, type TransferRecord } from '../transfers/gate.ts';
 import { settlementKind } from './machine.ts';
 import * as store from './store.ts';
@@ -23,15 +24,15 @@ export async function settleBatch(unit: Unit<Failure>, design: Design, settlerId
   const transferIds: string[] = [];
   let total = 0n;
   for (const [recipientId, owed] of byRecipient) {
-    const amount = owed.reduce((sum, row) => sum + row.amount, 0n);
+    const amount = sumMoney(owed.map((row) => money(row.currency, row.amount)), design.currency);
     transferIds.push(await settleRecipient(unit, design, settlerId, recipientId, owed, amount));
-    total += amount;
+    total += amount.minor;
   }
   return { ok: true as const, settled: rows.length, total, transferIds };
 }
 
 /** Pays one recipient what it is owed in one `settle` transfer through the gate; answers the transfer id. */
-async function settleRecipient(unit: Unit<Failure>, design: Design, settlerId: string, recipientId: string, owed: store.PendingSettlementRow[], amount: bigint): Promise<string> {
+async function settleRecipient(unit: Unit<Failure>, design: Design, settlerId: string, recipientId: string, owed: store.PendingSettlementRow[], amount: Money): Promise<string> {
   const transferId = await unit.newLongId('transfer');
   const paid = recipientId !== settlerId;
   const passed = await passGate(unit, {
@@ -43,7 +44,7 @@ async function settleRecipient(unit: Unit<Failure>, design: Design, settlerId: s
     dedup: { off: 'ends_once' },
     cash: async () => {
       if (!paid) return [];
-      const picked = await pickFromWallet(unit.tx, settlerId, [{ loopId: openLoopId, currency: design.currency, minor: amount }], null, { recipientId, accepts: () => true, nonPayment: false, at: unit.now });
+      const picked = await pickFromWallet(unit.tx, settlerId, [{ loopId: openLoopId, currency: amount.currency, minor: amount.minor }], null, { recipientId, accepts: () => true, nonPayment: false, at: unit.now });
       return picked.ok ? picked.value : sendFailure(picked.errors);
     },
     holding: { off: paid ? 'open_loop' : 'nothing_moves' },
@@ -56,16 +57,16 @@ async function settleRecipient(unit: Unit<Failure>, design: Design, settlerId: s
   for (const row of owed) {
     if (!(await unit.load(settlementKind, row.id))) throw new Error(`settlement ${row.id} has no actor`);
     if (!unit.send(settlementKind, row.id, { type: 'settlement.settle', at: unit.now.toISOString(), settleTransferId: transferId })) throw new Error(`settlement ${row.id} was not pending`);
-    if (row.role === 'redeemer') await store.settleReceivable(unit.tx, { profileId: row.redeemer_id, transferId: row.redemption_transfer_id, loopId: design.id, distTid: row.dist_tid, amount: row.amount });
+    if (row.role === 'redeemer') await store.settleReceivable(unit.tx, { profileId: row.redeemer_id, transferId: row.redemption_transfer_id, loopId: design.id, distTid: row.dist_tid, money: money(row.currency, row.amount) });
   }
   return transferId;
 }
 
-function settleTransfer(design: Design, settlerId: string, recipientId: string, owed: store.PendingSettlementRow[], amount: bigint): TransferRecord {
+function settleTransfer(design: Design, settlerId: string, recipientId: string, owed: store.PendingSettlementRow[], amount: Money): TransferRecord {
   return {
     ended: {
       workflowType: 'settle', senderId: settlerId, senderUid: `service:${settlerId}`, recipientId, recipientUid: `service:${recipientId}`,
-      senderPersonalId: null, recipientPersonalId: null, currency: design.currency, amount, private: true, message: null, messageSubject: null, appdata: {},
+      senderPersonalId: null, recipientPersonalId: null, money: amount, private: true, message: null, messageSubject: null, appdata: {},
       details: { design_id: design.id, settlement_ids: owed.map((row) => row.id), redemption_transfer_ids: [...new Set(owed.map((row) => row.redemption_transfer_id))] },
     },
     views: recipientId === settlerId ? [{ profileId: settlerId, role: 'sender' }] : [{ profileId: settlerId, role: 'sender' }, { profileId: recipientId, role: 'recipient' }],

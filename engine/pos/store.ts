@@ -1,4 +1,5 @@
 // SQL of the point of sale: pull consent, settlement rows, report rows and the report query.
+import type { Money } from '../money.ts';
 import type { Queryable } from '../storage/database.ts';
 import type { NewReceivable, NewSettlement } from './types.ts';
 
@@ -101,13 +102,14 @@ export async function addImmediateReceivable(
   }], at);
 }
 
-/** Moves `amount` from pending to settled on the redeemer's report row of a redemption. */
-export async function settleReceivable(db: Queryable, row: { profileId: string; transferId: string; loopId: string; distTid: string | null; amount: bigint }): Promise<void> {
+/** Moves `money` from pending to settled on the redeemer's report row of a redemption (a row that settles in its currency). */
+export async function settleReceivable(db: Queryable, row: { profileId: string; transferId: string; loopId: string; distTid: string | null; money: Money }): Promise<void> {
+  const minor = String(row.money.minor);
   const result = await db`
-    update receivables set settle_pending = settle_pending - ${String(row.amount)}::bigint, settle_settled = settle_settled + ${String(row.amount)}::bigint
+    update receivables set settle_pending = settle_pending - ${minor}::bigint, settle_settled = settle_settled + ${minor}::bigint
     where id = (select id from receivables where transfer_id = ${row.transferId} and profile_id = ${row.profileId} and loop_id = ${row.loopId}
-      and dist_tid is not distinct from ${row.distTid} and settlement_type = 'redeem' and settle_pending >= ${String(row.amount)}::bigint order by id limit 1)`;
-  if (result.count !== 1) throw new Error(`no report row of ${row.transferId} holds ${row.amount} pending for ${row.profileId}`);
+      and dist_tid is not distinct from ${row.distTid} and settlement_type = 'redeem' and settle_currency = ${row.money.currency} and settle_pending >= ${minor}::bigint order by id limit 1)`;
+  if (result.count !== 1) throw new Error(`no report row of ${row.transferId} holds ${row.money.minor} ${row.money.currency} pending for ${row.profileId}`);
 }
 
 export interface ReportFilters {

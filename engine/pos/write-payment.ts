@@ -66,7 +66,7 @@ async function moveCash(unit: Unit, payment: PaymentWrite, device: Device): Prom
   if (redeemedLoops.length > 0) await redeemArrivedIn(unit, { transferId, redeemerId: recipient.id, designIds: redeemedLoops, number: 2, posDevice: payment.parties.posDevice });
   // The merchant's own brand cash comes home: it stays in circulation and settles nothing.
   const own = new Map<string, bigint>();
-  for (const pick of picks) if (pick.issuerId === recipient.id && !recipient.isIndividual) own.set(pick.loopId, (own.get(pick.loopId) ?? 0n) + pick.amount);
+  for (const pick of picks) if (pick.issuerId === recipient.id && !recipient.isIndividual) own.set(pick.loopId, (own.get(pick.loopId) ?? 0n) + pick.money.minor);
   return [...own].map(([loopId, received]): store.NewReceivable => ({
     profileId: recipient.id, transferId, ...device, distTid: null, settlementType: 'redeem', receivedCurrency: currency, settleCurrency: currency, loopId,
     isFundable: false, tenderType: 'service', receivedAmount: received, settleFunded: 0n, settleReclaimed: 0n, settlePending: 0n, settleSettled: 0n,

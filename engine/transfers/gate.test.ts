@@ -5,6 +5,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { openLoopId, type Pick } from '../ledger/allocation.ts';
+import { money } from '../money.ts';
 import { balanceLockKey, lockBalances, lockedBalanceKeys, walletHolder } from '../ledger/cash.ts';
 import { createTestEngine, type TestEngine } from '../../test/support/harness.ts';
 import { balanceOf, designateIssuer, fund, individual } from '../../test/ledger-support.ts';
@@ -26,7 +27,7 @@ test.after(async () => harness.close());
 /** One cent of alice's open loop cash to bob, recorded by nothing (the transfer row is not this test's subject). */
 async function centFromAlice(tx: Parameters<typeof lockBalances>[0]): Promise<Pick[]> {
   const [note] = await tx<{ serial: bigint; issuer_id: string }[]>`select serial, issuer_id from notes where holder_kind = 'wallet' and holder_id = ${alice} and loop_id = '0' limit 1`;
-  return [{ serial: BigInt(note.serial), loopId: openLoopId, currency: 'USD', issuerId: note.issuer_id, amount: 1n, whole: false }];
+  return [{ serial: BigInt(note.serial), loopId: openLoopId, issuerId: note.issuer_id, money: money('USD', 1n), whole: false }];
 }
 
 function payment(transferId: string, picks: Pick[], rungs: Partial<Movement>): Movement {

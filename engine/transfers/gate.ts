@@ -41,6 +41,7 @@ import {
 import { duplicate, sendFailure, type Duplicate, type Failure } from '../ledger/errors.ts';
 import { secretHash } from '../ids.ts';
 import { dedupWindowMs } from '../limits.ts';
+import { money, type Money } from '../money.ts';
 import type { Queryable, TransactionSql } from '../storage/database.ts';
 import type { GateRefusal } from './errors.ts';
 import { stateFields, transfer, type TransferStateName } from './machine.ts';
@@ -76,18 +77,21 @@ export interface WalletStates {
   recipient: string | null;
 }
 
-/** The transfer a movement records: ended now (the gate creates its actor), or a row the path's actor already started. */
+/**
+ * The transfer a movement records: ended now (the gate creates its actor), or a row the path's actor
+ * already started. An ended transfer names its money, or only its currency when its amount is what
+ * the movement picks.
+ */
 export type TransferRecord =
-  | { ended: Omit<store.NewTransfer, 'id' | 'at' | 'state' | 'endAt' | 'activityCount' | 'amount'> & { amount?: bigint }; views: { profileId: string; role: string }[] }
+  | { ended: Omit<store.NewTransfer, 'id' | 'at' | 'state' | 'endAt' | 'activityCount' | 'money'> & ({ money: Money } | { currency: string }); views: { profileId: string; role: string }[] }
   | { row: store.NewTransfer; views: { profileId: string; role: string }[] };
 
 /** A new note issued into a wallet: its loop, currency and amount are the movement's picks. */
 export interface Issue {
   holderId: string;
   loopId: string;
-  currency: string;
   issuerId: string;
-  amount: bigint;
+  money: Money;
   expiresAt: Date | null;
   reserve?: bigint;
   planId?: string | null;
@@ -212,7 +216,7 @@ function assertBalancesHeld(tx: TransactionSql, kind: MovementKind, move: Move, 
   const wallets = 'issue' in move ? [move.issue.holderId] : [move.from, move.to].filter((holder) => holder.kind === 'wallet').map((holder) => holder.id);
   const held = lockedBalanceKeys(tx);
   for (const profileId of wallets) {
-    for (const currency of new Set(picks.map((pick) => pick.currency))) {
+    for (const currency of new Set(picks.map((pick) => pick.money.currency))) {
       if (!held.has(balanceLockKey(profileId, currency))) throw new Error(`rung 0: a ${kind} movement changes the balance ${profileId}/${currency}, which its transaction did not lock`);
     }
   }
@@ -413,8 +417,9 @@ async function recordTransfer(unit: Unit, transferId: string, record: TransferRe
   if ('row' in record) return store.insertTransfer(unit.tx, record.row, record.views);
   const at = unit.now;
   const snapshot = unit.create(transfer, transferId, { workflowType: record.ended.workflowType, waitFor: 'none', at: at.toISOString() });
+  const { money, ...ended } = 'money' in record.ended ? record.ended : { ...record.ended, money: sumPicks(picks, record.ended.currency) };
   await store.insertTransfer(unit.tx, {
-    ...record.ended, id: transferId, amount: record.ended.amount ?? sumPicks(picks), at, state: stateFields(snapshot.value as TransferStateName), endAt: at,
+    ...ended, id: transferId, money, at, state: stateFields(snapshot.value as TransferStateName), endAt: at,
     activityCount: snapshot.context.activityCount,
   }, record.views);
 }
@@ -426,7 +431,7 @@ async function moveIn(tx: TransactionSql, transferId: string, move: Move, picks:
     return null;
   }
   const lines = 'issue' in move ? move.lines : (move.lines as (picks: readonly Pick[]) => MovementLine[])(picks);
-  if (lines.length > 0 && sumPicks(picks) === 0n) throw new Error('a movement with lines moves some cash');
+  if (lines.length > 0 && picks.every((pick) => pick.money.minor === 0n)) throw new Error('a movement with lines moves some cash');
   for (const number of new Set(lines.map((line) => line.number))) assertLinesMatchPicks(lines.filter((line) => line.number === number), picks);
   if ('from' in move) {
     await moveRecorded(tx, move.from, move.to, picks, at, { transferId, lines });
@@ -457,7 +462,7 @@ export async function returnEscrowIn(unit: Unit, transferId: string, senderId: s
     // retract() climbed the authority rung on the escrow's loops first.
     authority: { off: 'sender_own_cash' },
     dedup: { off: 'ends_once' },
-    cash: held.map((note) => ({ ...note, whole: true })),
+    cash: held.map((note) => ({ serial: note.serial, loopId: note.loopId, issuerId: note.issuerId, money: money(note.currency, note.amount), whole: true })),
     holding: { off: 'sender_own_cash' },
     transfer: { off: 'recorded_by_path' },
     move: { from: escrowHolder(transferId), to: walletHolder(senderId), lines: { off: 'escrow_return' } },
@@ -467,5 +472,5 @@ export async function returnEscrowIn(unit: Unit, transferId: string, senderId: s
 
 /** The picks of a new note (issuance): what the paired assertion holds the issue's lines to. */
 export function issuedPicks(issue: Issue): Pick[] {
-  return [{ serial: 0n, loopId: issue.loopId, currency: issue.currency, issuerId: issue.issuerId, amount: issue.amount, whole: true }];
+  return [{ serial: 0n, loopId: issue.loopId, issuerId: issue.issuerId, money: issue.money, whole: true }];
 }

@@ -1,12 +1,12 @@
 // A business receives a payment code (POST /wallet/receive): the code releases up to its amount
 // from the transfer's escrow; within the correction period a resubmission changes the amount received.
 import type { Unit } from '../actors/command.ts';
-import { openLoopId, type AmountEntry, type Pick } from '../ledger/allocation.ts';
+import { openLoopId, sumPicks, type AmountEntry, type Pick } from '../ledger/allocation.ts';
 import { balanceOf, escrowHolder, escrowPicks, movementLines, nextMovementNumber, pickFromWallet, walletHolder } from '../ledger/cash.ts';
 import { failure, type Failure } from '../ledger/errors.ts';
 import { movementsOf } from '../ledger/reads.ts';
 import { paycodeCorrectionMs } from '../limits.ts';
-import { formatDecimal, formatMinor, positiveMoneyOf, type Decimal } from '../money.ts';
+import { formatDecimal, formatMinor, money, positiveMoneyOf, subtractMoney, type Decimal, type Money } from '../money.ts';
 import { recordImmediateReceipt } from '../pos/records.ts';
 import type { ProfileRecord } from '../profiles/service.ts';
 import { redeemArrivedIn } from '../designs/redemption.ts';
@@ -37,7 +37,7 @@ export type ReceiveResult = { ok: true; transferId: string; amountReceived: bigi
 /** A receipt checked outside the command: the amount, the code's row and the receiving profile. */
 interface Receipt {
   input: ReceiveInput;
-  amount: bigint;
+  amount: Money;
   totalDue: bigint | null;
   code: string;
   digest: string;
@@ -47,21 +47,21 @@ interface Receipt {
   redeemed: ReadonlySet<string>;
 }
 
-function receiveAmounts(input: ReceiveInput): { ok: true; amount: bigint; totalDue: bigint | null } | Failure {
+function receiveAmounts(input: ReceiveInput): { ok: true; amount: Money; totalDue: bigint | null } | Failure {
   const parsed = positiveMoneyOf(input.amount, input.currency);
   if (!parsed.ok) return failure('invalid_amount', `amount: ${parsed.error}`);
-  const amount = parsed.value.minor;
+  const amount = parsed.value;
   let totalDue: bigint | null = null;
   if (input.totalDue !== undefined) {
     const due = positiveMoneyOf(input.totalDue, input.currency);
-    if (!due.ok || due.value.minor < amount) return failure('invalid_amount', 'total_due must be at least amount');
+    if (!due.ok || due.value.minor < amount.minor) return failure('invalid_amount', 'total_due must be at least amount');
     totalDue = due.value.minor;
   }
   if (input.totalTax !== undefined) {
     const tax = positiveMoneyOf(input.totalTax, input.currency);
     if (!tax.ok && tax.error !== 'not_positive') return failure('invalid_amount', 'total_tax is not an amount');
     const taxMinor = tax.ok ? tax.value.minor : 0n;
-    if (taxMinor > (totalDue ?? amount)) return failure('invalid_amount', 'total_tax must be at most total_due');
+    if (taxMinor > (totalDue ?? amount.minor)) return failure('invalid_amount', 'total_tax must be at most total_due');
   }
   return { ok: true, amount, totalDue };
 }
@@ -75,7 +75,7 @@ export async function receive(ctx: TransfersContext, input: ReceiveInput): Promi
   const digest = await ctx.paycodeSecrets.digest(sql, code);
   const found = await store.selectPaycodeByCode(sql, digest, code);
   if (!found || found.recipient_id !== input.recipientId) return failure('code_not_found');
-  if (found.currency !== input.currency || amount > found.amount) return failure('code_limited', `the code releases at most ${formatMinor(found.amount, found.currency)} ${found.currency}`);
+  if (found.currency !== input.currency || amount.minor > found.amount) return failure('code_limited', `the code releases at most ${formatMinor(found.amount, found.currency)} ${found.currency}`);
   const recipient = await ctx.profiles.get(sql, input.recipientId);
   const redeemed = recipient ? await redeemedLoopsOf(sql, recipient) : new Set<string>();
   const locks = [{ kind: 'wallet', id: found.sender_id }, { kind: 'wallet', id: found.recipient_id }, { kind: 'transfer', id: found.transfer_id }];
@@ -93,35 +93,35 @@ async function receiveIn(unit: Unit<Failure>, receipt: Receipt): Promise<Receive
     const picks = await receiptIn(unit, receipt);
     await redeemReceivedIn(unit, receipt, picks, 2);
     await reportImmediateIn(unit, receipt, found.transfer_id, picks, 1n);
-    await store.updatePaycode(unit.tx, found.transfer_id, { state: 'used', received: amount, usedAt: unit.now }, unit.now);
+    await store.updatePaycode(unit.tx, found.transfer_id, { state: 'used', received: amount.minor, usedAt: unit.now }, unit.now);
     unit.cancelTimer(transfer, found.transfer_id, 'paycode_expire');
     await applyIn(unit, found.transfer_id, { type: 'transfer.paycode_receive', at: unit.now.toISOString() }, {
-      amount, details: { ...details, amount_received: formatMinor(amount, input.currency) },
+      money: amount, details: { ...details, amount_received: formatMinor(amount.minor, amount.currency) },
     });
-    return { ok: true as const, transferId: found.transfer_id, amountReceived: amount };
+    return { ok: true as const, transferId: found.transfer_id, amountReceived: amount.minor };
   }
   const withinCorrection = paycode.used_at !== null && unit.now.getTime() - paycode.used_at.getTime() <= paycodeCorrectionMs;
   if (state !== 'completed' || paycode.state !== 'used' || !withinCorrection) return unit.reject(failure('code_already_used'));
   // The correction period: resubmitting the code changes the amount received.
-  if (amount !== paycode.received) await correctIn(unit, receipt, paycode.received, details);
-  return { ok: true as const, transferId: found.transfer_id, amountReceived: amount };
+  if (amount.minor !== paycode.received) await correctIn(unit, receipt, money(amount.currency, paycode.received), details);
+  return { ok: true as const, transferId: found.transfer_id, amountReceived: amount.minor };
 }
 
 /** Moves the difference between the amount received before and now, and records the new amount. */
-async function correctIn(unit: Unit<Failure>, receipt: Receipt, received: bigint, details: Record<string, unknown>): Promise<void> {
-  const { input, amount, found } = receipt;
+async function correctIn(unit: Unit<Failure>, receipt: Receipt, received: Money, details: Record<string, unknown>): Promise<void> {
+  const { amount, found } = receipt;
   const number = await nextMovementNumber(unit.tx, found.transfer_id);
-  if (amount > received) {
-    const picks = await correctionIn(unit, receipt, { fromId: found.sender_id, toId: found.recipient_id, amount: amount - received, number, action: 'move' });
+  if (amount.minor > received.minor) {
+    const picks = await correctionIn(unit, receipt, { fromId: found.sender_id, toId: found.recipient_id, amount: subtractMoney(amount, received), number, action: 'move' });
     await redeemReceivedIn(unit, receipt, picks, number + 1);
     await reportImmediateIn(unit, receipt, found.transfer_id, picks, 1n);
   } else {
-    const picks = await correctionIn(unit, receipt, { fromId: found.recipient_id, toId: found.sender_id, amount: received - amount, number, action: 'refund' });
+    const picks = await correctionIn(unit, receipt, { fromId: found.recipient_id, toId: found.sender_id, amount: subtractMoney(received, amount), number, action: 'refund' });
     await reportImmediateIn(unit, receipt, found.transfer_id, picks, -1n);
   }
-  await store.updatePaycode(unit.tx, found.transfer_id, { received: amount }, unit.now);
+  await store.updatePaycode(unit.tx, found.transfer_id, { received: amount.minor }, unit.now);
   await applyIn(unit, found.transfer_id, { type: 'transfer.paycode_correct', at: unit.now.toISOString() }, {
-    amount, details: { ...details, amount_received: formatMinor(amount, input.currency) },
+    money: amount, details: { ...details, amount_received: formatMinor(amount.minor, amount.currency) },
   });
 }
 
@@ -136,7 +136,7 @@ async function redeemReceivedIn(unit: Unit, receipt: Receipt, picks: readonly Pi
 /** A business's open loop receipts are rows of its received-and-receivable report (settled at once). */
 async function reportImmediateIn(unit: Unit, receipt: Receipt, transferId: string, picks: readonly Pick[], sign: 1n | -1n): Promise<void> {
   const { recipient, input } = receipt;
-  const openLoop = picks.filter((pick) => pick.loopId === openLoopId).reduce((total, pick) => total + pick.amount, 0n);
+  const openLoop = sumPicks(picks.filter((pick) => pick.loopId === openLoopId), input.currency).minor;
   if (!recipient || recipient.isIndividual || openLoop === 0n) return;
   await recordImmediateReceipt(unit.tx, { profileId: recipient.id, transferId, currency: input.currency, delta: sign * openLoop, posDevice: input.posDevice ?? null }, unit.now);
 }
@@ -171,7 +171,7 @@ async function receiptIn(unit: Unit<Failure>, receipt: Receipt): Promise<Pick[]>
 }
 
 /** A paycode correction's move through the gate: more to the recipient, or a refund to the sender. */
-async function correctionIn(unit: Unit<Failure>, receipt: Receipt, leg: { fromId: string; toId: string; amount: bigint; number: number; action: 'move' | 'refund' }): Promise<Pick[]> {
+async function correctionIn(unit: Unit<Failure>, receipt: Receipt, leg: { fromId: string; toId: string; amount: Money; number: number; action: 'move' | 'refund' }): Promise<Pick[]> {
   const { input, found, recipient, redeemed } = receipt;
   const toRecipient = leg.action === 'move';
   const passed = await passGate(unit, {
@@ -183,7 +183,7 @@ async function correctionIn(unit: Unit<Failure>, receipt: Receipt, leg: { fromId
     // The paycode itself: one transfer, corrected in place.
     dedup: { off: 'own_key_store' },
     cash: async () => {
-      const entries = toRecipient ? [{ loopId: 'any', currency: input.currency, minor: leg.amount }] : await refundEntries(unit, found, input.currency, leg.amount);
+      const entries = toRecipient ? [{ loopId: 'any', currency: leg.amount.currency, minor: leg.amount.minor }] : await refundEntries(unit, found, leg.amount);
       if (!entries) return failure('code_limited', 'a correction refunds only cash this code brought that the recipient still holds (brand cash redeemed as it arrived cannot come back)');
       const picked = await pickFromWallet(unit.tx, leg.fromId, entries, null, {
         recipientId: leg.toId, accepts: (note) => accepts(note, toRecipient ? recipient : null), nonPayment: !toRecipient, at: unit.now,
@@ -206,7 +206,8 @@ async function correctionIn(unit: Unit<Failure>, receipt: Receipt, leg: { fromId
  * than the recipient holds of that loop; open loop cash first. Null when that cannot cover `amount`:
  * a refund never pays back in other cash than the code brought.
  */
-async function refundEntries(unit: Unit<Failure>, found: { transfer_id: string; recipient_id: string }, currency: string, amount: bigint): Promise<AmountEntry[] | null> {
+async function refundEntries(unit: Unit<Failure>, found: { transfer_id: string; recipient_id: string }, amount: Money): Promise<AmountEntry[] | null> {
+  const { currency } = amount;
   const net = new Map<string, bigint>();
   for (const line of await movementsOf(unit.tx, [found.transfer_id])) {
     if (line.currency !== currency) continue;
@@ -215,7 +216,7 @@ async function refundEntries(unit: Unit<Failure>, found: { transfer_id: string; 
   }
   const loops = [...net.keys()].sort((left, right) => (left === openLoopId ? -1 : right === openLoopId ? 1 : left.localeCompare(right)));
   const entries: AmountEntry[] = [];
-  let left = amount;
+  let left = amount.minor;
   for (const loopId of loops) {
     if (left === 0n) break;
     const held = await balanceOf(unit.tx, found.recipient_id, loopId, currency);

@@ -9,6 +9,7 @@ import type { TransferResult, TransfersContext } from './context.ts';
 import { transfer } from './machine.ts';
 import { normalizePaycode } from './paycode-secrets.ts';
 import * as store from './store.ts';
+import type { Money } from '../money.ts';
 
 /** Whether a stored code is the given one: by digest, or in clear for rows older than migration 0501. */
 export function paycodeMatches(row: store.PaycodeRow, digest: string, code: string): boolean {
@@ -17,7 +18,7 @@ export function paycodeMatches(row: store.PaycodeRow, digest: string, code: stri
 
 /** Gives the transfer a free payment code; returns the code. */
 export async function newPaycode(
-  ctx: TransfersContext, unit: Unit, row: { transferId: string; senderId: string; recipientId: string; currency: string; amount: bigint; expiresAt: Date },
+  ctx: TransfersContext, unit: Unit, row: { transferId: string; senderId: string; recipientId: string; money: Money; expiresAt: Date },
 ): Promise<string> {
   for (let tries = 0; tries < paycodeGenerateTriesMax; tries++) {
     const code = randomDigits(paycodeDigits);

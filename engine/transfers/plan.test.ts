@@ -15,8 +15,8 @@ const input: SendInput = {
 };
 const recipient = { id: 'recipient1', isIndividual: true, title: 'Ann', username: 'ann', supportPaycode: false } as ProfileRecord;
 const picks: Pick[] = [
-  { serial: 1n, loopId: openLoopId, currency: 'USD', issuerId: 'issuer1', amount: 300n, whole: true },
-  { serial: 2n, loopId: openLoopId, currency: 'USD', issuerId: 'issuer1', amount: 200n, whole: false },
+  { serial: 1n, loopId: openLoopId, issuerId: 'issuer1', money: { currency: 'USD', minor: 300n }, whole: true },
+  { serial: 2n, loopId: openLoopId, issuerId: 'issuer1', money: { currency: 'USD', minor: 200n }, whole: false },
 ];
 const loaded: SendLoaded = {
   input, recipient: { uid: 'service:recipient1', profile: recipient }, senderUid: 'service:sender1', waitFor: 'none', redeemed: new Set(),
@@ -33,12 +33,12 @@ function planOf(given: SendLoaded): SendPlan {
 test('a plain send moves the picked notes to the recipient wallet, recorded as one movement', () => {
   const plan = planOf(loaded);
   assert.equal(plan.actor, { workflowType: 'profile_to_profile', waitFor: 'none', at: now.toISOString(), paycodeExpiresAt: null });
-  assert.is(plan.row.amount, 500n);
+  assert.equal(plan.row.money, { currency: 'USD', minor: 500n });
   assert.is(plan.row.recipientId, 'recipient1');
   assert.is(plan.row.recipientPersonalId, 'recipient1');
   assert.equal(plan.row.details, { accepted_policy: true });
   assert.equal(plan.views, [{ profileId: 'sender1', role: 'sender' }, { profileId: 'recipient1', role: 'recipient' }]);
-  assert.equal(plan.lines.map((line) => [line.number, line.action, line.fromId, line.toId, line.amount]), [[1, 'move', 'sender1', 'recipient1', 500n]]);
+  assert.equal(plan.lines.map((line) => [line.number, line.action, line.fromId, line.toId, line.money]), [[1, 'move', 'sender1', 'recipient1', { currency: 'USD', minor: 500n }]]);
   assert.equal(plan.move.to, { kind: 'wallet', id: 'recipient1' });
   assert.equal(plan.move.recorded, { transferId: 'T1', lines: plan.lines });
   assert.is(plan.timer, null);

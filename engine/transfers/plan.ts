@@ -13,6 +13,7 @@ import { walletStatesRefusal, type WalletStates } from './gate.ts';
 import type { ResolvedRecipient } from './recipient.ts';
 import type { SendInput } from './send-types.ts';
 import type { NewTransfer } from './store.ts';
+import type { Money } from '../money.ts';
 
 /** What the send read before deciding: its input, the parties, the picked cash and the clock's now. */
 export interface SendLoaded {
@@ -50,7 +51,7 @@ export interface SendPlan {
   /** The invitation's message, created in the send's transaction (the sender's name is read then). */
   invitation: Omit<InviteInput, 'senderName'> | null;
   /** The payment code the recipient business will receive. */
-  paycode: { transferId: string; senderId: string; recipientId: string; currency: string; amount: bigint; expiresAt: Date } | null;
+  paycode: { transferId: string; senderId: string; recipientId: string; money: Money; expiresAt: Date } | null;
   /** Brand cash that reaches a redeemer by agreement, redeemed and settled in the send. */
   redeem: { redeemerId: string; designIds: string[] } | null;
   /** The wallet states loadIn read under the locks, for the gate's wallet rung. */
@@ -64,7 +65,7 @@ export function planSend(loaded: SendLoaded): { ok: true; plan: SendPlan } | Fai
   if (walletsRefused) return walletsRefused;
   if (!loaded.picked.ok) return sendFailure(loaded.picked.errors);
   const picks = loaded.picked.value;
-  const amount = sumPicks(picks);
+  const amount = sumPicks(picks, loaded.currency);
   const nonPayment = picks.some((pick) => !accepts(pick, recipient, redeemed));
   const workflowType = nonPayment ? 'non_payment' : 'profile_to_profile';
   const paycodeExpiresAt = waitFor === 'paycode' ? new Date(at.getTime() + paycodeExpiryMsDefault) : null;
@@ -83,7 +84,7 @@ export function planSend(loaded: SendLoaded): { ok: true; plan: SendPlan } | Fai
       id: transferId, workflowType, senderId: input.senderId, senderUid: loaded.senderUid,
       recipientId: waitFor === 'invite' ? null : (recipient?.id ?? null), recipientUid: loaded.recipient.uid,
       senderPersonalId: input.senderPersonalId, recipientPersonalId: recipient && recipient.isIndividual && direct ? recipient.id : null,
-      currency: loaded.currency, amount, at, private: input.private, message: input.message ?? null, messageSubject: input.messageSubject ?? null,
+      money: amount, at, private: input.private, message: input.message ?? null, messageSubject: input.messageSubject ?? null,
       appdata: input.appdata, details,
     },
     views,
@@ -93,7 +94,7 @@ export function planSend(loaded: SendLoaded): { ok: true; plan: SendPlan } | Fai
       : { from: walletHolder(input.senderId), to: escrowHolder(transferId) },
     timer: invite?.timer ?? (paycodeExpiresAt ? { name: 'paycode_expire', dueAt: paycodeExpiresAt, event: { type: 'transfer.paycode_expire', at: paycodeExpiresAt.toISOString() } } : null),
     invitation: invite?.invitation ?? null,
-    paycode: paycodeExpiresAt ? { transferId, senderId: input.senderId, recipientId: recipient!.id, currency: loaded.currency, amount, expiresAt: paycodeExpiresAt } : null,
+    paycode: paycodeExpiresAt ? { transferId, senderId: input.senderId, recipientId: recipient!.id, money: amount, expiresAt: paycodeExpiresAt } : null,
     redeem: direct && !nonPayment && picks.some((pick) => redeemed.has(pick.loopId) && pick.issuerId !== recipient!.id)
       ? { redeemerId: recipient!.id, designIds: [...redeemed] } : null,
     walletStates: { sender: loaded.senderWalletState, recipient: loaded.recipientWalletState },

@@ -57,9 +57,9 @@ export async function writeSend(
   if (plan.paycode) {
     const code = await newPaycode(ctx, unit, plan.paycode);
     // The sender sees the code here; later reads open it from its sealed form (sender only).
-    const { recipientId, currency, amount, expiresAt } = plan.paycode;
+    const { recipientId, money, expiresAt } = plan.paycode;
     paycode = {
-      code, code_digest: null, code_sealed: null, transfer_id: transferId, sender_id: senderId, recipient_id: recipientId, currency, amount, received: 0n,
+      code, code_digest: null, code_sealed: null, transfer_id: transferId, sender_id: senderId, recipient_id: recipientId, currency: money.currency, amount: money.minor, received: 0n,
       created_at: at, modified_at: at, expires_at: expiresAt, used_at: null, state: 'active',
     };
   }

@@ -1,5 +1,6 @@
 // SQL for transfers, their per-profile views (history and sync), dedup keys and payment codes.
 import type { MovementRow } from '../ledger/types.ts';
+import type { Money } from '../money.ts';
 import type { Queryable } from '../storage/database.ts';
 import type { NewTransfer, TransferRow } from './types.ts';
 
@@ -71,7 +72,7 @@ export async function insertTransfer(tx: Queryable, transfer: NewTransfer, views
         currency, amount, start_at, updated_at, end_at, next_activity, completed, canceled, run_state, activity_count, reason, private,
         message, message_subject, appdata, details)
       values (${transfer.id}, ${transfer.workflowType}, ${transfer.senderId}, ${transfer.senderUid}, ${transfer.recipientId}, ${transfer.recipientUid},
-        ${transfer.senderPersonalId}, ${transfer.recipientPersonalId}, ${transfer.currency}, ${String(transfer.amount)}::bigint, ${transfer.at}, ${transfer.at},
+        ${transfer.senderPersonalId}, ${transfer.recipientPersonalId}, ${transfer.money.currency}, ${String(transfer.money.minor)}::bigint, ${transfer.at}, ${transfer.at},
         ${transfer.endAt}, ${transfer.state.nextActivity}, ${transfer.state.completed}, ${transfer.state.canceled}, ${transfer.state.runState},
         ${transfer.activityCount}, null, ${transfer.private}, ${transfer.message}, ${transfer.messageSubject},
         ${tx.json(transfer.appdata)}, ${tx.json(transfer.details as never)})
@@ -103,7 +104,8 @@ export interface TransferChange {
   endAt: Date | null;
   activityCount: number;
   reason: string | null;
-  amount?: bigint;
+  /** A new amount, in the transfer's currency (the update touches no row of another currency, so it throws). */
+  money?: Money;
   recipientId?: string | null;
   recipientPersonalId?: string | null;
   details?: Record<string, unknown>;
@@ -118,11 +120,11 @@ export async function updateTransfer(tx: Queryable, id: string, change: Transfer
       update transfers set updated_at = ${at}, end_at = ${change.endAt}, next_activity = ${change.state.nextActivity},
         completed = ${change.state.completed}, canceled = ${change.state.canceled}, run_state = ${change.state.runState},
         activity_count = ${change.activityCount}, reason = ${change.reason},
-        amount = coalesce(${change.amount === undefined ? null : String(change.amount)}::bigint, amount),
+        amount = coalesce(${change.money === undefined ? null : String(change.money.minor)}::bigint, amount),
         recipient_id = ${change.recipientId === undefined ? tx`recipient_id` : change.recipientId},
         recipient_personal_id = ${change.recipientPersonalId === undefined ? tx`recipient_personal_id` : change.recipientPersonalId},
         details = details || ${tx.json((change.details ?? {}) as never)}
-      where id = ${id}
+      where id = ${id} ${change.money === undefined ? tx`` : tx`and currency = ${change.money.currency}`}
       returning id),
     synced as (
       update transfer_views set sync_ts = ${at} where transfer_id = ${id} returning 1),
@@ -293,10 +295,10 @@ const paycodeColumns = (sql: Queryable) =>
 
 /** Inserts a payment code; false when the code is taken by another live code (try another). */
 /** Inserts a payment code by its digest (the code never in clear); false when a live code has the digest (try another). */
-export async function insertPaycode(tx: Queryable, row: { codeDigest: string; codeSealed: string; transferId: string; senderId: string; recipientId: string; currency: string; amount: bigint; expiresAt: Date }, at: Date): Promise<boolean> {
+export async function insertPaycode(tx: Queryable, row: { codeDigest: string; codeSealed: string; transferId: string; senderId: string; recipientId: string; money: Money; expiresAt: Date }, at: Date): Promise<boolean> {
   const rows = await tx`
     insert into paycodes (code, code_digest, code_sealed, transfer_id, sender_id, recipient_id, currency, amount, received, created_at, modified_at, expires_at, used_at, state)
-    values (null, ${row.codeDigest}, ${row.codeSealed}, ${row.transferId}, ${row.senderId}, ${row.recipientId}, ${row.currency}, ${String(row.amount)}::bigint, 0, ${at}, ${at}, ${row.expiresAt}, null, 'active')
+    values (null, ${row.codeDigest}, ${row.codeSealed}, ${row.transferId}, ${row.senderId}, ${row.recipientId}, ${row.money.currency}, ${String(row.money.minor)}::bigint, 0, ${at}, ${at}, ${row.expiresAt}, null, 'active')
     on conflict (code_digest) where state <> 'ended' and code_digest is not null do nothing
     returning transfer_id`;
   return rows.length === 1;

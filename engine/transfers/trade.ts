@@ -157,8 +157,8 @@ async function startIn(unit: Unit<Failure | Duplicate>, offer: Offer, dedup: Ded
       return {
         row: {
           id: transferId, workflowType: 'trade', senderId: input.senderId, senderUid: offer.senderUid, recipientId: recipient.id, recipientUid: offer.recipientUid,
-          senderPersonalId: input.senderPersonalId, recipientPersonalId: recipient.isIndividual ? recipient.id : null, currency: offer.offered[0].currency,
-          amount: sumPicks(picks), at, state: stateFields(snapshot.value as TransferStateName), endAt: null, activityCount: snapshot.context.activityCount,
+          senderPersonalId: input.senderPersonalId, recipientPersonalId: recipient.isIndividual ? recipient.id : null,
+          money: sumPicks(picks, offer.offered[0].currency), at, state: stateFields(snapshot.value as TransferStateName), endAt: null, activityCount: snapshot.context.activityCount,
           private: true, message: null, messageSubject: null, appdata: input.appdata,
           details: {
             trade: { amounts: input.amounts.map(storedEntry), expect_amounts: input.expectAmounts.map(storedEntry) },
@@ -264,7 +264,7 @@ async function acceptIn(ctx: TradesContext, unit: Unit<Failure>, acceptance: Acc
   if (!passed.ok) return unit.reject(passed);
   await redeemArrivalsIn(unit, row.id, [{ profile: sender, picks: paid.value }, { profile: acceptance.accepter, picks: offered }], 3);
   unit.cancelTimer(transfer, row.id, 'trade_expire');
-  const acceptedTrade = { ...trade, settler_id: acceptance.settlerId, distribution_plan_ids: input.distributionPlanIds, paid: formatMinor(sumPicks(paid.value), expected[0].currency) };
+  const acceptedTrade = { ...trade, settler_id: acceptance.settlerId, distribution_plan_ids: input.distributionPlanIds, paid: formatMinor(sumPicks(paid.value, expected[0].currency).minor, expected[0].currency) };
   await ctx.transfers.applyIn(unit, row.id, { type: 'transfer.trade_accept', at: at.toISOString() }, { details: { trade: acceptedTrade } });
   return { ok: true as const, transferId: row.id };
 }

@@ -1,5 +1,6 @@
 // A transfer's row as read and as a new one is written: the shapes other domains use. The SQL is
 // store.ts, the transfers domain's alone; others read and record transfers through its public modules.
+import type { Money } from '../money.ts';
 
 /** A transfer as read back. */
 export interface TransferRow {
@@ -39,8 +40,8 @@ export interface NewTransfer {
   recipientUid: string | null;
   senderPersonalId: string | null;
   recipientPersonalId: string | null;
-  currency: string;
-  amount: bigint;
+  /** The transfer's currency and amount (the columns currency and amount). */
+  money: Money;
   at: Date;
   state: { nextActivity: string; completed: boolean; canceled: boolean; runState: string };
   endAt: Date | null;
