@@ -50,9 +50,8 @@ async function sendIn(ctx: CirculationContext, unit: Unit<Duplicate | DesignFail
     holding: { off: 'the cash is issued by the distribution below, whose issue passes the gate\'s holding rungs (max_per_wallet before and after)' },
     transfer: {
       ended: {
-        workflowType: 'send_design', senderId: input.callerId, senderUid: `service:${input.callerId}`, recipientId: profile.id, recipientUid: uid, senderPersonalId: null,
-        recipientPersonalId: profile.isIndividual ? profile.id : null, currency: design.currency, amount, private: input.private, message: input.message ?? null, messageSubject: null,
-        appdata: input.appdata, details: { design_id: design.id, distribution_plan_id: plan.id },
+        workflowType: 'send_design', senderId: input.callerId, recipientId: profile.id, recipientUid: uid, recipientPersonalId: profile.isIndividual ? profile.id : null,
+        currency: design.currency, amount, private: input.private, message: input.message, appdata: input.appdata, details: { design_id: design.id, distribution_plan_id: plan.id },
       },
       views,
     },

@@ -46,9 +46,8 @@ async function writeDeposit(ctx: FundProxyContext, unit: Unit<FundProxyFailure>,
     holding: { off: 'open loop cash: the holding rules are brand cash rules' },
     transfer: {
       ended: {
-        workflowType: 'receive_ach_confirm', senderId: proxy.issuer_id, senderUid: `service:${proxy.issuer_id}`, recipientId: recipient.id,
-        recipientUid: `service:${recipient.id}`, senderPersonalId: null, recipientPersonalId: recipient.isIndividual ? recipient.id : null, currency,
-        private: true, message: null, messageSubject: null, appdata: proxy.appdata, details: { fund_proxy_id: proxy.id },
+        workflowType: 'receive_ach_confirm', senderId: proxy.issuer_id, recipientId: recipient.id, recipientPersonalId: recipient.isIndividual ? recipient.id : null,
+        currency, appdata: proxy.appdata, details: { fund_proxy_id: proxy.id },
       },
       views: viewsOf(proxy),
     },

@@ -43,8 +43,7 @@ async function writeIssue(unit: Unit, input: IssueInput, issuerId: string, holde
     holding: { off: 'open loop cash: the holding rules are brand cash rules' },
     transfer: {
       ended: {
-        workflowType: 'grant', senderId: issuerId, senderUid: `service:${issuerId}`, recipientId: holder.id, recipientUid: `service:${holder.id}`,
-        senderPersonalId: null, recipientPersonalId: holder.isIndividual ? holder.id : null, currency: input.currency, private: true, message: null, messageSubject: null, appdata: {}, details: {},
+        workflowType: 'grant', senderId: issuerId, recipientId: holder.id, recipientPersonalId: holder.isIndividual ? holder.id : null, currency: input.currency,
       },
       views: holder.id === issuerId ? [{ profileId: holder.id, role: 'recipient' }] : [{ profileId: issuerId, role: 'sender' }, { profileId: holder.id, role: 'recipient' }],
     },

@@ -9,7 +9,8 @@ import { lockBalances } from '../ledger/cash.ts';
 import { offerConfirmCodeBytes } from '../limits.ts';
 import { formatMinor } from '../money.ts';
 import { wallet } from '../profiles/machine.ts';
-import { stateFields, transfer, type TransferStateName } from '../transfers/machine.ts';
+import { transfer } from '../transfers/machine.ts';
+import { newTransfer } from '../transfers/new-transfer.ts';
 import { passGate } from '../transfers/gate.ts';
 import { requestConfirmationIn } from './confirmation.ts';
 import type { OffersContext } from './context.ts';
@@ -46,18 +47,16 @@ async function takeStockIn(unit: Unit<AcceptRefusal>, { input, offer, design, pl
 /** The purchase_offer transfer of an accept through the gate: waiting for the confirmation link, or done now; its cash moves in payoutIn, leg by leg. */
 async function insertPurchaseIn(unit: Unit<AcceptRefusal>, { input, offer, option, price, confirmEmail }: PreparedAccept, transferId: string, code: string | null): Promise<void> {
   const created = unit.create(transfer, transferId, { workflowType: 'purchase_offer', waitFor: code ? 'invite' : 'none', at: unit.now.toISOString() });
-  const row = {
+  const row = newTransfer({ id: transferId, at: unit.now, amount: offer.amount * BigInt(input.quantity) }, {
     // A confirming transfer names the email to confirm, so only following the link (not
     // POST /t/<id>/accept, which needs the UID confirmed already) completes it.
-    id: transferId, workflowType: 'purchase_offer', senderId: offer.profile_id, senderUid: `service:${offer.profile_id}`, recipientId: input.accepterId,
-    recipientUid: code ? `email:${confirmEmail}` : `service:${input.accepterId}`, senderPersonalId: null, recipientPersonalId: input.accepterId, currency: offer.currency,
-    amount: offer.amount * BigInt(input.quantity), at: unit.now, state: stateFields(created.value as TransferStateName), endAt: code ? null : unit.now,
-    activityCount: created.context.activityCount, private: input.private, message: null, messageSubject: null, appdata: input.appdata,
+    workflowType: 'purchase_offer', senderId: offer.profile_id, recipientId: input.accepterId, recipientUid: code ? `email:${confirmEmail}` : undefined,
+    recipientPersonalId: input.accepterId, currency: offer.currency, private: input.private, appdata: input.appdata,
     details: {
       offer_id: offer.id, offer_title: offer.title, option_id: option.option_id, payment_type: option.payment_type, quantity: input.quantity,
       referrer_id: input.referrerId ?? null, message_rules: input.messageRules ?? [], price: formatMinor(price * BigInt(input.quantity), offer.currency),
     },
-  };
+  }, created);
   const passed = await passGate(unit, {
     kind: 'record',
     transferId,

@@ -6,7 +6,8 @@ import type { DesignRow, PlanRow } from '../designs/types.ts';
 import { designById, planById } from '../designs/queries.ts';
 import { balanceLockKey, walletHolder } from '../ledger/cash.ts';
 import { sendFailure, type Failure } from '../ledger/errors.ts';
-import { stateFields, transfer, type TransferStateName } from '../transfers/machine.ts';
+import { transfer } from '../transfers/machine.ts';
+import { newTransfer } from '../transfers/new-transfer.ts';
 import { passGate } from '../transfers/gate.ts';
 import type { OffersContext } from './context.ts';
 import type { TransferFailed } from './errors.ts';
@@ -62,12 +63,10 @@ export async function failedTransfer(ctx: OffersContext, offer: OfferRow, accept
       cash: [],
       holding: { off: 'nothing moves' },
       transfer: {
-        row: {
-          id, workflowType: 'purchase_offer', senderId: offer.profile_id, senderUid: `service:${offer.profile_id}`, recipientId: accepterId, recipientUid: `service:${accepterId}`,
-          senderPersonalId: null, recipientPersonalId: accepterId, currency: offer.currency, amount: offer.amount * BigInt(quantity), at: unit.now,
-          state: stateFields(canceled.value as TransferStateName), endAt: unit.now, activityCount: canceled.context.activityCount, private: true,
-          message: null, messageSubject: null, appdata: {}, details: { offer_id: offer.id, quantity, reason: 'not_available' },
-        },
+        row: newTransfer({ id, at: unit.now, amount: offer.amount * BigInt(quantity) }, {
+          workflowType: 'purchase_offer', senderId: offer.profile_id, recipientId: accepterId, recipientPersonalId: accepterId, currency: offer.currency,
+          details: { offer_id: offer.id, quantity, reason: 'not_available' },
+        }, canceled),
         views: [{ profileId: offer.profile_id, role: 'sender' }, { profileId: accepterId, role: 'recipient' }],
       },
       move: { off: 'a canceled transfer records that nothing moved' },

@@ -8,7 +8,8 @@ import { escrowHolder, pickFromWallet, walletHolder } from '../ledger/cash.ts';
 import { failure, sendFailure, type Duplicate, type Failure } from '../ledger/errors.ts';
 import { appdataCharsMax } from '../limits.ts';
 import { formatMinor } from '../money.ts';
-import { stateFields, transfer, type TransferStateName } from '../transfers/machine.ts';
+import { transfer } from '../transfers/machine.ts';
+import { newTransfer } from '../transfers/new-transfer.ts';
 import { appdataChars } from '../transfers/service.ts';
 import { idempotently, passGate, type DedupRequest, type TransferRecord } from '../transfers/gate.ts';
 import { redactAccountNumber, type AccountInput } from './accounts.ts';
@@ -123,12 +124,10 @@ function payoutTransfer(input: PayoutSendInput, plan: PayoutPlan, escrowed: Escr
   const views = [{ profileId: input.profileId, role: 'sender' }];
   if (feeRecipient && feeRecipient !== input.profileId) views.push({ profileId: feeRecipient, role: 'fee_recipient' });
   return {
-    row: {
-      id: transferId, workflowType: plan.workflowType, senderId: input.profileId, senderUid: `service:${input.profileId}`, recipientId: account.id,
-      recipientUid: `service:${account.id}`, senderPersonalId: input.personalProfileId, recipientPersonalId: null, currency: plan.currency,
-      amount: sumPicks(escrowed.picks), at, state: stateFields(snapshot.value as TransferStateName), endAt: null, activityCount: snapshot.context.activityCount,
-      private: true, message: null, messageSubject: null, appdata: input.appdata, details,
-    },
+    row: newTransfer({ id: transferId, at, amount: sumPicks(escrowed.picks) }, {
+      workflowType: plan.workflowType, senderId: input.profileId, recipientId: account.id, senderPersonalId: input.personalProfileId, currency: plan.currency,
+      appdata: input.appdata, details,
+    }, snapshot),
     views,
   };
 }

@@ -36,7 +36,8 @@ import { secretHash } from '../ids.ts';
 import { dedupWindowMs } from '../limits.ts';
 import type { Queryable, TransactionSql } from '../storage/database.ts';
 import type { GateRefusal } from './errors.ts';
-import { stateFields, transfer, type TransferStateName } from './machine.ts';
+import { transfer } from './machine.ts';
+import { newTransfer, type TransferFields } from './new-transfer.ts';
 import * as store from './store.ts';
 
 /** Which cash the caller may move: a closed-loop token, brand cash only. */
@@ -84,9 +85,9 @@ export interface WalletStates {
   recipient: string | null;
 }
 
-/** The transfer a movement records: ended now (the gate creates its actor), or a row the path's actor already started. */
+/** The transfer a movement records: ended now (the gate creates its actor and builds the row, new-transfer.ts), or a row the path's actor already started (newTransfer). */
 export type TransferRecord =
-  | { ended: Omit<store.NewTransfer, 'id' | 'at' | 'state' | 'endAt' | 'activityCount' | 'amount'> & { amount?: bigint }; views: { profileId: string; role: string }[] }
+  | { ended: TransferFields & { amount?: store.NewTransfer['amount'] }; views: { profileId: string; role: string }[] }
   | { row: store.NewTransfer; views: { profileId: string; role: string }[] };
 
 /** A new note issued into a wallet: its loop, currency and amount are the movement's picks. */
@@ -322,10 +323,7 @@ async function recordTransfer(unit: Unit, transferId: string, record: TransferRe
   if ('row' in record) return store.insertTransfer(unit.tx, record.row, record.views);
   const at = unit.now;
   const snapshot = unit.create(transfer, transferId, { workflowType: record.ended.workflowType, waitFor: 'none', at: at.toISOString() });
-  await store.insertTransfer(unit.tx, {
-    ...record.ended, id: transferId, amount: record.ended.amount ?? sumPicks(picks), at, state: stateFields(snapshot.value as TransferStateName), endAt: at,
-    activityCount: snapshot.context.activityCount,
-  }, record.views);
+  await store.insertTransfer(unit.tx, newTransfer({ id: transferId, at, amount: record.ended.amount ?? sumPicks(picks) }, record.ended, snapshot), record.views);
 }
 
 /** Rung 5: moves (or issues) the picks after the paired assertion, every movement number's lines against the picks; answers an issued note's serial. */

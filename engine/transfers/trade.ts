@@ -10,7 +10,8 @@ import { failure, sendFailure, type Duplicate, type Failure } from '../ledger/er
 import { appdataCharsMax } from '../limits.ts';
 import { formatDecimal, formatMinor, positiveMoneyOf, wellFormedDecimal, type Decimal } from '../money.ts';
 import type { ProfileRecord, ProfilesService } from '../profiles/service.ts';
-import { stateFields, transfer, type TransferStateName } from './machine.ts';
+import { transfer } from './machine.ts';
+import { newTransfer } from './new-transfer.ts';
 import { accepts, redeemedLoopsOf } from './acceptance.ts';
 import { redeemArrivedIn } from '../designs/redemption.ts';
 import { appdataChars, closedLoopRefusal } from './input-checks.ts';
@@ -155,16 +156,14 @@ async function startIn(unit: Unit<Failure | Duplicate>, offer: Offer, dedup: Ded
     transfer: (picks) => {
       const snapshot = unit.create(transfer, transferId, { workflowType: 'trade', waitFor: 'trade', at: at.toISOString() });
       return {
-        row: {
-          id: transferId, workflowType: 'trade', senderId: input.senderId, senderUid: offer.senderUid, recipientId: recipient.id, recipientUid: offer.recipientUid,
-          senderPersonalId: input.senderPersonalId, recipientPersonalId: recipient.isIndividual ? recipient.id : null, currency: offer.offered[0].currency,
-          amount: sumPicks(picks), at, state: stateFields(snapshot.value as TransferStateName), endAt: null, activityCount: snapshot.context.activityCount,
-          private: true, message: null, messageSubject: null, appdata: input.appdata,
+        row: newTransfer({ id: transferId, at, amount: sumPicks(picks) }, {
+          workflowType: 'trade', senderId: input.senderId, senderUid: offer.senderUid, recipientId: recipient.id, recipientUid: offer.recipientUid,
+          senderPersonalId: input.senderPersonalId, recipientPersonalId: recipient.isIndividual ? recipient.id : null, currency: offer.offered[0].currency, appdata: input.appdata,
           details: {
             trade: { amounts: input.amounts.map(storedEntry), expect_amounts: input.expectAmounts.map(storedEntry) },
             alarms: [{ name: 'alarm.expire_trade', timestamp: expiresAt.toISOString() }],
           },
-        },
+        }, snapshot),
         views: [{ profileId: input.senderId, role: 'sender' }, { profileId: recipient.id, role: 'recipient' }],
       };
     },
