@@ -37,17 +37,6 @@ export async function anchorBalances(tx: Queryable, profileIds: readonly string[
     on conflict (profile_id, currency, loop_id) do nothing`;
 }
 
-export interface BalanceRow {
-  loop_id: string;
-  currency: string;
-  amount: bigint;
-}
-
-export async function selectBalances(sql: Queryable, profileId: string): Promise<BalanceRow[]> {
-  return sql<BalanceRow[]>`
-    select loop_id, currency, amount from balances where profile_id = ${profileId} and amount > 0 order by currency, loop_id`;
-}
-
 export async function selectBalance(sql: Queryable, profileId: string, loopId: string, currency: string): Promise<bigint> {
   const rows = await sql<{ amount: bigint }[]>`
     select amount from balances where profile_id = ${profileId} and currency = ${currency} and loop_id = ${loopId}`;
@@ -63,7 +52,7 @@ export async function selectHeldForCap(sql: Queryable, profileId: string, loopId
   return rows[0]?.amount ?? 0n;
 }
 
-export interface HoldingRow {
+interface HoldingRow {
   loop_id: string;
   currency: string;
   amount: bigint;

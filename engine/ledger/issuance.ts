@@ -10,7 +10,7 @@ import { failure, type Failure } from './errors.ts';
 import type { LedgerContext } from './service-types.ts';
 import * as store from './store.ts';
 
-export const issuerSettingName = 'open_loop_issuer_id';
+const issuerSettingName = 'open_loop_issuer_id';
 export const issueFeature = 'issue_open_loop';
 
 type IssueInput = { toProfileId: string; amount: Decimal; currency: string; issuerId?: string };

@@ -71,11 +71,6 @@ export async function selectNotes(sql: Queryable, holder: Holder, serials: bigin
   return rows.map(toNote);
 }
 
-export async function nextSerial(tx: Queryable): Promise<bigint> {
-  const rows = await tx<{ serial: bigint }[]>`select nextval('note_serials') as serial`;
-  return rows[0].serial;
-}
-
 /** Creates a note (issuance; open loop cash merges into the wallet's open loop note) and adds it to the wallet balance and the issued total, in one statement. */
 export async function insertIssuedNote(
   tx: Queryable,

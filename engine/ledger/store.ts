@@ -2,7 +2,7 @@
 // (moves-store.ts), balances and their locks (balances-store.ts), totals, settings and the audit's
 // reads (totals-store.ts). Every write that moves cash is one statement that moves the notes and
 // adjusts the balances together. Only engine/ledger/ opens these files.
-export type { Holder, HolderKind, LoopSummaryRow, MovementLine, MovementRow } from './types.ts';
+export type { Holder, MovementLine } from './types.ts';
 export * from './notes-store.ts';
 export * from './moves-store.ts';
 export * from './balances-store.ts';

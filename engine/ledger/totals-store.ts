@@ -65,7 +65,7 @@ export async function selectAuditTotals(sql: Queryable): Promise<AuditRow[]> {
     from keys k order by k.currency, k.loop_id`;
 }
 
-export interface ReserveRow {
+interface ReserveRow {
   design_id: string;
   currency: string;
   reserve: bigint;

@@ -1,7 +1,7 @@
 // The ledger's shapes other domains use: who holds notes, a movement's lines and rows, a wallet's
 // cash by loop. The SQL that reads and writes them is store.ts, the ledger's alone.
 
-export type HolderKind = 'wallet' | 'transfer' | 'redeemed' | 'reserve' | 'expired';
+type HolderKind = 'wallet' | 'transfer' | 'redeemed' | 'reserve' | 'expired';
 export interface Holder {
   kind: HolderKind;
   id: string;

@@ -243,11 +243,8 @@ export interface DedupRequest {
   amount: bigint | null | undefined;
 }
 
-/** What a dedup key already answers: the first transfer, or a refusal when the request differs. */
-export type DedupAnswer = { ok: true; transferId: string } | GateRefusal;
-
 /** The digest a key keeps of its first request: sha256 of the kind of call and the terms in canonical JSON. */
-export function requestDigest(request: { call: DedupCall; terms: DedupRequest['terms'] }): string {
+function requestDigest(request: { call: DedupCall; terms: DedupRequest['terms'] }): string {
   return secretHash(canonicalJson({ call: request.call, terms: request.terms }));
 }
 

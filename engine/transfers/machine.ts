@@ -5,7 +5,7 @@ import { defineActorKind } from '../actors/actor.ts';
 
 export type WaitFor = 'none' | 'invite' | 'paycode' | 'hold' | 'payout' | 'trade' | 'bill';
 
-export interface TransferContext {
+interface TransferContext {
   workflowType: string;
   waitFor: WaitFor;
   activityCount: number;
@@ -199,7 +199,7 @@ const nextActivities: Record<TransferStateName, string> = {
 };
 
 /** What a transfer's row takes from its actor's snapshot: the state it shows, when it ended, the activities it counted. */
-export interface RowState {
+interface RowState {
   state: { nextActivity: string; completed: boolean; canceled: boolean; runState: string };
   endAt: Date | null;
   activityCount: number;

@@ -31,7 +31,7 @@ export interface TransferFields {
 }
 
 /** Every field of the row but its number, time, amount and state: the path's fields with the defaults filled. */
-export type FilledFields = Omit<NewTransfer, 'id' | 'at' | 'amount' | 'state' | 'endAt' | 'activityCount'>;
+type FilledFields = Omit<NewTransfer, 'id' | 'at' | 'amount' | 'state' | 'endAt' | 'activityCount'>;
 
 /** The path's fields with the defaults filled (named one by one: nothing else a path passes reaches the row). */
 export function transferFields(fields: TransferFields): FilledFields {

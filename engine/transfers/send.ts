@@ -18,7 +18,7 @@ import { resolveRecipient, type ResolvedRecipient } from './recipient.ts';
 import { writeSend } from './send-writes.ts';
 import * as store from './store.ts';
 import type { SendInput, SendResult, SendUnit } from './send-types.ts';
-export type { SendInput, SendDetail, SendResult, SendUnit } from './send-types.ts';
+export type { SendInput, SendResult } from './send-types.ts';
 
 /** What the send knows before its transaction: checked input, recipient, and what it waits for. */
 interface PreparedSend {

@@ -22,20 +22,20 @@ import { idempotently, passGate, type DedupRequest } from './gate.ts';
 import * as store from './store.ts';
 
 /** A trade entry as the edge read it. */
-export interface TradeEntryInput {
+interface TradeEntryInput {
   loop_id: string;
   currency: string;
   amount: Decimal;
 }
 
 /** A trade entry as the transfer's details keep it (and answer it). */
-export interface TradeEntry {
+interface TradeEntry {
   loop_id: string;
   currency: string;
   amount: string;
 }
 
-export interface TradeInput {
+interface TradeInput {
   senderId: string;
   senderPersonalId: string | null;
   recipientUid: string;
@@ -47,7 +47,7 @@ export interface TradeInput {
   closedLoopOnly: boolean;
 }
 
-export interface AcceptTradeInput {
+interface AcceptTradeInput {
   callerId: string;
   transferId: string;
   settlerUid?: string;
@@ -55,7 +55,7 @@ export interface AcceptTradeInput {
   closedLoopOnly: boolean;
 }
 
-export type TradeResult = { ok: true; transferId: string } | Failure;
+type TradeResult = { ok: true; transferId: string } | Failure;
 
 export interface TradesService {
   start(input: TradeInput): Promise<TradeResult>;
