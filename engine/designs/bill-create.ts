@@ -3,7 +3,8 @@
 import type { Unit } from '../actors/command.ts';
 import { openLoopId } from '../ledger/allocation.ts';
 import type { Duplicate } from '../ledger/errors.ts';
-import { authorityRefusal, idempotently, passGate, type DedupRequest } from '../transfers/gate.ts';
+import { authorityRefusal, passGate } from '../transfers/gate.ts';
+import { idempotently, type DedupRequest } from '../transfers/idempotency.ts';
 import { billPaymentWaitMs, billReminderIntervalMs } from '../limits.ts';
 import { canonicalUidOf, personNameProblem } from '../profiles/names.ts';
 import { transfer } from '../transfers/machine.ts';

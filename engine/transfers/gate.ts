@@ -20,8 +20,9 @@
 // (started, and both legs of an accept), bank payouts and their settlement, settlements, expiry,
 // issuance, fund-proxy deposits, and escrow returned to its sender (returnEscrowIn);
 // docs/architecture.md lists what each turns off.
-// The rung functions stay private, except those the checks outside a command share (idempotently:
-// a repeat answers before the command, the winner of a race after it; claimDedupIn for the send's
+// The rung functions stay private, except those the checks outside a command share (onceByKey, and
+// idempotently for a dedup_id: a repeat answers before the command, the winner of a race after it,
+// whichever table keeps the key; claimDedupIn for the send's
 // pipelined first statements; walletStatesRefusal for a send's plan) and authorityRefusal for cash
 // a waiting transfer already holds (retraction, skip).
 // Refusals take the one shape Refusal<Code> (./errors.ts); the rungs' own are GateRefusal.
@@ -32,10 +33,9 @@ import {
   assertLinesMatchPicks, countLeft, escrowHolder, heldNotes, issueNote, lockWalletBalances, moveNotes, moveRecorded, recordMovements, walletHolder, type Holder, type MovementLine,
 } from '../ledger/cash.ts';
 import { duplicate, sendFailure, type Duplicate, type Failure } from '../ledger/errors.ts';
-import { secretHash } from '../ids.ts';
-import { dedupWindowMs } from '../limits.ts';
-import type { Queryable, TransactionSql } from '../storage/database.ts';
+import type { TransactionSql } from '../storage/database.ts';
 import type { GateRefusal } from './errors.ts';
+import { claimDedupIn, type DedupRequest } from './idempotency.ts';
 import { transfer } from './machine.ts';
 import { newTransfer, type TransferFields } from './new-transfer.ts';
 import * as store from './store.ts';
@@ -218,95 +218,6 @@ export function walletStatesRefusal(senderState: string | null, recipientState: 
   if (senderState !== 'active') return sendFailure([{ code: 'sender_wallet_not_active', field_name: 'sender_uid', info: { state: senderState } }]);
   if (recipientState === 'closed') return sendFailure([{ code: 'recipient_wallet_closed', field_name: 'recipient_uid', info: {} }]);
   return null;
-}
-
-/** The kinds of call that take a dedup_id: one key space per owner, so a key reused across kinds is another request. */
-export type DedupCall = 'send' | 'design_send' | 'bill' | 'payout' | 'trade' | 'pull' | 'processor';
-
-/** A request under a dedup key: the caller that owns the key, and what makes it the same request. */
-export interface DedupRequest {
-  ownerId: string;
-  key: string;
-  call: DedupCall;
-  /**
-   * Every field of the request as the caller gave it that decides what moves (recipient, loops,
-   * design, plan, amounts, currency, serial numbers, account …): a repeat must give them all alike.
-   */
-  terms: Readonly<Record<string, unknown>>;
-  // For keys claimed before requests were digested (migration 0310), the first transfer's fields:
-  /** The sender asked for; undefined when the request names no profile yet (a bill to a customer it creates). */
-  senderId: string | undefined;
-  /** The recipient asked for; undefined when the request names no profile yet (an invitation, a bill's new customer). */
-  recipientId: string | null | undefined;
-  currency: string;
-  /** The amount asked for; null when the request names none (its transfer moved nothing); undefined when not known before the move (serial numbers). */
-  amount: bigint | null | undefined;
-}
-
-/** The digest a key keeps of its first request: sha256 of the kind of call and the terms in canonical JSON. */
-function requestDigest(request: { call: DedupCall; terms: DedupRequest['terms'] }): string {
-  return secretHash(canonicalJson({ call: request.call, terms: request.terms }));
-}
-
-function canonicalJson(value: unknown): string {
-  if (typeof value === 'bigint') return JSON.stringify(value.toString());
-  if (value === undefined || value === null) return 'null';
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value instanceof Date) return JSON.stringify(value.toISOString());
-  if (typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).filter(([, field]) => field !== undefined).sort(([left], [right]) => (left < right ? -1 : left > right ? 1 : 0));
-    return `{${entries.map(([key, field]) => `${JSON.stringify(key)}:${canonicalJson(field)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
-
-/**
- * Rung 3 as one wrapper for every path that takes a dedup_id (as Formance's forgeLog): a live key
- * answers before the command, its first transfer for the same request and 409 dedup_id_reused for
- * any other; the command claims the key (passGate's dedup rung, or claimDedupIn); a command that
- * lost the race for it answers Duplicate, and the winner is read again and compared the same way.
- * `repeated` makes the path's answer for the first transfer.
- */
-export async function idempotently<R extends { ok: boolean }>(
-  db: Queryable, request: DedupRequest | null, now: Date, run: () => Promise<R | Duplicate>, repeated: (transferId: string) => R | Promise<R>,
-): Promise<R | GateRefusal> {
-  if (request) {
-    const row = await store.selectDedupRow(db, request.ownerId, request.key);
-    if (row && row.created_at.getTime() >= now.getTime() - dedupWindowMs) return answered(db, request, row, repeated);
-  }
-  const result = await run();
-  if (!isDuplicate(result)) return result;
-  if (!request) throw new Error('a command without a dedup key answered duplicate');
-  const winner = await store.selectDedupRow(db, request.ownerId, request.key);
-  if (!winner) throw new Error('dedup key vanished');
-  return answered(db, request, winner, repeated);
-}
-
-function isDuplicate(result: { ok: boolean }): result is Duplicate {
-  return !result.ok && (result as { error?: string }).error === 'duplicate';
-}
-
-async function answered<R>(db: Queryable, request: DedupRequest, row: store.DedupRow, repeated: (transferId: string) => R | Promise<R>): Promise<R | GateRefusal> {
-  const same = row.request_digest === null ? await sameAsFirstTransfer(db, request, row.transfer_id) : row.request_digest === requestDigest(request);
-  if (!same) return { ok: false, error: 'dedup_id_reused', detail: 'this dedup_id already names another request of this caller' };
-  return repeated(row.transfer_id);
-}
-
-/** A key claimed before requests were digested: the first transfer's parties, currency and amount. */
-async function sameAsFirstTransfer(db: Queryable, request: DedupRequest, transferId: string): Promise<boolean> {
-  const first = await store.selectTransfer(db, transferId);
-  if (!first) throw new Error(`dedup key names a missing transfer ${transferId}`);
-  // A send's payment code may since have been taken for less: the amount asked is the code's.
-  const paycode = first.workflow_type === 'profile_to_profile' && request.amount ? await store.selectPaycodeByTransfer(db, transferId) : null;
-  const asked = paycode?.amount ?? first.amount;
-  return (request.senderId === undefined || first.sender_id === request.senderId) && (request.recipientId === undefined || first.recipient_id === request.recipientId)
-    && first.currency === request.currency
-    && (request.amount === undefined || (request.amount === null ? first.amount === 0n : asked === request.amount));
-}
-
-/** Rung 3, inside the command: claims the key for the new transfer with its request's digest; false when a concurrent request holds it. */
-export function claimDedupIn(tx: Queryable, request: DedupRequest, transferId: string, now: Date): Promise<boolean> {
-  return store.claimDedup(tx, { ownerId: request.ownerId, key: request.key, transferId, digest: requestDigest(request), at: now, windowStart: new Date(now.getTime() - dedupWindowMs) });
 }
 
 /** Rung 4: the holding rules of every brand cash loop picked, before the move. */

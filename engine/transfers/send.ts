@@ -10,7 +10,7 @@ import type { ProfileRecord } from '../profiles/service.ts';
 import type { ReadyCode } from '../passwords.ts';
 import { accepts, redeemedLoopsOf } from './acceptance.ts';
 import type { TransfersContext } from './context.ts';
-import { claimDedupIn, idempotently, type DedupRequest } from './gate.ts';
+import { claimDedupIn, idempotently, type DedupRequest } from './idempotency.ts';
 import { appdataChars, closedLoopRefusal } from './input-checks.ts';
 import type { WaitFor } from './machine.ts';
 import { planSend, type SendLoaded } from './plan.ts';

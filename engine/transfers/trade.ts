@@ -18,7 +18,8 @@ import { appdataChars, closedLoopRefusal } from './input-checks.ts';
 import type { TransfersService } from './service.ts';
 import { unexpiredEscrowPicks } from '../designs/expiry.ts';
 import { parseUid } from '../uids.ts';
-import { idempotently, passGate, type DedupRequest } from './gate.ts';
+import { passGate } from './gate.ts';
+import { idempotently, type DedupRequest } from './idempotency.ts';
 import * as store from './store.ts';
 
 /** A trade entry as the edge read it. */
