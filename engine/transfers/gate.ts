@@ -20,11 +20,10 @@
 // (started, and both legs of an accept), bank payouts and their settlement, settlements, expiry,
 // issuance, fund-proxy deposits, and escrow returned to its sender (returnEscrowIn);
 // docs/architecture.md lists what each turns off.
-// The rung functions stay private, except those the checks outside a command share (onceByKey, and
-// idempotently for a dedup_id: a repeat answers before the command, the winner of a race after it,
-// whichever table keeps the key; claimDedupIn for the send's
-// pipelined first statements; walletStatesRefusal for a send's plan) and authorityRefusal for cash
-// a waiting transfer already holds (retraction, skip).
+// Rung 3's wrapper for the checks outside a command (a repeat answers before it, the winner of a
+// race after it) is ./idempotency.ts (onceByKey, idempotently; claimDedupIn for the send's pipelined
+// first statements). The rung functions stay private, except walletStatesRefusal for a send's plan
+// and authorityRefusal for cash a waiting transfer already holds (retraction, skip).
 // Refusals take the one shape Refusal<Code> (./errors.ts); the rungs' own are GateRefusal.
 import type { Unit } from '../actors/command.ts';
 import { holdingRulesProblem, type RulesRecipient } from '../designs/rules.ts';
