@@ -125,6 +125,29 @@ test('a deposit is issued by the issuer into the recipient\'s wallet, with the a
   await audit();
 });
 
+test('a trace number through the one idempotency wrapper: racing repeats issue once; a trace claimed before request digests compares the amount', async () => {
+  const body = { routing_number: routing, issuer_uid: `service:${world.issuerId}`, recipient_uid: `service:${pat.id}` };
+  const { account_number: account } = (await getAch(body)).body;
+  const before = await usd(server, pat.id);
+  const deposit = (amount: string) => server.client.post('/admin/fundproxy/deposit', { account_number: account, amount, trace_number: 'RACE-1' }, operator);
+  const racing = await Promise.all([1, 2, 3, 4, 5, 6].map(() => deposit('7.00')));
+  for (const answer of racing) assert.is(answer.status, 200, answer.text);
+  const transferId = racing[0].body.transfer_id;
+  assert.equal([...new Set(racing.map((answer) => answer.body.transfer_id))], [transferId], 'every repeat answers the one deposit');
+  assert.is(racing.filter((answer) => answer.body.duplicate === false).length, 1, 'one deposit was new');
+  assert.is(await usd(server, pat.id), (Number(before) + 7).toFixed(2), 'issued once');
+  const [claimed] = await server.engine.sql<{ request_digest: string | null }[]>`select request_digest from fund_proxy_deposits where trace_number = 'RACE-1'`;
+  assert.ok(claimed.request_digest, 'the trace keeps its request\'s digest');
+  // A trace claimed before migration 1050 has no digest: the first deposit's amount and currency decide.
+  await server.engine.sql`update fund_proxy_deposits set request_digest = null where trace_number = 'RACE-1'`;
+  assert.equal((await deposit('7.00')).body, { transfer_id: transferId, duplicate: true });
+  const changed = await deposit('7.01');
+  assert.is(changed.status, 409, changed.text);
+  assert.is(changed.body.error, 'trace_number_reused');
+  assert.is(await usd(server, pat.id), (Number(before) + 7).toFixed(2), 'nothing more issued');
+  await audit();
+});
+
 test('with a distributor: issue, grant to the distributor, passed on to the recipient; the distributor holds nothing', async () => {
   const body = { routing_number: routing, issuer_uid: `service:${world.issuerId}`, distributor_uid: `service:${distributorId}`, recipient_uid: `service:${pat.id}` };
   const { account_number: account } = (await getAch(body)).body;

@@ -188,6 +188,33 @@ test('accept an open loop offer: cash, transfer, profile; dedup_id repeats the a
   await assertAudit('open loop accept');
 });
 
+test("an accept's dedup_id through the one wrapper: racing repeats make one accept; another request is 409 dedup_id_reused and moves nothing; keys from before digests compare their fields", async () => {
+  const created = await offer(cafe, { title: 'Keyed', show_limit: 5 });
+  const pat = await person();
+  const body = { option_id: 'free', quantity: 1, dedup_id: 'keyed' };
+  const racing = await Promise.all([1, 2, 3, 4].map(() => post(`/o/${created.id}/accept`, body, pat.auth)));
+  for (const answer of racing) assert.is(answer.status, 200, answer.text);
+  const transferId = racing[0].body.transfer.id;
+  assert.equal([...new Set(racing.map((answer) => answer.body.transfer.id))], [transferId], 'every repeat answers the one accept');
+  assert.is(await usd(server, pat.id), '5.00');
+  const before = await ledgerFingerprint(server.engine);
+  assertRefused(await post(`/o/${created.id}/accept`, { ...body, quantity: 2 }, pat.auth), 409, 'dedup_id_reused');
+  assertRefused(await post(`/o/${created.id}/accept`, { ...body, referrer_id: cafe.id }, pat.auth), 409, 'dedup_id_reused');
+  const another = await offer(cafe, { title: 'Another' });
+  assertRefused(await post(`/o/${another.id}/accept`, body, pat.auth), 409, 'dedup_id_reused');
+  const [digested] = await server.engine.sql<{ request_digest: string | null }[]>`select request_digest from offer_acceptances where accepter_id = ${pat.id} and dedup_id = 'keyed'`;
+  assert.ok(digested.request_digest, 'the key keeps its request\'s digest');
+  // A key claimed before migration 1050 has no digest: the acceptance's offer, option, quantity and referrer decide.
+  await server.engine.sql`update offer_acceptances set request_digest = null where accepter_id = ${pat.id} and dedup_id = 'keyed'`;
+  const repeated = await post(`/o/${created.id}/accept`, body, pat.auth);
+  assert.is(repeated.status, 200, repeated.text);
+  assert.is(repeated.body.transfer.id, transferId);
+  assertRefused(await post(`/o/${created.id}/accept`, { ...body, quantity: 2 }, pat.auth), 409, 'dedup_id_reused');
+  assert.is(await ledgerFingerprint(server.engine), before, 'nothing moved after the first accept');
+  assert.is((await get(`/o/${created.id}/info`)).body.offer.purchases_remain, 9, 'one unit of stock taken');
+  await assertAudit('keyed accepts');
+});
+
 test('an accept that would take the accepter over max_per_wallet is a 400 naming quantity, not the 503 of a business that cannot pay', async () => {
   const capped = await post('/design/create', { title: 'Capped Gift', currency: 'USD', design_type: 'gl_design' }, cafe.auth);
   const cappedPlan = (await post(`/design/${capped.body.id}/plan/create`, { title: 'Offers' }, cafe.auth)).body.plan_id;

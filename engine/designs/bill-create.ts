@@ -3,12 +3,13 @@
 import type { Unit } from '../actors/command.ts';
 import { openLoopId } from '../ledger/allocation.ts';
 import type { Duplicate } from '../ledger/errors.ts';
-import { authorityRefusal, idempotently, passGate, type DedupRequest } from '../transfers/gate.ts';
+import { authorityRefusal, passGate } from '../transfers/gate.ts';
+import { idempotently, type DedupRequest } from '../transfers/idempotency.ts';
 import { billPaymentWaitMs, billReminderIntervalMs } from '../limits.ts';
 import { canonicalUidOf, personNameProblem } from '../profiles/names.ts';
-import { stateFields, transfer, type TransferStateName } from '../transfers/machine.ts';
+import { transfer } from '../transfers/machine.ts';
+import { newTransfer } from '../transfers/new-transfer.ts';
 import { transferById } from '../transfers/rows.ts';
-import type { NewTransfer } from '../transfers/types.ts';
 import { issueTerms, type IssueTerms } from './access.ts';
 import { remindIn } from './bill-reminders.ts';
 import type { BillInput, BillResult } from './bill-types.ts';
@@ -77,16 +78,15 @@ async function billIn(
   }
   const snapshot = unit.create(transfer, transferId, { workflowType: 'bill', waitFor: 'bill', at: at.toISOString() });
   const agreementId = design.issuer_id === input.callerId ? null : await store.selectActiveAgreementId(unit.tx, design.id, input.callerId, 'distributor');
-  const row: NewTransfer = {
-    id: transferId, workflowType: 'bill', senderId: customerId, senderUid: claimedUid ?? `service:${customerId}`, recipientId: input.callerId, recipientUid: `service:${input.callerId}`,
-    senderPersonalId: customerId, recipientPersonalId: null, money, at, state: stateFields(snapshot.value as TransferStateName), endAt: null,
-    activityCount: snapshot.context.activityCount, private: input.private, message: input.message ?? null, messageSubject: null, appdata: input.appdata,
+  const row = newTransfer({ id: transferId, at, money }, {
+    workflowType: 'bill', senderId: customerId, senderUid: claimedUid ?? undefined, recipientId: input.callerId, senderPersonalId: customerId,
+    private: input.private, message: input.message, appdata: input.appdata,
     details: {
       confirmed: false, reminder_count: 0, design_id: design.id, issuer_id: design.issuer_id, agreement_id: agreementId, distribution_plan_id: plan.id,
       bankcard_number: `${design.id}-${transferId.slice(-6)}`, confirm_timestamp: null, declared_bank: null, declared_amount: null, declared_date: null,
       merchant_title: merchantTitle,
     },
-  };
+  }, snapshot);
   const passed = await passGate(unit, {
     kind: 'record',
     transferId,

@@ -4,7 +4,8 @@ import type { Unit } from '../actors/command.ts';
 import { balanceLockKey, balanceRowLocks } from '../ledger/cash.ts';
 import { sendFailure, type Duplicate, type Failure } from '../ledger/errors.ts';
 import { wallet } from '../profiles/machine.ts';
-import { idempotently, passGate, type DedupRequest } from '../transfers/gate.ts';
+import { passGate } from '../transfers/gate.ts';
+import { idempotently, type DedupRequest } from '../transfers/idempotency.ts';
 import { issueTerms, type IssueTerms } from './access.ts';
 import type { DesignSendInput, DesignSendResult } from './design-send-types.ts';
 import type { CirculationContext } from './context.ts';
@@ -51,9 +52,8 @@ async function sendIn(ctx: CirculationContext, unit: Unit<Duplicate | DesignFail
     holding: { off: 'held_by_issue' },
     transfer: {
       ended: {
-        workflowType: 'send_design', senderId: input.callerId, senderUid: `service:${input.callerId}`, recipientId: profile.id, recipientUid: uid, senderPersonalId: null,
-        recipientPersonalId: profile.isIndividual ? profile.id : null, money, private: input.private, message: input.message ?? null, messageSubject: null,
-        appdata: input.appdata, details: { design_id: design.id, distribution_plan_id: plan.id },
+        workflowType: 'send_design', senderId: input.callerId, recipientId: profile.id, recipientUid: uid, recipientPersonalId: profile.isIndividual ? profile.id : null,
+        money, private: input.private, message: input.message, appdata: input.appdata, details: { design_id: design.id, distribution_plan_id: plan.id },
       },
       views,
     },

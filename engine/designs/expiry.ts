@@ -41,8 +41,7 @@ async function expireHolderIn(unit: Unit, design: store.DesignRow, holderId: str
     holding: { off: 'leaves_circulation' },
     transfer: {
       ended: {
-        workflowType: 'expire', senderId: holderId, senderUid: `service:${holderId}`, recipientId: design.issuer_id, recipientUid: `service:${design.issuer_id}`,
-        senderPersonalId: null, recipientPersonalId: null, currency: design.currency, private: true, message: null, messageSubject: null, appdata: {}, details: { design_id: design.id },
+        workflowType: 'expire', senderId: holderId, recipientId: design.issuer_id, currency: design.currency, details: { design_id: design.id },
       },
       views: holderId === design.issuer_id ? [{ profileId: holderId, role: 'sender' }] : [{ profileId: holderId, role: 'sender' }, { profileId: design.issuer_id, role: 'recipient' }],
     },

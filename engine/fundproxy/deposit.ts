@@ -5,7 +5,9 @@ import { openLoopId } from '../ledger/allocation.ts';
 import { issueFeature } from '../ledger/service.ts';
 import { fundProxyTraceCharsMax } from '../limits.ts';
 import { money, positiveMoneyOf } from '../money.ts';
+import { duplicate, type Duplicate } from '../ledger/errors.ts';
 import { issuedPicks, passGate } from '../transfers/gate.ts';
+import { onceByKey, requestDigest, type KeyRecord, type KeyedRequest } from '../transfers/idempotency.ts';
 import { transferById } from '../transfers/rows.ts';
 import { invalid, type FundProxyFailure } from './errors.ts';
 import type { FundProxyContext, FundProxyService } from './types.ts';
@@ -48,9 +50,8 @@ async function writeDeposit(ctx: FundProxyContext, unit: Unit<FundProxyFailure>,
     holding: { off: 'open_loop' },
     transfer: {
       ended: {
-        workflowType: 'receive_ach_confirm', senderId: proxy.issuer_id, senderUid: `service:${proxy.issuer_id}`, recipientId: recipient.id,
-        recipientUid: `service:${recipient.id}`, senderPersonalId: null, recipientPersonalId: recipient.isIndividual ? recipient.id : null, currency,
-        private: true, message: null, messageSubject: null, appdata: proxy.appdata, details: { fund_proxy_id: proxy.id },
+        workflowType: 'receive_ach_confirm', senderId: proxy.issuer_id, recipientId: recipient.id, recipientPersonalId: recipient.isIndividual ? recipient.id : null,
+        currency, appdata: proxy.appdata, details: { fund_proxy_id: proxy.id },
       },
       views: viewsOf(proxy),
     },
@@ -70,7 +71,10 @@ async function depositRefusal(ctx: FundProxyContext, unit: Unit, proxy: store.Fu
   if (!(await ctx.profiles.hasFeature(unit.tx, proxy.issuer_id, issueFeature))) return { ok: false, error: 'issuer_not_permitted' };
   return null;
 }
-export async function deposit(ctx: FundProxyContext, input: Parameters<FundProxyService['deposit']>[0]): ReturnType<FundProxyService['deposit']> {
+
+type DepositResult = Awaited<ReturnType<FundProxyService['deposit']>>;
+
+export async function deposit(ctx: FundProxyContext, input: Parameters<FundProxyService['deposit']>[0]): Promise<DepositResult> {
   if (input.currency !== 'USD') return invalid('currency', 'ACH moves USD only');
   const parsed = positiveMoneyOf(input.amount, input.currency);
   if (!parsed.ok) return invalid('amount', parsed.error);
@@ -79,19 +83,37 @@ export async function deposit(ctx: FundProxyContext, input: Parameters<FundProxy
   }
   const proxy = /^[0-9]{12}$/.test(input.accountNumber) ? await store.selectProxyByAccount(ctx.core.sql, input.accountNumber) : null;
   if (!proxy) return { ok: false, error: 'proxy_account_not_found' };
-  const trace = input.traceNumber;
-  return ctx.core.commands.run('fundproxy.deposit', [{ kind: 'wallet', id: proxy.recipient_id }], async (unit: Unit<FundProxyFailure>) => {
-    if (trace) {
-      // A repeated trace answers the first deposit when it is the same one: the amount and currency too.
-      const earlier = await store.selectDeposit(unit.tx, proxy.id, trace);
-      const first = earlier ? await transferById(unit.tx, earlier) : null;
-      if (earlier && (first?.amount !== parsed.value.minor || first.currency !== input.currency)) return unit.reject({ ok: false, error: 'trace_number_reused' });
-      if (earlier) return { ok: true as const, transferId: earlier, duplicate: true };
-    }
+  const minor = parsed.value.minor;
+  const key = traceKey(proxy, input.traceNumber, minor, input.currency);
+  // A repeated trace answers the first deposit when it is the same one (the amount and currency), else 409 trace_number_reused.
+  return onceByKey<DepositResult, KeyRecord, FundProxyFailure>(ctx.core.sql, key, ctx.core.clock.now(), () => depositOnce(ctx, proxy, minor, input.currency, key && { traceNumber: input.traceNumber!, digest: key.digest }),
+    ({ transferId }) => ({ ok: true as const, transferId, duplicate: true }), () => ({ ok: false, error: 'trace_number_reused' }));
+}
+
+/** A deposit that is not a repeat: its command, which claims the trace number with the deposit (the row names the transfer); Duplicate when a concurrent deposit took it first. */
+function depositOnce(ctx: FundProxyContext, proxy: store.FundProxyRow, minor: bigint, currency: string, trace: { traceNumber: string; digest: string } | null) {
+  return ctx.core.commands.run('fundproxy.deposit', [{ kind: 'wallet', id: proxy.recipient_id }], async (unit: Unit<FundProxyFailure | Duplicate>) => {
     const refused = await depositRefusal(ctx, unit, proxy);
     if (refused) return unit.reject(refused);
-    const transferId = await writeDeposit(ctx, unit, proxy, parsed.value.minor, input.currency);
-    if (trace && !(await store.insertDeposit(unit.tx, proxy.id, trace, transferId))) throw new Error(`trace ${trace} was claimed concurrently`);
+    const transferId = await writeDeposit(ctx, unit, proxy, minor, currency);
+    if (trace && !(await store.insertDeposit(unit.tx, { proxyId: proxy.id, ...trace, transferId }))) return unit.reject(duplicate());
     return { ok: true as const, transferId, duplicate: false };
   });
+}
+
+/** A deposit's trace number, kept in fund_proxy_deposits for ever: the key the one idempotency wrapper reads. */
+function traceKey(proxy: store.FundProxyRow, traceNumber: string | undefined, minor: bigint, currency: string): KeyedRequest<KeyRecord> | null {
+  if (traceNumber === undefined) return null;
+  return {
+    read: async (db) => {
+      const deposit = await store.selectDeposit(db, proxy.id, traceNumber);
+      return deposit && { transferId: deposit.transfer_id, digest: deposit.request_digest };
+    },
+    digest: requestDigest({ call: 'fund_deposit', terms: { currency, amount: minor } }),
+    // Traces claimed before migration 1050: the first deposit's amount and currency.
+    sameAsUndigested: async (db, { transferId }) => {
+      const first = await transferById(db, transferId);
+      return first?.amount === minor && first.currency === currency;
+    },
+  };
 }

@@ -36,13 +36,17 @@ export async function selectProxyByAccount(db: Queryable, accountNumber: string)
   return rows[0] ?? null;
 }
 
-export async function selectDeposit(db: Queryable, proxyId: string, traceNumber: string): Promise<string | null> {
-  const rows = await db<{ transfer_id: string }[]>`select transfer_id from fund_proxy_deposits where proxy_id = ${proxyId} and trace_number = ${traceNumber}`;
-  return rows[0]?.transfer_id ?? null;
+/** The deposit a trace number names: its transfer, and the digest of its request (null when claimed before migration 1050). */
+export async function selectDeposit(db: Queryable, proxyId: string, traceNumber: string): Promise<{ transfer_id: string; request_digest: string | null } | null> {
+  const rows = await db<{ transfer_id: string; request_digest: string | null }[]>`
+    select transfer_id, request_digest from fund_proxy_deposits where proxy_id = ${proxyId} and trace_number = ${traceNumber}`;
+  return rows[0] ?? null;
 }
 
-/** Claims a trace number for a transfer; false when another deposit holds it. */
-export async function insertDeposit(db: Queryable, proxyId: string, traceNumber: string, transferId: string): Promise<boolean> {
-  const rows = await db`insert into fund_proxy_deposits (proxy_id, trace_number, transfer_id) values (${proxyId}, ${traceNumber}, ${transferId}) on conflict do nothing returning 1`;
+/** Claims a trace number for a transfer with its request's digest; false when another deposit holds it. */
+export async function insertDeposit(db: Queryable, claim: { proxyId: string; traceNumber: string; transferId: string; digest: string }): Promise<boolean> {
+  const rows = await db`
+    insert into fund_proxy_deposits (proxy_id, trace_number, transfer_id, request_digest) values (${claim.proxyId}, ${claim.traceNumber}, ${claim.transferId}, ${claim.digest})
+    on conflict do nothing returning 1`;
   return rows.length === 1;
 }

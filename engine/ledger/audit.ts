@@ -5,7 +5,6 @@ import { auditMismatchesMax } from '../limits.ts';
 import type { Queryable } from '../storage/database.ts';
 import type { AuditCheck, AuditReport, LedgerContext } from './service-types.ts';
 
-export type { AuditCheck } from './service-types.ts';
 import * as store from './store.ts';
 
 

@@ -1,7 +1,7 @@
 // Named outcomes of ledger and transfer calls. Each maps to HTTP once, in api/routes/ledger-errors.ts.
 import type { Refusal, SendError } from '../refusals.ts';
 
-export type { SendError, SendErrorCode } from '../refusals.ts';
+export type { SendError } from '../refusals.ts';
 
 export type LedgerError =
   | 'send_failed'

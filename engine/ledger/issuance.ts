@@ -10,7 +10,7 @@ import { failure, type Failure } from './errors.ts';
 import type { LedgerContext } from './service-types.ts';
 import * as store from './store.ts';
 
-export const issuerSettingName = 'open_loop_issuer_id';
+const issuerSettingName = 'open_loop_issuer_id';
 export const issueFeature = 'issue_open_loop';
 
 type IssueInput = { toProfileId: string; amount: Decimal; currency: string; issuerId?: string };
@@ -45,8 +45,7 @@ async function writeIssue(unit: Unit, input: IssueInput, issuerId: string, holde
     holding: { off: 'open_loop' },
     transfer: {
       ended: {
-        workflowType: 'grant', senderId: issuerId, senderUid: `service:${issuerId}`, recipientId: holder.id, recipientUid: `service:${holder.id}`,
-        senderPersonalId: null, recipientPersonalId: holder.isIndividual ? holder.id : null, currency: input.currency, private: true, message: null, messageSubject: null, appdata: {}, details: {},
+        workflowType: 'grant', senderId: issuerId, recipientId: holder.id, recipientPersonalId: holder.isIndividual ? holder.id : null, currency: input.currency,
       },
       views: holder.id === issuerId ? [{ profileId: holder.id, role: 'recipient' }] : [{ profileId: issuerId, role: 'sender' }, { profileId: holder.id, role: 'recipient' }],
     },

@@ -15,7 +15,7 @@ export function movementsOf(sql: Queryable, transferIds: readonly string[]): Pro
   return store.selectMovements(sql, transferIds);
 }
 
-export type { ArrivedNote, DueNoteRow, HolderSummaryRow } from './store.ts';
+export type { ArrivedNote, DueNoteRow } from './store.ts';
 
 /** The soonest expiry still ahead among a design's live notes (wallets and escrows). */
 export const nextExpiryOf = (db: Queryable, loopId: string): Promise<Date | null> => store.selectNextExpiry(db, loopId);

@@ -6,9 +6,9 @@ import { addAuditCheck, audit } from './audit.ts';
 import { balance, holdings } from './holdings.ts';
 import { issue, issuer, setIssuer } from './issuance.ts';
 import type { LedgerService, LedgerContext } from './service-types.ts';
-export type { AuditReport, LedgerService, LedgerContext } from './service-types.ts';
+export type { AuditReport, LedgerService } from './service-types.ts';
 
-export { issueFeature, issuerSettingName } from './issuance.ts';
+export { issueFeature } from './issuance.ts';
 
 export function createLedgerService(core: Core, profiles: ProfilesService): LedgerService {
   const ctx: LedgerContext = { core, profiles, auditChecks: [] };

@@ -3,7 +3,7 @@
 
 import type { Money } from '../money.ts';
 
-export type HolderKind = 'wallet' | 'transfer' | 'redeemed' | 'reserve' | 'expired';
+type HolderKind = 'wallet' | 'transfer' | 'redeemed' | 'reserve' | 'expired';
 export interface Holder {
   kind: HolderKind;
   id: string;

@@ -4,13 +4,15 @@
 import type { Unit } from '../actors/command.ts';
 import { designKind } from '../designs/machine.ts';
 import { randomSecret, secretHash } from '../ids.ts';
-import { duplicate, failure } from '../ledger/errors.ts';
+import { duplicate, failure, type Duplicate } from '../ledger/errors.ts';
 import { lockBalances } from '../ledger/cash.ts';
 import { offerConfirmCodeBytes } from '../limits.ts';
 import { formatMinor, money } from '../money.ts';
 import { wallet } from '../profiles/machine.ts';
-import { stateFields, transfer, type TransferStateName } from '../transfers/machine.ts';
+import { transfer } from '../transfers/machine.ts';
+import { newTransfer } from '../transfers/new-transfer.ts';
 import { passGate } from '../transfers/gate.ts';
+import { onceByKey, requestDigest, type KeyRecord, type KeyedRequest } from '../transfers/idempotency.ts';
 import { requestConfirmationIn } from './confirmation.ts';
 import type { OffersContext } from './context.ts';
 import { holdingRulesRefusal, invalid, offerFailure, payoutRefused } from './errors.ts';
@@ -46,18 +48,16 @@ async function takeStockIn(unit: Unit<AcceptRefusal>, { input, offer, design, pl
 /** The purchase_offer transfer of an accept through the gate: waiting for the confirmation link, or done now; its cash moves in payoutIn, leg by leg. */
 async function insertPurchaseIn(unit: Unit<AcceptRefusal>, { input, offer, option, price, confirmEmail }: PreparedAccept, transferId: string, code: string | null): Promise<void> {
   const created = unit.create(transfer, transferId, { workflowType: 'purchase_offer', waitFor: code ? 'invite' : 'none', at: unit.now.toISOString() });
-  const row = {
+  const row = newTransfer({ id: transferId, at: unit.now, money: money(offer.currency, offer.amount * BigInt(input.quantity)) }, {
     // A confirming transfer names the email to confirm, so only following the link (not
     // POST /t/<id>/accept, which needs the UID confirmed already) completes it.
-    id: transferId, workflowType: 'purchase_offer', senderId: offer.profile_id, senderUid: `service:${offer.profile_id}`, recipientId: input.accepterId,
-    recipientUid: code ? `email:${confirmEmail}` : `service:${input.accepterId}`, senderPersonalId: null, recipientPersonalId: input.accepterId,
-    money: money(offer.currency, offer.amount * BigInt(input.quantity)), at: unit.now, state: stateFields(created.value as TransferStateName), endAt: code ? null : unit.now,
-    activityCount: created.context.activityCount, private: input.private, message: null, messageSubject: null, appdata: input.appdata,
+    workflowType: 'purchase_offer', senderId: offer.profile_id, recipientId: input.accepterId, recipientUid: code ? `email:${confirmEmail}` : undefined,
+    recipientPersonalId: input.accepterId, private: input.private, appdata: input.appdata,
     details: {
       offer_id: offer.id, offer_title: offer.title, option_id: option.option_id, payment_type: option.payment_type, quantity: input.quantity,
       referrer_id: input.referrerId ?? null, message_rules: input.messageRules ?? [], price: formatMinor(price * BigInt(input.quantity), offer.currency),
     },
-  };
+  }, created);
   const passed = await passGate(unit, {
     kind: 'record',
     transferId,
@@ -86,7 +86,7 @@ export async function acceptIn(ctx: OffersContext, unit: Unit<AcceptRefusal>, pr
   const acceptanceId = await unit.newShortId('offer_acceptance');
   const inserted = await store.insertAcceptance(unit.tx, {
     id: acceptanceId, offer_id: offer.id, accepter_id: input.accepterId, option_id: option.option_id, quantity: input.quantity, price,
-    transfer_id: transferId, referrer_id: input.referrerId ?? null, dedup_id: input.dedupId ?? null, email: confirmEmail,
+    transfer_id: transferId, referrer_id: input.referrerId ?? null, dedup_id: input.dedupId ?? null, request_digest: input.dedupId === undefined ? null : acceptDigest(input), email: confirmEmail,
     confirmDigest: code ? secretHash(code) : null, state: code ? 'confirming' : 'completed',
   }, unit.now);
   if (!inserted) return unit.reject(duplicate());
@@ -100,11 +100,36 @@ export async function acceptIn(ctx: OffersContext, unit: Unit<AcceptRefusal>, pr
   return { ok: true, transferId };
 }
 
+/** What makes an accept the same request: the offer, its option, the quantity and the referrer. */
+function acceptDigest(input: AcceptInput): string {
+  return requestDigest({ call: 'offer_accept', terms: { offerId: input.offerId, optionId: input.optionId, quantity: input.quantity, referrerId: input.referrerId ?? null } });
+}
+
+/** An accept's dedup_id, kept in its acceptance: read by the accepter and key, claimed by the acceptance's insert. */
+function acceptKey(input: AcceptInput): KeyedRequest<KeyRecord & { acceptance: store.AcceptanceRow }> | null {
+  const dedupId = input.dedupId;
+  if (dedupId === undefined) return null;
+  return {
+    read: async (db) => {
+      const acceptance = await store.selectAcceptanceByDedup(db, input.accepterId, dedupId);
+      return acceptance && { transferId: acceptance.transfer_id, digest: acceptance.request_digest, acceptance };
+    },
+    digest: acceptDigest(input),
+    // Accepts keyed before migration 1050: the acceptance's own fields.
+    sameAsUndigested: (_db, { acceptance }) => acceptance.offer_id === input.offerId && acceptance.option_id === input.optionId
+      && acceptance.quantity === input.quantity && acceptance.referrer_id === (input.referrerId ?? null),
+  };
+}
+
+/** An accept through the one idempotency wrapper: a repeat of the same request answers the first accept, another request 409 dedup_id_reused. */
 export async function accept(ctx: OffersContext, input: AcceptInput): Promise<AcceptResult> {
-  if (input.dedupId !== undefined) {
-    const existing = await store.selectAcceptanceByDedup(ctx.sql, input.accepterId, input.dedupId);
-    if (existing) return repeatOf(ctx, input, existing);
-  }
+  return onceByKey(ctx.sql, acceptKey(input), ctx.core.clock.now(), () => acceptOnce(ctx, input),
+    ({ transferId, acceptance }) => answer(ctx, input.accepterId, transferId, acceptance.state === 'confirming'),
+    () => failure('dedup_id_reused', 'this dedup_id already names another accept of this profile'));
+}
+
+/** An accept that is not a repeat: prepared, then its command; Duplicate when a concurrent accept took the key. */
+async function acceptOnce(ctx: OffersContext, input: AcceptInput): Promise<AcceptResult | Duplicate> {
   const ready = await prepareAccept(ctx, input);
   if (!ready.ok) return ready;
   const { offer, design, confirmEmail } = ready.prepared;
@@ -113,19 +138,6 @@ export async function accept(ctx: OffersContext, input: AcceptInput): Promise<Ac
   const code = confirmEmail ? randomSecret(offerConfirmCodeBytes) : null;
   const outcome = await ctx.commands.run('offer.accept', lockRefs, (unit: Unit<AcceptRefusal>) => acceptIn(ctx, unit, ready.prepared, code));
   if (outcome.ok) return answer(ctx, input.accepterId, outcome.transferId, code !== null);
-  if (outcome.error === 'duplicate') {
-    const existing = await store.selectAcceptanceByDedup(ctx.sql, input.accepterId, input.dedupId!);
-    if (!existing) throw new Error('dedup key vanished');
-    return repeatOf(ctx, input, existing);
-  }
   if (outcome.error === 'payout') return holdingRulesRefusal(outcome.failure) ?? failedTransfer(ctx, offer, input.accepterId, input.quantity, outcome.failure);
   return outcome;
-}
-
-/** A repeated dedup_id: the first accept when it is the same request (the offer, its option, the quantity and the referrer), else 409. */
-async function repeatOf(ctx: OffersContext, input: AcceptInput, existing: store.AcceptanceRow): Promise<AcceptResult> {
-  const same = existing.offer_id === input.offerId && existing.option_id === input.optionId && existing.quantity === input.quantity
-    && existing.referrer_id === (input.referrerId ?? null);
-  if (!same) return failure('dedup_id_reused', 'this dedup_id already names another accept of this profile');
-  return answer(ctx, input.accepterId, existing.transfer_id, existing.state === 'confirming');
 }

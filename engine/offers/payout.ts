@@ -7,7 +7,8 @@ import { designById, planById } from '../designs/queries.ts';
 import { balanceLockKey, walletHolder } from '../ledger/cash.ts';
 import { sendFailure, type Failure } from '../ledger/errors.ts';
 import { money } from '../money.ts';
-import { stateFields, transfer, type TransferStateName } from '../transfers/machine.ts';
+import { transfer } from '../transfers/machine.ts';
+import { newTransfer } from '../transfers/new-transfer.ts';
 import { passGate } from '../transfers/gate.ts';
 import type { OffersContext } from './context.ts';
 import type { TransferFailed } from './errors.ts';
@@ -64,12 +65,10 @@ export async function failedTransfer(ctx: OffersContext, offer: OfferRow, accept
       cash: [],
       holding: { off: 'nothing_moves' },
       transfer: {
-        row: {
-          id, workflowType: 'purchase_offer', senderId: offer.profile_id, senderUid: `service:${offer.profile_id}`, recipientId: accepterId, recipientUid: `service:${accepterId}`,
-          senderPersonalId: null, recipientPersonalId: accepterId, money: money(offer.currency, offer.amount * BigInt(quantity)), at: unit.now,
-          state: stateFields(canceled.value as TransferStateName), endAt: unit.now, activityCount: canceled.context.activityCount, private: true,
-          message: null, messageSubject: null, appdata: {}, details: { offer_id: offer.id, quantity, reason: 'not_available' },
-        },
+        row: newTransfer({ id, at: unit.now, money: money(offer.currency, offer.amount * BigInt(quantity)) }, {
+          workflowType: 'purchase_offer', senderId: offer.profile_id, recipientId: accepterId, recipientPersonalId: accepterId,
+          details: { offer_id: offer.id, quantity, reason: 'not_available' },
+        }, canceled),
         views: [{ profileId: offer.profile_id, role: 'sender' }, { profileId: accepterId, role: 'recipient' }],
       },
       move: { off: 'nothing_moves' },

@@ -257,6 +257,8 @@ export interface AcceptanceRow {
   transfer_id: string;
   referrer_id: string | null;
   dedup_id: string | null;
+  /** The digest of the request that claimed the dedup_id (engine/transfers/idempotency.ts); null without one, or claimed before migration 1050. */
+  request_digest: string | null;
   email: string | null;
   state: 'confirming' | 'completed' | 'canceled';
   created_at: Date;
@@ -267,15 +269,15 @@ export type NewAcceptance = Omit<AcceptanceRow, 'created_at' | 'state'> & { stat
 /** False when the accepter already used the dedup_id (the unique index decides). */
 export async function insertAcceptance(tx: TransactionSql, row: NewAcceptance, at: Date): Promise<boolean> {
   const rows = await tx`
-    insert into offer_acceptances (id, offer_id, accepter_id, option_id, quantity, price, transfer_id, referrer_id, dedup_id, email, confirm_digest, state,
-      created_at, updated_at)
+    insert into offer_acceptances (id, offer_id, accepter_id, option_id, quantity, price, transfer_id, referrer_id, dedup_id, request_digest, email, confirm_digest,
+      state, created_at, updated_at)
     values (${row.id}, ${row.offer_id}, ${row.accepter_id}, ${row.option_id}, ${row.quantity}, ${row.price}, ${row.transfer_id}, ${row.referrer_id},
-      ${row.dedup_id}, ${row.email}, ${row.confirmDigest}, ${row.state}, ${at}, ${at})
+      ${row.dedup_id}, ${row.request_digest}, ${row.email}, ${row.confirmDigest}, ${row.state}, ${at}, ${at})
     on conflict (accepter_id, dedup_id) where dedup_id is not null do nothing returning id`;
   return rows.length === 1;
 }
 
-const acceptanceColumns = 'id, offer_id, accepter_id, option_id, quantity, price, transfer_id, referrer_id, dedup_id, email, state, created_at';
+const acceptanceColumns = 'id, offer_id, accepter_id, option_id, quantity, price, transfer_id, referrer_id, dedup_id, request_digest, email, state, created_at';
 
 export async function selectAcceptanceByDedup(db: Queryable, accepterId: string, dedupId: string): Promise<AcceptanceRow | null> {
   const rows = await db.unsafe<AcceptanceRow[]>(`select ${acceptanceColumns} from offer_acceptances where accepter_id = $1 and dedup_id = $2`, [accepterId, dedupId]);

@@ -8,9 +8,11 @@ import { escrowHolder, pickFromWallet, walletHolder } from '../ledger/cash.ts';
 import { failure, sendFailure, type Duplicate, type Failure } from '../ledger/errors.ts';
 import { appdataCharsMax } from '../limits.ts';
 import { formatMinor } from '../money.ts';
-import { stateFields, transfer, type TransferStateName } from '../transfers/machine.ts';
+import { transfer } from '../transfers/machine.ts';
+import { newTransfer } from '../transfers/new-transfer.ts';
 import { appdataChars } from '../transfers/service.ts';
-import { idempotently, passGate, type DedupRequest, type TransferRecord } from '../transfers/gate.ts';
+import { passGate, type TransferRecord } from '../transfers/gate.ts';
+import { idempotently, type DedupRequest } from '../transfers/idempotency.ts';
 import { redactAccountNumber, type AccountInput } from './accounts.ts';
 import type { PayoutsContext } from './context.ts';
 import * as store from './store.ts';
@@ -124,12 +126,10 @@ function payoutTransfer(input: PayoutSendInput, plan: PayoutPlan, escrowed: Escr
   const views = [{ profileId: input.profileId, role: 'sender' }];
   if (feeRecipient && feeRecipient !== input.profileId) views.push({ profileId: feeRecipient, role: 'fee_recipient' });
   return {
-    row: {
-      id: transferId, workflowType: plan.workflowType, senderId: input.profileId, senderUid: `service:${input.profileId}`, recipientId: account.id,
-      recipientUid: `service:${account.id}`, senderPersonalId: input.personalProfileId, recipientPersonalId: null,
-      money: sumPicks(escrowed.picks, plan.currency), at, state: stateFields(snapshot.value as TransferStateName), endAt: null, activityCount: snapshot.context.activityCount,
-      private: true, message: null, messageSubject: null, appdata: input.appdata, details,
-    },
+    row: newTransfer({ id: transferId, at, money: sumPicks(escrowed.picks, plan.currency) }, {
+      workflowType: plan.workflowType, senderId: input.profileId, recipientId: account.id, senderPersonalId: input.personalProfileId,
+      appdata: input.appdata, details,
+    }, snapshot),
     views,
   };
 }

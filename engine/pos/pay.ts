@@ -8,7 +8,8 @@ import { balanceLockKey, balanceRowLocks, heldNotesOf, movementLines, pickFromWa
 import { sendFailure, type Duplicate, type Failure } from '../ledger/errors.ts';
 import type { ProfileRecord } from '../profiles/service.ts';
 import { accepts, redeemedLoopsOf } from '../transfers/service.ts';
-import { idempotently, passGate, type DedupRequest } from '../transfers/gate.ts';
+import { passGate } from '../transfers/gate.ts';
+import { idempotently, type DedupRequest } from '../transfers/idempotency.ts';
 import type { PosContext } from './context.ts';
 import { invalid } from './errors.ts';
 import { parsePayment, type Parsed, type PaymentInput, type PaymentResult } from './fields.ts';

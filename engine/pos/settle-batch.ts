@@ -65,8 +65,7 @@ async function settleRecipient(unit: Unit<Failure>, design: Design, settlerId: s
 function settleTransfer(design: Design, settlerId: string, recipientId: string, owed: store.PendingSettlementRow[], amount: Money): TransferRecord {
   return {
     ended: {
-      workflowType: 'settle', senderId: settlerId, senderUid: `service:${settlerId}`, recipientId, recipientUid: `service:${recipientId}`,
-      senderPersonalId: null, recipientPersonalId: null, money: amount, private: true, message: null, messageSubject: null, appdata: {},
+      workflowType: 'settle', senderId: settlerId, recipientId, money: amount,
       details: { design_id: design.id, settlement_ids: owed.map((row) => row.id), redemption_transfer_ids: [...new Set(owed.map((row) => row.redemption_transfer_id))] },
     },
     views: recipientId === settlerId ? [{ profileId: settlerId, role: 'sender' }] : [{ profileId: settlerId, role: 'sender' }, { profileId: recipientId, role: 'recipient' }],

@@ -51,9 +51,8 @@ export function paymentTransfer(payment: Omit<PaymentWrite, 'transferId' | 'pick
   if (payment.parties.posDevice) details.pos_device = `${payment.parties.posDevice.holderId}.${payment.parties.posDevice.deviceId}`;
   return {
     ended: {
-      workflowType, senderId: sender.id, senderUid: `service:${sender.id}`, recipientId: recipient.id, recipientUid: `service:${recipient.id}`,
-      senderPersonalId: sender.isIndividual ? sender.id : null, recipientPersonalId: recipient.isIndividual ? recipient.id : payment.parties.personalId,
-      currency, private: input.private, message: input.message ?? null, messageSubject: null, appdata: input.appdata, details,
+      workflowType, senderId: sender.id, recipientId: recipient.id, senderPersonalId: sender.isIndividual ? sender.id : null,
+      recipientPersonalId: recipient.isIndividual ? recipient.id : payment.parties.personalId, currency, private: input.private, message: input.message, appdata: input.appdata, details,
     },
     views: [{ profileId: sender.id, role: 'sender' }, { profileId: recipient.id, role: 'recipient' }],
   };

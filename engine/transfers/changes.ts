@@ -4,20 +4,14 @@ import type { CommandRunner, Unit } from '../actors/command.ts';
 import { expireLandedIn } from '../designs/expiry.ts';
 import { failure, type Failure } from '../ledger/errors.ts';
 import { returnEscrowIn } from './gate.ts';
-import { bornFinalSnapshot, stateFields, transfer, type TransferEvent, type TransferStateName } from './machine.ts';
+import { bornFinalSnapshot, rowState, transfer, type TransferEvent, type TransferStateName } from './machine.ts';
 import * as store from './store.ts';
 import type { Queryable } from '../storage/database.ts';
 
 export async function applyIn(unit: Unit, transferId: string, event: TransferEvent, change: Partial<store.TransferChange> = {}): Promise<boolean> {
   const next = unit.send(transfer, transferId, event);
   if (!next) return false;
-  await store.updateTransfer(unit.tx, transferId, {
-    state: stateFields(next.value as TransferStateName),
-    endAt: next.context.endAt ? new Date(next.context.endAt) : null,
-    activityCount: next.context.activityCount,
-    reason: next.context.reason,
-    ...change,
-  }, unit.now);
+  await store.updateTransfer(unit.tx, transferId, { ...rowState(next), reason: next.context.reason, ...change }, unit.now);
   return true;
 }
 

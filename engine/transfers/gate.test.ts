@@ -9,7 +9,8 @@ import { money } from '../money.ts';
 import { balanceLockKey, lockBalances, lockedBalanceKeys, walletHolder } from '../ledger/cash.ts';
 import { createTestEngine, type TestEngine } from '../../test/support/harness.ts';
 import { balanceOf, designateIssuer, fund, individual } from '../../test/ledger-support.ts';
-import { claimDedupIn, passGate, type Movement } from './gate.ts';
+import { passGate, type Movement } from './gate.ts';
+import { claimDedupIn } from './idempotency.ts';
 
 let harness: TestEngine;
 let alice: string;

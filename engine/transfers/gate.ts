@@ -27,10 +27,10 @@
 // (started, and both legs of an accept), bank payouts and their settlement, settlements, expiry,
 // issuance, fund-proxy deposits, and escrow returned to its sender (returnEscrowIn);
 // docs/architecture.md lists what each turns off.
-// The rung functions stay private, except those the checks outside a command share (idempotently:
-// a repeat answers before the command, the winner of a race after it; claimDedupIn for the send's
-// pipelined first statements; walletStatesRefusal for a send's plan) and authorityRefusal for cash
-// a waiting transfer already holds (retraction, skip).
+// Rung 3's wrapper for the checks outside a command (a repeat answers before it, the winner of a
+// race after it) is ./idempotency.ts (onceByKey, idempotently; claimDedupIn for the send's pipelined
+// first statements). The rung functions stay private, except walletStatesRefusal for a send's plan
+// and authorityRefusal for cash a waiting transfer already holds (retraction, skip).
 // Refusals take the one shape Refusal<Code> (./errors.ts); the rungs' own are GateRefusal.
 import type { Unit } from '../actors/command.ts';
 import { holdingRulesProblem, type RulesRecipient } from '../designs/rules.ts';
@@ -39,12 +39,12 @@ import {
   assertLinesMatchPicks, balanceLockKey, countLeft, escrowHolder, heldNotes, issueNote, lockBalances, lockedBalanceKeys, moveNotes, moveRecorded, recordMovements, walletHolder, type Holder, type MovementLine,
 } from '../ledger/cash.ts';
 import { duplicate, sendFailure, type Duplicate, type Failure } from '../ledger/errors.ts';
-import { secretHash } from '../ids.ts';
-import { dedupWindowMs } from '../limits.ts';
 import { money, type Money } from '../money.ts';
 import type { Queryable, TransactionSql } from '../storage/database.ts';
 import type { GateRefusal } from './errors.ts';
-import { stateFields, transfer, type TransferStateName } from './machine.ts';
+import { claimDedupIn, dedupClimbedIn, noteDedupClimbed, type DedupRequest } from './idempotency.ts';
+import { transfer } from './machine.ts';
+import { newTransfer, type TransferFields } from './new-transfer.ts';
 import { assertOffSound, type MovementKind, type Off } from './rungs.ts';
 import * as store from './store.ts';
 
@@ -78,12 +78,12 @@ export interface WalletStates {
 }
 
 /**
- * The transfer a movement records: ended now (the gate creates its actor), or a row the path's actor
- * already started. An ended transfer names its money, or only its currency when its amount is what
- * the movement picks.
+ * The transfer a movement records: ended now (the gate creates its actor and builds the row with
+ * newTransfer), or a row the path's actor already started (newTransfer too). An ended transfer names
+ * its money, or only its currency when its amount is what the movement picks.
  */
 export type TransferRecord =
-  | { ended: Omit<store.NewTransfer, 'id' | 'at' | 'state' | 'endAt' | 'activityCount' | 'money'> & ({ money: Money } | { currency: string }); views: { profileId: string; role: string }[] }
+  | { ended: TransferFields & ({ money: Money } | { currency: string }); views: { profileId: string; role: string }[] }
   | { row: store.NewTransfer; views: { profileId: string; role: string }[] };
 
 /** A new note issued into a wallet: its loop, currency and amount are the movement's picks. */
@@ -273,115 +273,6 @@ export function walletStatesRefusal(senderState: string | null, recipientState: 
   return null;
 }
 
-/** The kinds of call that take a dedup_id: one key space per owner, so a key reused across kinds is another request. */
-export type DedupCall = 'send' | 'design_send' | 'bill' | 'payout' | 'trade' | 'pull' | 'processor';
-
-/** A request under a dedup key: the caller that owns the key, and what makes it the same request. */
-export interface DedupRequest {
-  ownerId: string;
-  key: string;
-  call: DedupCall;
-  /**
-   * Every field of the request as the caller gave it that decides what moves (recipient, loops,
-   * design, plan, amounts, currency, serial numbers, account …): a repeat must give them all alike.
-   */
-  terms: Readonly<Record<string, unknown>>;
-  // For keys claimed before requests were digested (migration 0310), the first transfer's fields:
-  /** The sender asked for; undefined when the request names no profile yet (a bill to a customer it creates). */
-  senderId: string | undefined;
-  /** The recipient asked for; undefined when the request names no profile yet (an invitation, a bill's new customer). */
-  recipientId: string | null | undefined;
-  currency: string;
-  /** The amount asked for; null when the request names none (its transfer moved nothing); undefined when not known before the move (serial numbers). */
-  amount: bigint | null | undefined;
-}
-
-/** What a dedup key already answers: the first transfer, or a refusal when the request differs. */
-export type DedupAnswer = { ok: true; transferId: string } | GateRefusal;
-
-/** The digest a key keeps of its first request: sha256 of the kind of call and the terms in canonical JSON. */
-export function requestDigest(request: { call: DedupCall; terms: DedupRequest['terms'] }): string {
-  return secretHash(canonicalJson({ call: request.call, terms: request.terms }));
-}
-
-function canonicalJson(value: unknown): string {
-  if (typeof value === 'bigint') return JSON.stringify(value.toString());
-  if (value === undefined || value === null) return 'null';
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value instanceof Date) return JSON.stringify(value.toISOString());
-  if (typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).filter(([, field]) => field !== undefined).sort(([left], [right]) => (left < right ? -1 : left > right ? 1 : 0));
-    return `{${entries.map(([key, field]) => `${JSON.stringify(key)}:${canonicalJson(field)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
-
-/**
- * Rung 3 as one wrapper for every path that takes a dedup_id (as Formance's forgeLog): a live key
- * answers before the command, its first transfer for the same request and 409 dedup_id_reused for
- * any other; the command claims the key (passGate's dedup rung, or claimDedupIn); a command that
- * lost the race for it answers Duplicate, and the winner is read again and compared the same way.
- * `repeated` makes the path's answer for the first transfer.
- */
-export async function idempotently<R extends { ok: boolean }>(
-  db: Queryable, request: DedupRequest | null, now: Date, run: () => Promise<R | Duplicate>, repeated: (transferId: string) => R | Promise<R>,
-): Promise<R | GateRefusal> {
-  if (request) {
-    const row = await store.selectDedupRow(db, request.ownerId, request.key);
-    if (row && row.created_at.getTime() >= now.getTime() - dedupWindowMs) return answered(db, request, row, repeated);
-  }
-  const result = await run();
-  if (!isDuplicate(result)) return result;
-  if (!request) throw new Error('a command without a dedup key answered duplicate');
-  const winner = await store.selectDedupRow(db, request.ownerId, request.key);
-  if (!winner) throw new Error('dedup key vanished');
-  return answered(db, request, winner, repeated);
-}
-
-function isDuplicate(result: { ok: boolean }): result is Duplicate {
-  return !result.ok && (result as { error?: string }).error === 'duplicate';
-}
-
-async function answered<R>(db: Queryable, request: DedupRequest, row: store.DedupRow, repeated: (transferId: string) => R | Promise<R>): Promise<R | GateRefusal> {
-  const same = row.request_digest === null ? await sameAsFirstTransfer(db, request, row.transfer_id) : row.request_digest === requestDigest(request);
-  if (!same) return { ok: false, error: 'dedup_id_reused', detail: 'this dedup_id already names another request of this caller' };
-  return repeated(row.transfer_id);
-}
-
-/** A key claimed before requests were digested: the first transfer's parties, currency and amount. */
-async function sameAsFirstTransfer(db: Queryable, request: DedupRequest, transferId: string): Promise<boolean> {
-  const first = await store.selectTransfer(db, transferId);
-  if (!first) throw new Error(`dedup key names a missing transfer ${transferId}`);
-  // A send's payment code may since have been taken for less: the amount asked is the code's.
-  const paycode = first.workflow_type === 'profile_to_profile' && request.amount ? await store.selectPaycodeByTransfer(db, transferId) : null;
-  const asked = paycode?.amount ?? first.amount;
-  return (request.senderId === undefined || first.sender_id === request.senderId) && (request.recipientId === undefined || first.recipient_id === request.recipientId)
-    && first.currency === request.currency
-    && (request.amount === undefined || (request.amount === null ? first.amount === 0n : asked === request.amount));
-}
-
-/** Rung 3, inside the command: claims the key for the new transfer with its request's digest (none without a key); false when a concurrent request holds it. */
-export async function claimDedupIn(tx: Queryable, request: DedupRequest | null, transferId: string, now: Date): Promise<boolean> {
-  noteDedupClimbed(tx, transferId);
-  // A request without a dedup_id claims nothing: the rung is climbed with no statement.
-  if (request === null) return true;
-  return store.claimDedup(tx, { ownerId: request.ownerId, key: request.key, transferId, digest: requestDigest(request), at: now, windowStart: new Date(now.getTime() - dedupWindowMs) });
-}
-
-/**
- * The transfers whose dedup rung each transaction has climbed (a key claimed, or a movement that
- * says why it has none). A transfer's later movements in the transaction (a leg, a redemption, a
- * reserve's release, a send's move after its first statement claimed the key) need not say anything:
- * the gate knows the rung was climbed, and refuses a movement of a transfer whose rung was not.
- */
-const dedupClimbed = new WeakMap<object, Set<string>>();
-
-function noteDedupClimbed(tx: Queryable, transferId: string): void {
-  const climbed = dedupClimbed.get(tx) ?? new Set<string>();
-  climbed.add(transferId);
-  dedupClimbed.set(tx, climbed);
-}
-
 /**
  * Rung 3 for the command that ends a waiting transfer (a bill paid, an offer's accept confirmed),
  * called once it read the transfer's actor (row-locked) still waiting: the key was claimed when the
@@ -393,7 +284,7 @@ export function endsWaitingIn(unit: Unit, transferId: string): void {
 
 /** Rung 3 for a movement: claims its request's key, or notes the reason it has none, once per transfer and transaction. */
 async function dedupRung(tx: Queryable, movement: Movement, now: Date): Promise<boolean> {
-  const climbed = dedupClimbed.get(tx)?.has(movement.transferId) ?? false;
+  const climbed = dedupClimbedIn(tx, movement.transferId);
   if (movement.dedup === undefined) {
     if (!climbed) throw new Error(`rung 3: a ${movement.kind} movement of transfer ${movement.transferId} names no dedup request, and no earlier movement of its transaction climbed the rung`);
     return true;
@@ -417,11 +308,8 @@ async function recordTransfer(unit: Unit, transferId: string, record: TransferRe
   if ('row' in record) return store.insertTransfer(unit.tx, record.row, record.views);
   const at = unit.now;
   const snapshot = unit.create(transfer, transferId, { workflowType: record.ended.workflowType, waitFor: 'none', at: at.toISOString() });
-  const { money, ...ended } = 'money' in record.ended ? record.ended : { ...record.ended, money: sumPicks(picks, record.ended.currency) };
-  await store.insertTransfer(unit.tx, {
-    ...ended, id: transferId, money, at, state: stateFields(snapshot.value as TransferStateName), endAt: at,
-    activityCount: snapshot.context.activityCount,
-  }, record.views);
+  const money = 'money' in record.ended ? record.ended.money : sumPicks(picks, record.ended.currency);
+  await store.insertTransfer(unit.tx, newTransfer({ id: transferId, at, money }, record.ended, snapshot), record.views);
 }
 
 /** Rung 5: moves (or issues) the picks after the paired assertion, every movement number's lines against the picks; answers an issued note's serial. */

@@ -5,7 +5,7 @@ import { defineActorKind } from '../actors/actor.ts';
 
 export type WaitFor = 'none' | 'invite' | 'paycode' | 'hold' | 'payout' | 'trade' | 'bill';
 
-export interface TransferContext {
+interface TransferContext {
   workflowType: string;
   waitFor: WaitFor;
   activityCount: number;
@@ -197,6 +197,19 @@ const nextActivities: Record<TransferStateName, string> = {
   completed: 'completed',
   canceled: 'canceled',
 };
+
+/** What a transfer's row takes from its actor's snapshot: the state it shows, when it ended, the activities it counted. */
+interface RowState {
+  state: { nextActivity: string; completed: boolean; canceled: boolean; runState: string };
+  endAt: Date | null;
+  activityCount: number;
+}
+
+/** The one way a transfer's snapshot becomes its row's state fields (a new row, and every change). */
+export function rowState(snapshot: { value: unknown; context: { endAt: string | null; activityCount: number } }): RowState {
+  const { endAt, activityCount } = snapshot.context;
+  return { state: stateFields(snapshot.value as TransferStateName), endAt: endAt ? new Date(endAt) : null, activityCount };
+}
 
 /** The state fields a transfer shows (supplement 3.1 and 2.10). */
 export function stateFields(state: TransferStateName): { nextActivity: string; completed: boolean; canceled: boolean; runState: string } {

@@ -8,7 +8,8 @@ import type { Holder, MovementLine } from '../ledger/types.ts';
 import type { InviteInput } from '../invitations/service.ts';
 import { dayMs, defaultCountries, invitationExpireDaysDefault, paycodeExpiryMsDefault } from '../limits.ts';
 import { accepts } from './acceptance.ts';
-import { stateFields, type TransferEvent, type TransferInput, type TransferStateName, type WaitFor } from './machine.ts';
+import { rowState, type TransferEvent, type TransferInput, type WaitFor } from './machine.ts';
+import { transferFields } from './new-transfer.ts';
 import { walletStatesRefusal, type WalletStates } from './gate.ts';
 import type { ResolvedRecipient } from './recipient.ts';
 import type { SendInput } from './send-types.ts';
@@ -81,11 +82,12 @@ export function planSend(loaded: SendLoaded): { ok: true; plan: SendPlan } | Fai
     picks,
     actor: { workflowType, waitFor, at: at.toISOString(), paycodeExpiresAt: paycodeExpiresAt?.toISOString() ?? null },
     row: {
-      id: transferId, workflowType, senderId: input.senderId, senderUid: loaded.senderUid,
-      recipientId: waitFor === 'invite' ? null : (recipient?.id ?? null), recipientUid: loaded.recipient.uid,
-      senderPersonalId: input.senderPersonalId, recipientPersonalId: recipient && recipient.isIndividual && direct ? recipient.id : null,
-      money: amount, at, private: input.private, message: input.message ?? null, messageSubject: input.messageSubject ?? null,
-      appdata: input.appdata, details,
+      id: transferId, at, money: amount,
+      ...transferFields({
+        workflowType, senderId: input.senderId, senderUid: loaded.senderUid, recipientId: waitFor === 'invite' ? null : (recipient?.id ?? null), recipientUid: loaded.recipient.uid,
+        senderPersonalId: input.senderPersonalId, recipientPersonalId: recipient && recipient.isIndividual && direct ? recipient.id : null,
+        private: input.private, message: input.message, messageSubject: input.messageSubject, appdata: input.appdata, details,
+      }),
     },
     views,
     lines,
@@ -128,8 +130,5 @@ function invitePlan(loaded: SendLoaded, details: Record<string, unknown>): { tim
 export function rowWithState(
   plan: SendPlan, started: { value: unknown; context: { endAt: string | null; activityCount: number } }, details: Record<string, unknown>,
 ): NewTransfer {
-  return {
-    ...plan.row, state: stateFields(started.value as TransferStateName), endAt: started.context.endAt ? plan.row.at : null,
-    activityCount: started.context.activityCount, details,
-  };
+  return { ...plan.row, ...rowState(started), details };
 }

@@ -15,7 +15,7 @@ import { createPaycodeSecrets } from './paycode-secrets.ts';
 import { detail, history, summary, sync } from './reads.ts';
 import type { PartyInfo } from './views.ts';
 import type { TransferQueries, QueriesContext } from './query-types.ts';
-export type { HistoryInput, SyncInput, TransferQueries, QueriesContext } from './query-types.ts';
+export type { TransferQueries } from './query-types.ts';
 
 export function createTransferQueries(core: Core, profiles: ProfilesService): TransferQueries {
   const ctx: QueriesContext = { core, profiles, paycodeSecrets: createPaycodeSecrets(core) };
@@ -43,7 +43,7 @@ function partyInfo(profile: ProfileRecord, uid?: string): PartyInfo {
   };
 }
 
-export async function presend(
+async function presend(
   ctx: QueriesContext, input: { senderId: string; recipientUid: string; senderUid?: string; serialNumbers?: string; closedLoopOnly?: boolean }, transfers: TransfersService,
 ): Promise<{ ok: true; body: Record<string, unknown> } | Failure> {
   const { sql, config } = ctx.core;

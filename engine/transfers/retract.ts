@@ -9,11 +9,11 @@ import type { TransferResult, TransfersContext } from './context.ts';
 import { transfer } from './machine.ts';
 import * as store from './store.ts';
 
-export const senderInitiatedReasons = new Set([
+const senderInitiatedReasons = new Set([
   'wrong_amount', 'wrong_recipient', 'invalid_address', 'never_got_invitation', 'refused', 'too_long', 'recipient_unable', 'wrong_payment_form',
   'unable_to_sign_up', 'not_available', 'computer_error', 'other',
 ]);
-export const recipientInitiatedReasons = new Set([
+const recipientInitiatedReasons = new Set([
   'wrong_amount', 'wrong_recipient', 'invalid_address', 'never_got_invitation', 'canceled', 'too_long', 'sender_unable', 'wrong_payment_form',
   'unable_to_sign_up', 'not_available', 'computer_error', 'other',
 ]);

@@ -2,7 +2,7 @@
 // optionally only businesses or individuals, closest businesses first when a location is given.
 import type { Queryable } from '../storage/database.ts';
 
-export interface SearchQuery {
+interface SearchQuery {
   site: string;
   text: string;
   exactUid: string | null;

@@ -33,7 +33,7 @@ export interface SendInput {
 }
 
 /** A send's answer as of its commit: the TransferDetail (for the sender) and the sender's ProfileDetail. */
-export interface SendDetail {
+interface SendDetail {
   transfer: Record<string, unknown>;
   profile: Record<string, unknown>;
 }

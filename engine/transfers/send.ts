@@ -10,7 +10,7 @@ import type { ProfileRecord } from '../profiles/service.ts';
 import type { ReadyCode } from '../passwords.ts';
 import { accepts, redeemedLoopsOf } from './acceptance.ts';
 import type { TransfersContext } from './context.ts';
-import { claimDedupIn, idempotently, type DedupRequest } from './gate.ts';
+import { claimDedupIn, idempotently, type DedupRequest } from './idempotency.ts';
 import { appdataChars, closedLoopRefusal } from './input-checks.ts';
 import type { WaitFor } from './machine.ts';
 import { planSend, type SendLoaded } from './plan.ts';
@@ -18,7 +18,7 @@ import { resolveRecipient, type ResolvedRecipient } from './recipient.ts';
 import { writeSend } from './send-writes.ts';
 import * as store from './store.ts';
 import type { SendInput, SendResult, SendUnit } from './send-types.ts';
-export type { SendInput, SendDetail, SendResult, SendUnit } from './send-types.ts';
+export type { SendInput, SendResult } from './send-types.ts';
 
 /** What the send knows before its transaction: checked input, recipient, and what it waits for. */
 interface PreparedSend {

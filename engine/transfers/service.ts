@@ -3,7 +3,7 @@
 // every change goes through the one command path; cash moves through engine/ledger/cash.ts.
 import type { Unit } from '../actors/command.ts';
 import type { Core } from '../core.ts';
-import type { Failure, SendError } from '../ledger/errors.ts';
+import type { Failure } from '../ledger/errors.ts';
 import type { ProfilesService } from '../profiles/service.ts';
 import type { InvitationsService } from '../invitations/service.ts';
 import { accept, acceptCode, refuse } from './answer.ts';
@@ -21,12 +21,6 @@ import { registerTransferTimers } from './timers.ts';
 // Other modules import these from here.
 export { accepts, redeemedLoopsOf } from './acceptance.ts';
 export { appdataChars, closedLoopRefusal } from './input-checks.ts';
-export { recipientInitiatedReasons, senderInitiatedReasons } from './retract.ts';
-export type { TransferAcceptHandler, TransferResult, TransferTimerHandler } from './context.ts';
-export type { ReceiveInput } from './paycode-receive.ts';
-export type { ResolvedRecipient } from './recipient.ts';
-export type { SendDetail, SendInput, SendResult } from './send.ts';
-export type { SendError };
 
 export interface TransfersService {
   resolveRecipient(senderId: string, recipientUid: string, senderUid: string | undefined): Promise<{ ok: true; recipient: ResolvedRecipient; senderUid: string } | Failure>;

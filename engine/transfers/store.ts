@@ -153,10 +153,6 @@ export async function selectTransfer(sql: Queryable, id: string): Promise<Transf
   return rows[0] ?? null;
 }
 
-export async function selectViewRoles(sql: Queryable, transferId: string): Promise<{ profile_id: string; role: string }[]> {
-  return sql`select profile_id, role from transfer_views where transfer_id = ${transferId} order by profile_id, role`;
-}
-
 export async function isViewer(sql: Queryable, transferId: string, profileId: string): Promise<boolean> {
   const rows = await sql`select 1 from transfer_views where transfer_id = ${transferId} and profile_id = ${profileId}`;
   return rows.length > 0;
@@ -189,7 +185,7 @@ export async function selectDedupRow(sql: Queryable, ownerId: string, dedupId: s
   return rows[0] ?? null;
 }
 
-export interface HistoryQuery {
+interface HistoryQuery {
   profileId: string;
   orderColumn: 'start' | 'timestamp';
   descending: boolean;
@@ -210,7 +206,7 @@ export async function selectHistory(sql: Queryable, query: HistoryQuery): Promis
     offset ${query.offset} limit ${query.limit + 1}`;
 }
 
-export interface SyncRow extends TransferRow {
+interface SyncRow extends TransferRow {
   sync_ts: Date;
 }
 
@@ -328,7 +324,7 @@ export async function updatePaycode(tx: Queryable, transferId: string, change: {
   if (result.count !== 1) throw new Error(`paycode of ${transferId} update touched ${result.count} rows`);
 }
 
-export interface TransferBundle {
+interface TransferBundle {
   row: TransferRow;
   stakeholders: { profile_id: string; role: string }[];
   movements: MovementRow[];
@@ -365,7 +361,7 @@ export async function selectTransferBundle(sql: Queryable, id: string): Promise<
   };
 }
 
-export interface PartyRow {
+interface PartyRow {
   id: string;
   title: string;
   username: string | null;

@@ -10,31 +10,33 @@ import { failure, sendFailure, type Duplicate, type Failure } from '../ledger/er
 import { appdataCharsMax } from '../limits.ts';
 import { formatDecimal, formatMinor, positiveMoneyOf, wellFormedDecimal, type Decimal } from '../money.ts';
 import type { ProfileRecord, ProfilesService } from '../profiles/service.ts';
-import { stateFields, transfer, type TransferStateName } from './machine.ts';
+import { transfer } from './machine.ts';
+import { newTransfer } from './new-transfer.ts';
 import { accepts, redeemedLoopsOf } from './acceptance.ts';
 import { redeemArrivedIn } from '../designs/redemption.ts';
 import { appdataChars, closedLoopRefusal } from './input-checks.ts';
 import type { TransfersService } from './service.ts';
 import { unexpiredEscrowPicks } from '../designs/expiry.ts';
 import { parseUid } from '../uids.ts';
-import { idempotently, passGate, type DedupRequest } from './gate.ts';
+import { passGate } from './gate.ts';
+import { idempotently, type DedupRequest } from './idempotency.ts';
 import * as store from './store.ts';
 
 /** A trade entry as the edge read it. */
-export interface TradeEntryInput {
+interface TradeEntryInput {
   loop_id: string;
   currency: string;
   amount: Decimal;
 }
 
 /** A trade entry as the transfer's details keep it (and answer it). */
-export interface TradeEntry {
+interface TradeEntry {
   loop_id: string;
   currency: string;
   amount: string;
 }
 
-export interface TradeInput {
+interface TradeInput {
   senderId: string;
   senderPersonalId: string | null;
   recipientUid: string;
@@ -46,7 +48,7 @@ export interface TradeInput {
   closedLoopOnly: boolean;
 }
 
-export interface AcceptTradeInput {
+interface AcceptTradeInput {
   callerId: string;
   transferId: string;
   settlerUid?: string;
@@ -54,7 +56,7 @@ export interface AcceptTradeInput {
   closedLoopOnly: boolean;
 }
 
-export type TradeResult = { ok: true; transferId: string } | Failure;
+type TradeResult = { ok: true; transferId: string } | Failure;
 
 export interface TradesService {
   start(input: TradeInput): Promise<TradeResult>;
@@ -155,16 +157,14 @@ async function startIn(unit: Unit<Failure | Duplicate>, offer: Offer, dedup: Ded
     transfer: (picks) => {
       const snapshot = unit.create(transfer, transferId, { workflowType: 'trade', waitFor: 'trade', at: at.toISOString() });
       return {
-        row: {
-          id: transferId, workflowType: 'trade', senderId: input.senderId, senderUid: offer.senderUid, recipientId: recipient.id, recipientUid: offer.recipientUid,
-          senderPersonalId: input.senderPersonalId, recipientPersonalId: recipient.isIndividual ? recipient.id : null,
-          money: sumPicks(picks, offer.offered[0].currency), at, state: stateFields(snapshot.value as TransferStateName), endAt: null, activityCount: snapshot.context.activityCount,
-          private: true, message: null, messageSubject: null, appdata: input.appdata,
+        row: newTransfer({ id: transferId, at, money: sumPicks(picks, offer.offered[0].currency) }, {
+          workflowType: 'trade', senderId: input.senderId, senderUid: offer.senderUid, recipientId: recipient.id, recipientUid: offer.recipientUid,
+          senderPersonalId: input.senderPersonalId, recipientPersonalId: recipient.isIndividual ? recipient.id : null, appdata: input.appdata,
           details: {
             trade: { amounts: input.amounts.map(storedEntry), expect_amounts: input.expectAmounts.map(storedEntry) },
             alarms: [{ name: 'alarm.expire_trade', timestamp: expiresAt.toISOString() }],
           },
-        },
+        }, snapshot),
         views: [{ profileId: input.senderId, role: 'sender' }, { profileId: recipient.id, role: 'recipient' }],
       };
     },

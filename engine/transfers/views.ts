@@ -23,7 +23,7 @@ export function partyFromProfile(id: string, title: string, username: string | n
  * A party without a wallet yet (an invitation's recipient): the invited address in human form, a
  * person until they sign up. Clients read `title` and `is_individual` on every transfer.
  */
-export function partyFromUid(uid: string | null): PartyInfo {
+function partyFromUid(uid: string | null): PartyInfo {
   const text = uid ?? '';
   const colon = text.indexOf(':');
   const type = colon < 0 ? '' : text.slice(0, colon);
@@ -50,7 +50,7 @@ function byteOrder(left: string, right: string): number {
   return Buffer.byteLength(left) - Buffer.byteLength(right) || Buffer.compare(Buffer.from(left), Buffer.from(right));
 }
 
-export function asJsonb<T>(value: T): T {
+function asJsonb<T>(value: T): T {
   if (Array.isArray(value)) return value.map(asJsonb) as T;
   if (value === null || typeof value !== 'object') return value;
   const ordered: Record<string, unknown> = {};
@@ -92,7 +92,7 @@ export function insertedRow(transfer: NewTransfer): TransferRow {
   };
 }
 
-export function movementsJson(rows: readonly MovementRow[]): Record<string, unknown>[] {
+function movementsJson(rows: readonly MovementRow[]): Record<string, unknown>[] {
   const byNumber = new Map<number, Record<string, unknown> & { loops: Record<string, unknown>[] }>();
   for (const row of rows) {
     let movement = byNumber.get(row.number);
@@ -134,7 +134,7 @@ export function transferJson(row: TransferRow, movements: readonly MovementRow[]
   return body;
 }
 
-export function paycodeJson(row: PaycodeRow, publicUrl: string): Record<string, unknown> {
+function paycodeJson(row: PaycodeRow, publicUrl: string): Record<string, unknown> {
   return {
     code: row.code,
     transfer_id: row.transfer_id,
