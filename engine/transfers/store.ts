@@ -279,21 +279,22 @@ export async function selectSync(sql: Queryable, profileId: string, syncTs: Date
 
 /**
  * How many of the profile's transfers sync after the view (syncTs, transferId), the end of a page:
- * exact when each of its three index scans (sent, received, third party) counts at most `exactMax`
- * (so always when at most `exactMax` remain), reading at most 3 x (exactMax + 1) index entries and no
- * kept count; else the planner's estimate of those after (no row read), at least what was counted.
+ * its three index scans (sent, received, third party) counted together, stopped at `exactMax + 1`
+ * entries (no kept count, no row read): exact when at most `exactMax` remain; else the planner's
+ * estimate of those after (EXPLAIN), never within the bound.
  */
 export async function countSyncAfter(sql: Queryable, profileId: string, syncTs: Date, transferId: string, exactMax: number): Promise<number> {
   const after = syncedAfter(sql, syncTs, transferId);
-  const party = (column: ReturnType<Queryable>, sees: ReturnType<Queryable>) => sql`(select count(*)::int from (
-    select 1 from transfers t where ${column} = ${profileId} and ${sees} and ${after(fragment(sql`t.updated_at`), fragment(sql`t.id`))} limit ${exactMax + 1}) counted)`;
-  const [row] = await sql<{ sent: number; received: number; others: number }[]>`
-    select ${party(sql`t.sender_id`, sql`t.sender_sees`)} as sent, ${party(sql`t.recipient_id`, sql`t.recipient_sees`)} as received,
-      (select count(*)::int from (select 1 from transfer_views v where v.profile_id = ${profileId} and ${after(fragment(sql`v.sync_ts`), fragment(sql`v.transfer_id`))}
-        limit ${exactMax + 1}) counted) as others`;
-  const counted = row.sent + row.received + row.others;
-  if (row.sent <= exactMax && row.received <= exactMax && row.others <= exactMax) return counted;
-  return Math.max(counted, await estimateSync(sql, profileId, syncTs, transferId));
+  const party = (column: Fragment, sees: Fragment) => sql`(
+    select 1 from transfers t where ${column} = ${profileId} and ${sees} and ${after(fragment(sql`t.updated_at`), fragment(sql`t.id`))} limit ${exactMax + 1})`;
+  const [row] = await sql<{ count: number }[]>`
+    select count(*)::int as count from (${party(fragment(sql`t.sender_id`), fragment(sql`t.sender_sees`))}
+      union all ${party(fragment(sql`t.recipient_id`), fragment(sql`t.recipient_sees`))}
+      union all (select 1 from transfer_views v where v.profile_id = ${profileId} and ${after(fragment(sql`v.sync_ts`), fragment(sql`v.transfer_id`))}
+        limit ${exactMax + 1})
+      limit ${exactMax + 1}) counted`;
+  if (row.count <= exactMax) return row.count;
+  return Math.max(exactMax + 1, await estimateSync(sql, profileId, syncTs, transferId));
 }
 
 /** Views that say a profile sees a transfer twice (a party's column and a row): none, or a writer missed one. */
