@@ -196,7 +196,7 @@ export function buildReport(state: RunState): Report {
   }
   if (open) phases.push(`- Open loop: ${formatRate(open.scheduledRatePerSecond)}/s scheduled; the generator started at most ${formatMs(open.lateStartsMax)} ms late.`);
   if (history) {
-    phases.push(`- History seed: ${history.small.toLocaleString('en-US')} + ${history.large.toLocaleString('en-US')} transfers (with views and movements) in ${history.seedSeconds.toFixed(1)} s.`);
+    phases.push(`- History seed: ${history.small.toLocaleString('en-US')} + ${history.large.toLocaleString('en-US')} transfers (their parties' views as its columns, and movements) in ${history.seedSeconds.toFixed(1)} s.`);
     for (const comparison of history.comparisons) {
       phases.push(`- ${comparison.call}: 1k ${comparison.small.ok} requests ${latencyText(comparison.small.latency)}; large ${comparison.large.ok} requests ${latencyText(comparison.large.latency)}${failuresText(comparison.large)}${failuresText(comparison.small)}`);
     }
@@ -230,7 +230,7 @@ export function renderHistoryOnly(result: HistoryOnlyResult): { markdown: string
   const rows = historyComparisonRows(result.history);
   if (result.audit) rows.push({ measure: 'Ledger audit of the bench database', value: result.audit.ok ? 'balanced' : result.audit.problems.slice(0, 3).join('; '), baseline: '—', ratio: '—', target: 'balances', verdict: verdict(result.audit.ok) });
   const lines = result.history ? [
-    `- History seed: ${result.history.small.toLocaleString('en-US')} + ${result.history.large.toLocaleString('en-US')} transfers (with views, their counts and movements) in ${result.history.seedSeconds.toFixed(1)} s.`,
+    `- History seed: ${result.history.small.toLocaleString('en-US')} + ${result.history.large.toLocaleString('en-US')} transfers (their parties' views as its columns, and movements) in ${result.history.seedSeconds.toFixed(1)} s.`,
     ...result.history.comparisons.map((comparison) => `- ${comparison.call}: small ${comparison.small.ok} requests ${latencyText(comparison.small.latency)}; large ${comparison.large.ok} requests ${latencyText(comparison.large.latency)}${failuresText(comparison.large)}${failuresText(comparison.small)}`),
   ] : [];
   const markdown = renderMarkdown({

@@ -25,6 +25,7 @@ async function shape(): Promise<Record<string, string>> {
         (select count(*) from actors where kind = 'transfer')::text as transfer_actors,
         (select count(*) from transfers)::text as transfers,
         (select count(*) from outbox)::text as outbox_rows,
+        (select count(*) from transfer_views)::text as transfer_views,
         (select sum(amount) from balances)::text as balances_total,
         pg_size_pretty(pg_database_size(current_database())) as size,
         (select coalesce(max(number), 0) from schema_migrations where number < 1000)::text as last_core_or_ledger_migration`;

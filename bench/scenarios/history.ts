@@ -1,6 +1,6 @@
 // History at scale: seeds ~1,000 and ~1,000,000 transfers visible to two reader profiles with
-// SQL straight into the ledger's tables (engine/storage/migrations/0300_ledger.sql: transfers,
-// transfer_views, movements; 1040: transfer_view_counts), then times GET /wallet/history and POST /wallet/history_sync
+// SQL straight into the ledger's tables (engine/storage/migrations/0300_ledger.sql: transfers and
+// movements; 1060: a party sees a transfer through its sender_sees / recipient_sees), then times GET /wallet/history and POST /wallet/history_sync
 // for both readers, alternating requests so drift hits both alike.
 import { performance } from 'node:perf_hooks';
 import postgres from 'postgres';
@@ -44,14 +44,14 @@ export async function seedHistory(databaseUrl: string, options: { templateId: st
         await tx`
           insert into transfers (id, workflow_type, sender_id, sender_uid, recipient_id, recipient_uid, sender_personal_id, recipient_personal_id,
             currency, amount, start_at, updated_at, end_at, next_activity, completed, canceled, run_state, activity_count, reason, private,
-            message, message_subject, appdata, details)
+            message, message_subject, appdata, details, sender_sees, recipient_sees)
           select ${prefix} || lpad(i::text, 14, '0'), t.workflow_type,
             s.sender, 'service:' || s.sender, s.recipient, 'service:' || s.recipient,
             case when t.sender_personal_id is null then null else s.sender end,
             case when t.recipient_personal_id is null then null else s.recipient end,
             t.currency, t.amount, s.at, s.at, case when t.end_at is null then null else s.at end,
             t.next_activity, t.completed, t.canceled, t.run_state, t.activity_count, t.reason, t.private,
-            t.message, t.message_subject, t.appdata, t.details
+            t.message, t.message_subject, t.appdata, t.details, true, true
           from transfers t
           cross join generate_series(${from}::integer, ${to}::integer) as i
           cross join lateral (select
@@ -59,19 +59,6 @@ export async function seedHistory(databaseUrl: string, options: { templateId: st
               case when i % 2 = 0 then ${options.other} else ${options.reader} end as recipient,
               ${firstAt}::timestamptz + i * interval '1 millisecond' as at) as s
           where t.id = ${options.templateId}`;
-        await tx`
-          insert into transfer_views (profile_id, transfer_id, role, start_at, sync_ts)
-          select v.profile_id, t.id, v.role, t.start_at, t.updated_at
-          from transfers t
-          cross join lateral (values (t.sender_id, 'sender'), (t.recipient_id, 'recipient')) as v(profile_id, role)
-          where t.id between ${prefix + String(from).padStart(14, '0')} and ${prefix + String(to).padStart(14, '0')}`;
-        // Counted as the engine counts every view it writes (migration 1040, engine/transfers/store.ts).
-        await tx`
-          insert into transfer_view_counts as c (profile_id, views)
-          select profile_id, count(*) from transfer_views
-          where transfer_id between ${prefix + String(from).padStart(14, '0')} and ${prefix + String(to).padStart(14, '0')}
-          group by profile_id order by profile_id
-          on conflict (profile_id) do update set views = c.views + excluded.views`;
         await tx`
           insert into movements (transfer_id, number, line, at, action, from_id, to_id, loop_id, currency, issuer_id, amount)
           select t.id, m.number, m.line, t.start_at, m.action, t.sender_id, t.recipient_id, m.loop_id, m.currency, m.issuer_id, m.amount
@@ -81,7 +68,6 @@ export async function seedHistory(databaseUrl: string, options: { templateId: st
       });
     }
     await sql`analyze transfers`;
-    await sql`analyze transfer_views`;
     await sql`analyze movements`;
     return { transfers: options.count, seconds: (performance.now() - startedAt) / 1000 };
   } finally {
@@ -92,7 +78,9 @@ export async function seedHistory(databaseUrl: string, options: { templateId: st
 export async function visibleTransfers(databaseUrl: string, profileId: string): Promise<number> {
   const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} });
   try {
-    const rows = await sql<{ count: string }[]>`select count(*)::text as count from transfer_views where profile_id = ${profileId}`;
+    const rows = await sql<{ count: string }[]>`
+      select ((select count(*) from transfers where sender_id = ${profileId} and sender_sees) + (select count(*) from transfers where recipient_id = ${profileId} and recipient_sees)
+        + (select count(*) from transfer_views where profile_id = ${profileId}))::text as count`;
     return Number(rows[0].count);
   } finally {
     await sql.end();
@@ -104,7 +92,10 @@ export async function recentSyncTs(databaseUrl: string, profileId: string, back:
   const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} });
   try {
     const rows = await sql<{ sync_ts: Date }[]>`
-      select sync_ts from transfer_views where profile_id = ${profileId} order by sync_ts desc, transfer_id desc offset ${back} limit 1`;
+      select sync_ts from (select updated_at as sync_ts, id from transfers where sender_id = ${profileId} and sender_sees
+        union all select updated_at, id from transfers where recipient_id = ${profileId} and recipient_sees
+        union all select sync_ts, transfer_id from transfer_views where profile_id = ${profileId}) views
+      order by sync_ts desc, id desc offset ${back} limit 1`;
     return rows[0].sync_ts.toISOString();
   } finally {
     await sql.end();

@@ -10,7 +10,7 @@ import { searchProfiles, type SearchInput, type SearchRejection } from '../trans
 import { createTransfersService, type TransfersService } from '../transfers/service.ts';
 import { transferById } from '../transfers/rows.ts';
 import { createTradesService, type TradesService } from '../transfers/trade.ts';
-import { viewCountProblems } from '../transfers/view-counts.ts';
+import { viewProblems } from '../transfers/view-checks.ts';
 import { createLedgerService } from './service.ts';
 import type { LedgerService } from './service-types.ts';
 import { defaultCountries } from '../limits.ts';
@@ -32,7 +32,7 @@ export function createLedgerDomain(core: Core, dependencies: { profiles: Profile
   const queries = createTransferQueries(core, profiles);
   const payouts = createPayoutsService(core, { profiles, ledger: cash, transfers });
   // history_sync's `remain` reads each profile's count of views: the audit proves it equals the views.
-  cash.addAuditCheck(viewCountProblems);
+  cash.addAuditCheck(viewProblems);
   profiles.registerHoldingsProvider((db, profileId) => cash.holdings(db, profileId));
   profiles.registerAccountsProvider((db, profileId) => payouts.accountsJson(db, profileId));
   // A resent invitation transfer sends its invitation again through the invitations domain.

@@ -29,9 +29,9 @@ export const historyAppdataFilterCharsMax = 128;
 export const syncLimitDefault = 1000;
 export const syncLimitMax = 1000;
 /**
- * history_sync's `remain` is exact when at most this many transfers lie before the page's end (the
- * profile's count of views less them) or after it (counted); between, Postgres's estimate, never
- * within this bound of either end. A first page or a last one costs no full count of a long history.
+ * history_sync's `remain` is exact when at most this many transfers lie after the page's end (counted
+ * from the indexes, stopped at this bound plus one); above it, Postgres's estimate, never within the
+ * bound. No page costs a full count of a long history (migration 1060, docs/decisions.md).
  */
 export const syncRemainExactMax = 10_000;
 export const redeemersListMax = 100;

@@ -6,6 +6,10 @@ import type { NewTransfer, TransferRow } from './types.ts';
 
 export type { NewTransfer, TransferRow } from './types.ts';
 
+/** A piece of SQL built with a Queryable's tag, to be placed in another statement. */
+type Fragment = ReturnType<Queryable>;
+const fragment = (piece: unknown) => piece as Fragment;
+
 const transferColumns = (sql: Queryable) =>
   sql`t.id, t.workflow_type, t.sender_id, t.sender_uid, t.recipient_id, t.recipient_uid, t.sender_personal_id, t.recipient_personal_id,
     t.currency, t.amount, t.start_at, t.updated_at, t.end_at, t.next_activity, t.completed, t.canceled, t.run_state, t.activity_count,
@@ -52,44 +56,43 @@ function queueReceipt(tx: Queryable, change: { transferId: string; at: Date; rec
 }
 
 /**
- * A CTE that adds the views the statement inserts (the CTE `inserted`, returning profile_id) to
- * their profiles' counts (migration 1040), in profile order, so two statements take the count rows
- * in one order. Every insert into transfer_views carries it: history_sync's `remain` reads the count.
+ * The views a transfer's own columns carry (migration 1060): its sender's in the role 'sender' and its
+ * recipient's in the role 'recipient'. Every other view (a third party's) is a row of transfer_views.
  */
-function countViews(tx: Queryable, inserted: ReturnType<Queryable>) {
-  return tx`counted as (
-      insert into transfer_view_counts as c (profile_id, views)
-      select profile_id, count(*) from ${inserted} group by profile_id order by profile_id
-      on conflict (profile_id) do update set views = c.views + excluded.views
-      returning 1)`;
+function partyViews(transfer: { senderId: string | null; recipientId: string | null }, views: readonly { profileId: string; role: string }[]) {
+  if (new Set(views.map((view) => view.profileId)).size !== views.length) throw new Error('a profile sees a transfer once');
+  const senderSees = views.some((view) => view.role === 'sender' && view.profileId === transfer.senderId);
+  const recipientSees = views.some((view) => view.role === 'recipient' && view.profileId === transfer.recipientId);
+  const others = views.filter((view) => !(view.role === 'sender' && view.profileId === transfer.senderId) && !(view.role === 'recipient' && view.profileId === transfer.recipientId));
+  return { senderSees, recipientSees, others };
 }
 
-/** Inserts a transfer and one view row per stakeholder (and counts them), in one statement. */
+/**
+ * Inserts a transfer, its sender's and recipient's views as its columns and a row of transfer_views
+ * per third party, in one statement (a P2P send writes no view row).
+ */
 export async function insertTransfer(tx: Queryable, transfer: NewTransfer, views: { profileId: string; role: string }[]): Promise<void> {
-  const rows = await tx<{ transfer_rows: bigint; view_rows: bigint; counted_rows: bigint }[]>`
+  const { senderSees, recipientSees, others } = partyViews(transfer, views);
+  const rows = await tx<{ transfer_rows: bigint; view_rows: bigint }[]>`
     with inserted as (
       insert into transfers (id, workflow_type, sender_id, sender_uid, recipient_id, recipient_uid, sender_personal_id, recipient_personal_id,
         currency, amount, start_at, updated_at, end_at, next_activity, completed, canceled, run_state, activity_count, reason, private,
-        message, message_subject, appdata, details)
+        message, message_subject, appdata, details, sender_sees, recipient_sees)
       values (${transfer.id}, ${transfer.workflowType}, ${transfer.senderId}, ${transfer.senderUid}, ${transfer.recipientId}, ${transfer.recipientUid},
         ${transfer.senderPersonalId}, ${transfer.recipientPersonalId}, ${transfer.money.currency}, ${String(transfer.money.minor)}::bigint, ${transfer.at}, ${transfer.at},
         ${transfer.endAt}, ${transfer.state.nextActivity}, ${transfer.state.completed}, ${transfer.state.canceled}, ${transfer.state.runState},
         ${transfer.activityCount}, null, ${transfer.private}, ${transfer.message}, ${transfer.messageSubject},
-        ${tx.json(transfer.appdata)}, ${tx.json(transfer.details as never)})
-      returning id),
+        ${tx.json(transfer.appdata)}, ${tx.json(transfer.details as never)}, ${senderSees}, ${recipientSees})
+      returning id)${others.length === 0 ? tx`` : tx`,
     viewed as (
       insert into transfer_views (profile_id, transfer_id, role, start_at, sync_ts)
       select profile_id, ${transfer.id}, role, ${transfer.at}, ${transfer.at}
-      from unnest(${views.map((view) => view.profileId)}::text[], ${views.map((view) => view.role)}::text[]) as v(profile_id, role)
-      returning profile_id),
-    ${countViews(tx, tx`viewed`)},
+      from unnest(${others.map((view) => view.profileId)}::text[], ${others.map((view) => view.role)}::text[]) as v(profile_id, role)
+      returning 1)`},
     ${queueWebhooks(tx, { transferId: transfer.id, workflowType: tx`${transfer.workflowType}::text`, state: transfer.state, activityCount: transfer.activityCount, at: transfer.at, profileIds: tx`select unnest(${views.map((view) => view.profileId)}::text[])` })}
     ${transfer.state.completed ? queueReceipt(tx, { transferId: transfer.id, at: transfer.at, recipient: tx`select ${transfer.recipientId}::text` }) : tx``}
-    select (select count(*) from inserted) as transfer_rows, (select count(*) from viewed) as view_rows, (select count(*) from counted) as counted_rows`;
-  const profiles = new Set(views.map((view) => view.profileId)).size;
-  if (rows[0].transfer_rows !== 1n || rows[0].view_rows !== BigInt(views.length) || rows[0].counted_rows !== BigInt(profiles)) {
-    throw new Error(`transfer ${transfer.id} insert touched unexpected rows`);
-  }
+    select (select count(*) from inserted) as transfer_rows, ${others.length === 0 ? tx`0::bigint` : tx`(select count(*) from viewed)`} as view_rows`;
+  if (rows[0].transfer_rows !== 1n || rows[0].view_rows !== BigInt(others.length)) throw new Error(`transfer ${transfer.id} insert touched unexpected rows`);
 }
 
 /** The states of the wallets (actors of kind wallet) of the profiles; a profile with none is absent. */
@@ -112,40 +115,53 @@ export interface TransferChange {
   addViews?: { profileId: string; role: string }[];
 }
 
-/** Writes a transfer's new state, moves every viewer's sync_ts to now and adds (and counts) new viewers, in one statement. */
+/**
+ * Writes a transfer's new state (its updated_at is its sender's and recipient's sync_ts), moves every
+ * third party's sync_ts to now and adds new viewers, in one statement. A viewer added as the
+ * transfer's (new) recipient becomes its `recipient_sees`; any other, a row of transfer_views; one
+ * who already sees the transfer, nothing. A recipient who sees the transfer is never replaced.
+ */
 export async function updateTransfer(tx: Queryable, id: string, change: TransferChange, at: Date): Promise<void> {
   const added = change.addViews ?? [];
-  const rows = await tx<{ transfer_rows: bigint; view_rows: bigint; added_rows: bigint; counted_rows: bigint }[]>`
+  const recipient = (row: ReturnType<Queryable>) => (change.recipientId === undefined ? tx`${row}.recipient_id` : tx`${change.recipientId}::text`);
+  const addedIds = added.map((view) => view.profileId);
+  const addedRoles = added.map((view) => view.role);
+  const rows = await tx<{ transfer_rows: bigint }[]>`
     with changed as (
-      update transfers set updated_at = ${at}, end_at = ${change.endAt}, next_activity = ${change.state.nextActivity},
+      update transfers t set updated_at = ${at}, end_at = ${change.endAt}, next_activity = ${change.state.nextActivity},
         completed = ${change.state.completed}, canceled = ${change.state.canceled}, run_state = ${change.state.runState},
         activity_count = ${change.activityCount}, reason = ${change.reason},
         amount = coalesce(${change.money === undefined ? null : String(change.money.minor)}::bigint, amount),
-        recipient_id = ${change.recipientId === undefined ? tx`recipient_id` : change.recipientId},
+        recipient_id = ${recipient(tx`t`)},
         recipient_personal_id = ${change.recipientPersonalId === undefined ? tx`recipient_personal_id` : change.recipientPersonalId},
-        details = details || ${tx.json((change.details ?? {}) as never)}
-      where id = ${id} ${change.money === undefined ? tx`` : tx`and currency = ${change.money.currency}`}
-      returning id),
+        details = details || ${tx.json((change.details ?? {}) as never)},
+        recipient_sees = t.recipient_sees or exists (
+          select 1 from unnest(${addedIds}::text[], ${addedRoles}::text[]) as a(profile_id, role)
+          where a.role = 'recipient' and a.profile_id = ${recipient(tx`t`)} and not (t.sender_sees and t.sender_id = a.profile_id)
+            and not exists (select 1 from transfer_views v where v.transfer_id = ${id} and v.profile_id = a.profile_id))
+      where t.id = ${id} ${change.money === undefined ? tx`` : tx`and t.currency = ${change.money.currency}`} and not (t.recipient_sees and t.recipient_id is distinct from ${recipient(tx`t`)})
+      returning t.id),
     synced as (
       update transfer_views set sync_ts = ${at} where transfer_id = ${id} returning 1),
     added as (
       insert into transfer_views (profile_id, transfer_id, role, start_at, sync_ts)
-      select v.profile_id, ${id}, v.role, t.start_at, ${at}
-      from unnest(${added.map((view) => view.profileId)}::text[], ${added.map((view) => view.role)}::text[]) as v(profile_id, role)
+      select a.profile_id, ${id}, a.role, t.start_at, ${at}
+      from unnest(${addedIds}::text[], ${addedRoles}::text[]) as a(profile_id, role)
       join transfers t on t.id = ${id}
+      where not (t.sender_sees and t.sender_id = a.profile_id) and not (t.recipient_sees and t.recipient_id = a.profile_id)
+        and not (a.role = 'recipient' and a.profile_id = ${recipient(tx`t`)})
       on conflict (profile_id, transfer_id) do nothing
-      returning profile_id),
-    ${countViews(tx, tx`added`)},
+      returning 1),
     ${queueWebhooks(tx, {
       transferId: id, workflowType: tx`(select workflow_type from transfers where id = ${id})`, state: change.state, activityCount: change.activityCount, at,
-      profileIds: tx`select profile_id from transfer_views where transfer_id = ${id} union select unnest(${added.map((view) => view.profileId)}::text[])`,
+      profileIds: tx`select profile_id from transfer_views where transfer_id = ${id}
+        union select sender_id from transfers where id = ${id} and sender_sees union select recipient_id from transfers where id = ${id} and recipient_sees
+        union select unnest(${addedIds}::text[])`,
     })}
     ${change.state.completed ? queueReceipt(tx, { transferId: id, at, recipient: tx`select ${change.recipientId === undefined ? tx`recipient_id` : tx`${change.recipientId}::text`} from transfers where id = ${id} and not completed` }) : tx``}
-    select (select count(*) from changed) as transfer_rows, (select count(*) from synced) as view_rows, (select count(*) from added) as added_rows,
-      (select count(*) from counted) as counted_rows`;
+    select (select count(*) from changed) as transfer_rows, (select count(*) from synced) as view_rows, (select count(*) from added) as added_rows`;
+  // None: a missing transfer, or a change that would take the transfer from the recipient who sees it.
   if (rows[0].transfer_rows !== 1n) throw new Error(`transfer ${id} update touched ${rows[0].transfer_rows} rows`);
-  // One view per profile and transfer: each view added is one profile's count.
-  if (rows[0].counted_rows !== rows[0].added_rows) throw new Error(`transfer ${id} added ${rows[0].added_rows} views but counted ${rows[0].counted_rows}`);
 }
 
 export async function selectTransfer(sql: Queryable, id: string): Promise<TransferRow | null> {
@@ -153,8 +169,21 @@ export async function selectTransfer(sql: Queryable, id: string): Promise<Transf
   return rows[0] ?? null;
 }
 
+/** A transfer's viewers as (profile, role) rows: its sender's and recipient's views (its columns) and every third party's. */
+function viewersOf(sql: Queryable, transferId: ReturnType<Queryable>) {
+  return sql`select sender_id as profile_id, 'sender' as role from transfers where id = ${transferId} and sender_sees
+    union all select recipient_id, 'recipient' from transfers where id = ${transferId} and recipient_sees
+    union all select profile_id, role from transfer_views where transfer_id = ${transferId}`;
+}
+
+export async function selectViewRoles(sql: Queryable, transferId: string): Promise<{ profile_id: string; role: string }[]> {
+  return sql`select profile_id, role from (${viewersOf(sql, sql`${transferId}`)}) v order by profile_id, role`;
+}
+
 export async function isViewer(sql: Queryable, transferId: string, profileId: string): Promise<boolean> {
-  const rows = await sql`select 1 from transfer_views where transfer_id = ${transferId} and profile_id = ${profileId}`;
+  const rows = await sql`
+    select 1 from transfers where id = ${transferId} and ((sender_sees and sender_id = ${profileId}) or (recipient_sees and recipient_id = ${profileId}))
+    union all select 1 from transfer_views where transfer_id = ${transferId} and profile_id = ${profileId}`;
   return rows.length > 0;
 }
 
@@ -194,62 +223,88 @@ interface HistoryQuery {
   appdata: Record<string, string>;
 }
 
+/**
+ * A profile's views in one order, merged from three index scans: the transfers it sent
+ * (transfers_sender_*), those it received (transfers_recipient_*) and its third-party views
+ * (transfer_views). Each branch reads at most `rows` in the order, so the merge reads at most 3 x rows.
+ * `key` is a view's start or sync_ts (a party's sync_ts is the transfer's updated_at, migration 1060).
+ */
+function viewsInOrder(sql: Queryable, page: {
+  profileId: string; orderColumn: 'start' | 'timestamp'; descending: boolean; rows: number; columns: ReturnType<Queryable>;
+  where: (key: Fragment, id: Fragment) => Fragment;
+}) {
+  const direction = page.descending ? sql`desc` : sql`asc`;
+  const partyKey = fragment(page.orderColumn === 'start' ? sql`t.start_at` : sql`t.updated_at`);
+  const viewKey = fragment(page.orderColumn === 'start' ? sql`v.start_at` : sql`v.sync_ts`);
+  const party = (column: ReturnType<Queryable>, sees: ReturnType<Queryable>) => sql`(
+    select ${page.columns}, ${partyKey} as order_key from transfers t
+    where ${column} = ${page.profileId} and ${sees} and ${page.where(partyKey, fragment(sql`t.id`))}
+    order by ${partyKey} ${direction}, t.id ${direction} limit ${page.rows})`;
+  return sql`select * from (${party(sql`t.sender_id`, sql`t.sender_sees`)}
+    union all ${party(sql`t.recipient_id`, sql`t.recipient_sees`)}
+    union all (
+      select ${page.columns}, ${viewKey} as order_key from transfer_views v join transfers t on t.id = v.transfer_id
+      where v.profile_id = ${page.profileId} and ${page.where(viewKey, fragment(sql`v.transfer_id`))}
+      order by ${viewKey} ${direction}, v.transfer_id ${direction} limit ${page.rows})) merged
+    order by order_key ${direction}, id ${direction}`;
+}
+
 /** One page of a profile's transfers (limit + 1 rows, so the caller knows whether there are more). */
 export async function selectHistory(sql: Queryable, query: HistoryQuery): Promise<TransferRow[]> {
-  const column = query.orderColumn === 'start' ? sql`v.start_at` : sql`v.sync_ts`;
-  const direction = query.descending ? sql`desc` : sql`asc`;
-  const filter = Object.keys(query.appdata).length > 0 ? sql`and t.appdata @> ${sql.json(query.appdata)}` : sql``;
-  return sql<TransferRow[]>`
-    select ${transferColumns(sql)} from transfer_views v join transfers t on t.id = v.transfer_id
-    where v.profile_id = ${query.profileId} ${filter}
-    order by ${column} ${direction}, v.transfer_id ${direction}
+  const filter = Object.keys(query.appdata).length > 0 ? sql`t.appdata @> ${sql.json(query.appdata)}` : sql`true`;
+  const rows = await sql<(TransferRow & { order_key?: Date })[]>`
+    ${viewsInOrder(sql, { ...query, rows: query.offset + query.limit + 1, columns: fragment(transferColumns(sql)), where: () => fragment(filter) })}
     offset ${query.offset} limit ${query.limit + 1}`;
+  for (const row of rows) delete row.order_key;
+  return rows;
 }
 
 interface SyncRow extends TransferRow {
   sync_ts: Date;
 }
 
+/** The views after (syncTs, transferId) in sync order, or after syncTs when no transfer is named. */
+const syncedAfter = (sql: Queryable, syncTs: Date, transferId: string | null) => (key: Fragment, id: Fragment): Fragment =>
+  transferId === null ? sql`${key} > ${syncTs}` : sql`(${key}, ${id}) > (${syncTs}, ${transferId})`;
+
 /** Keyset page of a profile's changes after (syncTs, transferId). */
 export async function selectSync(sql: Queryable, profileId: string, syncTs: Date, transferId: string | null, limit: number): Promise<SyncRow[]> {
-  const after = transferId === null ? sql`v.sync_ts > ${syncTs}` : sql`(v.sync_ts, v.transfer_id) > (${syncTs}, ${transferId})`;
-  return sql<SyncRow[]>`
-    select ${transferColumns(sql)}, v.sync_ts from transfer_views v join transfers t on t.id = v.transfer_id
-    where v.profile_id = ${profileId} and ${after}
-    order by v.sync_ts, v.transfer_id limit ${limit + 1}`;
+  const rows = await sql<(SyncRow & { order_key?: Date })[]>`
+    ${viewsInOrder(sql, { profileId, orderColumn: 'timestamp', descending: false, rows: limit + 1, columns: fragment(transferColumns(sql)), where: syncedAfter(sql, syncTs, transferId) })}
+    limit ${limit + 1}`;
+  for (const row of rows) {
+    row.sync_ts = row.order_key!;
+    delete row.order_key;
+  }
+  return rows;
 }
 
 /**
- * How many of the profile's transfers sync after the view (syncTs, transferId), the end of a page.
- * Exact near either end of the history: its count of views (transfer_view_counts) less those up to
- * the page's end when at most `exactMax` are (a first page); else those after it when at most
- * `exactMax` are (a page near the end). Between the two, the planner's estimate of those after (no
- * row read), within what the bounded counts proved: more than `exactMax` on either side.
+ * How many of the profile's transfers sync after the view (syncTs, transferId), the end of a page:
+ * its three index scans (sent, received, third party) counted together, stopped at `exactMax + 1`
+ * entries (no kept count, no row read): exact when at most `exactMax` remain; else the planner's
+ * estimate of those after (EXPLAIN), never within the bound.
  */
 export async function countSyncAfter(sql: Queryable, profileId: string, syncTs: Date, transferId: string, exactMax: number): Promise<number> {
-  const [row] = await sql<{ views: bigint; through: number }[]>`
-    select coalesce((select views from transfer_view_counts where profile_id = ${profileId}), 0) as views,
-      (select count(*)::int from (select 1 from transfer_views where profile_id = ${profileId} and (sync_ts, transfer_id) <= (${syncTs}, ${transferId})
-        limit ${exactMax + 1}) counted) as through`;
-  const views = Number(row.views);
-  if (views < row.through) throw new Error(`profile ${profileId} counts ${views} views but has at least ${row.through}`);
-  if (row.through <= exactMax) return views - row.through;
-  const after = await sql<{ count: number }[]>`
-    select count(*)::int as count from (select 1 from transfer_views where profile_id = ${profileId} and (sync_ts, transfer_id) > (${syncTs}, ${transferId})
+  const after = syncedAfter(sql, syncTs, transferId);
+  const party = (column: Fragment, sees: Fragment) => sql`(
+    select 1 from transfers t where ${column} = ${profileId} and ${sees} and ${after(fragment(sql`t.updated_at`), fragment(sql`t.id`))} limit ${exactMax + 1})`;
+  const [row] = await sql<{ count: number }[]>`
+    select count(*)::int as count from (${party(fragment(sql`t.sender_id`), fragment(sql`t.sender_sees`))}
+      union all ${party(fragment(sql`t.recipient_id`), fragment(sql`t.recipient_sees`))}
+      union all (select 1 from transfer_views v where v.profile_id = ${profileId} and ${after(fragment(sql`v.sync_ts`), fragment(sql`v.transfer_id`))}
+        limit ${exactMax + 1})
       limit ${exactMax + 1}) counted`;
-  if (after[0].count <= exactMax) return after[0].count;
-  const estimate = await estimateSync(sql, profileId, syncTs, transferId);
-  return Math.max(exactMax + 1, Math.min(estimate, views - exactMax - 1));
+  if (row.count <= exactMax) return row.count;
+  return Math.max(exactMax + 1, await estimateSync(sql, profileId, syncTs, transferId));
 }
 
-/** Profiles whose count of views (transfer_view_counts) differs from their rows of transfer_views: none, or a writer forgot to count. */
-export async function selectViewCountMismatches(db: Queryable, mismatchesMax: number): Promise<{ profile_id: string; counted: bigint; views: bigint }[]> {
-  return db<{ profile_id: string; counted: bigint; views: bigint }[]>`
-    select coalesce(c.profile_id, v.profile_id) as profile_id, coalesce(c.views, 0) as counted, coalesce(v.views, 0) as views
-    from transfer_view_counts c
-    full join (select profile_id, count(*) as views from transfer_views group by profile_id) v on v.profile_id = c.profile_id
-    where coalesce(c.views, 0) <> coalesce(v.views, 0)
-    order by 1 limit ${mismatchesMax}`;
+/** Views that say a profile sees a transfer twice (a party's column and a row): none, or a writer missed one. */
+export async function selectViewProblems(db: Queryable, problemsMax: number): Promise<{ profile_id: string; transfer_id: string }[]> {
+  return db<{ profile_id: string; transfer_id: string }[]>`
+    select v.profile_id, v.transfer_id from transfer_views v join transfers t on t.id = v.transfer_id
+    where (t.sender_sees and t.sender_id = v.profile_id) or (t.recipient_sees and t.recipient_id = v.profile_id)
+    order by 1, 2 limit ${problemsMax}`;
 }
 
 /** A SQL string literal of digits or an ISO time (EXPLAIN is sent as text; these were validated). */
@@ -258,11 +313,15 @@ function plainLiteral(text: string): string {
   return `'${text}'`;
 }
 
+/** The planner's estimate of the views after (syncTs, transferId), its three scans summed (EXPLAIN reads no row). */
 async function estimateSync(sql: Queryable, profileId: string, syncTs: Date, transferId: string): Promise<number> {
   const at = `${plainLiteral(syncTs.toISOString())}::timestamptz`;
-  const after = `(sync_ts, transfer_id) > (${at}, ${plainLiteral(transferId)})`;
+  const after = (key: string, id: string) => `(${key}, ${id}) > (${at}, ${plainLiteral(transferId)})`;
+  const profile = plainLiteral(profileId);
   const [row] = await sql.unsafe<{ 'QUERY PLAN': [{ Plan: { 'Plan Rows': number } }] }[]>(
-    `explain (format json) select 1 from transfer_views where profile_id = ${plainLiteral(profileId)} and ${after}`);
+    `explain (format json) select 1 from transfers where sender_id = ${profile} and sender_sees and ${after('updated_at', 'id')}
+      union all select 1 from transfers where recipient_id = ${profile} and recipient_sees and ${after('updated_at', 'id')}
+      union all select 1 from transfer_views where profile_id = ${profile} and ${after('sync_ts', 'transfer_id')}`);
   const plan = row['QUERY PLAN'];
   const planned = (typeof plan === 'string' ? JSON.parse(plan) : plan)[0].Plan['Plan Rows'];
   return Math.round(Number(planned));
@@ -336,7 +395,7 @@ export async function selectTransferBundle(sql: Queryable, id: string): Promise<
   const rows = await sql<(TransferRow & { stakeholder_list: { profile_id: string; role: string }[]; movement_list: Record<string, unknown>[]; paycode_row: Record<string, unknown> | null })[]>`
     select ${transferColumns(sql)},
       (select coalesce(json_agg(json_build_object('profile_id', v.profile_id, 'role', v.role) order by v.profile_id, v.role), '[]'::json)
-        from transfer_views v where v.transfer_id = t.id) as stakeholder_list,
+        from (${viewersOf(sql, sql`t.id`)}) v) as stakeholder_list,
       (select coalesce(json_agg(json_build_object('transfer_id', m.transfer_id, 'number', m.number, 'line', m.line, 'at', m.at, 'action', m.action,
           'from_id', m.from_id, 'to_id', m.to_id, 'loop_id', m.loop_id, 'currency', m.currency, 'issuer_id', m.issuer_id, 'amount', m.amount::text)
           order by m.number, m.line), '[]'::json)
