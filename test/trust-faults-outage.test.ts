@@ -155,9 +155,10 @@ faultTest('Postgres down 10 s, Redis down 4 s and the connection slots taken: 20
     quiet = true;
     while (inFlight > 0) await pause(20);
     const terminator = postgres(faults.databaseUrl.replace(/\/faults$/, '/postgres'), { max: 1, onnotice: () => {} });
-    await terminator`select pg_terminate_backend(pid) from pg_stat_activity where backend_type = 'client backend' and datname = 'faults'`;
-    // A terminated backend frees its slot when it has exited, a moment later.
-    await faults.waitFor(async () => (await terminator`select count(*)::int as left from pg_stat_activity where backend_type = 'client backend' and datname = 'faults'`)[0].left === 0, 'the sessions ending', 10_000);
+    const ended = (await terminator<{ pid: number }[]>`select pid, pg_terminate_backend(pid) from pg_stat_activity where backend_type = 'client backend' and datname = 'faults'`).map((row) => row.pid);
+    // A terminated backend frees its slot when it has exited, a moment later. (The API's background
+    // loops may open new sessions meanwhile: those are ended in the rounds below.)
+    await faults.waitFor(async () => (await terminator`select count(*)::int as left from pg_stat_activity where pid = any(${ended}::int[])`)[0].left === 0, 'the sessions ending', 10_000);
     const taken = await holdConnectionSlots();
     // The API processes' background loops (outbox, feed relay, sweeper) reconnect on their own: a
     // session that came in before every slot was taken is ended and its slot taken too.
