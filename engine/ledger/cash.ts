@@ -5,7 +5,7 @@
 import type { SharedRowLocks } from '../actors/command.ts';
 import { sendNotesFirstBatch, sendNotesMax } from '../limits.ts';
 import { addMoney, type Money } from '../money.ts';
-import type { Queryable, TransactionSql } from '../storage/database.ts';
+import { transactionMarks, type Queryable, type TransactionSql } from '../storage/database.ts';
 import { allocate, takeFirst, type AllocationOptions, type AmountEntry, type Note, type Parsed, type Pick } from './allocation.ts';
 import * as store from './store.ts';
 import type { Holder, MovementLine } from './store.ts';
@@ -20,22 +20,16 @@ export const escrowHolder = (transferId: string): Holder => ({ kind: 'transfer',
  * so the commands of a shared transaction hold them together. Every lock statement of the ledger
  * records here what it takes; the gate's rung 0 reads it (lockedBalanceKeys).
  */
-const lockedByTransaction = new WeakMap<object, Set<string>>();
-
-function noteLocked(tx: Queryable, keys: Iterable<string>): void {
-  const held = lockedByTransaction.get(tx) ?? new Set<string>();
-  for (const key of keys) held.add(key);
-  lockedByTransaction.set(tx, held);
-}
+const lockedBalances = transactionMarks();
 
 /** The balance keys (profile and currency, every loop of it) the transaction has locked so far. */
 export function lockedBalanceKeys(tx: Queryable): ReadonlySet<string> {
-  return lockedByTransaction.get(tx) ?? new Set<string>();
+  return lockedBalances.marked(tx);
 }
 
 /** Row-locks balances by key (balanceLockKey) in the one global order, and records them as the transaction's. */
 export function lockBalances(tx: Queryable, keys: readonly string[]): Promise<void> {
-  noteLocked(tx, keys);
+  lockedBalances.mark(tx, keys);
   return store.lockBalances(tx, keys);
 }
 
@@ -124,10 +118,9 @@ export function anchorWalletBalances(tx: TransactionSql, profileIds: readonly st
   return store.anchorBalances(tx, profileIds, profileIds.map(() => currency));
 }
 
-/** Row-locks the balances of the profiles in every currency given, in the one global order (profile, currency, loop). */
-export async function lockWalletBalances(tx: TransactionSql, profileIds: readonly string[], currencies: readonly string[]): Promise<void> {
-  const keys = [...new Set(profileIds)].flatMap((profileId) => [...new Set(currencies)].map((currency) => balanceLockKey(profileId, currency)));
-  await lockBalances(tx, keys.sort());
+/** The balance keys of the profiles in every currency given, each once, in the one global order. */
+export function walletBalanceKeys(profileIds: readonly string[], currencies: readonly string[]): string[] {
+  return [...new Set(profileIds)].flatMap((profileId) => [...new Set(currencies)].map((currency) => balanceLockKey(profileId, currency))).sort();
 }
 
 /** The paired assertion of a movement: its lines carry exactly the picks, per loop and currency. */
@@ -168,6 +161,6 @@ export const nextMovementNumber = store.nextMovementNumber;
 export const movementRows = store.movementRows;
 /** A send's first statement: the transfer's number, the recipient wallet's state and the send's balances locked (see store.beginSend). */
 export function beginSend(tx: Queryable, input: { lockProfileIds: readonly string[]; currency: string; recipientId: string | null }): ReturnType<typeof store.beginSend> {
-  noteLocked(tx, input.lockProfileIds.map((profileId) => balanceLockKey(profileId, input.currency)));
+  lockedBalances.mark(tx, input.lockProfileIds.map((profileId) => balanceLockKey(profileId, input.currency)));
   return store.beginSend(tx, input);
 }

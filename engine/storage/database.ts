@@ -11,6 +11,29 @@ export type TransactionSql = postgres.TransactionSql<{ bigint: bigint }>;
 /** Either the pool or a transaction: store functions take this. */
 export type Queryable = Sql | TransactionSql;
 
+/**
+ * Keys a transaction has marked (the balances it locked, the transfers whose dedup rung it climbed):
+ * one set per transaction, kept as long as the transaction's handle lives. A shared transaction's
+ * commands share one handle, and so one set.
+ */
+export interface TransactionMarks {
+  mark(tx: Queryable, keys: Iterable<string>): void;
+  marked(tx: Queryable): ReadonlySet<string>;
+}
+
+export function transactionMarks(): TransactionMarks {
+  const byTransaction = new WeakMap<Queryable, Set<string>>();
+  const none: ReadonlySet<string> = new Set();
+  return {
+    mark(tx, keys) {
+      const marked = byTransaction.get(tx) ?? new Set<string>();
+      for (const key of keys) marked.add(key);
+      byTransaction.set(tx, marked);
+    },
+    marked: (tx) => byTransaction.get(tx) ?? none,
+  };
+}
+
 export interface Database {
   sql: Sql;
   /**

@@ -36,7 +36,7 @@ import type { Unit } from '../actors/command.ts';
 import { holdingRulesProblem, type RulesRecipient } from '../designs/rules.ts';
 import { openLoopId, sumPicks, type Pick } from '../ledger/allocation.ts';
 import {
-  assertLinesMatchPicks, balanceLockKey, countLeft, escrowHolder, heldNotes, issueNote, lockBalances, lockedBalanceKeys, moveNotes, moveRecorded, recordMovements, walletHolder, type Holder, type MovementLine,
+  assertLinesMatchPicks, balanceLockKey, countLeft, escrowHolder, heldNotes, issueNote, lockBalances, lockedBalanceKeys, moveNotes, moveRecorded, recordMovements, walletBalanceKeys, walletHolder, type Holder, type MovementLine,
 } from '../ledger/cash.ts';
 import { duplicate, sendFailure, type Duplicate, type Failure } from '../ledger/errors.ts';
 import { money, type Money } from '../money.ts';
@@ -196,10 +196,9 @@ export async function passGate(unit: Unit, movement: Movement): Promise<Passed |
 async function balancesRung(tx: TransactionSql, kind: MovementKind, balances: Movement['balances']): Promise<void> {
   if (balances === undefined) return;
   const held = lockedBalanceKeys(tx);
-  const wanted = [...new Set(balances.profileIds)].flatMap((profileId) => [...new Set(balances.currencies)].map((currency) => balanceLockKey(profileId, currency)));
-  const missing = wanted.filter((key) => !held.has(key)).sort();
+  const missing = walletBalanceKeys(balances.profileIds, balances.currencies).filter((key) => !held.has(key));
   if (missing.length === 0) return;
-  const highest = [...held].sort().at(-1);
+  const highest = [...held].reduce<string | undefined>((high, key) => (high === undefined || key > high ? key : high), undefined);
   if (highest !== undefined && missing[0] < highest && !outOfOrder.has(kind)) {
     throw new Error(`rung 0: a ${kind} movement would lock balance ${printableKey(missing[0])} after ${printableKey(highest)}, against the one lock order`);
   }

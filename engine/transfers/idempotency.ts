@@ -6,7 +6,7 @@
 import type { Duplicate } from '../ledger/errors.ts';
 import { secretHash } from '../ids.ts';
 import { dedupWindowMs } from '../limits.ts';
-import type { Queryable } from '../storage/database.ts';
+import { transactionMarks, type Queryable } from '../storage/database.ts';
 import type { GateRefusal } from './errors.ts';
 import * as store from './store.ts';
 
@@ -161,16 +161,14 @@ export async function claimDedupIn(tx: Queryable, request: DedupRequest | null, 
  * reserve's release, a send's move after its first statement claimed the key) need not say anything:
  * the gate knows the rung was climbed, and refuses a movement of a transfer whose rung was not.
  */
-const dedupClimbed = new WeakMap<object, Set<string>>();
+const dedupClimbed = transactionMarks();
 
 /** Records that the transaction climbed the dedup rung for the transfer. */
 export function noteDedupClimbed(tx: Queryable, transferId: string): void {
-  const climbed = dedupClimbed.get(tx) ?? new Set<string>();
-  climbed.add(transferId);
-  dedupClimbed.set(tx, climbed);
+  dedupClimbed.mark(tx, [transferId]);
 }
 
 /** Whether the transaction climbed the dedup rung for the transfer. */
 export function dedupClimbedIn(tx: Queryable, transferId: string): boolean {
-  return dedupClimbed.get(tx)?.has(transferId) ?? false;
+  return dedupClimbed.marked(tx).has(transferId);
 }
