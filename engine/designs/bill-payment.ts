@@ -73,7 +73,6 @@ export async function confirmPayment(
   return ctx.commands.run('bill.confirm', [{ kind: 'transfer', id: row.id }], async (unit: Unit<Failure>) => {
     const snapshot = await unit.load(transfer, row.id);
     if (!snapshot || snapshot.value !== 'bill') return unit.reject(failure('not_waiting'));
-  endsWaitingIn(unit, row.id);
     await ctx.transfers.applyIn(unit, row.id, { type: 'transfer.bill_confirm', at: unit.now.toISOString() }, {
       details: {
         confirmed: true, confirm_timestamp: snapshot.context.billConfirmedAt ?? unit.now.toISOString(),
